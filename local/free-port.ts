@@ -1,0 +1,21 @@
+import { createServer } from 'node:net';
+
+/** Asks the OS for a free loopback port. Used for emulators that cannot bind port 0 themselves. */
+export async function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        if (address && typeof address === 'object') resolve(address.port);
+        else reject(new Error('could not determine a free port'));
+      });
+    });
+  });
+}
+
+export async function portOrFree(preferred: number | undefined): Promise<number> {
+  return preferred && preferred > 0 ? preferred : findFreePort();
+}
