@@ -1,0 +1,69 @@
+/**
+ * DynamoDB table shapes, as plain data shared by the CDK data construct and the local stack
+ * (which creates the same tables in DynamoDB Local). See README "Table design".
+ */
+export interface KeySchema {
+  partitionKey: string;
+  sortKey?: string;
+}
+
+export interface TableDefinition extends KeySchema {
+  /** Logical id in CDK and base of the local table name. */
+  id: string;
+  /** Environment variable through which functions receive the table name. */
+  envVar: string;
+  timeToLiveAttribute: string;
+  globalSecondaryIndexes: ReadonlyArray<KeySchema & { indexName: string }>;
+}
+
+/** Onboarding tokens (`ORG#{org}` / `TOKEN#{createdAt}#{tokenId}`) and their e-mail guards (`ORG#{org}` / `EMAIL#{email}`). */
+export const onboardingTokensTable = {
+  id: 'OnboardingTokens',
+  envVar: 'ONBOARDING_TOKENS_TABLE_NAME',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  timeToLiveAttribute: 'ttl',
+  globalSecondaryIndexes: [],
+} as const satisfies TableDefinition;
+
+/**
+ * Report jobs (`JOB#{jobId}` / `JOB`), open-job guards (`ORG#{org}` / `OPEN_JOB#{userId}`) and
+ * the per-organization rate-limit bucket (`ORG#{org}` / `RATE_LIMIT#report-create`).
+ * `openJobsByAge` is sparse: only open-job guards carry `sweepPk`, so the sweep reads open jobs only.
+ */
+export const reportJobsTable = {
+  id: 'ReportJobs',
+  envVar: 'REPORT_JOBS_TABLE_NAME',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  timeToLiveAttribute: 'ttl',
+  globalSecondaryIndexes: [{ indexName: 'openJobsByAge', partitionKey: 'sweepPk', sortKey: 'sweepSk' }],
+} as const satisfies TableDefinition;
+
+/**
+ * User records (`ORG#{org}` / `USER#{id}`). `byCreatedAt` orders an organization's users by
+ * `created_at` then `id` (`createdAtSk` = `{created_at}#{id}`); `byEmail` looks a user up by
+ * lower-cased e-mail within an organization (`emailPk` = `ORG#{org}#EMAIL#{email}`).
+ */
+export const usersTable = {
+  id: 'Users',
+  envVar: 'USERS_TABLE_NAME',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  timeToLiveAttribute: 'ttl',
+  globalSecondaryIndexes: [
+    { indexName: 'byCreatedAt', partitionKey: 'pk', sortKey: 'createdAtSk' },
+    { indexName: 'byEmail', partitionKey: 'emailPk', sortKey: 'createdAtSk' },
+  ],
+} as const satisfies TableDefinition;
+
+/** Powertools idempotency records; the key hashes organization, route and Idempotency-Key. */
+export const idempotencyTable = {
+  id: 'Idempotency',
+  envVar: 'IDEMPOTENCY_TABLE_NAME',
+  partitionKey: 'id',
+  timeToLiveAttribute: 'expiration',
+  globalSecondaryIndexes: [],
+} as const satisfies TableDefinition;
+
+export const allTables: readonly TableDefinition[] = [onboardingTokensTable, reportJobsTable, usersTable, idempotencyTable];

@@ -1,0 +1,35 @@
+import * as v from 'valibot';
+
+export class ConfigurationError extends Error {
+  override name = 'ConfigurationError';
+}
+
+/**
+ * Validates `process.env` (or the given source) against a valibot schema once, at cold start.
+ * A missing or malformed variable stops the function with a message naming every offender,
+ * instead of surfacing later as an obscure SDK error.
+ */
+export function loadConfig<TSchema extends v.GenericSchema<Record<string, string | undefined>, unknown>>(
+  schema: TSchema,
+  source: Record<string, string | undefined> = process.env,
+): v.InferOutput<TSchema> {
+  const result = v.safeParse(schema, source, { abortEarly: false });
+  if (result.success) return result.output;
+  const problems = result.issues.map((issue) => `${v.getDotPath(issue) ?? '(environment)'}: ${issue.message}`);
+  throw new ConfigurationError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+}
+
+export const requiredString = (name: string) =>
+  v.pipe(v.string(`${name} is required`), v.trim(), v.minLength(1, `${name} must not be empty`));
+
+export const optionalString = (defaultValue: string) =>
+  v.optional(v.pipe(v.string(), v.trim(), v.minLength(1)), defaultValue);
+
+export const positiveIntegerString = (name: string, defaultValue: number) =>
+  v.pipe(
+    v.optional(v.string(), String(defaultValue)),
+    v.transform(Number),
+    v.number(),
+    v.integer(`${name} must be an integer`),
+    v.minValue(1, `${name} must be positive`),
+  );

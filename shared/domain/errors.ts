@@ -1,0 +1,59 @@
+/**
+ * Outcomes a use case reports by throwing. They name what happened in domain terms; the HTTP
+ * layer's error mapper (shared/http/error-mapper.ts) is the one place that turns them into
+ * status codes and the contract's bodies.
+ */
+
+export interface FieldProblem {
+  /** camelCase path of the offending input, e.g. `firstName`, `filters.age.gte`, `resultKeys[2]`. */
+  field: string;
+  /** Validation rule name, e.g. `isNotEmpty`, `isEmail`, `isIn`. */
+  code: string;
+  /** Short text naming the member as the client sent it. */
+  hint: string;
+}
+
+export class InvalidInputError extends Error {
+  override name = 'InvalidInputError';
+  constructor(readonly problems: readonly FieldProblem[]) {
+    super(problems.map((p) => p.hint).join('; '));
+  }
+}
+
+export class NotFoundError extends Error {
+  override name = 'NotFoundError';
+}
+
+export class ForbiddenError extends Error {
+  override name = 'ForbiddenError';
+}
+
+export class ConflictError extends Error {
+  override name = 'ConflictError';
+  /** Additive members for the error body, e.g. the open job's `jobId`. */
+  constructor(message: string, readonly details: Record<string, string> = {}) {
+    super(message);
+  }
+}
+
+export class UnprocessableError extends Error {
+  override name = 'UnprocessableError';
+  constructor(message: string, readonly details: Record<string, string> = {}) {
+    super(message);
+  }
+}
+
+export class RateLimitedError extends Error {
+  override name = 'RateLimitedError';
+  constructor(readonly retryAfterSeconds: number, readonly headers: Record<string, string> = {}) {
+    super('rate limit exceeded');
+  }
+}
+
+/** A dependency (database, queue, storage, mail) is throttling or unavailable; the client may retry. */
+export class DependencyUnavailableError extends Error {
+  override name = 'DependencyUnavailableError';
+  constructor(readonly dependency: string, options?: { cause?: unknown }) {
+    super(`${dependency} is unavailable`, options);
+  }
+}
