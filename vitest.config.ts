@@ -9,6 +9,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          setupFiles: ['test/support/aws-sdk-matchers.ts'],
         },
       },
       {
@@ -20,7 +21,8 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000,
           // One local stack serves every file; files run one after another to keep load predictable on 2 cores.
-          fileParallelism: false,
+          pool: 'forks',
+          poolOptions: { forks: { singleFork: true } },
         },
       },
       {

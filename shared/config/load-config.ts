@@ -9,7 +9,7 @@ export class ConfigurationError extends Error {
  * A missing or malformed variable stops the function with a message naming every offender,
  * instead of surfacing later as an obscure SDK error.
  */
-export function loadConfig<TSchema extends v.GenericSchema<Record<string, string | undefined>, unknown>>(
+export function loadConfig<TSchema extends v.GenericSchema>(
   schema: TSchema,
   source: Record<string, string | undefined> = process.env,
 ): v.InferOutput<TSchema> {

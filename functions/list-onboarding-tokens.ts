@@ -1,0 +1,27 @@
+import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
+import { loadApiConfig, tokenVerifierFrom } from '#shared/config/api-config.ts';
+import { requiredString } from '#shared/config/load-config.ts';
+import { systemClock } from '#shared/domain/clock.ts';
+import { listOnboardingTokens } from '#shared/domain/onboarding/list-onboarding-tokens.ts';
+import { createApiHandler } from '#shared/http/api-handler.ts';
+import { ok } from '#shared/http/responses.ts';
+import { onboardingTokenListQuerySchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
+import { parseInput } from '#shared/http/validation.ts';
+
+const config = loadApiConfig({ ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME') });
+const dynamoDb = createDynamoDbClients();
+
+const listTokens = listOnboardingTokens({
+  tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
+  clock: systemClock,
+});
+
+export const handler = createApiHandler({
+  requiredScope: 'onboarding:read',
+  verifyToken: tokenVerifierFrom(config),
+  handle: async ({ event, principal }) => {
+    const query = parseInput(onboardingTokenListQuerySchema, event.queryStringParameters ?? {});
+    return ok(await listTokens({ orgId: principal.orgId, limit: query.limit, cursor: query.cursor }));
+  },
+});

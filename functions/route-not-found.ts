@@ -1,0 +1,7 @@
+import { apiRoutes } from '../lib/routes.ts';
+import { createPublicHandler } from '#shared/http/api-handler.ts';
+import { explainUnmatchedRoute } from '#shared/http/route-matcher.ts';
+
+const explain = explainUnmatchedRoute(apiRoutes);
+
+export const handler = createPublicHandler(async (event) => explain(event.requestContext.http.method, event.rawPath));

@@ -1,0 +1,26 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+
+/** Reasons DynamoDB gives per item of a cancelled transaction, e.g. `ConditionalCheckFailed`. */
+export function cancellationReasons(error: unknown): string[] {
+  if (!(error instanceof TransactionCanceledException)) return [];
+  return (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
+}
+
+/**
+ * Runs a transaction, retrying while it is cancelled only because another transaction touched
+ * the same items at the same moment (`TransactionConflict`). The SDK does not retry those; the
+ * retry then sees the winner's write and fails its condition as it should.
+ */
+export async function withTransactionConflictRetry<T>(attempt: () => Promise<T>, maxAttempts = 6): Promise<T> {
+  for (let attemptNumber = 1; ; attemptNumber++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      const onlyConflicts = reasons.includes('TransactionConflict') && !reasons.includes('ConditionalCheckFailed');
+      if (!onlyConflicts || attemptNumber >= maxAttempts) throw error;
+      const backoffMs = Math.random() * 20 * 2 ** attemptNumber;
+      await new Promise((resolve) => setTimeout(resolve, backoffMs));
+    }
+  }
+}

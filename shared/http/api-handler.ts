@@ -1,0 +1,89 @@
+import middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type * as v from 'valibot';
+import { logger } from '../observability/logger.ts';
+import type { ApiEvent, ApiResult, Principal, Scope } from './api-types.ts';
+import type { TokenVerifier } from './auth.ts';
+import type { IdempotentRequests } from './idempotent-requests.ts';
+import {
+  authenticate,
+  httpBoundary,
+  limitRequestBody,
+  requireJsonObjectBody,
+  type ApiContext,
+  type ApiMiddleware,
+} from './middlewares.ts';
+import { parseInput } from './validation.ts';
+
+/** Clients of the seed's interface may omit Content-Type; the body is JSON regardless. */
+const ACCEPT_JSON_WITHOUT_CONTENT_TYPE = { disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0];
+
+export interface ApiRequest<TBody> {
+  event: ApiEvent;
+  principal: Principal;
+  body: TBody;
+  requestId: string;
+}
+
+export interface ApiHandlerOptions<TSchema extends v.GenericSchema | undefined> {
+  requiredScope: Scope;
+  verifyToken: TokenVerifier;
+  /** Runs after authentication and before the body is read (e.g. the report rate limit). */
+  beforeBody?: readonly ApiMiddleware[];
+  /** Request body schema; routes without one never read the body. */
+  bodySchema?: TSchema;
+  /** Makes the route honour `Idempotency-Key`. */
+  idempotency?: IdempotentRequests;
+  handle(request: ApiRequest<TSchema extends v.GenericSchema ? v.InferOutput<TSchema> : undefined>): Promise<ApiResult>;
+}
+
+/**
+ * The middleware chain every API function uses, in order: logger context, request id and error
+ * mapping, bearer token and scope, route-specific checks, body size and JSON parsing, then
+ * validation and the route's use case. A function entry point is this call and nothing else.
+ */
+export function createApiHandler<TSchema extends v.GenericSchema | undefined = undefined>(
+  options: ApiHandlerOptions<TSchema>,
+) {
+  const chain = middy<ApiEvent, ApiResult, Error, ApiContext>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(httpBoundary())
+    .use(authenticate(options.verifyToken, options.requiredScope));
+  for (const middleware of options.beforeBody ?? []) chain.use(middleware);
+  if (options.bodySchema) {
+    chain
+      .use(limitRequestBody())
+      .use(httpJsonBodyParser(ACCEPT_JSON_WITHOUT_CONTENT_TYPE) as ApiMiddleware)
+      .use(requireJsonObjectBody());
+  }
+
+  return chain.handler(async (event, context) => {
+    const rawBody: unknown = event.body;
+    const body = options.bodySchema ? parseInput(options.bodySchema, rawBody) : undefined;
+    const request = {
+      event,
+      principal: context.principal,
+      body: body as ApiRequest<TSchema extends v.GenericSchema ? v.InferOutput<TSchema> : undefined>['body'],
+      requestId: context.requestId,
+    };
+    if (!options.idempotency) return options.handle(request);
+    return options.idempotency.run(
+      {
+        idempotencyKey: event.headers?.['idempotency-key'],
+        orgId: context.principal.orgId,
+        body: rawBody,
+        lambdaContext: context,
+      },
+      () => options.handle(request),
+    );
+  });
+}
+
+/** The same boundary (logger, request id, error bodies) for routes that need no token. */
+export function createPublicHandler(handle: (event: ApiEvent) => Promise<ApiResult>) {
+  return middy<ApiEvent, ApiResult, Error, ApiContext>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(httpBoundary())
+    .handler(async (event) => handle(event));
+}

@@ -1,0 +1,17 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+
+export type ApiEvent = APIGatewayProxyEventV2;
+export type ApiResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
+export type { Context as LambdaContext };
+
+export const SCOPES = ['onboarding:write', 'onboarding:read', 'reports:write', 'reports:read', 'users:read'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** The authenticated caller, from a verified bearer token. */
+export interface Principal {
+  orgId: string;
+  /** Display name of the organization, from the optional organization-name claim. */
+  orgName: string | undefined;
+  scopes: ReadonlySet<string>;
+  subject: string | undefined;
+}

@@ -1,0 +1,133 @@
+import {
+  ConflictError,
+  DependencyUnavailableError,
+  ForbiddenError,
+  InvalidInputError,
+  NotFoundError,
+  RateLimitedError,
+  UnprocessableError,
+} from '../domain/errors.ts';
+import { MethodNotAllowedError, PayloadTooLargeError, RouteNotFoundError, UnauthorizedError } from './http-errors.ts';
+import type { ApiEvent, ApiResult } from './api-types.ts';
+import { jsonResponse } from './responses.ts';
+
+const STATUS_NAMES: Record<number, string> = {
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  422: 'UNPROCESSABLE_ENTITY',
+  429: 'TOO_MANY_REQUESTS',
+  500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+const DEPENDENCY_RETRY_AFTER_SECONDS = '1';
+
+/** The contract's standard error body: every non-400 error on every endpoint. */
+export function standardErrorResponse(
+  event: Pick<ApiEvent, 'rawPath' | 'requestContext'>,
+  statusCode: number,
+  message: string,
+  extra: { headers?: Record<string, string>; details?: Record<string, string> } = {},
+): ApiResult {
+  const body = {
+    code: statusCode,
+    timestamp: new Date().toISOString(),
+    path: event.rawPath,
+    method: event.requestContext.http.method,
+    error: STATUS_NAMES[statusCode] ?? 'INTERNAL_SERVER_ERROR',
+    message,
+    ...extra.details,
+  };
+  return jsonResponse(statusCode, body, extra.headers);
+}
+
+export interface MappedError {
+  response: ApiResult;
+  /** Unexpected: log at error level with the stack. Expected outcomes are logged at info. */
+  unexpected: boolean;
+}
+
+/** The one place that turns a thrown error into the contract's bodies. */
+export function mapErrorToResponse(error: unknown, event: Pick<ApiEvent, 'rawPath' | 'requestContext'>): MappedError {
+  const respond = (status: number, message: string, extra?: Parameters<typeof standardErrorResponse>[3]) => ({
+    response: standardErrorResponse(event, status, message, extra),
+    unexpected: false,
+  });
+
+  if (error instanceof InvalidInputError) {
+    return { response: jsonResponse(400, { code: 400, errors: error.problems }), unexpected: false };
+  }
+  if (isJsonParseFailure(error)) {
+    const errors = [{ field: 'body', code: 'isJson', hint: 'body must be a valid JSON object' }];
+    return { response: jsonResponse(400, { code: 400, errors }), unexpected: false };
+  }
+  if (error instanceof UnauthorizedError) {
+    return respond(401, error.message, { headers: { 'www-authenticate': 'Bearer' } });
+  }
+  if (error instanceof ForbiddenError) return respond(403, error.message);
+  if (error instanceof NotFoundError || error instanceof RouteNotFoundError) return respond(404, error.message);
+  if (error instanceof MethodNotAllowedError) {
+    return respond(405, error.message, { headers: { allow: error.allowedMethods.join(', ') } });
+  }
+  if (error instanceof ConflictError) return respond(409, error.message, { details: error.details });
+  if (error instanceof PayloadTooLargeError) return respond(413, error.message);
+  if (error instanceof UnprocessableError) return respond(422, error.message, { details: error.details });
+  if (error instanceof RateLimitedError) {
+    return respond(429, error.message, {
+      headers: { 'retry-after': String(error.retryAfterSeconds), ...error.headers },
+    });
+  }
+  if (isIdempotencyError(error, 'IdempotencyValidationError')) {
+    return respond(422, 'Idempotency-Key was already used with a different request body');
+  }
+  if (isIdempotencyError(error, 'IdempotencyAlreadyInProgressError')) {
+    return respond(409, 'a request with this Idempotency-Key is still being processed; retry later');
+  }
+  if (error instanceof DependencyUnavailableError || isDependencyUnavailable(error)) {
+    return {
+      response: standardErrorResponse(event, 503, 'a dependency is temporarily unavailable; retry later', {
+        headers: { 'retry-after': DEPENDENCY_RETRY_AFTER_SECONDS },
+      }),
+      unexpected: true,
+    };
+  }
+  return { response: standardErrorResponse(event, 500, 'internal error'), unexpected: true };
+}
+
+function isJsonParseFailure(error: unknown): boolean {
+  const cause = (error as { cause?: { package?: string } } | undefined)?.cause;
+  return cause?.package === '@middy/http-json-body-parser';
+}
+
+function isIdempotencyError(error: unknown, name: string): boolean {
+  if (!(error instanceof Error)) return false;
+  return error.name === name || (error.cause instanceof Error && error.cause.name === name);
+}
+
+const UNAVAILABLE_ERROR_NAMES = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+  'LimitExceededException',
+  'ServiceUnavailable',
+  'ServiceUnavailableException',
+  'SlowDown',
+  'InternalServerError',
+  'InternalError',
+  'TimeoutError',
+]);
+const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** An AWS SDK error that says the service is throttling or failing, or the network to it is down. */
+export function isDependencyUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const sdkError = error as Error & { $fault?: string; $retryable?: unknown; code?: string };
+  if (sdkError.$retryable || sdkError.$fault === 'server') return true;
+  if (UNAVAILABLE_ERROR_NAMES.has(error.name)) return true;
+  return sdkError.code !== undefined && NETWORK_ERROR_CODES.has(sdkError.code);
+}
