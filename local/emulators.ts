@@ -1,8 +1,10 @@
 import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Server } from 'node:http';
 import { portOrFree } from './free-port.ts';
 
@@ -87,9 +89,29 @@ async function startDynamoDbLocal(port: number): Promise<{ stop: () => Promise<v
 }
 
 async function startSqs(port: number): Promise<{ endpoint: string; stop: () => Promise<void> }> {
+  await useRequestHostInQueueUrls();
   const { startFauxqs } = await import('fauxqs');
   const server = await startFauxqs({ port, logger: false });
-  return { endpoint: server.address, stop: () => server.stop() };
+  return { endpoint: `http://127.0.0.1:${server.port}`, stop: () => server.stop() };
+}
+
+/**
+ * fauxqs names queues `http://sqs.{region}.localhost:{port}/...`. `*.localhost` does not resolve
+ * everywhere (glibc without nss-myhostname, e.g. Debian containers), and the SDK sends every
+ * queue call to its QueueUrl's host, so those URLs fail with ENOTFOUND. Queue URLs are made from
+ * the host the client called instead (`127.0.0.1:{port}`), as ElasticMQ does. fauxqs looks queues
+ * up by exact URL, so every client must use the same endpoint: AWS_ENDPOINT_URL_SQS.
+ */
+async function useRequestHostInQueueUrls(): Promise<void> {
+  const storeFile = (require.resolve.paths('fauxqs') ?? [])
+    .map((dir) => join(dir, 'fauxqs', 'dist', 'sqs', 'sqsStore.js'))
+    .find((file) => existsSync(file));
+  if (!storeFile) throw new Error('fauxqs is not installed (run npm install)');
+  // Not in the package's exports map, so it is imported by file URL: the same module instance fauxqs uses.
+  const { SqsStore } = (await import(pathToFileURL(storeFile).href)) as {
+    SqsStore: { prototype: { buildQueueUrl(name: string, port: string, requestHost: string, region: string): string } };
+  };
+  SqsStore.prototype.buildQueueUrl = (name, _port, requestHost) => `http://${requestHost}/000000000000/${name}`;
 }
 
 async function startS3(port: number): Promise<{ stop: () => Promise<void> }> {

@@ -57,3 +57,14 @@ export class DependencyUnavailableError extends Error {
     super(`${dependency} is unavailable`, options);
   }
 }
+
+/** The user already has a PENDING or IN_PROGRESS report job; `jobId` names it. */
+export class OpenJobExistsError extends ConflictError {
+  override name = 'OpenJobExistsError';
+  constructor(
+    readonly openJobId: string,
+    readonly openJobCreatedAt: string,
+  ) {
+    super('a report job for this user is already pending', { jobId: openJobId });
+  }
+}

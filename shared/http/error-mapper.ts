@@ -7,6 +7,7 @@ import {
   RateLimitedError,
   UnprocessableError,
 } from '../domain/errors.ts';
+import { isDependencyUnavailable } from '../adapters/aws-errors.ts';
 import { MethodNotAllowedError, PayloadTooLargeError, RouteNotFoundError, UnauthorizedError } from './http-errors.ts';
 import type { ApiEvent, ApiResult } from './api-types.ts';
 import { jsonResponse } from './responses.ts';
@@ -33,16 +34,16 @@ export function standardErrorResponse(
   message: string,
   extra: { headers?: Record<string, string>; details?: Record<string, string> } = {},
 ): ApiResult {
-  const body = {
+  const standard = {
     code: statusCode,
     timestamp: new Date().toISOString(),
     path: event.rawPath,
     method: event.requestContext.http.method,
     error: STATUS_NAMES[statusCode] ?? 'INTERNAL_SERVER_ERROR',
     message,
-    ...extra.details,
   };
-  return jsonResponse(statusCode, body, extra.headers);
+  // Details are additive: listed after the standard members, never replacing one of them.
+  return jsonResponse(statusCode, { ...standard, ...extra.details, ...standard }, extra.headers);
 }
 
 export interface MappedError {
@@ -106,28 +107,4 @@ function isJsonParseFailure(error: unknown): boolean {
 function isIdempotencyError(error: unknown, name: string): boolean {
   if (!(error instanceof Error)) return false;
   return error.name === name || (error.cause instanceof Error && error.cause.name === name);
-}
-
-const UNAVAILABLE_ERROR_NAMES = new Set([
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'TooManyRequestsException',
-  'LimitExceededException',
-  'ServiceUnavailable',
-  'ServiceUnavailableException',
-  'SlowDown',
-  'InternalServerError',
-  'InternalError',
-  'TimeoutError',
-]);
-const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
-
-/** An AWS SDK error that says the service is throttling or failing, or the network to it is down. */
-export function isDependencyUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const sdkError = error as Error & { $fault?: string; $retryable?: unknown; code?: string };
-  if (sdkError.$retryable || sdkError.$fault === 'server') return true;
-  if (UNAVAILABLE_ERROR_NAMES.has(error.name)) return true;
-  return sdkError.code !== undefined && NETWORK_ERROR_CODES.has(sdkError.code);
 }

@@ -21,7 +21,8 @@ export function toFieldProblem(issue: AnyIssue): FieldProblem {
   const unknownKey = isUnknownKey(issue);
   const code = unknownKey ? 'isIn' : missingKey ? 'isNotEmpty' : codeFor(issue);
   const clientPath = formatPath(path, (key) => key);
-  return { field: formatPath(path, toCamelCase), code, hint: `${clientPath || 'body'} ${phraseFor(code, issue)}` };
+  // An issue with the whole input (no path) is about the body, as in requireJsonObjectBody.
+  return { field: formatPath(path, toCamelCase) || 'body', code, hint: `${clientPath || 'body'} ${phraseFor(code, issue)}` };
 }
 
 function isMissingKey(issue: AnyIssue): boolean {

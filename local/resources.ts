@@ -1,0 +1,170 @@
+import {
+  CreateTableCommand,
+  DescribeTimeToLiveCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+  waitUntilTableExists,
+  type AttributeDefinition,
+  type KeySchemaElement,
+} from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateEmailTemplateCommand,
+  GetEmailTemplateCommand,
+  SESv2Client,
+  UpdateEmailTemplateCommand,
+  type EmailTemplateContent,
+} from '@aws-sdk/client-sesv2';
+import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { onboardingEmailTemplate } from '../lib/onboarding-email-template.ts';
+import { allTables, type KeySchema, type TableDefinition } from '../lib/table-definitions.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulators } from './emulators.ts';
+
+/**
+ * Creates, in the local emulators, what the CDK app creates in AWS: the tables, the report queue
+ * and its dead-letter queue, the reports bucket and the e-mail template. Safe to run again.
+ */
+
+export const REPORT_QUEUE_NAME = 'report-jobs';
+export const REPORT_DLQ_NAME = 'report-jobs-dlq';
+export const REPORTS_BUCKET_NAME = 'reports-local';
+const REPORT_QUEUE_VISIBILITY_TIMEOUT_SECONDS = 60;
+const REPORT_QUEUE_MAX_RECEIVE_COUNT = 3;
+const DLQ_RETENTION_SECONDS = 14 * 24 * 3600;
+
+export interface LocalResources {
+  /** Table name by the definition's environment variable, e.g. `USERS_TABLE_NAME: 'Users'`. */
+  tables: Record<string, string>;
+  reportQueue: { name: string; url: string; arn: string };
+  reportDlq: { name: string; url: string; arn: string };
+  reportsBucketName: string;
+  emailTemplateName: string;
+}
+
+export async function createLocalResources(endpoints: RunningEmulators['endpoints']): Promise<LocalResources> {
+  const common = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  const dynamodb = new DynamoDBClient({ ...common, endpoint: endpoints.dynamodb });
+  const sqs = new SQSClient({ ...common, endpoint: endpoints.sqs });
+  const s3 = new S3Client({ ...common, endpoint: endpoints.s3, forcePathStyle: true });
+  const ses = new SESv2Client({ ...common, endpoint: endpoints.ses });
+  try {
+    const [tables, queues] = await Promise.all([
+      Promise.all(allTables.map((table) => createTable(dynamodb, table))),
+      createReportQueues(sqs),
+      createBucket(s3, REPORTS_BUCKET_NAME),
+      putEmailTemplate(ses),
+    ]);
+    return {
+      tables: Object.fromEntries(allTables.map((table, i) => [table.envVar, tables[i] as string])),
+      ...queues,
+      reportsBucketName: REPORTS_BUCKET_NAME,
+      emailTemplateName: onboardingEmailTemplate.templateName,
+    };
+  } finally {
+    for (const client of [dynamodb, sqs, s3, ses]) client.destroy();
+  }
+}
+
+/** Local table name = the definition's id. On-demand, every index projecting all attributes, TTL on. */
+async function createTable(client: DynamoDBClient, table: TableDefinition): Promise<string> {
+  const tableName = table.id;
+  const keySchema = ({ partitionKey, sortKey }: KeySchema): KeySchemaElement[] => [
+    { AttributeName: partitionKey, KeyType: 'HASH' },
+    ...(sortKey ? [{ AttributeName: sortKey, KeyType: 'RANGE' as const }] : []),
+  ];
+  const keyAttributes = new Set<string>();
+  for (const keys of [table, ...table.globalSecondaryIndexes]) {
+    keyAttributes.add(keys.partitionKey);
+    if (keys.sortKey) keyAttributes.add(keys.sortKey);
+  }
+  const attributeDefinitions: AttributeDefinition[] = [...keyAttributes].map((name) => ({ AttributeName: name, AttributeType: 'S' }));
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: attributeDefinitions,
+        KeySchema: keySchema(table),
+        ...(table.globalSecondaryIndexes.length > 0
+          ? {
+              GlobalSecondaryIndexes: table.globalSecondaryIndexes.map((index) => ({
+                IndexName: index.indexName,
+                KeySchema: keySchema(index),
+                Projection: { ProjectionType: 'ALL' },
+              })),
+            }
+          : {}),
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: tableName });
+
+  const { TimeToLiveDescription } = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
+  if (TimeToLiveDescription?.TimeToLiveStatus !== 'ENABLED') {
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: table.timeToLiveAttribute, Enabled: true },
+      }),
+    );
+  }
+  return tableName;
+}
+
+async function createReportQueues(client: SQSClient): Promise<Pick<LocalResources, 'reportQueue' | 'reportDlq'>> {
+  const reportDlq = await createQueue(client, REPORT_DLQ_NAME, { MessageRetentionPeriod: String(DLQ_RETENTION_SECONDS) });
+  const reportQueue = await createQueue(client, REPORT_QUEUE_NAME, {
+    VisibilityTimeout: String(REPORT_QUEUE_VISIBILITY_TIMEOUT_SECONDS),
+    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: reportDlq.arn, maxReceiveCount: REPORT_QUEUE_MAX_RECEIVE_COUNT }),
+  });
+  return { reportQueue, reportDlq };
+}
+
+async function createQueue(client: SQSClient, name: string, attributes: Record<string, string>): Promise<LocalResources['reportQueue']> {
+  let url: string | undefined;
+  try {
+    url = (await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }))).QueueUrl;
+  } catch (error) {
+    // The queue exists with other attributes (an earlier version of this file): bring it up to date.
+    if ((error as Error).name !== 'QueueNameExists' && (error as Error).name !== 'QueueAlreadyExists') throw error;
+    url = (await client.send(new GetQueueUrlCommand({ QueueName: name }))).QueueUrl;
+    await client.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: attributes }));
+  }
+  if (!url) throw new Error(`SQS returned no URL for queue ${name}`);
+  const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
+  const arn = Attributes?.QueueArn;
+  if (!arn) throw new Error(`SQS returned no ARN for queue ${name}`);
+  return { name, url, arn };
+}
+
+async function createBucket(client: S3Client, bucket: string): Promise<void> {
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error;
+  }
+}
+
+/** Create, or update if it exists. The SES emulator's "already exists" answer carries no error code the SDK can read, so existence is checked directly. */
+async function putEmailTemplate(client: SESv2Client): Promise<void> {
+  const TemplateName = onboardingEmailTemplate.templateName;
+  const TemplateContent: EmailTemplateContent = {
+    Subject: onboardingEmailTemplate.subject,
+    Text: onboardingEmailTemplate.text,
+    Html: onboardingEmailTemplate.html,
+  };
+  try {
+    await client.send(new CreateEmailTemplateCommand({ TemplateName, TemplateContent }));
+  } catch (createError) {
+    const exists = await client.send(new GetEmailTemplateCommand({ TemplateName })).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) throw createError;
+    await client.send(new UpdateEmailTemplateCommand({ TemplateName, TemplateContent }));
+  }
+}

@@ -1,0 +1,365 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { ApiRoute } from '../lib/routes.ts';
+import { createHandlerLoader, type HandlerLoader, type LambdaHandler } from './handler-modules.ts';
+
+/**
+ * A node:http server standing in for API Gateway HTTP API with Lambda proxy integrations
+ * (payload format 2.0): it matches the route table, builds the event and context Lambda would
+ * receive, calls the route's handler in-process and writes its result back.
+ */
+
+export interface LocalRouterOptions {
+  routes: readonly ApiRoute[];
+  /** Answers everything no route matches (`$default`). */
+  fallback: { entry: string; name: string };
+  /** Default: import the entry file lazily and cache it. */
+  loadHandler?: HandlerLoader;
+  /** Lambda timeout; the context's remaining time counts down from it. Default 10 s. */
+  timeoutMs?: number;
+  /** API Gateway's payload limit. Default 10 MB. */
+  maxBodyBytes?: number;
+  /** Called once per request after the response is written (access log). */
+  onResponse?: (entry: AccessLogEntry) => void;
+  /** Where handler failures are reported. Default console.error. */
+  onError?: (message: string, error: unknown) => void;
+}
+
+export interface AccessLogEntry {
+  requestId: string;
+  method: string;
+  path: string;
+  routeKey: string;
+  statusCode: number;
+  durationMs: number;
+}
+
+const LOCAL_ACCOUNT_ID = '000000000000';
+const LOCAL_API_ID = 'local';
+const LOCAL_REGION = 'us-east-1';
+const DEFAULT_TIMEOUT_MS = 10_000;
+const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+/** The only request bodies HTTP APIs pass as UTF-8 text; everything else (even no type) arrives base64. */
+const TEXT_MEDIA_TYPES = new Set(['application/json', 'application/xml', 'application/javascript']);
+
+interface MatchedRoute {
+  routeKey: string;
+  entry: string;
+  functionName: string;
+  pathParameters?: Record<string, string>;
+}
+
+export function createLocalRouter(options: LocalRouterOptions): Server {
+  const loadHandler = cached(options.loadHandler ?? createHandlerLoader());
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxBodyBytes = options.maxBodyBytes ?? API_GATEWAY_MAX_BODY_BYTES;
+  const onError = options.onError ?? ((message, error) => console.error(message, error));
+  const matchers = options.routes.map((route) => ({ route, match: compilePath(route.path) }));
+
+  function matchRoute(method: string, rawPath: string): MatchedRoute {
+    for (const { route, match } of matchers) {
+      if (route.method !== method) continue;
+      const pathParameters = match(rawPath);
+      if (!pathParameters) continue;
+      return {
+        routeKey: `${route.method} ${route.path}`,
+        entry: route.entry,
+        functionName: route.name,
+        ...(Object.keys(pathParameters).length > 0 ? { pathParameters } : {}),
+      };
+    }
+    return { routeKey: '$default', entry: options.fallback.entry, functionName: options.fallback.name };
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const startedAt = Date.now();
+    const requestId = randomUUID();
+    const method = (req.method ?? 'GET').toUpperCase();
+    const url = req.url ?? '/';
+    const queryStart = url.indexOf('?');
+    const rawPath = queryStart === -1 ? url : url.slice(0, queryStart);
+    const rawQueryString = queryStart === -1 ? '' : url.slice(queryStart + 1);
+    const route = matchRoute(method, rawPath);
+    res.setHeader('apigw-requestid', requestId);
+    const finish = (statusCode: number): void =>
+      options.onResponse?.({ requestId, method, path: rawPath, routeKey: route.routeKey, statusCode, durationMs: Date.now() - startedAt });
+
+    const body = await readBody(req, maxBodyBytes);
+    if (body === 'too-large') {
+      writeStandardError(res, { requestId, method, path: rawPath, status: 413, error: 'PAYLOAD_TOO_LARGE', message: 'request body is too large' });
+      return finish(413);
+    }
+
+    const event = buildEvent({ req, requestId, method, rawPath, rawQueryString, route, body, startedAt });
+    const context = buildContext(route.functionName, timeoutMs);
+    let result: unknown;
+    try {
+      const handler = await loadHandler(route.entry);
+      result = await withTimeout(handler(event, context), timeoutMs);
+    } catch (error) {
+      onError(`[local-router] ${route.routeKey} ${method} ${rawPath} failed (request ${requestId}, invocation ${context.awsRequestId}):`, error);
+      writeStandardError(res, { requestId, method, path: rawPath, status: 500, error: 'INTERNAL_SERVER_ERROR', message: 'internal error' });
+      return finish(500);
+    }
+    const statusCode = writeResult(res, result);
+    finish(statusCode);
+  }
+
+  return createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      onError('[local-router] could not answer a request:', error);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': JSON_CONTENT_TYPE });
+      res.end();
+    });
+  });
+}
+
+/** One load per entry, like a warm Lambda, whatever the loader does; a failed load is retried next time. */
+function cached(load: HandlerLoader): HandlerLoader {
+  const handlers = new Map<string, Promise<LambdaHandler>>();
+  return (entry) => {
+    let handler = handlers.get(entry);
+    if (!handler) {
+      handler = load(entry);
+      handlers.set(entry, handler);
+      handler.catch(() => handlers.delete(entry));
+    }
+    return handler;
+  };
+}
+
+/** `/v1/document/api/{jobId}` -> a matcher returning the decoded path parameters, or undefined. */
+function compilePath(path: string): (rawPath: string) => Record<string, string> | undefined {
+  const names: string[] = [];
+  const pattern = path
+    .split('/')
+    .map((segment) => {
+      const param = /^\{([^{}+]+)(\+?)\}$/.exec(segment);
+      if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(param[1] as string);
+      return param[2] ? '(.+)' : '([^/]+)';
+    })
+    .join('/');
+  const regex = new RegExp(`^${pattern}$`);
+  return (rawPath) => {
+    const match = regex.exec(rawPath);
+    if (!match) return undefined;
+    return Object.fromEntries(names.map((name, i) => [name, safeDecode(match[i + 1] as string)]));
+  };
+}
+
+type ReadBody = Buffer | 'too-large';
+
+/** Reads the whole body; past the limit the rest is drained and discarded so the 413 can still be read. */
+function readBody(req: IncomingMessage, maxBytes: number): Promise<ReadBody> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = Number(req.headers['content-length'] ?? 0) > maxBytes;
+    req.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
+      size += chunk.length;
+      if (size > maxBytes) {
+        tooLarge = true;
+        chunks.length = 0;
+      } else {
+        chunks.push(chunk);
+      }
+    });
+    req.on('end', () => resolve(tooLarge ? 'too-large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+interface EventInput {
+  req: IncomingMessage;
+  requestId: string;
+  method: string;
+  rawPath: string;
+  rawQueryString: string;
+  route: MatchedRoute;
+  body: Buffer;
+  startedAt: number;
+}
+
+function buildEvent({ req, requestId, method, rawPath, rawQueryString, route, body, startedAt }: EventInput): APIGatewayProxyEventV2 {
+  const headers = joinHeaders(req.rawHeaders);
+  const cookies = headers.cookie
+    ?.split(';')
+    .map((cookie) => cookie.trim())
+    .filter(Boolean);
+  delete headers.cookie;
+  const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+  const host = headers.host ?? 'localhost';
+  headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${headers['x-forwarded-for']}, ${sourceIp}` : sourceIp;
+  headers['x-forwarded-port'] = String(req.socket.localPort ?? '');
+  headers['x-forwarded-proto'] = 'http';
+  headers['x-amzn-trace-id'] ??= `Root=1-${Math.floor(startedAt / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
+
+  const hostname = host.replace(/:\d+$/, '');
+  const isIpAddress = /^[\d.]+$/.test(hostname) || hostname.startsWith('[');
+  const hasBody = body.length > 0;
+  const binary = hasBody && !isTextContentType(headers['content-type']);
+
+  const event: APIGatewayProxyEventV2 = {
+    version: '2.0',
+    routeKey: route.routeKey,
+    rawPath,
+    rawQueryString,
+    ...(cookies && cookies.length > 0 ? { cookies } : {}),
+    headers,
+    ...(rawQueryString ? { queryStringParameters: parseQueryString(rawQueryString) } : {}),
+    requestContext: {
+      accountId: LOCAL_ACCOUNT_ID,
+      apiId: LOCAL_API_ID,
+      domainName: host,
+      domainPrefix: isIpAddress ? LOCAL_API_ID : (hostname.split('.')[0] as string),
+      http: {
+        method,
+        path: rawPath,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp,
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId,
+      routeKey: route.routeKey,
+      stage: '$default',
+      time: formatRequestTime(new Date(startedAt)),
+      timeEpoch: startedAt,
+    },
+    ...(route.pathParameters ? { pathParameters: route.pathParameters } : {}),
+    ...(hasBody ? { body: body.toString(binary ? 'base64' : 'utf8') } : {}),
+    isBase64Encoded: binary,
+  };
+  return event;
+}
+
+/** Lower-cased names; repeated headers joined with ',' as HTTP APIs do. */
+function joinHeaders(rawHeaders: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = (rawHeaders[i] as string).toLowerCase();
+    const value = rawHeaders[i + 1] as string;
+    headers[name] = name in headers ? `${headers[name]},${value}` : value;
+  }
+  return headers;
+}
+
+/** Decoded values; a repeated key's values joined with ','. */
+function parseQueryString(rawQueryString: string): Record<string, string> {
+  const parameters: Record<string, string> = {};
+  for (const [key, value] of new URLSearchParams(rawQueryString)) {
+    parameters[key] = key in parameters ? `${parameters[key]},${value}` : value;
+  }
+  return parameters;
+}
+
+function isTextContentType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const mediaType = (contentType.split(';')[0] as string).trim().toLowerCase();
+  return mediaType.startsWith('text/') || TEXT_MEDIA_TYPES.has(mediaType);
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** API Gateway's `12/Mar/2020:19:03:58 +0000`. */
+function formatRequestTime(date: Date): string {
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  return `${pad(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}:${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} +0000`;
+}
+
+function buildContext(name: string, timeoutMs: number): Context {
+  const functionName = `onboarding-api-local-${name}`;
+  const deadline = Date.now() + timeoutMs;
+  const today = new Date().toISOString().slice(0, 10).replaceAll('-', '/');
+  const deprecated = (): never => {
+    throw new Error('context.done/fail/succeed are not supported; return a promise');
+  };
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: `${today}/[$LATEST]${randomBytes(16).toString('hex')}`,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: deprecated,
+    fail: deprecated,
+    succeed: deprecated,
+  };
+}
+
+/** Lambda ends an invocation at its timeout; the promise keeps running here, but its answer is dropped. */
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`)), timeoutMs);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Writes a payload-2.0 result. A structured result (has `statusCode`) is taken as is; anything
+ * else is what API Gateway infers: 200, JSON, the value serialised (a string as it is).
+ */
+function writeResult(res: ServerResponse, result: unknown): number {
+  if (!isStructuredResult(result)) {
+    const body = typeof result === 'string' ? result : JSON.stringify(result ?? null);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+    return 200;
+  }
+  const statusCode = result.statusCode ?? 200;
+  for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name.toLowerCase(), String(value));
+  if (result.cookies && result.cookies.length > 0) res.setHeader('set-cookie', result.cookies);
+  const body =
+    result.body === undefined ? Buffer.alloc(0) : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  res.setHeader('content-length', body.length);
+  if (!res.hasHeader('content-type') && body.length > 0) res.setHeader('content-type', 'application/json');
+  res.writeHead(statusCode);
+  res.end(body);
+  return statusCode;
+}
+
+function isStructuredResult(result: unknown): result is APIGatewayProxyStructuredResultV2 {
+  return typeof result === 'object' && result !== null && 'statusCode' in result;
+}
+
+interface StandardError {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  error: string;
+  message: string;
+}
+
+/** The contract's standard error body, for answers the gateway gives itself. */
+function writeStandardError(res: ServerResponse, e: StandardError): void {
+  const body = JSON.stringify({
+    code: e.status,
+    timestamp: new Date().toISOString(),
+    path: e.path,
+    method: e.method,
+    error: e.error,
+    message: e.message,
+  });
+  res.writeHead(e.status, {
+    'content-type': JSON_CONTENT_TYPE,
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': e.requestId,
+  });
+  res.end(body);
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}

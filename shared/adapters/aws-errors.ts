@@ -1,0 +1,25 @@
+/** Tells a failure worth retrying (throttling, a 5XX, a broken connection) from a permanent one. */
+
+const UNAVAILABLE_ERROR_NAMES = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+  'LimitExceededException',
+  'ServiceUnavailable',
+  'ServiceUnavailableException',
+  'SlowDown',
+  'InternalServerError',
+  'InternalError',
+  'TimeoutError',
+]);
+const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** An AWS SDK error that says the service is throttling or failing, or the network to it is down. */
+export function isDependencyUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const sdkError = error as Error & { $fault?: string; $retryable?: unknown; code?: string };
+  if (sdkError.$retryable || sdkError.$fault === 'server') return true;
+  if (UNAVAILABLE_ERROR_NAMES.has(error.name)) return true;
+  return sdkError.code !== undefined && NETWORK_ERROR_CODES.has(sdkError.code);
+}

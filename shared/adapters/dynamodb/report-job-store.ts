@@ -1,0 +1,235 @@
+import {
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { OpenJobExistsError } from '../../domain/errors.ts';
+import type { CompletedReport, ReportJobStore } from '../../domain/reports/ports.ts';
+import { processingDurationMs, type ReportErrorCode, type ReportJob } from '../../domain/reports/report-job.ts';
+import { cancellationReasons, withTransactionConflictRetry } from './transactions.ts';
+
+const RETENTION_SECONDS = 30 * 24 * 60 * 60;
+/** Guards normally go when their job finishes; the TTL only cleans up after a total failure. */
+const GUARD_SAFETY_TTL_SECONDS = 24 * 60 * 60;
+const OPEN_JOBS_INDEX = 'openJobsByAge';
+const OPEN_JOB_SWEEP_KEY = 'OPEN_JOB';
+
+const jobKey = (jobId: string) => ({ pk: `JOB#${jobId}`, sk: 'JOB' });
+const guardKey = (orgId: string, userId: string) => ({ pk: `ORG#${orgId}`, sk: `OPEN_JOB#${userId}` });
+const epochSeconds = (iso: string): number => Math.floor(Date.parse(iso) / 1000);
+
+/**
+ * Report jobs are addressed by id (`JOB#{jobId}`); each open job has a guard item in its
+ * organization's partition (`ORG#{org}` / `OPEN_JOB#{userId}`) that is created with the job and
+ * removed with its final state in the same transaction, which is what keeps one open job per
+ * user under concurrency. Guards carry the sparse `openJobsByAge` index keys the sweep reads.
+ */
+export class DynamoDbReportJobStore implements ReportJobStore {
+  constructor(
+    private readonly documents: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async createOpenJob(job: ReportJob): Promise<void> {
+    const command = new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: {
+              ...guardKey(job.orgId, job.userId),
+              jobId: job.jobId,
+              orgId: job.orgId,
+              createdAt: job.createdAt,
+              sweepPk: OPEN_JOB_SWEEP_KEY,
+              sweepSk: `${job.createdAt}#${job.jobId}`,
+              ttl: epochSeconds(job.createdAt) + GUARD_SAFETY_TTL_SECONDS,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: { ...jobKey(job.jobId), ...job, ttl: epochSeconds(job.createdAt) + RETENTION_SECONDS },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ],
+    });
+    try {
+      await withTransactionConflictRetry(() => this.documents.send(command));
+    } catch (error) {
+      const existingGuard = error instanceof TransactionCanceledException ? error.CancellationReasons?.[0]?.Item : undefined;
+      if (cancellationReasons(error)[0] === 'ConditionalCheckFailed' && existingGuard) {
+        throw new OpenJobExistsError(existingGuard.jobId?.S ?? 'unknown', existingGuard.createdAt?.S ?? job.createdAt);
+      }
+      throw error;
+    }
+  }
+
+  async get(jobId: string): Promise<ReportJob | undefined> {
+    const result = await this.documents.send(
+      new GetCommand({ TableName: this.tableName, Key: jobKey(jobId), ConsistentRead: true }),
+    );
+    return result.Item ? toJob(result.Item) : undefined;
+  }
+
+  async withdraw(job: ReportJob): Promise<void> {
+    await withTransactionConflictRetry(() =>
+      this.documents.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Delete: { TableName: this.tableName, Key: jobKey(job.jobId) } },
+            this.releaseGuard(job),
+          ],
+        }),
+      ),
+    );
+  }
+
+  async start(jobId: string, attempt: { attemptId: string; now: Date; leaseMs: number }): Promise<ReportJob | undefined> {
+    const now = attempt.now.toISOString();
+    try {
+      const result = await this.documents.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: jobKey(jobId),
+          UpdateExpression:
+            'SET #status = :inProgress, attemptId = :attemptId, startedAt = :now, leaseExpiresAt = :leaseExpiresAt, updatedAt = :now',
+          ConditionExpression: '#status = :pending OR (#status = :inProgress AND leaseExpiresAt < :now)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':pending': 'PENDING',
+            ':inProgress': 'IN_PROGRESS',
+            ':attemptId': attempt.attemptId,
+            ':now': now,
+            ':leaseExpiresAt': new Date(attempt.now.getTime() + attempt.leaseMs).toISOString(),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return result.Attributes ? toJob(result.Attributes) : undefined;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+
+  async release(job: ReportJob): Promise<void> {
+    try {
+      await this.documents.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: jobKey(job.jobId),
+          UpdateExpression: 'SET #status = :pending, updatedAt = :now REMOVE attemptId, startedAt, leaseExpiresAt',
+          ConditionExpression: '#status = :inProgress AND attemptId = :attemptId',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':pending': 'PENDING',
+            ':inProgress': 'IN_PROGRESS',
+            ':attemptId': job.attemptId,
+            ':now': new Date().toISOString(),
+          },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  async complete(job: ReportJob, result: CompletedReport): Promise<boolean> {
+    return this.finish(job, {
+      UpdateExpression:
+        'SET #status = :complete, sizeBytes = :sizeBytes, sha256 = :sha256, durationMs = :durationMs, ' +
+        'completedAt = :completedAt, templateVersion = :templateVersion, updatedAt = :completedAt REMOVE leaseExpiresAt',
+      ConditionExpression: '#status = :inProgress AND attemptId = :attemptId',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':complete': 'COMPLETE',
+        ':inProgress': 'IN_PROGRESS',
+        ':attemptId': job.attemptId,
+        ':sizeBytes': result.sizeBytes,
+        ':sha256': result.sha256,
+        ':durationMs': result.durationMs,
+        ':completedAt': result.completedAt,
+        ':templateVersion': result.templateVersion,
+      },
+    });
+  }
+
+  async fail(job: ReportJob, errorCode: ReportErrorCode, now: Date): Promise<boolean> {
+    return this.finish(job, {
+      UpdateExpression: 'SET #status = :failed, errorCode = :errorCode, durationMs = :durationMs, updatedAt = :now REMOVE leaseExpiresAt',
+      ConditionExpression: '#status IN (:pending, :inProgress)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':failed': 'FAILED',
+        ':pending': 'PENDING',
+        ':inProgress': 'IN_PROGRESS',
+        ':errorCode': errorCode,
+        ':durationMs': processingDurationMs(job, now),
+        ':now': now.toISOString(),
+      },
+    });
+  }
+
+  async findOpenJobsCreatedBefore(cutoff: Date, limit: number): Promise<Array<Pick<ReportJob, 'jobId' | 'orgId'>>> {
+    const result = await this.documents.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: OPEN_JOBS_INDEX,
+        KeyConditionExpression: 'sweepPk = :open AND sweepSk < :cutoff',
+        ExpressionAttributeValues: { ':open': OPEN_JOB_SWEEP_KEY, ':cutoff': cutoff.toISOString() },
+        Limit: limit,
+      }),
+    );
+    return (result.Items ?? []).map((item) => ({ jobId: item.jobId as string, orgId: item.orgId as string }));
+  }
+
+  /** A final state for the job and the guard's removal, in one transaction. */
+  private async finish(
+    job: ReportJob,
+    update: {
+      UpdateExpression: string;
+      ConditionExpression: string;
+      ExpressionAttributeNames: Record<string, string>;
+      ExpressionAttributeValues: Record<string, unknown>;
+    },
+  ): Promise<boolean> {
+    try {
+      await withTransactionConflictRetry(() =>
+        this.documents.send(
+          new TransactWriteCommand({
+            TransactItems: [{ Update: { TableName: this.tableName, Key: jobKey(job.jobId), ...update } }, this.releaseGuard(job)],
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (cancellationReasons(error).includes('ConditionalCheckFailed')) return false;
+      throw error;
+    }
+  }
+
+  private releaseGuard(job: ReportJob) {
+    return {
+      Delete: {
+        TableName: this.tableName,
+        Key: guardKey(job.orgId, job.userId),
+        // Never remove a guard that belongs to another job.
+        ConditionExpression: 'attribute_not_exists(pk) OR jobId = :jobId',
+        ExpressionAttributeValues: { ':jobId': job.jobId },
+      },
+    };
+  }
+}
+
+function toJob(item: Record<string, unknown>): ReportJob {
+  const { pk: _pk, sk: _sk, ttl: _ttl, ...job } = item;
+  return job as unknown as ReportJob;
+}

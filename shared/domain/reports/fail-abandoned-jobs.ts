@@ -1,0 +1,27 @@
+import type { Clock } from '../clock.ts';
+import type { ReportJobMessage, ReportJobStore } from './ports.ts';
+import { REPORT_DEADLINE_MS, type ReportErrorCode } from './report-job.ts';
+
+async function failIfOpen(jobs: ReportJobStore, jobId: string, errorCode: ReportErrorCode, clock: Clock): Promise<boolean> {
+  const job = await jobs.get(jobId);
+  if (!job) return false;
+  return jobs.fail(job, errorCode, clock.now());
+}
+
+/** A message SQS gave up on (3 receives): its job, if still open, failed with INTERNAL_ERROR. */
+export function failDeadLetteredJob(deps: { jobs: ReportJobStore; clock: Clock }) {
+  return (message: ReportJobMessage): Promise<boolean> => failIfOpen(deps.jobs, message.jobId, 'INTERNAL_ERROR', deps.clock);
+}
+
+/** The scheduled sweep: every open job older than the deadline is failed with TIMED_OUT. */
+export function sweepTimedOutJobs(deps: { jobs: ReportJobStore; clock: Clock; batchSize?: number }) {
+  return async (): Promise<{ timedOut: number }> => {
+    const cutoff = new Date(deps.clock.now().getTime() - REPORT_DEADLINE_MS);
+    const stale = await deps.jobs.findOpenJobsCreatedBefore(cutoff, deps.batchSize ?? 100);
+    let timedOut = 0;
+    for (const { jobId } of stale) {
+      if (await failIfOpen(deps.jobs, jobId, 'TIMED_OUT', deps.clock)) timedOut++;
+    }
+    return { timedOut };
+  };
+}

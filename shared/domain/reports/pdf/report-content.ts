@@ -1,0 +1,175 @@
+import type { ScreeningAddress, ScreeningEntry, UserRecord } from '../../users/user-record.ts';
+import {
+  MISSING,
+  formatCount,
+  formatInstant,
+  formatNumber,
+  formatScore,
+  formatText,
+  formatYesNo,
+  joinPresent,
+} from './report-values.ts';
+
+/**
+ * What a user report says, before any layout: sections of label/value rows, and for screening one
+ * block per match. Values are display text; a newline separates lines that must stay apart (one
+ * address per line).
+ */
+
+export const REPORT_SECTION_IDS = [
+  'identity',
+  'contact',
+  'guardian',
+  'registration',
+  'verification',
+  'screening',
+  'overrides',
+  'timestamps',
+] as const;
+
+export type ReportSectionId = (typeof REPORT_SECTION_IDS)[number];
+
+export interface ReportRow {
+  label: string;
+  value: string;
+}
+
+export interface ReportBlock {
+  title: string;
+  rows: ReportRow[];
+}
+
+export interface ReportSection {
+  id: ReportSectionId;
+  title: string;
+  rows: ReportRow[];
+  blocks: ReportBlock[];
+}
+
+export function userReportSections(user: UserRecord): ReportSection[] {
+  return [
+    section('identity', 'Identity', [
+      row('User ID', formatText(user.id)),
+      row('Name', formatText(user.name)),
+      row('First name', formatText(user.first_name)),
+      row('Middle name', formatText(user.middle_name)),
+      row('Last name', formatText(user.last_name)),
+      row('Date of birth', formatText(user.dob)),
+      row('Age', formatNumber(user.age)),
+    ]),
+    section('contact', 'Contact and address', [
+      row('Email', formatText(user.email)),
+      row('Phone', formatText(user.phone)),
+      row('Full address', formatText(user.full_address)),
+      row('Address line 1', formatText(user.address1)),
+      row('Address line 2', formatText(user.address2)),
+      row('City', formatText(user.city)),
+      row('State', formatText(user.state)),
+      row('Postcode', formatText(user.postcode)),
+      row('Country', formatText(user.country)),
+    ]),
+    section('guardian', 'Guardian', [
+      row('Guardian name', formatText(user.guardian_name)),
+      row('Guardian date of birth', formatText(user.guardian_dob)),
+      row('Guardian age', formatNumber(user.guardian_age)),
+    ]),
+    section('registration', 'Registration and connection', [
+      row('Registration status', formatText(user.registration_status)),
+      row('Mobile registration status', formatText(user.mobile_registration_status)),
+      row('Registration submitted', formatYesNo(user.registration_submitted)),
+      row('Data sharing agreed', formatYesNo(user.data_sharing_agreed)),
+      row('Connection status', formatText(user.connection_status)),
+      row('Connection status updated', formatInstant(user.connection_status_updated_at)),
+      row('Record deleted', formatYesNo(user.is_deleted)),
+    ]),
+    section('verification', 'Verification scores and document checks', [
+      row('Selfie liveness score', formatScore(user.selfie_liveness_score)),
+      row('Face match score', formatScore(user.fmc_score)),
+      row('Provider high-level result', formatText(user.provider_high_level_result)),
+      row('High-level result', formatText(user.high_level_result)),
+      row('Document overall validation', formatText(user.document_overall_validation)),
+      row('ID check match status', formatText(user.idcheck_match_status)),
+    ]),
+    screeningSection(user),
+    section('overrides', 'Overrides', [
+      row('Override status', formatText(user.override_status)),
+      row('Override notes', formatText(user.override_notes)),
+    ]),
+    section('timestamps', 'Record timestamps', [
+      row('Created', formatInstant(user.created_at)),
+      row('Last updated', formatInstant(user.updated_at)),
+    ]),
+  ];
+}
+
+function screeningSection(user: UserRecord): ReportSection {
+  const result = isPlainObject(user.idcheck_pep_sanction_result) ? user.idcheck_pep_sanction_result : undefined;
+  const peps = objectsIn<ScreeningEntry>(result?.pep_result);
+  const sanctions = objectsIn<ScreeningEntry>(result?.sanction_result);
+  return {
+    ...section('screening', 'PEP and sanction screening', [
+      row('Screening status', formatText(user.idcheck_pep_sanction_status)),
+      row('Result status', formatText(result?.status)),
+      row('Result time', formatInstant(result?.timestamp)),
+      row('PEP matches', formatCount(peps)),
+      row('Sanction matches', formatCount(sanctions)),
+    ]),
+    blocks: [
+      ...peps.map((entry, index) => screeningBlock('PEP match', index, peps.length, entry)),
+      ...sanctions.map((entry, index) => screeningBlock('Sanction match', index, sanctions.length, entry)),
+    ],
+  };
+}
+
+function screeningBlock(kind: string, index: number, total: number, entry: ScreeningEntry): ReportBlock {
+  const name = joinPresent([entry.firstName, entry.middleName, entry.lastName], ' ');
+  const title = `${kind} ${index + 1} of ${total}`;
+  return {
+    title: name === MISSING ? title : `${title}: ${name}`,
+    rows: [
+      row('First name', formatText(entry.firstName)),
+      row('Middle name', formatText(entry.middleName)),
+      row('Last name', formatText(entry.lastName)),
+      row('Gender', formatText(entry.gender)),
+      row('Status', formatText(entry.status)),
+      row('Datasets', formatText(entry.datasets)),
+      row('Aliases', formatCount(entry.aliases)),
+      row('Addresses', formatAddresses(entry.addresses)),
+      row('Deleted', formatYesNo(entry.isDeleted)),
+      row('Deceased', formatYesNo(entry.isDeceased)),
+    ],
+  };
+}
+
+/** One address per line: `line1, line2, city, county, postcode, country (type)`. */
+function formatAddresses(addresses: unknown): string {
+  const lines = objectsIn<ScreeningAddress>(addresses).map((address) => {
+    const text = joinPresent(
+      [address.line1, address.line2, address.city, address.county, address.postcode, address.countryIsoCode],
+      ', ',
+    );
+    const type = typeof address.addressType === 'string' && address.addressType.trim() !== '' ? address.addressType : '';
+    return type === '' ? text : `${text} (${type.trim()})`;
+  });
+  return lines.length === 0 ? MISSING : lines.join('\n');
+}
+
+/**
+ * The object elements of a stored list. Their fields keep their declared types only nominally: the
+ * formatters read each one defensively.
+ */
+function objectsIn<T extends object>(value: unknown): T[] {
+  return Array.isArray(value) ? value.filter((element): element is T => isPlainObject(element)) : [];
+}
+
+function isPlainObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function section(id: ReportSectionId, title: string, rows: ReportRow[]): ReportSection {
+  return { id, title, rows, blocks: [] };
+}
+
+function row(label: string, value: string): ReportRow {
+  return { label, value };
+}

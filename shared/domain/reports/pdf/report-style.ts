@@ -1,0 +1,86 @@
+/** Geometry, type sizes and colours of the user report, in PDF points (1/72 in) from the bottom left. */
+
+export const PAGE = {
+  width: 595.28, // A4
+  height: 841.89,
+  marginX: 50,
+  marginTop: 40,
+  marginBottom: 40,
+} as const;
+
+export const CONTENT_LEFT = PAGE.marginX;
+export const CONTENT_RIGHT = PAGE.width - PAGE.marginX;
+export const CONTENT_WIDTH = CONTENT_RIGHT - CONTENT_LEFT;
+
+export const HEADER = {
+  organizationBaseline: PAGE.height - PAGE.marginTop - 8,
+  organizationSize: 9,
+  metaSize: 8,
+  titleBaseline: PAGE.height - PAGE.marginTop - 32,
+  titleSize: 17,
+  ruleY: PAGE.height - PAGE.marginTop - 43,
+  ruleThickness: 1.2,
+  /** Gap between the header rule and the first content. */
+  gapBelow: 14,
+} as const;
+
+export const FOOTER = {
+  baseline: PAGE.marginBottom + 2,
+  size: 7.5,
+  ruleY: PAGE.marginBottom + 14,
+  ruleThickness: 0.5,
+  /** Gap kept free above the footer rule. */
+  gapAbove: 14,
+} as const;
+
+/** Content flows between these two lines; nothing but the footer is drawn below `CONTENT_BOTTOM`. */
+export const CONTENT_TOP = HEADER.ruleY - HEADER.gapBelow;
+export const CONTENT_BOTTOM = FOOTER.ruleY + FOOTER.gapAbove;
+
+export const SECTION_HEADING = {
+  size: 11.5,
+  lineHeight: 16,
+  /** Space above a heading that follows other content on the page. */
+  gapAbove: 18,
+  ruleGap: 5,
+  ruleThickness: 0.75,
+  gapBelow: 2,
+} as const;
+
+export const BLOCK_HEADING = {
+  size: 9,
+  lineHeight: 13,
+  gapAbove: 10,
+  paddingY: 4,
+  paddingX: 6,
+} as const;
+
+export const TABLE = {
+  labelSize: 8.5,
+  valueSize: 9,
+  lineHeight: 12.5,
+  paddingY: 4,
+  labelColumnWidth: 158,
+  /** Indent of a screening match's rows below its block heading. */
+  blockIndent: 6,
+  columnGap: 10,
+  ruleThickness: 0.4,
+} as const;
+
+export type ReportColor = 'ink' | 'muted' | 'accent' | 'rule' | 'band' | 'bandRule';
+
+/** RGB, 0 to 1. */
+export const COLORS: Record<ReportColor, readonly [number, number, number]> = {
+  ink: [0.11, 0.12, 0.14],
+  muted: [0.38, 0.41, 0.45],
+  accent: [0.09, 0.23, 0.4],
+  rule: [0.82, 0.84, 0.87],
+  band: [0.94, 0.95, 0.97],
+  bandRule: [0.62, 0.68, 0.76],
+};
+
+/** Baseline of a line of `size` text centred in a line box whose top is `top`. */
+export function baselineIn(top: number, lineHeight: number, size: number): number {
+  // Noto Sans capitals are about 0.71 em tall; centre them in the line box.
+  return top - (lineHeight + 0.71 * size) / 2;
+}

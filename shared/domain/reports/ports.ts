@@ -1,0 +1,65 @@
+import type { UserRecord } from '../users/user-record.ts';
+import type { RateLimitDecision } from './rate-limit.ts';
+import type { ReportErrorCode, ReportJob } from './report-job.ts';
+
+export interface ReportJobStore {
+  /**
+   * Writes a PENDING job and its user's open-job guard in one transaction. Throws
+   * `OpenJobExistsError` when the user already has an open job.
+   */
+  createOpenJob(job: ReportJob): Promise<void>;
+  get(jobId: string): Promise<ReportJob | undefined>;
+  /** Removes a job that could not be queued, and its guard. */
+  withdraw(job: ReportJob): Promise<void>;
+  /**
+   * PENDING -> IN_PROGRESS for one processing attempt, or takes over an IN_PROGRESS job whose
+   * lease ran out (its worker died). Undefined when the job is not available to this attempt.
+   */
+  start(jobId: string, attempt: { attemptId: string; now: Date; leaseMs: number }): Promise<ReportJob | undefined>;
+  /** Gives a started job back (IN_PROGRESS -> PENDING) so a retry of the message can take it. */
+  release(job: ReportJob): Promise<void>;
+  /** IN_PROGRESS (this attempt) -> COMPLETE and the guard removed, atomically. False if the attempt lost the job. */
+  complete(job: ReportJob, result: CompletedReport): Promise<boolean>;
+  /** Open -> FAILED and the guard removed, atomically. False if the job was no longer open. */
+  fail(job: ReportJob, errorCode: ReportErrorCode, now: Date): Promise<boolean>;
+  /** Open jobs created before `cutoff`, oldest first. */
+  findOpenJobsCreatedBefore(cutoff: Date, limit: number): Promise<Array<Pick<ReportJob, 'jobId' | 'orgId'>>>;
+}
+
+export interface CompletedReport {
+  sizeBytes: number;
+  sha256: string;
+  durationMs: number;
+  completedAt: string;
+  templateVersion: string;
+}
+
+export interface ReportRateLimiter {
+  /** Spends one of the organization's tokens if one is left; atomic under concurrent calls. */
+  spend(orgId: string, now: Date): Promise<RateLimitDecision>;
+}
+
+export interface UserDirectory {
+  find(orgId: string, userId: string): Promise<UserRecord | undefined>;
+}
+
+export interface ReportJobMessage {
+  orgId: string;
+  jobId: string;
+}
+
+export interface ReportQueue {
+  enqueue(message: ReportJobMessage): Promise<void>;
+}
+
+export interface ReportStorage {
+  save(objectKey: string, pdf: Uint8Array, sha256Hex: string): Promise<void>;
+  downloadUrl(objectKey: string, options: { filename: string; expiresInSeconds: number }): Promise<string>;
+}
+
+export type ReportRenderer = (input: {
+  user: UserRecord;
+  organizationName: string;
+  jobId: string;
+  generatedAt: Date;
+}) => Promise<Uint8Array>;

@@ -1,0 +1,78 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import { DependencyUnavailableError } from '../errors.ts';
+import type { ReportJobMessage, ReportJobStore, ReportRenderer, ReportStorage, UserDirectory } from './ports.ts';
+import { isOpen, isPastDeadline, processingDurationMs, reportObjectKey, type ReportErrorCode, type ReportJob } from './report-job.ts';
+
+export interface ProcessReportJobDeps {
+  jobs: ReportJobStore;
+  users: UserDirectory;
+  storage: ReportStorage;
+  render: ReportRenderer;
+  clock: Clock;
+  templateVersion: string;
+  /** How long an attempt may hold a job before another may take it over (the worker's timeout). */
+  leaseMs: number;
+  organizationName: (job: ReportJob) => string;
+}
+
+export type ProcessOutcome =
+  | { outcome: 'completed'; job: ReportJob }
+  | { outcome: 'failed'; job: ReportJob; errorCode: ReportErrorCode }
+  | { outcome: 'skipped'; reason: 'unknown-job' | 'already-finished' | 'taken-by-another-attempt' | 'lost-to-another-writer' };
+
+/**
+ * Primary course: take the PENDING job (conditional, so a duplicate message never renders
+ * twice at once), load the user, render, store, then COMPLETE it and release the user's guard
+ * in one transaction. Permanent problems end the job FAILED with a code; a transient storage
+ * failure gives the job back and throws, so SQS redelivers the message, except on the final
+ * attempt, where it ends FAILED/STORAGE_FAILED.
+ */
+export function processReportJob(deps: ProcessReportJobDeps) {
+  const fail = async (job: ReportJob, errorCode: ReportErrorCode): Promise<ProcessOutcome> => {
+    await deps.jobs.fail(job, errorCode, deps.clock.now());
+    return { outcome: 'failed', job, errorCode };
+  };
+
+  return async (message: ReportJobMessage, attempt: { isFinalAttempt: boolean }): Promise<ProcessOutcome> => {
+    const queued = await deps.jobs.get(message.jobId);
+    if (!queued || queued.orgId !== message.orgId) return { outcome: 'skipped', reason: 'unknown-job' };
+    if (!isOpen(queued.status)) return { outcome: 'skipped', reason: 'already-finished' };
+    if (isPastDeadline(queued, deps.clock.now())) return fail(queued, 'TIMED_OUT');
+
+    const job = await deps.jobs.start(queued.jobId, { attemptId: randomUUID(), now: deps.clock.now(), leaseMs: deps.leaseMs });
+    if (!job) return { outcome: 'skipped', reason: 'taken-by-another-attempt' };
+
+    const user = await deps.users.find(job.orgId, job.userId);
+    if (!user) return fail(job, 'USER_NOT_FOUND');
+
+    let pdf: Uint8Array;
+    const generatedAt = deps.clock.now();
+    try {
+      pdf = await deps.render({ user, organizationName: deps.organizationName(job), jobId: job.jobId, generatedAt });
+    } catch {
+      return fail(job, 'RENDER_FAILED');
+    }
+
+    const sha256 = createHash('sha256').update(pdf).digest('hex');
+    try {
+      await deps.storage.save(reportObjectKey(job.orgId, job.jobId), pdf, sha256);
+    } catch (error) {
+      if (error instanceof DependencyUnavailableError && !attempt.isFinalAttempt) {
+        await deps.jobs.release(job);
+        throw error;
+      }
+      return fail(job, 'STORAGE_FAILED');
+    }
+
+    const completedAt = deps.clock.now();
+    const completed = await deps.jobs.complete(job, {
+      sizeBytes: pdf.byteLength,
+      sha256,
+      durationMs: processingDurationMs(job, completedAt),
+      completedAt: completedAt.toISOString(),
+      templateVersion: deps.templateVersion,
+    });
+    return completed ? { outcome: 'completed', job } : { outcome: 'skipped', reason: 'lost-to-another-writer' };
+  };
+}

@@ -1,0 +1,61 @@
+import type { Clock } from '../clock.ts';
+import { ForbiddenError, NotFoundError, UnprocessableError } from '../errors.ts';
+import type { ReportJobStore, ReportStorage } from './ports.ts';
+import {
+  DOWNLOAD_URL_TTL_SECONDS,
+  downloadFilename,
+  isPastDeadline,
+  reportObjectKey,
+  type ReportJob,
+} from './report-job.ts';
+
+/**
+ * Loads a job for the calling organization. Jobs are addressed by id alone, so a job of another
+ * organization is refused (403) rather than hidden. A job past its deadline is failed on read.
+ */
+async function readOwnJob(deps: { jobs: ReportJobStore; clock: Clock }, orgId: string, jobId: string): Promise<ReportJob> {
+  const job = await deps.jobs.get(jobId);
+  if (!job) throw new NotFoundError(`report job ${jobId} not found`);
+  if (job.orgId !== orgId) throw new ForbiddenError('this report job belongs to another organization');
+  const now = deps.clock.now();
+  if (!isPastDeadline(job, now)) return job;
+  await deps.jobs.fail(job, 'TIMED_OUT', now);
+  return (await deps.jobs.get(jobId)) ?? job;
+}
+
+export function getReportJob(deps: { jobs: ReportJobStore; clock: Clock }) {
+  return (input: { orgId: string; jobId: string }): Promise<ReportJob> => readOwnJob(deps, input.orgId, input.jobId);
+}
+
+export interface ReportDownload {
+  url: string;
+  expiresInSeconds: number;
+  expiresAt: string;
+  filename: string;
+}
+
+/** A fresh pre-signed address on every call; only a COMPLETE job has one. */
+export function getReportDownload(deps: { jobs: ReportJobStore; storage: ReportStorage; clock: Clock }) {
+  return async (input: { orgId: string; jobId: string }): Promise<ReportDownload> => {
+    const job = await readOwnJob(deps, input.orgId, input.jobId);
+    if (job.status === 'FAILED') {
+      throw new UnprocessableError(`report generation failed (${job.errorCode ?? 'INTERNAL_ERROR'})`, {
+        errorCode: job.errorCode ?? 'INTERNAL_ERROR',
+      });
+    }
+    if (job.status !== 'COMPLETE') throw new UnprocessableError('report is not ready', { status: job.status });
+
+    const filename = downloadFilename(job.userId, job.completedAt ?? job.updatedAt);
+    const issuedAt = deps.clock.now();
+    const url = await deps.storage.downloadUrl(reportObjectKey(job.orgId, job.jobId), {
+      filename,
+      expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
+    });
+    return {
+      url,
+      expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
+      expiresAt: new Date(issuedAt.getTime() + DOWNLOAD_URL_TTL_SECONDS * 1000).toISOString(),
+      filename,
+    };
+  };
+}

@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import { DependencyUnavailableError, NotFoundError, OpenJobExistsError } from '../errors.ts';
+import type { ReportJobStore, ReportQueue, UserDirectory } from './ports.ts';
+import { REPORT_DEADLINE_MS, type ReportJob } from './report-job.ts';
+
+export interface RequestReportDeps {
+  jobs: ReportJobStore;
+  users: UserDirectory;
+  queue: ReportQueue;
+  clock: Clock;
+  templateVersion: string;
+}
+
+/**
+ * Primary course: the user must exist in the caller's organization and have no open job; a
+ * PENDING job and the user's open-job guard are written together, then the job is queued.
+ * If queueing fails the job is withdrawn and the caller gets a retryable 503, so no job is ever
+ * left PENDING with no message to process it. (Rate limit and validation happen before this.)
+ */
+export function requestReport(deps: RequestReportDeps) {
+  return async (input: { orgId: string; userId: string }): Promise<ReportJob> => {
+    const user = await deps.users.find(input.orgId, input.userId);
+    if (!user) throw new NotFoundError(`user ${input.userId} not found`);
+
+    const now = deps.clock.now();
+    const job: ReportJob = {
+      jobId: randomUUID(),
+      orgId: input.orgId,
+      userId: input.userId,
+      status: 'PENDING',
+      templateVersion: deps.templateVersion,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    };
+    await createReplacingAbandonedJob(deps, job, now);
+
+    try {
+      await deps.queue.enqueue({ orgId: job.orgId, jobId: job.jobId });
+    } catch (queueError) {
+      await deps.jobs.withdraw(job);
+      throw new DependencyUnavailableError('queue', { cause: queueError });
+    }
+    return job;
+  };
+}
+
+/** An open job past its deadline is failed (TIMED_OUT) on sight, freeing the user for a new one. */
+async function createReplacingAbandonedJob(deps: RequestReportDeps, job: ReportJob, now: Date): Promise<void> {
+  try {
+    await deps.jobs.createOpenJob(job);
+  } catch (error) {
+    if (!(error instanceof OpenJobExistsError)) throw error;
+    if (now.getTime() - Date.parse(error.openJobCreatedAt) < REPORT_DEADLINE_MS) throw error;
+    const abandoned = await deps.jobs.get(error.openJobId);
+    if (abandoned) await deps.jobs.fail(abandoned, 'TIMED_OUT', now);
+    await deps.jobs.createOpenJob(job);
+  }
+}

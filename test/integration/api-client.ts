@@ -1,0 +1,33 @@
+import { inject } from 'vitest';
+import { issueDevToken, type DevTokenOptions } from '../../local/dev-keys.ts';
+
+/** A small HTTP client for the local stack started by global-setup.ts. */
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export async function callApi<T = any>(
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  const response = await fetch(`${inject('baseUrl')}${path}`, { method, headers, body });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+export function tokenFor(orgId: string, options: Omit<DevTokenOptions, 'orgId' | 'keysDir'> = {}): Promise<string> {
+  return issueDevToken({ ...options, orgId, keysDir: inject('localEnv').LOCAL_KEYS_DIR });
+}
+
+/** A fresh organization id per test, so tests never see each other's data. */
+export const uniqueOrg = (prefix = 'org'): string => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;

@@ -1,0 +1,15 @@
+import type { LocalEndpoints } from '../../local/local-stack.ts';
+
+/** Values test/integration/global-setup.ts provides to every integration test via `inject()`. */
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The local router, e.g. `http://127.0.0.1:41234`. */
+    baseUrl: string;
+    /** Emulator endpoints: dynamodb, sqs, s3, ses (the SES emulator also serves `/store`). */
+    endpoints: LocalEndpoints;
+    /** The environment the handlers run with, including LOCAL_KEYS_DIR for minting tokens. */
+    localEnv: Record<string, string>;
+  }
+}
+
+export {};
