@@ -1,0 +1,24 @@
+import { App, Aspects } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { ServiceStack } from '../lib/service-stack.ts';
+import { readStackConfig, StackConfigError, type StackConfig } from '../lib/stack-config.ts';
+
+const app = new App();
+
+let config: StackConfig;
+try {
+  config = readStackConfig(app.node);
+} catch (error) {
+  if (!(error instanceof StackConfigError)) throw error;
+  // The message names every bad key; a stack trace would only bury it.
+  console.error(error.message);
+  process.exit(1);
+}
+
+new ServiceStack(app, 'OnboardingReportsService', {
+  config,
+  description: 'Onboarding tokens, PDF report jobs and user status for organizations',
+});
+
+// Every synth runs the AwsSolutions pack; an unsuppressed finding is an error annotation.
+Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));

@@ -1,0 +1,106 @@
+import { CfnOutput, RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogField, AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  LogGroupLogDestination,
+  type HttpStage,
+  type ThrottleSettings,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { NagSuppressions } from 'cdk-nag';
+import { Construct } from 'constructs';
+import type { ApiRoute } from './routes.ts';
+
+export interface ApiConstructProps {
+  /** Answers every path or method no route matches (the `$default` route). */
+  readonly fallback: IFunction;
+  /** @default 100 requests per second, bursts of 200 */
+  readonly throttle?: ThrottleSettings;
+  /** @default one month */
+  readonly accessLogRetention?: RetentionDays;
+}
+
+/** One line per request: enough to trace a request id and find slow or failing routes, no personal data. */
+const accessLogFormat = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: AccessLogField.contextRequestId(),
+    requestTime: AccessLogField.contextRequestTime(),
+    httpMethod: AccessLogField.contextHttpMethod(),
+    path: AccessLogField.contextPath(),
+    routeKey: '$context.routeKey',
+    status: AccessLogField.contextStatus(),
+    latency: '$context.responseLatency',
+    integrationLatency: AccessLogField.contextIntegrationLatency(),
+    integrationError: '$context.integrationErrorMessage',
+    responseLength: AccessLogField.contextResponseLength(),
+  }),
+);
+
+/**
+ * Authentication is not done by API Gateway: each function verifies the JWT with `jose`, because
+ * the contract fixes the exact 401/403 bodies, which a gateway authorizer cannot produce.
+ * (AwsSolutions-COG4 only inspects REST API methods, so HTTP API routes need no suppression for it.)
+ */
+const inLambdaAuthSuppressions = [
+  {
+    id: 'AwsSolutions-APIG4',
+    reason:
+      'Authorization is enforced inside the function: the JWT is verified with jose (issuer, audience, JWKS, scopes) so the contract’s exact 401/403 bodies can be returned; an API Gateway authorizer would answer with its own body.',
+  },
+];
+
+/** The HTTP API: `$default` stage with access logs and throttling, one Lambda per route, a fallback. */
+export class ApiConstruct extends Construct {
+  readonly httpApi: HttpApi;
+  readonly stage: HttpStage;
+  readonly accessLogs: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ApiConstructProps) {
+    super(scope, id);
+    this.httpApi = new HttpApi(this, 'HttpApi', {
+      description: 'Onboarding tokens, report jobs and user status',
+      createDefaultStage: false,
+    });
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.accessLogRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.stage = this.httpApi.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: props.throttle ?? { rateLimit: 100, burstLimit: 200 },
+      accessLogSettings: { destination: new LogGroupLogDestination(this.accessLogs), format: accessLogFormat },
+    });
+
+    // Without it API Gateway answers unmatched requests with its own `{"message":"Not Found"}`.
+    const fallbackRoute = new HttpRoute(this, 'DefaultRoute', {
+      httpApi: this.httpApi,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: new HttpLambdaIntegration('DefaultIntegration', props.fallback),
+    });
+    NagSuppressions.addResourceSuppressions(fallbackRoute, [
+      {
+        id: 'AwsSolutions-APIG4',
+        reason: 'The $default route only answers unmatched paths and methods with the contract’s 404/405 body; it reads no data.',
+      },
+    ]);
+
+    new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the HTTP API' });
+  }
+
+  /** Routes `route.method route.path` to `fn`; the function itself authenticates the caller. */
+  addRoute(route: ApiRoute, fn: IFunction): HttpRoute[] {
+    const routes = this.httpApi.addRoutes({
+      path: route.path,
+      methods: [HttpMethod[route.method]],
+      integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
+    });
+    for (const httpRoute of routes) NagSuppressions.addResourceSuppressions(httpRoute, inLambdaAuthSuppressions);
+    return routes;
+  }
+}

@@ -1,0 +1,45 @@
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ServiceTable } from './service-table.ts';
+
+export type TableAccessMode = 'read' | 'write' | 'readWrite';
+
+/**
+ * Item-level actions only: no Scan (lists are Queries), no table management. Transactions need no
+ * action of their own: IAM authorizes each item of a TransactWriteItems / TransactGetItems call
+ * against PutItem, UpdateItem, DeleteItem, ConditionCheckItem and GetItem.
+ */
+export const tableReadActions = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
+export const tableWriteActions = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+];
+
+/**
+ * Gives a function exactly the access it needs to one table and tells it the table's name, in one
+ * call. Reads may Query the table's indexes, named one by one (no `index/*` wildcard).
+ * @param envVar environment variable receiving the table name; default: the table definition's
+ */
+export function bindTable(
+  fn: LambdaFunction,
+  table: ServiceTable,
+  accessMode: TableAccessMode,
+  envVar: string = table.definition.envVar,
+): void {
+  const reads = accessMode !== 'write';
+  const writes = accessMode !== 'read';
+  const actions = [...new Set([...(reads ? tableReadActions : []), ...(writes ? tableWriteActions : [])])];
+  fn.addToRolePolicy(new PolicyStatement({ actions, resources: [table.tableArn] }));
+  if (reads && table.indexNames.length > 0) {
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: table.indexNames.map((indexName) => `${table.tableArn}/index/${indexName}`),
+      }),
+    );
+  }
+  fn.addEnvironment(envVar, table.tableName);
+}

@@ -1,0 +1,59 @@
+import path from 'node:path';
+import type { BuildOptions } from 'esbuild';
+import { LogLevel, OutputFormat, SourceMapMode, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { repoRoot } from './repo-root.ts';
+
+/**
+ * The one set of esbuild settings every Lambda bundle is built with. `lambdaBundling` feeds CDK's
+ * NodejsFunction; `esbuildOptionsFor` gives the same build as plain esbuild options, so a
+ * benchmark measures exactly what is deployed.
+ */
+
+/** ESM bundles have no `require`; some CommonJS dependencies inside the bundle still call it. */
+export const createRequireBanner =
+  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+export const esbuildTarget = 'node22';
+export const mainFields = ['module', 'main'];
+
+/** Source maps are emitted as separate `.map` files; Node only applies them with this flag. */
+export const sourceMapEnvironment = { NODE_OPTIONS: '--enable-source-maps' } as const;
+
+export const lambdaBundling: BundlingOptions = {
+  format: OutputFormat.ESM, // CDK then writes `index.mjs`
+  target: esbuildTarget,
+  minify: true,
+  sourceMap: true,
+  sourceMapMode: SourceMapMode.DEFAULT, // `--sourcemap`: external file plus a sourceMappingURL comment
+  keepNames: true,
+  mainFields,
+  banner: createRequireBanner,
+  // The AWS SDK v3 is bundled, not taken from the runtime: a pinned, tree-shaken client loads faster.
+  bundleAwsSDK: true,
+  externalModules: [],
+  logLevel: LogLevel.WARNING,
+};
+
+/**
+ * Plain esbuild options equivalent to `lambdaBundling` for one entry file.
+ * @param entry entry file, absolute or relative to the repository root
+ * @param outfile output file; use a `.mjs` name (CDK writes `index.mjs`)
+ */
+export function esbuildOptionsFor(entry: string, outfile: string): BuildOptions {
+  return {
+    absWorkingDir: repoRoot,
+    entryPoints: [path.resolve(repoRoot, entry)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: esbuildTarget,
+    minify: true,
+    sourcemap: true,
+    keepNames: true,
+    mainFields,
+    banner: { js: createRequireBanner },
+    external: [],
+    logLevel: 'warning',
+  };
+}

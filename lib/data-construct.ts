@@ -1,0 +1,48 @@
+import { Construct } from 'constructs';
+import {
+  allTables,
+  idempotencyTable,
+  onboardingTokensTable,
+  reportJobsTable,
+  usersTable,
+} from './table-definitions.ts';
+import { ServiceTable } from './service-table.ts';
+
+const knownTables = [onboardingTokensTable, reportJobsTable, usersTable, idempotencyTable] as const;
+export type TableId = (typeof knownTables)[number]['id'];
+
+/**
+ * The service's DynamoDB tables, one per entry of `allTables` (lib/table-definitions.ts):
+ * on-demand, point-in-time recovery, TTL, AWS-managed encryption, retained on stack deletion.
+ */
+export class DataConstruct extends Construct {
+  /** Every table by its definition id, e.g. `tables.OnboardingTokens`. */
+  readonly tables: Readonly<Record<TableId, ServiceTable>>;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    const byId = new Map(allTables.map((definition) => [definition.id, new ServiceTable(this, definition)]));
+    const table = (tableId: TableId): ServiceTable => {
+      const found = byId.get(tableId);
+      if (!found) throw new Error(`Table "${tableId}" is not in allTables (lib/table-definitions.ts)`);
+      return found;
+    };
+    this.tables = Object.fromEntries(knownTables.map(({ id: tableId }) => [tableId, table(tableId)])) as Record<TableId, ServiceTable>;
+  }
+
+  get onboardingTokens(): ServiceTable {
+    return this.tables.OnboardingTokens;
+  }
+
+  get reportJobs(): ServiceTable {
+    return this.tables.ReportJobs;
+  }
+
+  get users(): ServiceTable {
+    return this.tables.Users;
+  }
+
+  get idempotency(): ServiceTable {
+    return this.tables.Idempotency;
+  }
+}

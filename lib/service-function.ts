@@ -1,0 +1,80 @@
+import path from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { NagSuppressions } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import { lambdaBundling, sourceMapEnvironment } from './bundling.ts';
+import { repoRoot } from './repo-root.ts';
+
+export const serviceName = 'onboarding-reports-service';
+
+export interface ServiceFunctionProps {
+  /** Entry file relative to the repository root, e.g. `functions/create-onboarding-token.ts`. */
+  readonly entry: string;
+  readonly description?: string;
+  /** @default 10 seconds */
+  readonly timeout?: Duration;
+  /** @default 1024 MB (on ARM64 this also buys CPU, which shortens cold starts) */
+  readonly memorySize?: number;
+  readonly environment?: Readonly<Record<string, string>>;
+  /** @default ApplicationLogLevel.INFO */
+  readonly applicationLogLevel?: ApplicationLogLevel;
+  /** @default one month */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * Every Lambda of the service: Node.js 22 on ARM64, one ESM bundle built with `lib/bundling.ts`,
+ * JSON logs into its own log group with a retention, and its own role that may write to that log
+ * group and nothing else until a grant (`bindTable`, `grantSend...`) adds a permission.
+ */
+export class ServiceFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    // Created next to the function (they must exist before `super`): an explicit log group gets a
+    // retention and no `logs:CreateLogGroup` on `*`; a custom role replaces the managed
+    // AWSLambdaBasicExecutionRole (which grants logging on every log group).
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${id}`,
+    });
+    logGroup.grantWrite(role);
+
+    super(scope, id, {
+      entry: path.join(repoRoot, props.entry),
+      handler: 'handler',
+      projectRoot: repoRoot,
+      depsLockFilePath: path.join(repoRoot, 'package-lock.json'),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      bundling: lambdaBundling,
+      timeout: props.timeout ?? Duration.seconds(10),
+      memorySize: props.memorySize ?? 1024,
+      description: props.description,
+      role,
+      logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: props.applicationLogLevel ?? ApplicationLogLevel.INFO,
+      systemLogLevelV2: SystemLogLevel.WARN,
+      environment: {
+        ...sourceMapEnvironment,
+        POWERTOOLS_SERVICE_NAME: serviceName,
+        ...props.environment,
+      },
+    });
+
+    NagSuppressions.addResourceSuppressions(this, [
+      {
+        id: 'AwsSolutions-L1',
+        reason:
+          'nodejs22.x is chosen deliberately: the bundles target node22 (lib/bundling.ts) and the benchmarks were taken on it; moving to nodejs24.x is a separate, measured change.',
+      },
+    ]);
+  }
+}

@@ -1,0 +1,99 @@
+import { Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { AlarmsConstruct } from './alarms-construct.ts';
+import { ApiConstruct } from './api-construct.ts';
+import { bindTable } from './bind-table.ts';
+import { DataConstruct } from './data-construct.ts';
+import { MailConstruct } from './mail-construct.ts';
+import { apiRoutes, fallbackRoute, type onboardingRoutes } from './routes.ts';
+import { ServiceFunction } from './service-function.ts';
+import type { StackConfig } from './stack-config.ts';
+
+export interface ServiceStackProps extends StackProps {
+  readonly config: StackConfig;
+}
+
+/** What a route's function may be granted access to. */
+interface RouteResources {
+  readonly data: DataConstruct;
+  readonly mail: MailConstruct;
+}
+
+type RouteGrants = (fn: ServiceFunction, resources: RouteResources) => void;
+
+/**
+ * Each route's permissions, and nothing more. A route in `apiRoutes` without an entry here stops
+ * the synth; report and user-status routes add their lines next to these.
+ */
+const onboardingRouteGrants = {
+  CreateOnboardingToken: (fn, { data, mail }) => {
+    bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
+    bindTable(fn, data.tables.Idempotency, 'readWrite');
+    mail.grantSendOnboardingEmail(fn);
+  },
+  ListOnboardingTokens: (fn, { data }) => {
+    bindTable(fn, data.tables.OnboardingTokens, 'read');
+  },
+} satisfies Record<(typeof onboardingRoutes)[number]['name'], RouteGrants>;
+
+const routeGrants: Readonly<Record<string, RouteGrants>> = { ...onboardingRouteGrants };
+
+/** Token verification settings every authenticated function reads (shared/config/auth-config.ts). */
+function authEnvironment(config: StackConfig): Record<string, string> {
+  return {
+    JWT_ISSUER: config.jwtIssuer,
+    JWT_AUDIENCE: config.jwtAudience,
+    JWKS_URL: config.jwksUrl,
+    ORG_CLAIM: config.orgClaim,
+    ORG_NAME_CLAIM: config.orgNameClaim,
+  };
+}
+
+/** The whole service: tables, mail, the HTTP API with one function per route, alarms. */
+export class ServiceStack extends Stack {
+  readonly data: DataConstruct;
+  readonly mail: MailConstruct;
+  readonly api: ApiConstruct;
+  readonly alarms: AlarmsConstruct;
+  /** Answers unmatched paths and methods (`$default` route). */
+  readonly routeNotFound: ServiceFunction;
+  /** One function per route of `apiRoutes`, by route name. */
+  readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
+
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+
+    this.data = new DataConstruct(this, 'Data');
+    this.mail = new MailConstruct(this, 'Mail', { senderEmail: config.senderEmail, senderIdentity: config.senderIdentity });
+
+    // Does no authentication and touches no data: it only answers 404/405.
+    this.routeNotFound = new ServiceFunction(this, fallbackRoute.name, {
+      entry: fallbackRoute.entry,
+      description: 'Answers unmatched paths and methods with 404/405',
+    });
+    this.api = new ApiConstruct(this, 'Api', { fallback: this.routeNotFound });
+
+    const resources: RouteResources = { data: this.data, mail: this.mail };
+    const routeFunctions = new Map<string, ServiceFunction>();
+    for (const route of apiRoutes) {
+      const grants = routeGrants[route.name];
+      if (!grants) throw new Error(`Route ${route.name} (${route.method} ${route.path}) has no grants in lib/service-stack.ts`);
+      const fn = new ServiceFunction(this, route.name, {
+        entry: route.entry,
+        description: `${route.method} ${route.path}`,
+        environment: authEnvironment(config),
+      });
+      grants(fn, resources);
+      this.api.addRoute(route, fn);
+      routeFunctions.set(route.name, fn);
+    }
+    this.routeFunctions = routeFunctions;
+
+    this.alarms = new AlarmsConstruct(this, 'Alarms', {
+      alarmEmail: config.alarmEmail,
+      functions: [this.routeNotFound, ...routeFunctions.values()],
+    });
+    this.alarms.addHttpApiServerErrorsAlarm(this.api.httpApi);
+  }
+}

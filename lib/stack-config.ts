@@ -1,0 +1,98 @@
+import type { Node } from 'constructs';
+import * as v from 'valibot';
+
+/**
+ * The deployment's configuration, read from CDK context (`cdk.json` "context", or `-c key=value`)
+ * and validated once, before any construct is built. A missing or malformed key stops the synth
+ * with a message naming it.
+ */
+
+const required = (key: string) => v.pipe(v.string(`${key} is required`), v.trim(), v.minLength(1, `${key} must not be empty`));
+
+const claimName = (key: string, defaultValue: string) =>
+  v.optional(v.pipe(v.string(`${key} must be a string`), v.regex(/^[A-Za-z0-9_:/.-]{1,100}$/, `${key} must be a claim name`)), defaultValue);
+
+const email = (key: string, missing = `${key} must be an e-mail address`) =>
+  v.pipe(v.string(missing), v.trim(), v.email(`${key} must be an e-mail address`));
+
+/** Context values given with `-c` arrive as strings, values from cdk.json as numbers: accept both. */
+const positiveInteger = (key: string, defaultValue: number, max: number) =>
+  v.pipe(
+    v.optional(v.union([v.number(), v.string()], `${key} must be a number`), defaultValue),
+    v.transform(Number),
+    v.number(`${key} must be a number`),
+    v.integer(`${key} must be an integer`),
+    v.minValue(1, `${key} must be at least 1`),
+    v.maxValue(max, `${key} must be at most ${max}`),
+  );
+
+/** A domain (`example.com`) or an address (`no-reply@example.com`). */
+const senderIdentity = v.pipe(
+  v.string('senderIdentity must be a string'),
+  v.trim(),
+  v.regex(/^([^@\s]+@)?([a-z0-9-]+\.)+[a-z]{2,}$/i, 'senderIdentity must be a domain or an e-mail address'),
+);
+
+export const stackConfigSchema = v.pipe(
+  v.object({
+    /** `iss` every token must carry. */
+    jwtIssuer: required('jwtIssuer'),
+    /** Audience every token's `aud` must contain. */
+    jwtAudience: required('jwtAudience'),
+    /** Remote key set the functions verify tokens against. */
+    jwksUrl: v.pipe(required('jwksUrl'), v.url('jwksUrl must be a URL'), v.startsWith('https://', 'jwksUrl must use https')),
+    /** Claim holding the organization id. */
+    orgClaim: claimName('orgClaim', 'org_id'),
+    /** Claim holding the organization's display name (used in the onboarding e-mail). */
+    orgNameClaim: claimName('orgNameClaim', 'org_name'),
+    /** From address of the onboarding e-mail. */
+    senderEmail: email('senderEmail', 'senderEmail is required'),
+    /** SES identity to create and scope sending to; default: the domain of `senderEmail`. */
+    senderIdentity: v.optional(senderIdentity),
+    /** Days report jobs and PDFs are kept. */
+    retentionDays: positiveInteger('retentionDays', 30, 3650),
+    /** Where alarms are e-mailed; no topic is created without it. */
+    alarmEmail: v.optional(email('alarmEmail')),
+  }),
+  v.forward(
+    v.partialCheck(
+      [['senderEmail'], ['senderIdentity']],
+      ({ senderEmail, senderIdentity }) =>
+        senderIdentity === undefined ||
+        senderIdentity.toLowerCase() === senderEmail.toLowerCase() ||
+        senderIdentity.toLowerCase() === domainOf(senderEmail),
+      'senderIdentity must be senderEmail itself or its domain',
+    ),
+    ['senderIdentity'],
+  ),
+  v.transform((config) => ({ ...config, senderIdentity: config.senderIdentity?.toLowerCase() ?? domainOf(config.senderEmail) })),
+);
+
+export type StackConfig = v.InferOutput<typeof stackConfigSchema>;
+
+export const stackConfigKeys = Object.keys(stackConfigSchema.pipe[0].entries) as ReadonlyArray<keyof StackConfig>;
+
+export class StackConfigError extends Error {
+  override name = 'StackConfigError';
+}
+
+function domainOf(address: string): string {
+  return address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+}
+
+/** Validates raw context values; throws a `StackConfigError` naming every offending key. */
+export function parseStackConfig(context: Record<string, unknown>): StackConfig {
+  // Every key present (possibly undefined), so a missing key reads "x is required", not valibot's generic message.
+  const input = Object.fromEntries(stackConfigKeys.map((key) => [key, context[key]]));
+  const result = v.safeParse(stackConfigSchema, input, { abortEarly: false });
+  if (result.success) return result.output;
+  const problems = result.issues.map((issue) => `${v.getDotPath(issue) ?? '(context)'}: ${issue.message}`);
+  throw new StackConfigError(
+    `Invalid CDK context (set it in cdk.json "context" or with -c key=value):\n  ${problems.join('\n  ')}`,
+  );
+}
+
+/** Reads every configuration key from the construct tree's context (normally the App's). */
+export function readStackConfig(node: Node): StackConfig {
+  return parseStackConfig(Object.fromEntries(stackConfigKeys.map((key) => [key, node.tryGetContext(key) as unknown])));
+}

@@ -1,0 +1,39 @@
+import { Aspects } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceStack } from '../../lib/service-stack.ts';
+import { buildServiceStack } from './service-stack-fixture.ts';
+
+type Finding = ReturnType<Annotations['findError']>[number];
+
+const readable = (findings: Finding[]) => findings.map((finding) => `${finding.id}: ${String(finding.entry.data)}`).join('\n');
+
+let stack: ServiceStack;
+
+beforeAll(() => {
+  // The rules read the template, not the bundles: skip esbuild. An alarm e-mail adds the
+  // alarm topic and its key, so they are checked too.
+  ({ stack } = buildServiceStack({ bundle: false, context: { alarmEmail: 'ops@example.com' } }));
+  Aspects.of(stack).add(new AwsSolutionsChecks({ verbose: true }));
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  it('reports no unsuppressed error', () => {
+    const errors = Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'));
+    expect(errors, readable(errors)).toEqual([]);
+  });
+
+  it('reports no unsuppressed warning', () => {
+    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*'));
+    expect(warnings, readable(warnings)).toEqual([]);
+  });
+
+  it('checked the stack: the alarm topic exists and every suppression carries a reason', () => {
+    const resources = Object.values(Template.fromStack(stack).toJSON().Resources as Record<string, any>);
+    expect(resources.some((resource) => resource.Type === 'AWS::SNS::Topic')).toBe(true);
+    const suppressions = resources.flatMap((resource) => resource.Metadata?.cdk_nag?.rules_to_suppress ?? []) as Array<{ id: string; reason: string }>;
+    expect(suppressions.length).toBeGreaterThan(0);
+    for (const suppression of suppressions) expect(suppression.reason.length, suppression.id).toBeGreaterThan(40);
+  });
+});

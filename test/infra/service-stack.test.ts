@@ -1,0 +1,255 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { build } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceStack } from '../../lib/service-stack.ts';
+import { esbuildOptionsFor } from '../../lib/bundling.ts';
+import { fallbackRoute } from '../../lib/routes.ts';
+import { allTables } from '../../lib/table-definitions.ts';
+import { buildServiceStack, exampleContext, logicalIdOf } from './service-stack-fixture.ts';
+
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
+
+let app: App;
+let stack: ServiceStack;
+let template: Template;
+let resources: Record<string, Resource>;
+
+beforeAll(() => {
+  // Synthesized once, with the functions bundled by esbuild exactly as `cdk synth` does.
+  ({ app, stack } = buildServiceStack());
+  template = Template.fromStack(stack);
+  resources = template.toJSON().Resources as Record<string, Resource>;
+});
+
+const ofType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);
+const actionsOf = (statement: Statement) => [statement.Action].flat();
+
+function routeFunction(name: string) {
+  const fn = stack.routeFunctions.get(name);
+  if (!fn) throw new Error(`no route function ${name}`);
+  return fn;
+}
+
+const fallbackFunction = () => stack.routeNotFound;
+
+/** Every statement of every policy attached to the function's role. */
+function statementsOf(fn: ReturnType<typeof routeFunction>): Statement[] {
+  const roleId = logicalIdOf(fn.role!);
+  return ofType('AWS::IAM::Policy')
+    .filter(([, policy]) => (policy.Properties.Roles as unknown[]).some((role) => JSON.stringify(role) === JSON.stringify({ Ref: roleId })))
+    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+function environmentOf(fn: ReturnType<typeof routeFunction>): Record<string, unknown> {
+  return resources[logicalIdOf(fn)]!.Properties.Environment.Variables;
+}
+
+describe('HTTP API', () => {
+  it('routes each onboarding route to its own function and everything else to the fallback', () => {
+    const functionOfRouteKey = new Map(
+      ofType('AWS::ApiGatewayV2::Route').map(([, route]) => {
+        const integrationId = (route.Properties.Target['Fn::Join'][1][1] as { Ref: string }).Ref;
+        const uri = resources[integrationId]!.Properties.IntegrationUri as { 'Fn::GetAtt': [string, string] };
+        return [route.Properties.RouteKey as string, uri['Fn::GetAtt'][0]];
+      }),
+    );
+    expect(Object.fromEntries(functionOfRouteKey)).toEqual({
+      'POST /v1/onboarding-token': logicalIdOf(routeFunction('CreateOnboardingToken')),
+      'GET /v1/onboarding-tokens': logicalIdOf(routeFunction('ListOnboardingTokens')),
+      $default: logicalIdOf(fallbackFunction()),
+    });
+  });
+
+  it('logs every request of the $default stage as JSON with request id, route, status and latency', () => {
+    const stages = ofType('AWS::ApiGatewayV2::Stage');
+    expect(stages).toHaveLength(1);
+    const [, stage] = stages[0]!;
+    expect(stage.Properties.StageName).toBe('$default');
+    const destination = stage.Properties.AccessLogSettings.DestinationArn['Fn::GetAtt'][0] as string;
+    expect(resources[destination]?.Type).toBe('AWS::Logs::LogGroup');
+    const format = JSON.parse(stage.Properties.AccessLogSettings.Format as string) as Record<string, string>;
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      routeKey: '$context.routeKey',
+      status: '$context.status',
+      latency: '$context.responseLatency',
+    });
+  });
+
+  it('throttles the default stage', () => {
+    const [, stage] = ofType('AWS::ApiGatewayV2::Stage')[0]!;
+    expect(stage.Properties.DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThan(0);
+    expect(stage.Properties.DefaultRouteSettings.ThrottlingBurstLimit).toBeGreaterThan(0);
+  });
+
+  it('outputs the API URL', () => {
+    expect(Object.keys(template.findOutputs('*')).some((name) => name.includes('ApiUrl'))).toBe(true);
+  });
+});
+
+describe('functions', () => {
+  it('run every function on nodejs22.x and arm64 with an ESM bundle and source maps', () => {
+    const functions = ofType('AWS::Lambda::Function');
+    expect(functions).toHaveLength(3);
+    for (const [, fn] of functions) {
+      expect(fn.Properties.Runtime).toBe('nodejs22.x');
+      expect(fn.Properties.Architectures).toEqual(['arm64']);
+      expect(fn.Properties.Handler).toBe('index.handler');
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+      expect(fn.Properties.LoggingConfig.LogFormat).toBe('JSON');
+    }
+  });
+
+  it('send every function’s logs to its own log group, kept one month', () => {
+    const logGroupIds = ofType('AWS::Lambda::Function').map(([, fn]) => (fn.Properties.LoggingConfig.LogGroup as { Ref: string }).Ref);
+    expect(new Set(logGroupIds).size).toBe(3);
+    for (const id of logGroupIds) expect(resources[id]?.Properties.RetentionInDays).toBe(30);
+    for (const [, logGroup] of ofType('AWS::Logs::LogGroup')) expect(logGroup.Properties.RetentionInDays).toBe(30);
+  });
+
+  it('give every API function the token verification settings, and the fallback none', () => {
+    const expected = {
+      JWT_ISSUER: exampleContext.jwtIssuer,
+      JWT_AUDIENCE: exampleContext.jwtAudience,
+      JWKS_URL: exampleContext.jwksUrl,
+      ORG_CLAIM: 'org_id',
+      ORG_NAME_CLAIM: 'org_name',
+    };
+    for (const name of ['CreateOnboardingToken', 'ListOnboardingTokens']) {
+      expect(environmentOf(routeFunction(name))).toMatchObject(expected);
+    }
+    expect(Object.keys(environmentOf(fallbackFunction()))).not.toContain('JWT_ISSUER');
+  });
+
+  it('use no AWS managed policy in any role', () => {
+    for (const [, role] of ofType('AWS::IAM::Role')) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it('grant no action or resource wildcard and never dynamodb:Scan', () => {
+    const statements = ofType('AWS::IAM::Policy').flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[]);
+    const actions = statements.flatMap(actionsOf);
+    expect(actions).not.toContain('dynamodb:Scan');
+    expect(actions.filter((action) => action.includes('*'))).toEqual([]);
+    expect(JSON.stringify(statements.map((statement) => statement.Resource))).not.toMatch(/"\*"|\/\*"/);
+  });
+});
+
+describe('CreateOnboardingToken', () => {
+  it('may send e-mail only through the sender identity and the onboarding template, from the sender address', () => {
+    const fn = routeFunction('CreateOnboardingToken');
+    const sesStatements = statementsOf(fn).filter((statement) => actionsOf(statement).some((action) => action.startsWith('ses:')));
+    expect(sesStatements).toHaveLength(1);
+    const [statement] = sesStatements;
+    expect(actionsOf(statement!)).toEqual(['ses:SendEmail']);
+    const resourceArns = JSON.stringify(statement!.Resource);
+    expect(statement!.Resource).toHaveLength(2);
+    expect(resourceArns).toContain(':identity/');
+    expect(resourceArns).toContain(`{"Ref":"${logicalIdOf(stack.mail.identity)}"}`);
+    expect(resourceArns).toContain(':template/onboarding-token');
+    expect(statement!.Condition).toEqual({ StringEquals: { 'ses:FromAddress': exampleContext.senderEmail } });
+    expect(environmentOf(fn)).toMatchObject({ SENDER_EMAIL: exampleContext.senderEmail, ONBOARDING_TEMPLATE_NAME: 'onboarding-token' });
+  });
+
+  it('may read and write the onboarding tokens and idempotency tables and no other', () => {
+    const fn = routeFunction('CreateOnboardingToken');
+    const dynamoStatements = statementsOf(fn).filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
+    const tables = dynamoStatements.map((statement) => (statement.Resource as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]).sort();
+    expect(tables).toEqual([logicalIdOf(stack.data.tables.Idempotency), logicalIdOf(stack.data.tables.OnboardingTokens)].sort());
+    for (const statement of dynamoStatements) {
+      expect(actionsOf(statement)).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:ConditionCheckItem']));
+      expect(actionsOf(statement)).not.toContain('dynamodb:Scan');
+    }
+    expect(environmentOf(fn)).toMatchObject({
+      ONBOARDING_TOKENS_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.OnboardingTokens) },
+      IDEMPOTENCY_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.Idempotency) },
+    });
+  });
+});
+
+describe('ListOnboardingTokens', () => {
+  it('may only read the onboarding tokens table', () => {
+    const fn = routeFunction('ListOnboardingTokens');
+    const actions = statementsOf(fn).flatMap(actionsOf);
+    expect(actions).toContain('dynamodb:Query');
+    for (const write of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
+      expect(actions).not.toContain(write);
+    }
+    expect(actions.filter((action) => action.startsWith('ses:'))).toEqual([]);
+    expect(environmentOf(fn)).toMatchObject({ ONBOARDING_TOKENS_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.OnboardingTokens) } });
+  });
+});
+
+describe('RouteNotFound', () => {
+  it('may only write its own logs', () => {
+    const fn = fallbackFunction();
+    const statements = statementsOf(fn);
+    expect(statements.flatMap(actionsOf).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    expect(statements[0]!.Resource).toEqual({ 'Fn::GetAtt': [logicalIdOf(fn.logGroup), 'Arn'] });
+  });
+});
+
+describe('tables', () => {
+  it.each(allTables.map((definition) => [definition.id, definition] as const))(
+    '%s: on demand, TTL, point-in-time recovery, encrypted, retained, with its indexes',
+    (id, definition) => {
+      const table = resources[logicalIdOf(stack.data.tables[id as keyof typeof stack.data.tables])]!;
+      expect(table.Type).toBe('AWS::DynamoDB::Table');
+      expect(table.DeletionPolicy).toBe('Retain');
+      expect(table.UpdateReplacePolicy).toBe('Retain');
+      expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
+      expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: definition.timeToLiveAttribute, Enabled: true });
+      expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+      expect(table.Properties.SSESpecification).toEqual({ SSEEnabled: true });
+      expect(table.Properties.KeySchema).toEqual([
+        { AttributeName: definition.partitionKey, KeyType: 'HASH' },
+        ...(definition.sortKey ? [{ AttributeName: definition.sortKey, KeyType: 'RANGE' }] : []),
+      ]);
+      const indexes = (table.Properties.GlobalSecondaryIndexes ?? []) as Array<Record<string, any>>;
+      expect(indexes.map((index) => index.IndexName)).toEqual(definition.globalSecondaryIndexes.map((index) => index.indexName));
+      for (const index of indexes) expect(index.Projection).toEqual({ ProjectionType: 'ALL' });
+    },
+  );
+
+  it('creates exactly the defined tables', () => {
+    expect(ofType('AWS::DynamoDB::Table')).toHaveLength(allTables.length);
+  });
+});
+
+describe('mail and alarms', () => {
+  it('deploys the onboarding template and the sender identity', () => {
+    template.hasResourceProperties('AWS::SES::Template', { Template: { TemplateName: 'onboarding-token' } });
+    template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'example.com' });
+  });
+
+  it('alarms on the errors of every function and on API 5XX answers, without a topic when no alarm e-mail is set', () => {
+    const alarmedFunctions = ofType('AWS::CloudWatch::Alarm')
+      .filter(([, alarm]) => alarm.Properties.MetricName === 'Errors')
+      .map(([, alarm]) => (alarm.Properties.Dimensions[0].Value as { Ref: string }).Ref)
+      .sort();
+    expect(alarmedFunctions).toEqual(ofType('AWS::Lambda::Function').map(([id]) => id).sort());
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5xx' });
+    template.resourceCountIs('AWS::SNS::Topic', 0);
+  });
+});
+
+describe('bundling', () => {
+  it('builds with esbuildOptionsFor exactly the bundle CDK deploys', async () => {
+    const code = resources[logicalIdOf(stack.routeNotFound)]!.Properties.Code as { S3Key: string };
+    const assetDir = path.join(app.synth().directory, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+    const outDir = mkdtempSync(path.join(tmpdir(), 'bundle-'));
+    try {
+      await build(esbuildOptionsFor(fallbackRoute.entry, path.join(outDir, 'index.mjs')));
+      const deployed = readFileSync(path.join(assetDir, 'index.mjs'), 'utf8');
+      expect(deployed.startsWith("import { createRequire } from 'module';")).toBe(true);
+      expect(deployed).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
+      expect(readFileSync(path.join(outDir, 'index.mjs'), 'utf8')).toBe(deployed);
+    } finally {
+      rmSync(outDir, { recursive: true, force: true });
+    }
+  });
+});
