@@ -6,7 +6,7 @@ export interface RouteShape {
 }
 
 const compile = (path: string): RegExp =>
-  new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}/]+\}/g, '[^/]+')}/?$`);
+  new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}/]+\}/g, '[^/]+')}$`);
 
 /**
  * Explains why no route matched: a path that exists under another method is a 405 (with the

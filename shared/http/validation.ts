@@ -95,7 +95,7 @@ function phraseFor(code: string, issue: AnyIssue): string {
       return `must be at most ${String(issue.requirement)} characters`;
     case 'isIn':
       if (isUnknownKey(issue)) return 'is not a known member';
-      return issue.expected ? `must be one of ${issue.expected.replaceAll(' | ', ', ')}` : 'is not an allowed value';
+      return issue.expected ? `must be one of ${issue.expected.replace(/^\((.*)\)$/, '$1').replaceAll(' | ', ', ')}` : 'is not an allowed value';
     default: {
       const [, hint] = issue.message.split(/:\s*/, 2);
       return hint ?? issue.message;

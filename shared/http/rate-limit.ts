@@ -1,0 +1,35 @@
+import type { Clock } from '../domain/clock.ts';
+import { RateLimitedError } from '../domain/errors.ts';
+import type { ReportRateLimiter } from '../domain/reports/ports.ts';
+import type { RateLimitDecision } from '../domain/reports/rate-limit.ts';
+import type { ApiMiddleware } from './middlewares.ts';
+
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  return {
+    'ratelimit-limit': String(decision.limit),
+    'ratelimit-remaining': String(decision.remaining),
+    'ratelimit-reset': String(decision.resetSeconds),
+  };
+}
+
+/**
+ * Spends one of the organization's tokens for every authenticated request, before the body is
+ * read (the contract's order). Refused: 429 with Retry-After. Accepted: RateLimit-* headers on
+ * the success response.
+ */
+export function limitRate(limiter: ReportRateLimiter, clock: Clock): ApiMiddleware {
+  const decisions = new WeakMap<object, RateLimitDecision>();
+  return {
+    before: async (request) => {
+      const decision = await limiter.spend(request.context.principal.orgId, clock.now());
+      if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds, rateLimitHeaders(decision));
+      decisions.set(request.context, decision);
+    },
+    after: (request) => {
+      const decision = decisions.get(request.context);
+      if (decision && request.response) {
+        request.response.headers = { ...request.response.headers, ...rateLimitHeaders(decision) };
+      }
+    },
+  };
+}
