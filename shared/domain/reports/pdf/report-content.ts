@@ -29,9 +29,14 @@ export const REPORT_SECTION_IDS = [
 
 export type ReportSectionId = (typeof REPORT_SECTION_IDS)[number];
 
-export interface ReportRow {
+export interface ReportField {
   label: string;
   value: string;
+}
+
+/** A table row: one field, or two short ones side by side (used inside screening matches). */
+export interface ReportRow {
+  fields: [ReportField] | [ReportField, ReportField];
 }
 
 export interface ReportBlock {
@@ -127,16 +132,12 @@ function screeningBlock(kind: string, index: number, total: number, entry: Scree
   return {
     title: name === MISSING ? title : `${title}: ${name}`,
     rows: [
-      row('First name', formatText(entry.firstName)),
-      row('Middle name', formatText(entry.middleName)),
-      row('Last name', formatText(entry.lastName)),
-      row('Gender', formatText(entry.gender)),
-      row('Status', formatText(entry.status)),
+      pair(field('First name', formatText(entry.firstName)), field('Middle name', formatText(entry.middleName))),
+      pair(field('Last name', formatText(entry.lastName)), field('Gender', formatText(entry.gender))),
+      pair(field('Status', formatText(entry.status)), field('Aliases', formatCount(entry.aliases))),
       row('Datasets', formatText(entry.datasets)),
-      row('Aliases', formatCount(entry.aliases)),
       row('Addresses', formatAddresses(entry.addresses)),
-      row('Deleted', formatYesNo(entry.isDeleted)),
-      row('Deceased', formatYesNo(entry.isDeceased)),
+      pair(field('Deleted', formatYesNo(entry.isDeleted)), field('Deceased', formatYesNo(entry.isDeceased))),
     ],
   };
 }
@@ -170,6 +171,14 @@ function section(id: ReportSectionId, title: string, rows: ReportRow[]): ReportS
   return { id, title, rows, blocks: [] };
 }
 
-function row(label: string, value: string): ReportRow {
+function field(label: string, value: string): ReportField {
   return { label, value };
+}
+
+function row(label: string, value: string): ReportRow {
+  return { fields: [field(label, value)] };
+}
+
+function pair(first: ReportField, second: ReportField): ReportRow {
+  return { fields: [first, second] };
 }

@@ -4,8 +4,8 @@ export const PAGE = {
   width: 595.28, // A4
   height: 841.89,
   marginX: 50,
-  marginTop: 40,
-  marginBottom: 40,
+  marginTop: 36,
+  marginBottom: 34,
 } as const;
 
 export const CONTENT_LEFT = PAGE.marginX;
@@ -20,6 +20,8 @@ export const HEADER = {
   titleSize: 17,
   ruleY: PAGE.height - PAGE.marginTop - 43,
   ruleThickness: 1.2,
+  /** Least space between the organization name and the generation time. */
+  minGap: 24,
   /** Gap between the header rule and the first content. */
   gapBelow: 14,
 } as const;
@@ -30,7 +32,7 @@ export const FOOTER = {
   ruleY: PAGE.marginBottom + 14,
   ruleThickness: 0.5,
   /** Gap kept free above the footer rule. */
-  gapAbove: 14,
+  gapAbove: 12,
 } as const;
 
 /** Content flows between these two lines; nothing but the footer is drawn below `CONTENT_BOTTOM`. */
@@ -38,29 +40,32 @@ export const CONTENT_TOP = HEADER.ruleY - HEADER.gapBelow;
 export const CONTENT_BOTTOM = FOOTER.ruleY + FOOTER.gapAbove;
 
 export const SECTION_HEADING = {
-  size: 11.5,
-  lineHeight: 16,
+  size: 11,
+  lineHeight: 15,
   /** Space above a heading that follows other content on the page. */
-  gapAbove: 18,
-  ruleGap: 5,
+  gapAbove: 14,
+  ruleGap: 4,
   ruleThickness: 0.75,
-  gapBelow: 2,
+  gapBelow: 1,
 } as const;
 
 export const BLOCK_HEADING = {
-  size: 9,
-  lineHeight: 13,
-  gapAbove: 10,
-  paddingY: 4,
+  size: 8.75,
+  lineHeight: 12,
+  gapAbove: 9,
+  paddingY: 3,
   paddingX: 6,
 } as const;
 
 export const TABLE = {
-  labelSize: 8.5,
-  valueSize: 9,
-  lineHeight: 12.5,
-  paddingY: 4,
+  labelSize: 7.75,
+  valueSize: 8.5,
+  lineHeight: 11,
+  paddingY: 2.75,
+  /** From the content's left edge to the value column. */
   labelColumnWidth: 158,
+  /** In a row of two fields, the width of the second field's label column. */
+  secondLabelWidth: 60,
   /** Indent of a screening match's rows below its block heading. */
   blockIndent: 6,
   columnGap: 10,

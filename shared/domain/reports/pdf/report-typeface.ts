@@ -39,17 +39,19 @@ const parsedFaces = new WeakMap<Uint8Array, ParsedFace>();
 export function reportTypeface(fonts: ReportFonts): ReportTypeface {
   const faces = { regular: parsedFace(fonts.regular), bold: parsedFace(fonts.bold) };
   return {
-    printable: (text) => printable(text, (codePoint) => hasGlyph(faces.regular, codePoint) && hasGlyph(faces.bold, codePoint)),
+    printable: (text) =>
+      printable(text, (codePoint) => hasGlyph(faces.regular, codePoint) && hasGlyph(faces.bold, codePoint)),
     width: (text, weight, size) => textWidth(faces[weight], text, size),
     fontkit: { create: (bytes) => parsedFace(bytes).forEmbedding },
   };
 }
 
 /**
- * The PDF name of a subset face: a six-letter tag, `+`, the face's PostScript name. The tag is
- * derived from the characters the subset holds, so it is the same for the same text (pdf-lib
- * would otherwise append a counter-based suffix) and differs between different subsets, as the
- * PDF specification asks.
+ * The PDF name of a subset face: a six-letter tag, `+`, the face's PostScript name, the form the
+ * PDF specification gives subsets. The tag is a hash of the characters the subset holds: the same
+ * text gives the same name, different subsets get different names. (Left alone, pdf-lib appends a
+ * number from a generator it seeds afresh per document: stable too, but an accident of its
+ * internals rather than a promise.)
  */
 export function subsetFontName(bytes: Uint8Array, text: string): string {
   const codePoints = [...new Set(Array.from(text, (character) => character.codePointAt(0) ?? 0))].sort((a, b) => a - b);
@@ -77,7 +79,7 @@ function parsedFace(bytes: Uint8Array): ParsedFace {
 }
 
 /**
- * pdf-lib turns text into glyphs with fontkit's full OpenType layout, about 1.5 ms per string on
+ * pdf-lib turns text into glyphs with fontkit's full OpenType layout, 1 to 2 ms per string on
  * Noto Sans, and then ignores the glyph positions it computed. Mapping each character straight to
  * its glyph gives the same drawing (NFC text, no ligatures) at a fraction of the cost. The glyph
  * records are made per call, so nothing a render reads depends on earlier renders in the process
@@ -93,13 +95,58 @@ function withoutShaping(face: ParsedFace): FontkitFont {
     });
     return { glyphs } as unknown as GlyphRun;
   };
+  const createSubset = (): unknown => withEvenGlyphLengths(face.font.createSubset());
   return new Proxy(face.font, {
     get(target, property) {
       if (property === 'layout') return layout;
+      if (property === 'createSubset') return createSubset;
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+}
+
+/** The parts of fontkit's (1.1.1) TrueType subset that `withEvenGlyphLengths` touches. */
+interface TrueTypeSubset {
+  glyf: Uint8Array[];
+  offset: number;
+  _addGlyph(glyphId: number): number;
+}
+
+/**
+ * fontkit 1.1.1 writes a small subset's `loca` table in the short format, which stores offsets
+ * halved, but copies glyph data without padding it to an even length. Noto Sans has odd-length
+ * glyphs, so most glyphs after the first odd one would be cut and vanish from the page. Padding
+ * each glyph with a zero byte, as the TrueType specification expects, fixes this subset only.
+ */
+function withEvenGlyphLengths<T>(subset: T): T {
+  const trueType = subset as unknown as Partial<TrueTypeSubset>;
+  const addGlyph = trueType._addGlyph;
+  if (typeof addGlyph !== 'function') return subset; // a CFF face
+  trueType._addGlyph = function addPaddedGlyph(this: TrueTypeSubset, glyphId: number): number {
+    const index = addGlyph.call(this, glyphId);
+    const data = this.glyf[index];
+    if (data && data.length % 2 === 1) {
+      this.glyf[index] = padded(data);
+      this.offset += 1;
+    }
+    return index;
+  };
+  return subset;
+}
+
+interface BufferStatics {
+  concat(list: Uint8Array[]): Uint8Array;
+  alloc(size: number): Uint8Array;
+}
+
+/**
+ * `data` and one zero byte, as the same Buffer class: fontkit's bundled stream only accepts its
+ * own Buffer polyfill.
+ */
+function padded(data: Uint8Array): Uint8Array {
+  const BufferClass = data.constructor as unknown as BufferStatics;
+  return BufferClass.concat([data, BufferClass.alloc(1)]);
 }
 
 function hasGlyph(face: ParsedFace, codePoint: number): boolean {

@@ -1,0 +1,268 @@
+import type { ReportBlock, ReportRow, ReportSection, ReportSectionId } from './report-content.ts';
+import type { ReportPage, TextMeasure } from './report-layout-model.ts';
+import {
+  BLOCK_HEADING,
+  CONTENT_BOTTOM,
+  CONTENT_LEFT,
+  CONTENT_RIGHT,
+  CONTENT_TOP,
+  CONTENT_WIDTH,
+  SECTION_HEADING,
+  TABLE,
+  baselineIn,
+  type ReportColor,
+} from './report-style.ts';
+import { wrapText } from './text-wrap.ts';
+
+const CONTINUED = ' (continued)';
+/** The label of the part of a row that runs on after a page break. */
+const CONTINUED_LABEL = '(continued)';
+
+const VALUE_LEFT = CONTENT_LEFT + TABLE.labelColumnWidth;
+/** Where the second field of a two-field row starts: halfway along the value column. */
+const SECOND_FIELD_LEFT = VALUE_LEFT + (CONTENT_RIGHT - VALUE_LEFT) / 2;
+const SECOND_VALUE_LEFT = SECOND_FIELD_LEFT + TABLE.secondLabelWidth;
+
+/** One column of a table row, wrapped to its width. */
+interface MeasuredCell {
+  role: 'label' | 'value';
+  x: number;
+  lines: string[];
+}
+
+interface MeasuredRow {
+  cells: MeasuredCell[];
+  indent: number;
+}
+
+const CELL_STYLE = {
+  label: { size: TABLE.labelSize, color: 'muted' },
+  value: { size: TABLE.valueSize, color: 'ink' },
+} as const satisfies Record<MeasuredCell['role'], { size: number; color: ReportColor }>;
+
+function lineCountOf(row: MeasuredRow): number {
+  return Math.max(...row.cells.map((cell) => cell.lines.length));
+}
+
+function rowHeight(lineCount: number): number {
+  return lineCount * TABLE.lineHeight + 2 * TABLE.paddingY;
+}
+
+/**
+ * Places sections top to bottom, page after page, between the header and the footer area.
+ * - A heading is kept with what follows it: a section heading with its first row, a screening
+ *   match with all its rows when they fit on one page.
+ * - A row moves whole to the next page when it fits there; only a row taller than a page is split,
+ *   line by line, its later parts labelled "(continued)".
+ * - A page that continues a section (or a match) starts by repeating its heading, marked "(continued)".
+ */
+export class ReportFlow {
+  readonly pages: ReportPage[] = [];
+  private page: ReportPage = { texts: [], boxes: [] };
+  private y = CONTENT_TOP;
+  private section: ReportSection | undefined;
+  private block: ReportBlock | undefined;
+
+  constructor(private readonly measure: TextMeasure) {
+    this.startPage();
+  }
+
+  placeSection(section: ReportSection): void {
+    this.section = undefined;
+    this.block = undefined;
+    const heading = this.headingLines(section.title, 'section');
+    const firstRow = section.rows[0] ? this.measureRow(section.rows[0], 0) : undefined;
+    const least = this.sectionHeadingHeight(heading) + this.keepHeight(firstRow, section, undefined);
+    if (this.gapAbove(SECTION_HEADING.gapAbove) + least > this.remaining() && !this.atPageTop()) this.startPage();
+    this.section = section;
+    this.drawSectionHeading(heading, section.id);
+    for (const row of section.rows) this.placeRow(this.measureRow(row, 0));
+    for (const block of section.blocks) this.placeBlock(block, section);
+  }
+
+  private placeBlock(block: ReportBlock, section: ReportSection): void {
+    this.block = undefined;
+    const heading = this.headingLines(block.title, 'block');
+    const rows = block.rows.map((row) => this.measureRow(row, TABLE.blockIndent));
+    const headingHeight = this.blockHeadingHeight(heading);
+    const whole = headingHeight + rows.reduce((sum, row) => sum + rowHeight(lineCountOf(row)), 0);
+    const fitsOnOnePage = whole <= this.freshPageCapacity(section, undefined);
+    const least = fitsOnOnePage ? whole : headingHeight + this.keepHeight(rows[0], section, block);
+    if (this.gapAbove(BLOCK_HEADING.gapAbove) + least > this.remaining()) this.continueOnNextPage();
+    this.block = block;
+    this.drawBlockHeading(heading, section.id);
+    for (const row of rows) this.placeRow(row);
+  }
+
+  private placeRow(row: MeasuredRow): void {
+    const lineCount = lineCountOf(row);
+    const height = rowHeight(lineCount);
+    if (height > this.remaining() && height <= this.freshPageCapacity(this.section, this.block)) {
+      this.continueOnNextPage();
+    }
+    let start = 0;
+    while (start < lineCount) {
+      if (this.remaining() < rowHeight(1)) this.continueOnNextPage();
+      const fitting = Math.floor((this.remaining() - 2 * TABLE.paddingY) / TABLE.lineHeight);
+      const end = Math.min(lineCount, start + fitting);
+      this.drawRowLines(row, start, end);
+      start = end;
+    }
+  }
+
+  /** The least that must fit below a heading: its first row, or one line of it when the row is taller than a page. */
+  private keepHeight(firstRow: MeasuredRow | undefined, section: ReportSection, block: ReportBlock | undefined): number {
+    if (!firstRow) return 0;
+    const whole = rowHeight(lineCountOf(firstRow));
+    return whole <= this.freshPageCapacity(section, block) ? whole : rowHeight(1);
+  }
+
+  /** Room for rows on a page that starts by continuing `section` (and `block`). */
+  private freshPageCapacity(section: ReportSection | undefined, block: ReportBlock | undefined): number {
+    let headings = 0;
+    if (section) headings += this.sectionHeadingHeight(this.headingLines(section.title + CONTINUED, 'section'));
+    if (block) headings += this.blockHeadingHeight(this.headingLines(block.title + CONTINUED, 'block'));
+    return CONTENT_TOP - CONTENT_BOTTOM - headings;
+  }
+
+  private continueOnNextPage(): void {
+    this.startPage();
+    if (!this.section) return;
+    this.drawSectionHeading(this.headingLines(this.section.title + CONTINUED, 'section'), this.section.id);
+    if (this.block) this.drawBlockHeading(this.headingLines(this.block.title + CONTINUED, 'block'), this.section.id);
+  }
+
+  private startPage(): void {
+    this.page = { texts: [], boxes: [] };
+    this.pages.push(this.page);
+    this.y = CONTENT_TOP;
+  }
+
+  private remaining(): number {
+    return this.y - CONTENT_BOTTOM;
+  }
+
+  private atPageTop(): boolean {
+    return this.y === CONTENT_TOP;
+  }
+
+  /** No space above the first thing on a page. */
+  private gapAbove(gap: number): number {
+    return this.atPageTop() ? 0 : gap;
+  }
+
+  private headingLines(title: string, kind: 'section' | 'block'): string[] {
+    const { size, width } =
+      kind === 'section'
+        ? { size: SECTION_HEADING.size, width: CONTENT_WIDTH }
+        : { size: BLOCK_HEADING.size, width: CONTENT_WIDTH - 2 * BLOCK_HEADING.paddingX };
+    return wrapText(this.measure.printable(title), width, (piece) => this.measure.width(piece, 'bold', size));
+  }
+
+  private sectionHeadingHeight(lines: string[]): number {
+    return lines.length * SECTION_HEADING.lineHeight + SECTION_HEADING.ruleGap + SECTION_HEADING.gapBelow;
+  }
+
+  private blockHeadingHeight(lines: string[]): number {
+    return lines.length * BLOCK_HEADING.lineHeight + 2 * BLOCK_HEADING.paddingY;
+  }
+
+  /** Cells of a row: label and value, and for a second field its label and value. */
+  private measureRow(row: ReportRow, indent: number): MeasuredRow {
+    const [first, second] = row.fields;
+    const rowRight = CONTENT_RIGHT + TABLE.columnGap;
+    const cells = [
+      this.cell('label', first.label, CONTENT_LEFT + indent, VALUE_LEFT),
+      this.cell('value', first.value, VALUE_LEFT, second ? SECOND_FIELD_LEFT : rowRight),
+    ];
+    if (second) {
+      cells.push(
+        this.cell('label', second.label, SECOND_FIELD_LEFT, SECOND_VALUE_LEFT),
+        this.cell('value', second.value, SECOND_VALUE_LEFT, rowRight),
+      );
+    }
+    return { cells, indent };
+  }
+
+  /** A cell from `left` up to the column gap before `right`. */
+  private cell(role: MeasuredCell['role'], text: string, left: number, right: number): MeasuredCell {
+    const { size } = CELL_STYLE[role];
+    const paragraphs = text.split(/\r?\n/).map((paragraph) => this.measure.printable(paragraph));
+    const widthOf = (piece: string): number => this.measure.width(piece, 'regular', size);
+    return { role, x: left, lines: wrapText(paragraphs.join('\n'), right - TABLE.columnGap - left, widthOf) };
+  }
+
+  private drawSectionHeading(lines: string[], sectionId: ReportSectionId): void {
+    this.y -= this.gapAbove(SECTION_HEADING.gapAbove);
+    for (const line of lines) {
+      const y = baselineIn(this.y, SECTION_HEADING.lineHeight, SECTION_HEADING.size);
+      this.page.texts.push({
+        role: 'section-heading',
+        text: line,
+        x: CONTENT_LEFT,
+        y,
+        size: SECTION_HEADING.size,
+        weight: 'bold',
+        color: 'accent',
+        sectionId,
+      });
+      this.y -= SECTION_HEADING.lineHeight;
+    }
+    this.y -= SECTION_HEADING.ruleGap;
+    this.page.boxes.push({
+      x: CONTENT_LEFT,
+      y: this.y,
+      width: CONTENT_WIDTH,
+      height: SECTION_HEADING.ruleThickness,
+      color: 'accent',
+    });
+    this.y -= SECTION_HEADING.gapBelow;
+  }
+
+  /** A shaded band with a darker left edge, the title inside. */
+  private drawBlockHeading(lines: string[], sectionId: ReportSectionId): void {
+    this.y -= this.gapAbove(BLOCK_HEADING.gapAbove);
+    const height = this.blockHeadingHeight(lines);
+    const bottom = this.y - height;
+    this.page.boxes.push(
+      { x: CONTENT_LEFT, y: bottom, width: CONTENT_WIDTH, height, color: 'band' },
+      { x: CONTENT_LEFT, y: bottom, width: 2, height, color: 'bandRule' },
+    );
+    let top = this.y - BLOCK_HEADING.paddingY;
+    for (const line of lines) {
+      this.page.texts.push({
+        role: 'block-heading',
+        text: line,
+        x: CONTENT_LEFT + BLOCK_HEADING.paddingX,
+        y: baselineIn(top, BLOCK_HEADING.lineHeight, BLOCK_HEADING.size),
+        size: BLOCK_HEADING.size,
+        weight: 'bold',
+        color: 'ink',
+        sectionId,
+      });
+      top -= BLOCK_HEADING.lineHeight;
+    }
+    this.y = bottom;
+  }
+
+  /** Lines `start` to `end` (exclusive) of a row, drawn as one table row with a rule below. */
+  private drawRowLines(row: MeasuredRow, start: number, end: number): void {
+    const sectionId = this.section?.id;
+    for (const cell of row.cells) {
+      const { size, color } = CELL_STYLE[cell.role];
+      const lines = cell.role === 'label' && start > 0 ? [CONTINUED_LABEL] : cell.lines.slice(start, end);
+      // Labels are smaller than values; they share the values' baseline so each line reads level.
+      let y = baselineIn(this.y - TABLE.paddingY, TABLE.lineHeight, TABLE.valueSize);
+      for (const text of lines) {
+        if (text !== '') {
+          const { role, x } = cell;
+          this.page.texts.push({ role, text, x, y, size, weight: 'regular', color, ...(sectionId && { sectionId }) });
+        }
+        y -= TABLE.lineHeight;
+      }
+    }
+    this.y -= rowHeight(end - start);
+    const left = CONTENT_LEFT + row.indent;
+    this.page.boxes.push({ x: left, y: this.y, width: CONTENT_RIGHT - left, height: TABLE.ruleThickness, color: 'rule' });
+  }
+}

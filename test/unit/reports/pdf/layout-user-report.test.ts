@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import {
+  layoutUserReport,
+  type PositionedText,
+  type ReportLayout,
+  type ReportPage,
+} from '../../../../shared/domain/reports/pdf/layout-user-report.ts';
+import { REPORT_SECTION_IDS } from '../../../../shared/domain/reports/pdf/report-content.ts';
+import { loadReportFonts } from '../../../../shared/domain/reports/pdf/report-fonts.ts';
+import { CONTENT_BOTTOM, CONTENT_RIGHT, CONTENT_TOP, FOOTER, HEADER } from '../../../../shared/domain/reports/pdf/report-style.ts';
+import { reportTypeface } from '../../../../shared/domain/reports/pdf/report-typeface.ts';
+import type { UserRecord } from '../../../../shared/domain/users/user-record.ts';
+import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, typicalUser, userWithMatches } from './user-report-fixtures.ts';
+
+const typeface = reportTypeface(loadReportFonts());
+
+function layout(user: UserRecord, organizationName = ORGANIZATION_NAME): ReportLayout {
+  const input = { user, organizationName, jobId: JOB_ID, generatedAt: GENERATED_AT, templateVersion: '2026-11.1' };
+  return layoutUserReport(input, typeface);
+}
+
+const isContent = (text: PositionedText): boolean => text.role !== 'header' && text.role !== 'footer';
+const isHeading = (text: PositionedText): boolean => text.role === 'section-heading' || text.role === 'block-heading';
+const texts = (page: ReportPage, role: PositionedText['role']): string[] =>
+  page.texts.filter((text) => text.role === role).map((text) => text.text);
+
+/** Value of the row labelled `label` (first match, first line). */
+function valueOf(report: ReportLayout, label: string): string | undefined {
+  for (const page of report.pages) {
+    const labelText = page.texts.find((text) => text.role === 'label' && text.text === label);
+    if (labelText) return page.texts.find((text) => text.role === 'value' && text.y === labelText.y && text.x > labelText.x)?.text;
+  }
+  return undefined;
+}
+
+describe('layoutUserReport', () => {
+  const long = layout(userWithMatches(60));
+
+  it('paginates a 60-match screening onto many pages', () => {
+    expect(layout(typicalUser()).pages).toHaveLength(2);
+    expect(long.pages.length).toBeGreaterThan(10);
+  });
+
+  it('ends every page with a footer naming the job, the template version and "Page i of n"', () => {
+    long.pages.forEach((page, index) => {
+      expect(texts(page, 'footer')).toEqual([`Job ${JOB_ID}`, 'Template 2026-11.1', `Page ${index + 1} of ${long.pages.length}`]);
+    });
+  });
+
+  it('heads every page with organization, title, generation time in UTC and the user id', () => {
+    for (const page of long.pages) {
+      expect(texts(page, 'header')).toEqual([
+        ORGANIZATION_NAME,
+        'Generated 2026-11-03 14:05:09 UTC',
+        'User status report',
+        'User ID usr-0001',
+      ]);
+    }
+  });
+
+  it('shortens an organization name too long for the header with an ellipsis', () => {
+    const page = layout(typicalUser(), 'The Very Long Name Of A Sports And Leisure Organization '.repeat(4)).pages[0];
+
+    const [organization, generated] = page!.texts.filter((text) => text.role === 'header');
+    expect(organization!.text).toMatch(/…$/);
+    expect(organization!.x + typeface.width(organization!.text, 'bold', organization!.size)).toBeLessThan(generated!.x - 12);
+  });
+
+  it('keeps all content between the header and the footer and inside the right margin', () => {
+    for (const page of [...long.pages, ...layout(userWithMatches(3)).pages]) {
+      for (const text of page.texts.filter(isContent)) {
+        expect(text.y - 0.3 * text.size).toBeGreaterThanOrEqual(CONTENT_BOTTOM);
+        expect(text.y + text.size).toBeLessThanOrEqual(CONTENT_TOP);
+        expect(text.x + typeface.width(text.text, text.weight, text.size)).toBeLessThanOrEqual(CONTENT_RIGHT + 0.01);
+      }
+      for (const box of page.boxes.filter((box) => box.y !== FOOTER.ruleY && box.y !== HEADER.ruleY)) {
+        expect(box.y).toBeGreaterThanOrEqual(CONTENT_BOTTOM);
+        expect(box.y + box.height).toBeLessThanOrEqual(CONTENT_TOP);
+      }
+    }
+  });
+
+  it('lays the sections out in the order of the contract', () => {
+    const headings = layout(typicalUser()).pages.flatMap((page) => page.texts.filter((text) => text.role === 'section-heading'));
+
+    const order = headings.map((heading) => heading.sectionId).filter((id, index, ids) => id !== ids[index - 1]);
+    expect(order).toEqual([...REPORT_SECTION_IDS]);
+  });
+
+  it('never leaves a heading as the last content of a page', () => {
+    for (const report of [long, layout(typicalUser()), layout(userWithMatches(7, 4))]) {
+      for (const page of report.pages) {
+        const content = page.texts.filter(isContent);
+        expect(isHeading(content.at(-1)!)).toBe(false);
+      }
+    }
+  });
+
+  it('repeats the section heading, marked as continued, on each page the screening flows onto', () => {
+    const continued = long.pages.slice(2).map((page) => texts(page, 'section-heading')[0]);
+
+    expect(new Set(continued.slice(0, -1))).toEqual(new Set(['PEP and sanction screening (continued)']));
+  });
+
+  it('shows one block per screening match, numbered', () => {
+    const blockHeadings = layout(userWithMatches(2, 1)).pages.flatMap((page) => texts(page, 'block-heading'));
+
+    expect(blockHeadings).toEqual([
+      'PEP match 1 of 2: Viktor Andreevich Petrenko-1',
+      'PEP match 2 of 2: Viktor Petrenko-2',
+      'Sanction match 1 of 1: Viktor Andreevich Petrenko-3',
+    ]);
+  });
+
+  it('formats booleans as Yes/No, scores with two decimals and instants in UTC', () => {
+    const report = layout(typicalUser({ selfie_liveness_score: 0.9731, fmc_score: 87.5, is_deleted: false }));
+
+    expect(valueOf(report, 'Data sharing agreed')).toBe('Yes');
+    expect(valueOf(report, 'Record deleted')).toBe('No');
+    expect(valueOf(report, 'Selfie liveness score')).toBe('0.97');
+    expect(valueOf(report, 'Face match score')).toBe('87.50');
+    expect(valueOf(report, 'Created')).toBe('2026-09-14 08:01:22 UTC');
+    expect(valueOf(report, 'PEP matches')).toBe('2');
+  });
+
+  it('shows "—" for every field a minimal record lacks', () => {
+    const report = layout({ id: 'u-1', organization_id: 'org-1', created_at: '2026-01-01T00:00:00.000Z' });
+
+    for (const label of ['Name', 'Email', 'Guardian name', 'Data sharing agreed', 'Selfie liveness score', 'Result status', 'Override notes', 'Last updated']) {
+      expect(valueOf(report, label)).toBe('—');
+    }
+    expect(valueOf(report, 'PEP matches')).toBe('0');
+  });
+
+  it('wraps a long value onto several lines and splits one taller than a page across pages', () => {
+    const notes = 'Reviewed against the sanction list and the supporting documents. '.repeat(150);
+    const report = layout(typicalUser({ override_notes: notes }));
+
+    const [, ...noteLines] = report.pages.flatMap((page) => page.texts.filter((text) => text.role === 'value' && text.sectionId === 'overrides')); // after the override status
+    expect(noteLines.length).toBeGreaterThan(60);
+    const pagesWithNotes = report.pages.filter((page) => page.texts.some((text) => text.sectionId === 'overrides'));
+    expect(pagesWithNotes.length).toBeGreaterThan(1);
+    expect(texts(pagesWithNotes[1]!, 'label')).toContain('(continued)');
+    expect(noteLines.map((line) => line.text).join(' ') === notes.trim()).toBe(true);
+  });
+
+  it('breaks a word wider than the value column instead of overflowing', () => {
+    const report = layout(typicalUser({ email: `${'x'.repeat(200)}@example.com` }));
+
+    const emailLines = report.pages[0]!.texts.filter((text) => text.role === 'value' && text.text.includes('x'.repeat(20)));
+    expect(emailLines.length).toBeGreaterThan(1);
+  });
+});
