@@ -67,7 +67,12 @@ function codeFor(issue: AnyIssue): string {
   return CODE_BY_ISSUE_TYPE[issue.type] ?? 'isIn';
 }
 
+const CODED_MESSAGE = /^([a-z][A-Za-z]+):\s*(.+)$/;
+
 function phraseFor(code: string, issue: AnyIssue): string {
+  // A schema may word its own hint as "code: hint".
+  const coded = CODED_MESSAGE.exec(issue.message);
+  if (coded && coded[1] === code && coded[2]) return coded[2];
   switch (code) {
     case 'isNotEmpty':
       return issue.type === 'min_length' ? 'must not be empty' : 'is required';

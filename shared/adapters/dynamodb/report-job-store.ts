@@ -163,9 +163,11 @@ export class DynamoDbReportJobStore implements ReportJobStore {
   }
 
   async fail(job: ReportJob, errorCode: ReportErrorCode, now: Date): Promise<boolean> {
+    // A job seen in the hands of one attempt is failed only if no other attempt took it over since.
+    const sameAttempt = job.attemptId ? { ':attemptId': job.attemptId } : {};
     return this.finish(job, {
       UpdateExpression: 'SET #status = :failed, errorCode = :errorCode, durationMs = :durationMs, updatedAt = :now REMOVE leaseExpiresAt',
-      ConditionExpression: '#status IN (:pending, :inProgress)',
+      ConditionExpression: `#status IN (:pending, :inProgress)${job.attemptId ? ' AND attemptId = :attemptId' : ''}`,
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ':failed': 'FAILED',
@@ -174,6 +176,7 @@ export class DynamoDbReportJobStore implements ReportJobStore {
         ':errorCode': errorCode,
         ':durationMs': processingDurationMs(job, now),
         ':now': now.toISOString(),
+        ...sameAttempt,
       },
     });
   }

@@ -11,9 +11,13 @@ export interface ProcessReportJobDeps {
   render: ReportRenderer;
   clock: Clock;
   templateVersion: string;
-  /** How long an attempt may hold a job before another may take it over (the worker's timeout). */
+}
+
+export interface ProcessingAttempt {
+  /** The message's last delivery: a transient failure now ends the job instead of retrying. */
+  isFinalAttempt: boolean;
+  /** How long this attempt may hold the job before another may take it over (the worker's remaining time). */
   leaseMs: number;
-  organizationName: (job: ReportJob) => string;
 }
 
 export type ProcessOutcome =
@@ -30,17 +34,17 @@ export type ProcessOutcome =
  */
 export function processReportJob(deps: ProcessReportJobDeps) {
   const fail = async (job: ReportJob, errorCode: ReportErrorCode): Promise<ProcessOutcome> => {
-    await deps.jobs.fail(job, errorCode, deps.clock.now());
-    return { outcome: 'failed', job, errorCode };
+    const failed = await deps.jobs.fail(job, errorCode, deps.clock.now());
+    return failed ? { outcome: 'failed', job, errorCode } : { outcome: 'skipped', reason: 'lost-to-another-writer' };
   };
 
-  return async (message: ReportJobMessage, attempt: { isFinalAttempt: boolean }): Promise<ProcessOutcome> => {
+  return async (message: ReportJobMessage, attempt: ProcessingAttempt): Promise<ProcessOutcome> => {
     const queued = await deps.jobs.get(message.jobId);
     if (!queued || queued.orgId !== message.orgId) return { outcome: 'skipped', reason: 'unknown-job' };
     if (!isOpen(queued.status)) return { outcome: 'skipped', reason: 'already-finished' };
     if (isPastDeadline(queued, deps.clock.now())) return fail(queued, 'TIMED_OUT');
 
-    const job = await deps.jobs.start(queued.jobId, { attemptId: randomUUID(), now: deps.clock.now(), leaseMs: deps.leaseMs });
+    const job = await deps.jobs.start(queued.jobId, { attemptId: randomUUID(), now: deps.clock.now(), leaseMs: attempt.leaseMs });
     if (!job) return { outcome: 'skipped', reason: 'taken-by-another-attempt' };
 
     const user = await deps.users.find(job.orgId, job.userId);
@@ -49,7 +53,8 @@ export function processReportJob(deps: ProcessReportJobDeps) {
     let pdf: Uint8Array;
     const generatedAt = deps.clock.now();
     try {
-      pdf = await deps.render({ user, organizationName: deps.organizationName(job), jobId: job.jobId, generatedAt });
+      const organizationName = user.organization_name ?? job.orgId;
+      pdf = await deps.render({ user, organizationName, jobId: job.jobId, generatedAt });
     } catch {
       return fail(job, 'RENDER_FAILED');
     }

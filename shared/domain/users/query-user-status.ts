@@ -1,0 +1,30 @@
+import type { UserRecord } from './user-record.ts';
+import { selectFields, type UserFilter, type UserStatusPage, type UserStatusQuery, type UserField } from './user-status-query.ts';
+
+export interface UserStatusReader {
+  /**
+   * The organization's records matching every filter, ordered by `created_at` then `id`, each
+   * holding at least `fields`. `total` counts every match; only records in
+   * `[offset, offset + limit)` are returned.
+   */
+  findPage(
+    orgId: string,
+    filters: readonly UserFilter[],
+    window: { offset: number; limit: number; fields: readonly UserField[] },
+  ): Promise<{ records: Array<Partial<UserRecord>>; total: number }>;
+}
+
+/** Primary course: find the page of matching records, then shape each to the requested keys. */
+export function queryUserStatus(deps: { users: UserStatusReader }) {
+  return async (orgId: string, query: UserStatusQuery): Promise<UserStatusPage> => {
+    const page = await deps.users.findPage(orgId, query.filters, {
+      offset: query.offset,
+      limit: query.limit,
+      fields: query.resultKeys,
+    });
+    return {
+      results: page.records.map((record) => selectFields(record, query.resultKeys)),
+      pagination: { limit: query.limit, offset: query.offset, total: page.total },
+    };
+  };
+}

@@ -1,0 +1,114 @@
+import * as v from 'valibot';
+import { toCalendarDate, toInstant } from './user-status-query.ts';
+import { MOBILE_REGISTRATION_STATUSES, REGISTRATION_STATUSES, type UserRecord } from './user-record.ts';
+
+const ISO_DATE_OR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+const validDate = (value: string) => ISO_DATE_OR_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value));
+
+const text = v.optional(v.string());
+const count = v.optional(v.pipe(v.number(), v.minValue(0)));
+const score = v.optional(v.number());
+const flag = v.optional(v.boolean());
+/** Stored as `YYYY-MM-DD`; a timestamp is cut to its UTC date. */
+const calendarDate = v.pipe(v.string(), v.check(validDate, 'isDateString: must be an ISO date'), v.transform(toCalendarDate));
+/** Stored in one canonical form, so text order is time order in DynamoDB. */
+const instant = v.pipe(v.string(), v.check(validDate, 'isDateString: must be an ISO timestamp'), v.transform(toInstant));
+
+const screeningAddress = v.looseObject({
+  city: text, line1: text, line2: text, county: text, postcode: text, addressType: text, countryIsoCode: text,
+});
+const screeningEntry = v.looseObject({
+  notes: v.optional(v.array(v.unknown())),
+  gender: text,
+  qrCode: text,
+  status: text,
+  aliases: v.optional(v.array(v.unknown())),
+  version: v.optional(v.number()),
+  datasets: v.optional(v.array(v.string())),
+  lastName: text,
+  firstName: text,
+  middleName: text,
+  addresses: v.optional(v.array(screeningAddress)),
+  ddEntries: v.optional(v.array(v.unknown())),
+  evidences: v.optional(v.array(v.unknown())),
+  griEntries: v.optional(v.array(v.unknown())),
+  insEntries: v.optional(v.array(v.unknown())),
+  isDeleted: flag,
+  isDeceased: flag,
+});
+/** The seed types these as arrays but samples one object: a single object becomes a one-element array. */
+const screeningEntries = v.pipe(
+  v.union([v.array(screeningEntry), screeningEntry]),
+  v.transform((entries) => (Array.isArray(entries) ? entries : [entries])),
+);
+
+/** A user record as imported (JSON Lines) or seeded, normalised for storage. */
+export const userRecordSchema = v.strictObject({
+  id: v.pipe(v.string(), v.minLength(1), v.maxLength(16)),
+  name: text,
+  first_name: text,
+  middle_name: text,
+  last_name: text,
+  phone: text,
+  email: v.optional(v.pipe(v.string(), v.trim(), v.email())),
+  dob: v.optional(calendarDate),
+  age: count,
+  full_address: text,
+  address1: text,
+  address2: text,
+  city: text,
+  state: text,
+  country: text,
+  postcode: text,
+  guardian_name: text,
+  guardian_dob: v.optional(calendarDate),
+  guardian_age: count,
+  data_sharing_agreed: flag,
+  override_status: text,
+  override_notes: text,
+  is_deleted: flag,
+  selfie_liveness_score: score,
+  fmc_score: score,
+  provider_high_level_result: text,
+  high_level_result: text,
+  document_overall_validation: text,
+  registration_submitted: flag,
+  registration_status: v.optional(v.picklist(REGISTRATION_STATUSES)),
+  mobile_registration_status: v.optional(v.pipe(v.string(), v.trim(), v.picklist(MOBILE_REGISTRATION_STATUSES))),
+  organization_id: v.optional(v.pipe(v.string(), v.minLength(1))),
+  organization_name: text,
+  idcheck_match_status: text,
+  idcheck_pep_sanction_status: text,
+  idcheck_pep_sanction_result: v.optional(
+    v.object({
+      status: v.picklist(['Pending', 'Cleared', 'Flagged']),
+      timestamp: instant,
+      pep_result: screeningEntries,
+      sanction_result: screeningEntries,
+    }),
+  ),
+  connection_status: text,
+  connection_status_updated_at: v.optional(instant),
+  created_at: instant,
+  updated_at: v.optional(instant),
+});
+
+export type UserRecordInput = v.InferInput<typeof userRecordSchema>;
+
+/**
+ * Validates one record for an organization: the record's `organization_id`, when present, must
+ * be that organization; when absent it is set.
+ */
+export function parseUserRecord(
+  orgId: string,
+  input: unknown,
+): { success: true; record: UserRecord } | { success: false; problems: string[] } {
+  const result = v.safeParse(userRecordSchema, input, { abortEarly: false, abortPipeEarly: true });
+  if (!result.success) {
+    return { success: false, problems: result.issues.map((issue) => `${v.getDotPath(issue) ?? 'record'}: ${issue.message}`) };
+  }
+  if (result.output.organization_id !== undefined && result.output.organization_id !== orgId) {
+    return { success: false, problems: [`organization_id: is ${result.output.organization_id}, not ${orgId}`] };
+  }
+  return { success: true, record: { ...result.output, organization_id: orgId } as UserRecord };
+}

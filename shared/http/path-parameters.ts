@@ -1,0 +1,10 @@
+import { NotFoundError } from '../domain/errors.ts';
+import { JOB_ID_PATTERN } from './schemas/report-job-schemas.ts';
+import type { ApiEvent } from './api-types.ts';
+
+/** The `{id}` of a report path; an id that cannot be a job id is simply not found. */
+export function reportJobIdFrom(event: ApiEvent): string {
+  const jobId = event.pathParameters?.id ?? '';
+  if (!JOB_ID_PATTERN.test(jobId)) throw new NotFoundError(`report job ${jobId.slice(0, 64)} not found`);
+  return jobId.toLowerCase();
+}

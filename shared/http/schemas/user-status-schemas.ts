@@ -1,0 +1,121 @@
+import * as v from 'valibot';
+import { MOBILE_REGISTRATION_STATUSES, USER_RECORD_FIELDS } from '../../domain/users/user-record.ts';
+import {
+  BOOLEAN_FILTER_FIELDS,
+  DATE_FILTER_FIELDS,
+  DEFAULT_LIMIT,
+  DEFAULT_RESULT_KEYS,
+  INSTANT_FILTER_FIELDS,
+  MAX_LIMIT,
+  NUMBER_FILTER_FIELDS,
+  RANGE_OPERATORS,
+  REGISTRATION_CATEGORIES,
+  STRING_FILTER_FIELDS,
+  toCalendarDate,
+  toInstant,
+  type RangeOperator,
+  type UserField,
+  type UserFilter,
+  type UserStatusQuery,
+} from '../../domain/users/user-status-query.ts';
+
+/**
+ * A JSON object (valibot's own object schemas also accept arrays) with only the given members;
+ * an unknown member is an `isIn` naming the allowed ones, so a misspelt key is never ignored.
+ */
+function jsonObject<TEntries extends v.ObjectEntries>(entries: TEntries) {
+  const allowed = Object.keys(entries).join(', ');
+  return v.pipe(
+    v.custom<Record<string, unknown>>(
+      (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
+      'isObject: must be an object',
+    ),
+    v.strictObject(entries, (issue) =>
+      issue.expected === 'never' ? `isIn: is not one of ${allowed}` : 'isObject: must be an object',
+    ),
+  );
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+const isDateOrTimestamp = (value: string): boolean =>
+  (ISO_DATE.test(value) || ISO_TIMESTAMP.test(value)) && !Number.isNaN(Date.parse(value));
+
+const dateOrTimestamp = v.pipe(
+  v.string(),
+  v.check(isDateOrTimestamp, 'isDateString: must be an ISO 8601 date (YYYY-MM-DD) or timestamp'),
+);
+
+function rangeOf<TValue extends v.GenericSchema>(value: TValue) {
+  const bounds = Object.fromEntries(RANGE_OPERATORS.map((op) => [op, v.optional(value)])) as Record<
+    RangeOperator,
+    v.OptionalSchema<TValue, undefined>
+  >;
+  return v.pipe(
+    jsonObject(bounds),
+    v.check(
+      (range) => RANGE_OPERATORS.some((op) => range[op] !== undefined),
+      `isNotEmpty: must name at least one of ${RANGE_OPERATORS.join(', ')}`,
+    ),
+  );
+}
+
+const filterEntries = {
+  ...Object.fromEntries(STRING_FILTER_FIELDS.map((field) => [field, v.optional(v.string())])),
+  mobile_registration_status: v.optional(v.pipe(v.string(), v.trim(), v.picklist(MOBILE_REGISTRATION_STATUSES))),
+  ...Object.fromEntries(BOOLEAN_FILTER_FIELDS.map((field) => [field, v.optional(v.boolean())])),
+  ...Object.fromEntries(NUMBER_FILTER_FIELDS.map((field) => [field, v.optional(rangeOf(v.number()))])),
+  ...Object.fromEntries(DATE_FILTER_FIELDS.map((field) => [field, v.optional(rangeOf(dateOrTimestamp))])),
+  ...Object.fromEntries(INSTANT_FILTER_FIELDS.map((field) => [field, v.optional(rangeOf(dateOrTimestamp))])),
+} as Record<string, v.GenericSchema>;
+
+/** POST /v1/user-status body: `{filters, result_keys, pagination}`, all optional. */
+export const userStatusRequestSchema = v.pipe(
+  jsonObject({
+    filters: v.optional(jsonObject(filterEntries)),
+    result_keys: v.optional(v.pipe(v.array(v.picklist(USER_RECORD_FIELDS)), v.minLength(1))),
+    pagination: v.optional(
+      jsonObject({
+        limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_LIMIT))),
+        offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+      }),
+    ),
+  }),
+  v.transform((body): UserStatusQuery => ({
+    filters: toUserFilters((body.filters ?? {}) as Record<string, unknown>),
+    resultKeys: body.result_keys ? [...new Set(body.result_keys)] : DEFAULT_RESULT_KEYS,
+    limit: body.pagination?.limit ?? DEFAULT_LIMIT,
+    offset: body.pagination?.offset ?? 0,
+  })),
+);
+
+const includes = (list: readonly string[], field: string): boolean => list.includes(field);
+
+/** Validated filter members → the domain's filters, values normalised for comparison. */
+export function toUserFilters(filters: Record<string, unknown>): UserFilter[] {
+  const result: UserFilter[] = [];
+  for (const [name, raw] of Object.entries(filters)) {
+    if (raw === undefined) continue;
+    const field = name as UserField;
+    if (field === 'registration_status') {
+      result.push({ kind: 'equals', field, values: REGISTRATION_CATEGORIES[raw as string] ?? [raw as string] });
+    } else if (field === 'email') {
+      result.push({ kind: 'equals', field, values: [(raw as string).trim().toLowerCase()] });
+    } else if (includes(STRING_FILTER_FIELDS, field)) {
+      result.push({ kind: 'equals', field, values: [raw as string] });
+    } else if (includes(BOOLEAN_FILTER_FIELDS, field)) {
+      result.push({ kind: 'boolean', field, value: raw as boolean });
+    } else {
+      const valueType = includes(NUMBER_FILTER_FIELDS, field) ? 'number' : includes(DATE_FILTER_FIELDS, field) ? 'date' : 'instant';
+      const normalise = (value: number | string) =>
+        valueType === 'date' ? toCalendarDate(value as string) : valueType === 'instant' ? toInstant(value as string) : value;
+      const bounds = Object.fromEntries(
+        Object.entries(raw as Record<string, number | string | undefined>)
+          .filter((entry): entry is [string, number | string] => entry[1] !== undefined)
+          .map(([op, value]) => [op, normalise(value)]),
+      );
+      result.push({ kind: 'range', field, valueType, bounds });
+    }
+  }
+  return result;
+}

@@ -1,0 +1,225 @@
+import type { Clock } from '../../../shared/domain/clock.ts';
+import { OpenJobExistsError } from '../../../shared/domain/errors.ts';
+import type {
+  CompletedReport,
+  ReportJobMessage,
+  ReportJobStore,
+  ReportQueue,
+  ReportStorage,
+  UserDirectory,
+} from '../../../shared/domain/reports/ports.ts';
+import { processingDurationMs, type ReportErrorCode, type ReportJob } from '../../../shared/domain/reports/report-job.ts';
+import type { UserRecord } from '../../../shared/domain/users/user-record.ts';
+
+export const ORG_ID = 'org-acme';
+export const OTHER_ORG_ID = 'org-globex';
+export const USER_ID = 'user-1';
+export const TEMPLATE_VERSION = 'test-template-1';
+export const T0 = new Date('2026-03-01T12:00:00.000Z');
+
+/** A clock the test moves by hand. */
+export class FakeClock implements Clock {
+  constructor(private current: Date = T0) {}
+  now(): Date {
+    return new Date(this.current.getTime());
+  }
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+}
+
+interface OpenJobGuard {
+  jobId: string;
+  createdAt: string;
+}
+
+/** Thrown where DynamoDB would cancel a transaction the adapter does not catch. */
+export class FakeTransactionCancelled extends Error {
+  override name = 'FakeTransactionCancelled';
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+/**
+ * An in-memory ReportJobStore with the DynamoDB adapter's rules: one guard per (org, user)
+ * written with the job; start only from PENDING or an expired lease; complete only by the
+ * attempt holding the job; fail only while open; a final state removes the guard, and a guard
+ * of another job makes the whole transaction fail.
+ */
+export class InMemoryReportJobStore implements ReportJobStore {
+  readonly jobs = new Map<string, ReportJob>();
+  readonly guards = new Map<string, OpenJobGuard>();
+
+  constructor(private readonly clock: Clock = new FakeClock()) {}
+
+  static guardKey(orgId: string, userId: string): string {
+    return `${orgId}/${userId}`;
+  }
+
+  /** Puts a job (and, when open, its guard) straight into the store, as an earlier request would have. */
+  seed(job: ReportJob): ReportJob {
+    this.jobs.set(job.jobId, clone(job));
+    if (job.status === 'PENDING' || job.status === 'IN_PROGRESS') {
+      this.guards.set(InMemoryReportJobStore.guardKey(job.orgId, job.userId), { jobId: job.jobId, createdAt: job.createdAt });
+    }
+    return clone(job);
+  }
+
+  async createOpenJob(job: ReportJob): Promise<void> {
+    const key = InMemoryReportJobStore.guardKey(job.orgId, job.userId);
+    const existing = this.guards.get(key);
+    if (existing) throw new OpenJobExistsError(existing.jobId, existing.createdAt);
+    if (this.jobs.has(job.jobId)) throw new FakeTransactionCancelled(`job ${job.jobId} already exists`);
+    this.guards.set(key, { jobId: job.jobId, createdAt: job.createdAt });
+    this.jobs.set(job.jobId, clone(job));
+  }
+
+  async get(jobId: string): Promise<ReportJob | undefined> {
+    const job = this.jobs.get(jobId);
+    return job ? clone(job) : undefined;
+  }
+
+  async withdraw(job: ReportJob): Promise<void> {
+    if (!this.guardReleasableBy(job)) throw new FakeTransactionCancelled('guard belongs to another job');
+    this.jobs.delete(job.jobId);
+    this.releaseGuard(job);
+  }
+
+  async start(jobId: string, attempt: { attemptId: string; now: Date; leaseMs: number }): Promise<ReportJob | undefined> {
+    const job = this.jobs.get(jobId);
+    if (!job) return undefined;
+    const now = attempt.now.toISOString();
+    const leaseExpired = job.status === 'IN_PROGRESS' && job.leaseExpiresAt !== undefined && job.leaseExpiresAt < now;
+    if (job.status !== 'PENDING' && !leaseExpired) return undefined;
+    Object.assign(job, {
+      status: 'IN_PROGRESS',
+      attemptId: attempt.attemptId,
+      startedAt: now,
+      leaseExpiresAt: new Date(attempt.now.getTime() + attempt.leaseMs).toISOString(),
+      updatedAt: now,
+    });
+    return clone(job);
+  }
+
+  async release(job: ReportJob): Promise<void> {
+    const stored = this.jobs.get(job.jobId);
+    if (!stored || stored.status !== 'IN_PROGRESS' || stored.attemptId !== job.attemptId) return;
+    stored.status = 'PENDING';
+    stored.updatedAt = this.clock.now().toISOString();
+    delete stored.attemptId;
+    delete stored.startedAt;
+    delete stored.leaseExpiresAt;
+  }
+
+  async complete(job: ReportJob, result: CompletedReport): Promise<boolean> {
+    const stored = this.jobs.get(job.jobId);
+    if (!stored || stored.status !== 'IN_PROGRESS' || stored.attemptId !== job.attemptId) return false;
+    if (!this.guardReleasableBy(job)) return false;
+    Object.assign(stored, { status: 'COMPLETE', ...result, updatedAt: result.completedAt });
+    delete stored.leaseExpiresAt;
+    this.releaseGuard(job);
+    return true;
+  }
+
+  async fail(job: ReportJob, errorCode: ReportErrorCode, now: Date): Promise<boolean> {
+    const stored = this.jobs.get(job.jobId);
+    if (!stored || (stored.status !== 'PENDING' && stored.status !== 'IN_PROGRESS')) return false;
+    if (job.attemptId && stored.attemptId !== job.attemptId) return false;
+    if (!this.guardReleasableBy(job)) return false;
+    Object.assign(stored, {
+      status: 'FAILED',
+      errorCode,
+      durationMs: processingDurationMs(job, now),
+      updatedAt: now.toISOString(),
+    });
+    delete stored.leaseExpiresAt;
+    this.releaseGuard(job);
+    return true;
+  }
+
+  async findOpenJobsCreatedBefore(cutoff: Date, limit: number): Promise<Array<Pick<ReportJob, 'jobId' | 'orgId'>>> {
+    const cutoffKey = cutoff.toISOString();
+    return [...this.guards.values()]
+      .map((guard) => ({ guard, sweepSk: `${guard.createdAt}#${guard.jobId}` }))
+      .filter(({ sweepSk }) => sweepSk < cutoffKey)
+      .sort((a, b) => (a.sweepSk < b.sweepSk ? -1 : 1))
+      .slice(0, limit)
+      .map(({ guard }) => ({ jobId: guard.jobId, orgId: this.jobs.get(guard.jobId)?.orgId ?? '' }));
+  }
+
+  private guardReleasableBy(job: ReportJob): boolean {
+    const guard = this.guards.get(InMemoryReportJobStore.guardKey(job.orgId, job.userId));
+    return guard === undefined || guard.jobId === job.jobId;
+  }
+
+  private releaseGuard(job: ReportJob): void {
+    this.guards.delete(InMemoryReportJobStore.guardKey(job.orgId, job.userId));
+  }
+}
+
+export class InMemoryUserDirectory implements UserDirectory {
+  private readonly users = new Map<string, UserRecord>();
+
+  add(orgId: string, user: UserRecord): this {
+    this.users.set(`${orgId}/${user.id}`, clone(user));
+    return this;
+  }
+
+  async find(orgId: string, userId: string): Promise<UserRecord | undefined> {
+    const user = this.users.get(`${orgId}/${userId}`);
+    return user ? clone(user) : undefined;
+  }
+}
+
+export class FakeReportQueue implements ReportQueue {
+  readonly messages: ReportJobMessage[] = [];
+  failure: Error | undefined;
+
+  async enqueue(message: ReportJobMessage): Promise<void> {
+    if (this.failure) throw this.failure;
+    this.messages.push({ ...message });
+  }
+}
+
+export class FakeReportStorage implements ReportStorage {
+  readonly objects = new Map<string, { pdf: Uint8Array; sha256Hex: string }>();
+  readonly urlRequests: Array<{ objectKey: string; filename: string; expiresInSeconds: number }> = [];
+  saveFailure: Error | undefined;
+
+  async save(objectKey: string, pdf: Uint8Array, sha256Hex: string): Promise<void> {
+    if (this.saveFailure) throw this.saveFailure;
+    this.objects.set(objectKey, { pdf: Uint8Array.from(pdf), sha256Hex });
+  }
+
+  async downloadUrl(objectKey: string, options: { filename: string; expiresInSeconds: number }): Promise<string> {
+    this.urlRequests.push({ objectKey, ...options });
+    return `https://reports.storage.test/${objectKey}?expires=${options.expiresInSeconds}`;
+  }
+}
+
+/** A job as request-report writes it; overrides win. */
+export function reportJob(overrides: Partial<ReportJob> = {}): ReportJob {
+  const createdAt = overrides.createdAt ?? T0.toISOString();
+  return {
+    jobId: '1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed',
+    orgId: ORG_ID,
+    userId: USER_ID,
+    status: 'PENDING',
+    templateVersion: TEMPLATE_VERSION,
+    createdAt,
+    updatedAt: createdAt,
+    ...overrides,
+  };
+}
+
+export function user(overrides: Partial<UserRecord> = {}): UserRecord {
+  return {
+    id: USER_ID,
+    first_name: 'Zoë',
+    last_name: 'Ångström',
+    organization_id: ORG_ID,
+    organization_name: 'Acme Ltd',
+    created_at: '2026-01-10T09:00:00.000Z',
+    ...overrides,
+  };
+}

@@ -1,0 +1,337 @@
+import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DynamoDbReportJobStore } from '../../../shared/adapters/dynamodb/report-job-store.ts';
+import { OpenJobExistsError } from '../../../shared/domain/errors.ts';
+import type { CompletedReport } from '../../../shared/domain/reports/ports.ts';
+import type { ReportJob } from '../../../shared/domain/reports/report-job.ts';
+import { ORG_ID, reportJob, T0, USER_ID } from './fakes.ts';
+
+const TABLE = 'ReportJobs';
+const OPEN_JOB_ID = '9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a';
+const documentsMock = mockClient(DynamoDBDocumentClient);
+
+const store = () => new DynamoDbReportJobStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })), TABLE);
+
+const cancelled = (...reasons: Array<{ Code: string; Item?: Record<string, AttributeValue> }>) =>
+  new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: reasons });
+
+const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+
+const transactItems = (index = 0) => documentsMock.commandCalls(TransactWriteCommand)[index]!.args[0].input.TransactItems!;
+
+const startedJob = (): ReportJob =>
+  reportJob({
+    status: 'IN_PROGRESS',
+    attemptId: 'attempt-1',
+    startedAt: '2026-03-01T12:00:01.000Z',
+    leaseExpiresAt: '2026-03-01T12:01:01.000Z',
+    updatedAt: '2026-03-01T12:00:01.000Z',
+  });
+
+const result: CompletedReport = {
+  sizeBytes: 4096,
+  sha256: 'cd'.repeat(32),
+  durationMs: 2_000,
+  completedAt: '2026-03-01T12:00:03.000Z',
+  templateVersion: 'tv-2',
+};
+
+const expectedGuardDelete = (job: ReportJob) => ({
+  Delete: {
+    TableName: TABLE,
+    Key: { pk: `ORG#${job.orgId}`, sk: `OPEN_JOB#${job.userId}` },
+    ConditionExpression: 'attribute_not_exists(pk) OR jobId = :jobId',
+    ExpressionAttributeValues: { ':jobId': job.jobId },
+  },
+});
+
+beforeEach(() => {
+  documentsMock.reset();
+  documentsMock.on(TransactWriteCommand).resolves({});
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('DynamoDbReportJobStore.createOpenJob', () => {
+  it('sends one transaction: the conditional guard Put first, then the job Put', async () => {
+    const job = reportJob();
+
+    await store().createOpenJob(job);
+
+    expect(documentsMock).toHaveReceivedCommandTimes(TransactWriteCommand, 1);
+    const [guard, jobPut, ...rest] = transactItems();
+    expect(rest).toEqual([]);
+    expect(guard).toEqual({
+      Put: {
+        TableName: TABLE,
+        Item: {
+          pk: `ORG#${ORG_ID}`,
+          sk: `OPEN_JOB#${USER_ID}`,
+          jobId: job.jobId,
+          orgId: ORG_ID,
+          createdAt: job.createdAt,
+          sweepPk: 'OPEN_JOB',
+          sweepSk: `${job.createdAt}#${job.jobId}`,
+          ttl: T0.getTime() / 1000 + 24 * 60 * 60,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    });
+    expect(jobPut).toEqual({
+      Put: {
+        TableName: TABLE,
+        Item: { pk: `JOB#${job.jobId}`, sk: 'JOB', ...job, ttl: T0.getTime() / 1000 + 30 * 24 * 60 * 60 },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    });
+  });
+
+  it("turns a guard ConditionalCheckFailed into OpenJobExistsError carrying the open job's id and creation time", async () => {
+    documentsMock.on(TransactWriteCommand).rejects(
+      cancelled(
+        { Code: 'ConditionalCheckFailed', Item: { jobId: { S: OPEN_JOB_ID }, createdAt: { S: '2026-03-01T11:58:00.000Z' } } },
+        { Code: 'None' },
+      ),
+    );
+
+    const error = await store().createOpenJob(reportJob()).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(OpenJobExistsError);
+    expect((error as OpenJobExistsError).openJobId).toBe(OPEN_JOB_ID);
+    expect((error as OpenJobExistsError).openJobCreatedAt).toBe('2026-03-01T11:58:00.000Z');
+    expect((error as OpenJobExistsError).details).toEqual({ jobId: OPEN_JOB_ID });
+    expect(documentsMock).toHaveReceivedCommandTimes(TransactWriteCommand, 1);
+  });
+
+  it('passes on a cancellation caused by the job item (a duplicate job id), not by the guard', async () => {
+    const duplicate = cancelled({ Code: 'None' }, { Code: 'ConditionalCheckFailed' });
+    documentsMock.on(TransactWriteCommand).rejects(duplicate);
+
+    await expect(store().createOpenJob(reportJob())).rejects.toBe(duplicate);
+  });
+
+  it('retries a transaction cancelled only by a concurrent writer', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    documentsMock
+      .on(TransactWriteCommand)
+      .rejectsOnce(cancelled({ Code: 'TransactionConflict' }, { Code: 'None' }))
+      .resolves({});
+
+    await store().createOpenJob(reportJob());
+
+    expect(documentsMock).toHaveReceivedCommandTimes(TransactWriteCommand, 2);
+  });
+});
+
+describe('DynamoDbReportJobStore.get', () => {
+  it('reads the job strongly consistently and strips the keys and ttl', async () => {
+    const job = reportJob();
+    documentsMock.on(GetCommand).resolves({ Item: { pk: `JOB#${job.jobId}`, sk: 'JOB', ttl: 123, ...job } });
+
+    const found = await store().get(job.jobId);
+
+    expect(found).toEqual(job);
+    expect(documentsMock).toHaveReceivedCommandWith(GetCommand, {
+      TableName: TABLE,
+      Key: { pk: `JOB#${job.jobId}`, sk: 'JOB' },
+      ConsistentRead: true,
+    });
+  });
+
+  it('returns undefined for an unknown job', async () => {
+    documentsMock.on(GetCommand).resolves({});
+
+    expect(await store().get(OPEN_JOB_ID)).toBeUndefined();
+  });
+});
+
+describe('DynamoDbReportJobStore.start', () => {
+  const attempt = { attemptId: 'attempt-2', now: new Date('2026-03-01T12:00:10.000Z'), leaseMs: 60_000 };
+
+  it('moves the job to IN_PROGRESS if it is PENDING or its lease has run out, with this attempt and lease', async () => {
+    const started = startedJob();
+    documentsMock.on(UpdateCommand).resolves({ Attributes: { pk: `JOB#${started.jobId}`, sk: 'JOB', ttl: 1, ...started } });
+
+    const job = await store().start(started.jobId, attempt);
+
+    expect(job).toEqual(started);
+    expect(documentsMock).toHaveReceivedCommandWith(UpdateCommand, {
+      TableName: TABLE,
+      Key: { pk: `JOB#${started.jobId}`, sk: 'JOB' },
+      ConditionExpression: '#status = :pending OR (#status = :inProgress AND leaseExpiresAt < :now)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':pending': 'PENDING',
+        ':inProgress': 'IN_PROGRESS',
+        ':attemptId': 'attempt-2',
+        ':now': '2026-03-01T12:00:10.000Z',
+        ':leaseExpiresAt': '2026-03-01T12:01:10.000Z',
+      },
+      ReturnValues: 'ALL_NEW',
+    });
+    const update = documentsMock.commandCalls(UpdateCommand)[0]!.args[0].input.UpdateExpression;
+    expect(update).toContain('#status = :inProgress');
+    expect(update).toContain('attemptId = :attemptId');
+    expect(update).toContain('leaseExpiresAt = :leaseExpiresAt');
+  });
+
+  it('returns undefined when the condition fails (finished, or held under a live lease)', async () => {
+    documentsMock.on(UpdateCommand).rejects(conditionFailed());
+
+    expect(await store().start(OPEN_JOB_ID, attempt)).toBeUndefined();
+  });
+
+  it('passes on any other error', async () => {
+    const throttled = Object.assign(new Error('slow down'), { name: 'ThrottlingException' });
+    documentsMock.on(UpdateCommand).rejects(throttled);
+
+    await expect(store().start(OPEN_JOB_ID, attempt)).rejects.toBe(throttled);
+  });
+});
+
+describe('DynamoDbReportJobStore.release', () => {
+  it('gives the job back to PENDING only if this attempt still holds it', async () => {
+    documentsMock.on(UpdateCommand).resolves({});
+    const job = startedJob();
+
+    await store().release(job);
+
+    expect(documentsMock).toHaveReceivedCommandWith(UpdateCommand, {
+      Key: { pk: `JOB#${job.jobId}`, sk: 'JOB' },
+      ConditionExpression: '#status = :inProgress AND attemptId = :attemptId',
+      ExpressionAttributeValues: expect.objectContaining({ ':pending': 'PENDING', ':attemptId': 'attempt-1' }),
+    });
+  });
+
+  it('ignores a failed condition (another attempt has the job now)', async () => {
+    documentsMock.on(UpdateCommand).rejects(conditionFailed());
+
+    await expect(store().release(startedJob())).resolves.toBeUndefined();
+  });
+});
+
+describe('DynamoDbReportJobStore.complete', () => {
+  it('marks the job COMPLETE (only if this attempt holds it) and deletes its guard, in one transaction', async () => {
+    const job = startedJob();
+
+    const completed = await store().complete(job, result);
+
+    expect(completed).toBe(true);
+    expect(documentsMock).toHaveReceivedCommandTimes(TransactWriteCommand, 1);
+    const [update, guardDelete, ...rest] = transactItems();
+    expect(rest).toEqual([]);
+    expect(update!.Update).toMatchObject({
+      TableName: TABLE,
+      Key: { pk: `JOB#${job.jobId}`, sk: 'JOB' },
+      ConditionExpression: '#status = :inProgress AND attemptId = :attemptId',
+      ExpressionAttributeValues: {
+        ':complete': 'COMPLETE',
+        ':attemptId': 'attempt-1',
+        ':sizeBytes': 4096,
+        ':sha256': 'cd'.repeat(32),
+        ':durationMs': 2_000,
+        ':completedAt': '2026-03-01T12:00:03.000Z',
+        ':templateVersion': 'tv-2',
+      },
+    });
+    expect(guardDelete).toEqual(expectedGuardDelete(job));
+  });
+
+  it('returns false when a condition fails (the attempt lost the job)', async () => {
+    documentsMock.on(TransactWriteCommand).rejects(cancelled({ Code: 'ConditionalCheckFailed' }, { Code: 'None' }));
+
+    expect(await store().complete(startedJob(), result)).toBe(false);
+  });
+
+  it('passes on other failures', async () => {
+    const throttled = cancelled({ Code: 'ThrottlingError' }, { Code: 'None' });
+    documentsMock.on(TransactWriteCommand).rejects(throttled);
+
+    await expect(store().complete(startedJob(), result)).rejects.toBe(throttled);
+  });
+});
+
+describe('DynamoDbReportJobStore.fail', () => {
+  const now = new Date('2026-03-01T12:00:04.500Z');
+
+  it('marks an open job FAILED with its code and duration and deletes its guard, in one transaction', async () => {
+    const job = startedJob();
+
+    const failed = await store().fail(job, 'STORAGE_FAILED', now);
+
+    expect(failed).toBe(true);
+    expect(documentsMock).toHaveReceivedCommandTimes(TransactWriteCommand, 1);
+    const [update, guardDelete, ...rest] = transactItems();
+    expect(rest).toEqual([]);
+    expect(update!.Update).toMatchObject({
+      TableName: TABLE,
+      Key: { pk: `JOB#${job.jobId}`, sk: 'JOB' },
+      ConditionExpression: '#status IN (:pending, :inProgress) AND attemptId = :attemptId',
+      ExpressionAttributeValues: {
+        ':failed': 'FAILED',
+        ':errorCode': 'STORAGE_FAILED',
+        ':durationMs': 3_500,
+        ':now': now.toISOString(),
+        ':attemptId': job.attemptId,
+      },
+    });
+    expect(guardDelete).toEqual(expectedGuardDelete(job));
+  });
+
+  it('fails a job seen PENDING without fencing on an attempt', async () => {
+    await store().fail(reportJob(), 'TIMED_OUT', now);
+
+    const [update] = transactItems();
+    expect(update!.Update!.ConditionExpression).toBe('#status IN (:pending, :inProgress)');
+    expect(update!.Update!.ExpressionAttributeValues).not.toHaveProperty(':attemptId');
+  });
+
+  it('returns false when the job is no longer open', async () => {
+    documentsMock.on(TransactWriteCommand).rejects(cancelled({ Code: 'ConditionalCheckFailed' }, { Code: 'None' }));
+
+    expect(await store().fail(reportJob(), 'TIMED_OUT', now)).toBe(false);
+  });
+});
+
+describe('DynamoDbReportJobStore.withdraw', () => {
+  it('deletes the job and its guard in one transaction', async () => {
+    const job = reportJob();
+
+    await store().withdraw(job);
+
+    expect(transactItems()).toEqual([
+      { Delete: { TableName: TABLE, Key: { pk: `JOB#${job.jobId}`, sk: 'JOB' } } },
+      expectedGuardDelete(job),
+    ]);
+  });
+});
+
+describe('DynamoDbReportJobStore.findOpenJobsCreatedBefore', () => {
+  it('queries the openJobsByAge index for guards with sweepSk before the cutoff', async () => {
+    documentsMock.on(QueryCommand).resolves({ Items: [{ jobId: OPEN_JOB_ID, orgId: ORG_ID, sweepSk: 'x', pk: 'p', sk: 's' }] });
+    const cutoff = new Date('2026-03-01T11:55:00.000Z');
+
+    const found = await store().findOpenJobsCreatedBefore(cutoff, 25);
+
+    expect(found).toEqual([{ jobId: OPEN_JOB_ID, orgId: ORG_ID }]);
+    expect(documentsMock).toHaveReceivedCommandWith(QueryCommand, {
+      TableName: TABLE,
+      IndexName: 'openJobsByAge',
+      KeyConditionExpression: 'sweepPk = :open AND sweepSk < :cutoff',
+      ExpressionAttributeValues: { ':open': 'OPEN_JOB', ':cutoff': '2026-03-01T11:55:00.000Z' },
+      Limit: 25,
+    });
+  });
+
+  it('returns an empty list when nothing is open', async () => {
+    documentsMock.on(QueryCommand).resolves({});
+
+    expect(await store().findOpenJobsCreatedBefore(T0, 10)).toEqual([]);
+  });
+});
