@@ -59,6 +59,17 @@ export class AlarmsConstruct extends Construct {
     });
   }
 
+  /**
+   * Alarms when a consumer receives a message from a dead-letter queue. A queue that has its own
+   * consumer is drained within seconds, so its depth, sampled once a minute, can miss a message;
+   * the receive count cannot.
+   */
+  addDeadLetterReceivesAlarm(queue: IQueue): Alarm {
+    return this.addAlarm(`${queue.node.id}Received`, queue.metricNumberOfMessagesReceived({ period, statistic: 'Sum' }), {
+      description: `A message was dead-lettered and received from ${queue.node.id}`,
+    });
+  }
+
   /** Alarms on 5XX answers: a function that maps a failure to a 500/503 does not count as a Lambda error. */
   addHttpApiServerErrorsAlarm(httpApi: IHttpApi): Alarm {
     return this.addAlarm(`${httpApi.node.id}ServerErrors`, httpApi.metricServerError({ period, statistic: 'Sum' }), {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { BuildOptions } from 'esbuild';
-import { LogLevel, OutputFormat, SourceMapMode, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, OutputFormat, SourceMapMode, type BundlingOptions, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { repoRoot } from './repo-root.ts';
 
 /**
@@ -33,6 +33,14 @@ export const lambdaBundling: BundlingOptions = {
   externalModules: [],
   logLevel: LogLevel.WARNING,
 };
+
+/**
+ * `lambdaBundling` with shell commands run around the esbuild step (e.g. copying data files next
+ * to the bundle). The esbuild options stay exactly those of every other function.
+ */
+export function lambdaBundlingWith(commandHooks: ICommandHooks | undefined): BundlingOptions {
+  return commandHooks === undefined ? lambdaBundling : { ...lambdaBundling, commandHooks };
+}
 
 /**
  * Plain esbuild options equivalent to `lambdaBundling` for one entry file.

@@ -2,11 +2,11 @@ import path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { lambdaBundling, sourceMapEnvironment } from './bundling.ts';
+import { lambdaBundlingWith, sourceMapEnvironment } from './bundling.ts';
 import { repoRoot } from './repo-root.ts';
 
 export const serviceName = 'onboarding-reports-service';
@@ -24,6 +24,10 @@ export interface ServiceFunctionProps {
   readonly applicationLogLevel?: ApplicationLogLevel;
   /** @default one month */
   readonly logRetention?: RetentionDays;
+  /** @default none: the function draws on the account's unreserved concurrency */
+  readonly reservedConcurrentExecutions?: number;
+  /** Shell commands around the esbuild step, e.g. to copy data files next to the bundle. */
+  readonly commandHooks?: ICommandHooks;
 }
 
 /**
@@ -53,9 +57,10 @@ export class ServiceFunction extends NodejsFunction {
       depsLockFilePath: path.join(repoRoot, 'package-lock.json'),
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      bundling: lambdaBundling,
+      bundling: lambdaBundlingWith(props.commandHooks),
       timeout: props.timeout ?? Duration.seconds(10),
       memorySize: props.memorySize ?? 1024,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       description: props.description,
       role,
       logGroup,

@@ -26,7 +26,9 @@ export interface LocalStackOptions {
   prettyLogs?: boolean;
   /** Signing key directory; default LOCAL_KEYS_DIR, else `<repo>/.local`. */
   keysDir?: string;
-  /** Background pollers; default `localPollers`. */
+  /** Report queue visibility timeout; default LOCAL_QUEUE_VISIBILITY_TIMEOUT_SECONDS, else 10. */
+  queueVisibilityTimeoutSeconds?: number;
+  /** Background pollers; default `localPollers` (report worker, dead-letter handler, sweep). */
   pollers?: readonly PollerFactory[];
   /** Default: import each function's entry file on first use. */
   loadHandler?: HandlerLoader;
@@ -80,7 +82,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   try {
     const emulators = await startEmulators(emulatorPorts);
     cleanups.push(emulators.stop);
-    const resources = await createLocalResources(emulators.endpoints);
+    const resources = await createLocalResources(emulators.endpoints, {
+      queueVisibilityTimeoutSeconds: options.queueVisibilityTimeoutSeconds,
+    });
     const env = await handlerEnvironment({ endpoints: emulators.endpoints, resources, keysDir, quiet, prettyLogs: options.prettyLogs ?? false });
     cleanups.push(applyEnvironment(env, options.prettyLogs ? [] : ['POWERTOOLS_DEV']));
 

@@ -1,11 +1,14 @@
+import { reportPipelineFunctions } from '../lib/routes.ts';
 import type { RunningEmulators } from './emulators.ts';
 import type { HandlerLoader } from './handler-modules.ts';
 import type { LocalResources } from './resources.ts';
+import { startSchedule } from './scheduler.ts';
+import { startSqsPoller } from './sqs-poller.ts';
 
 /**
- * Background work the local stack runs beside the router, standing in for Lambda event source
- * mappings (e.g. an SQS poller that receives from the report queue and invokes the worker with a
- * real SQS event, honouring `batchItemFailures`). Started after the router, stopped before the
+ * Background work the local stack runs beside the router, standing in for what invokes the
+ * report pipeline's functions in AWS: the SQS event source mappings of the worker and the
+ * dead-letter handler, and the sweep's schedule. Started after the router, stopped before the
  * emulators.
  */
 export interface PollerContext {
@@ -24,5 +27,65 @@ export interface RunningPoller {
 
 export type PollerFactory = (context: PollerContext) => RunningPoller | Promise<RunningPoller>;
 
-/** The pollers `startLocalStack` starts by default. Empty until the report worker exists. */
-export const localPollers: readonly PollerFactory[] = [];
+export interface ReportPipelineOptions {
+  /** How often the sweep runs; default LOCAL_SWEEP_INTERVAL_MS, else 60 000 (the deployed rate). */
+  sweepIntervalMs?: number;
+}
+
+export const SWEEP_INTERVAL_VARIABLE = 'LOCAL_SWEEP_INTERVAL_MS';
+const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
+
+/**
+ * Worker on the report queue, dead-letter handler on its DLQ, and the timed-out job sweep, with
+ * the batch sizes and timeouts lib/report-pipeline-construct.ts deploys them with.
+ */
+export function reportPipelinePollers(options: ReportPipelineOptions = {}): PollerFactory[] {
+  const log = (context: PollerContext) => (context.quiet ? undefined : (line: string) => console.log(line));
+  return [
+    (context) =>
+      startSqsPoller({
+        queue: context.resources.reportQueue,
+        endpoint: context.endpoints.sqs,
+        function: reportPipelineFunctions.worker,
+        batchSize: 5,
+        timeoutMs: 60_000,
+        loadHandler: context.loadHandler,
+        log: log(context),
+      }),
+    (context) =>
+      startSqsPoller({
+        queue: context.resources.reportDlq,
+        endpoint: context.endpoints.sqs,
+        function: reportPipelineFunctions.deadLetters,
+        batchSize: 10,
+        timeoutMs: 30_000,
+        loadHandler: context.loadHandler,
+        log: log(context),
+      }),
+    (context) =>
+      startSchedule({
+        function: reportPipelineFunctions.sweep,
+        intervalMs: options.sweepIntervalMs ?? sweepIntervalFromEnv(),
+        timeoutMs: 50_000,
+        loadHandler: context.loadHandler,
+        // A line only when the sweep found something: it runs every minute.
+        onResult: (result, durationMs) => {
+          const timedOut = (result as { timedOut?: number } | undefined)?.timedOut ?? 0;
+          if (timedOut > 0) log(context)?.(`[schedule ${reportPipelineFunctions.sweep.name}] ${timedOut} job(s) timed out (${durationMs} ms)`);
+        },
+      }),
+  ];
+}
+
+function sweepIntervalFromEnv(): number {
+  const value = process.env[SWEEP_INTERVAL_VARIABLE];
+  if (value === undefined || value === '') return DEFAULT_SWEEP_INTERVAL_MS;
+  const intervalMs = Number(value);
+  if (!Number.isInteger(intervalMs) || intervalMs < 100) {
+    throw new Error(`${SWEEP_INTERVAL_VARIABLE} must be a whole number of milliseconds, at least 100, got "${value}"`);
+  }
+  return intervalMs;
+}
+
+/** The pollers `startLocalStack` starts by default. */
+export const localPollers: readonly PollerFactory[] = reportPipelinePollers();

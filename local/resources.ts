@@ -19,6 +19,7 @@ import {
 import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { onboardingEmailTemplate } from '../lib/onboarding-email-template.ts';
 import { allTables, type KeySchema, type TableDefinition } from '../lib/table-definitions.ts';
+import { MAX_RECEIVES } from '../shared/queue/report-job-messages.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulators } from './emulators.ts';
 
 /**
@@ -29,20 +30,41 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulators } from './emulat
 export const REPORT_QUEUE_NAME = 'report-jobs';
 export const REPORT_DLQ_NAME = 'report-jobs-dlq';
 export const REPORTS_BUCKET_NAME = 'reports-local';
-const REPORT_QUEUE_VISIBILITY_TIMEOUT_SECONDS = 60;
-const REPORT_QUEUE_MAX_RECEIVE_COUNT = 3;
+/**
+ * Short, for both queues, so a failed message comes back within seconds instead of the minutes
+ * AWS uses (six times the consuming function's timeout). A second delivery while the first
+ * attempt still runs is harmless: the worker takes a job by conditional update, so only one
+ * attempt renders.
+ */
+const DEFAULT_QUEUE_VISIBILITY_TIMEOUT_SECONDS = 10;
+export const QUEUE_VISIBILITY_TIMEOUT_VARIABLE = 'LOCAL_QUEUE_VISIBILITY_TIMEOUT_SECONDS';
 const DLQ_RETENTION_SECONDS = 14 * 24 * 3600;
+
+export interface LocalQueue {
+  name: string;
+  url: string;
+  arn: string;
+}
 
 export interface LocalResources {
   /** Table name by the definition's environment variable, e.g. `USERS_TABLE_NAME: 'Users'`. */
   tables: Record<string, string>;
-  reportQueue: { name: string; url: string; arn: string };
-  reportDlq: { name: string; url: string; arn: string };
+  reportQueue: LocalQueue & { visibilityTimeoutSeconds: number; maxReceiveCount: number };
+  reportDlq: LocalQueue;
   reportsBucketName: string;
   emailTemplateName: string;
 }
 
-export async function createLocalResources(endpoints: RunningEmulators['endpoints']): Promise<LocalResources> {
+export interface LocalResourceOptions {
+  /** Report queue visibility timeout; default LOCAL_QUEUE_VISIBILITY_TIMEOUT_SECONDS, else 10. */
+  queueVisibilityTimeoutSeconds?: number;
+}
+
+export async function createLocalResources(
+  endpoints: RunningEmulators['endpoints'],
+  options: LocalResourceOptions = {},
+): Promise<LocalResources> {
+  const visibilityTimeoutSeconds = options.queueVisibilityTimeoutSeconds ?? visibilityTimeoutFromEnv();
   const common = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   const dynamodb = new DynamoDBClient({ ...common, endpoint: endpoints.dynamodb });
   const sqs = new SQSClient({ ...common, endpoint: endpoints.sqs });
@@ -51,7 +73,7 @@ export async function createLocalResources(endpoints: RunningEmulators['endpoint
   try {
     const [tables, queues] = await Promise.all([
       Promise.all(allTables.map((table) => createTable(dynamodb, table))),
-      createReportQueues(sqs),
+      createReportQueues(sqs, visibilityTimeoutSeconds),
       createBucket(s3, REPORTS_BUCKET_NAME),
       putEmailTemplate(ses),
     ]);
@@ -114,16 +136,34 @@ async function createTable(client: DynamoDBClient, table: TableDefinition): Prom
   return tableName;
 }
 
-async function createReportQueues(client: SQSClient): Promise<Pick<LocalResources, 'reportQueue' | 'reportDlq'>> {
-  const reportDlq = await createQueue(client, REPORT_DLQ_NAME, { MessageRetentionPeriod: String(DLQ_RETENTION_SECONDS) });
-  const reportQueue = await createQueue(client, REPORT_QUEUE_NAME, {
-    VisibilityTimeout: String(REPORT_QUEUE_VISIBILITY_TIMEOUT_SECONDS),
-    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: reportDlq.arn, maxReceiveCount: REPORT_QUEUE_MAX_RECEIVE_COUNT }),
-  });
-  return { reportQueue, reportDlq };
+function visibilityTimeoutFromEnv(): number {
+  const value = process.env[QUEUE_VISIBILITY_TIMEOUT_VARIABLE];
+  if (value === undefined || value === '') return DEFAULT_QUEUE_VISIBILITY_TIMEOUT_SECONDS;
+  const seconds = Number(value);
+  // SQS allows 0 to 12 hours; 0 would hand a message to the next poll while it is being processed.
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 43_200) {
+    throw new Error(`${QUEUE_VISIBILITY_TIMEOUT_VARIABLE} must be a whole number of seconds from 1 to 43200, got "${value}"`);
+  }
+  return seconds;
 }
 
-async function createQueue(client: SQSClient, name: string, attributes: Record<string, string>): Promise<LocalResources['reportQueue']> {
+async function createReportQueues(
+  client: SQSClient,
+  visibilityTimeoutSeconds: number,
+): Promise<Pick<LocalResources, 'reportQueue' | 'reportDlq'>> {
+  const reportDlq = await createQueue(client, REPORT_DLQ_NAME, {
+    VisibilityTimeout: String(visibilityTimeoutSeconds),
+    MessageRetentionPeriod: String(DLQ_RETENTION_SECONDS),
+  });
+  const reportQueue = await createQueue(client, REPORT_QUEUE_NAME, {
+    VisibilityTimeout: String(visibilityTimeoutSeconds),
+    // The same count the worker treats as the final attempt.
+    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: reportDlq.arn, maxReceiveCount: MAX_RECEIVES }),
+  });
+  return { reportQueue: { ...reportQueue, visibilityTimeoutSeconds, maxReceiveCount: MAX_RECEIVES }, reportDlq };
+}
+
+async function createQueue(client: SQSClient, name: string, attributes: Record<string, string>): Promise<LocalQueue> {
   let url: string | undefined;
   try {
     url = (await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }))).QueueUrl;

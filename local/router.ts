@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { ApiRoute } from '../lib/routes.ts';
 import { createHandlerLoader, type HandlerLoader, type LambdaHandler } from './handler-modules.ts';
+import { buildLambdaContext, LOCAL_ACCOUNT_ID, withTimeout } from './lambda-invocation.ts';
 
 /**
  * A node:http server standing in for API Gateway HTTP API with Lambda proxy integrations
@@ -35,9 +36,7 @@ export interface AccessLogEntry {
   durationMs: number;
 }
 
-const LOCAL_ACCOUNT_ID = '000000000000';
 const LOCAL_API_ID = 'local';
-const LOCAL_REGION = 'us-east-1';
 const DEFAULT_TIMEOUT_MS = 10_000;
 const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -93,7 +92,7 @@ export function createLocalRouter(options: LocalRouterOptions): Server {
     }
 
     const event = buildEvent({ req, requestId, method, rawPath, rawQueryString, route, body, startedAt });
-    const context = buildContext(route.functionName, timeoutMs);
+    const context = buildLambdaContext(route.functionName, timeoutMs);
     let result: unknown;
     try {
       const handler = await loadHandler(route.entry);
@@ -268,38 +267,6 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 function formatRequestTime(date: Date): string {
   const pad = (n: number): string => String(n).padStart(2, '0');
   return `${pad(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}:${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} +0000`;
-}
-
-function buildContext(name: string, timeoutMs: number): Context {
-  const functionName = `onboarding-api-local-${name}`;
-  const deadline = Date.now() + timeoutMs;
-  const today = new Date().toISOString().slice(0, 10).replaceAll('-', '/');
-  const deprecated = (): never => {
-    throw new Error('context.done/fail/succeed are not supported; return a promise');
-  };
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:${functionName}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: `${today}/[$LATEST]${randomBytes(16).toString('hex')}`,
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: deprecated,
-    fail: deprecated,
-    succeed: deprecated,
-  };
-}
-
-/** Lambda ends an invocation at its timeout; the promise keeps running here, but its answer is dropped. */
-function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`)), timeoutMs);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -1,4 +1,6 @@
+import { DEMO_ORGANIZATION_NAME, WELL_KNOWN_DEMO_USERS } from './demo-users.ts';
 import { PortInUseError, startLocalStack, type LocalStack } from './local-stack.ts';
+import { seedDemoData, type SeededDemoData } from './seed-demo-data.ts';
 
 /** `npm start`: the whole service on this machine until Ctrl-C. */
 
@@ -67,30 +69,61 @@ try {
   process.exit(1);
 }
 
-const token = await stack.issueToken({ orgId: 'demo-org', orgName: 'Demo Org' });
-const { baseUrl, endpoints } = stack;
+let demo: SeededDemoData;
+try {
+  demo = await seedDemoData(stack);
+} catch (error) {
+  console.error('\nCannot seed the demo users:', error);
+  await stack.stop();
+  process.exit(1);
+}
+
+const token = await stack.issueToken({ orgId: demo.orgId, orgName: DEMO_ORGANIZATION_NAME });
+const { baseUrl, endpoints, resources } = stack;
+const auth = '-H "Authorization: Bearer $TOKEN"';
 console.log(`
 Local stack ready in ${(stack.startupMs / 1000).toFixed(1)} s
 
   API            ${baseUrl}
   SES inbox      ${endpoints.ses}/      (every e-mail the service sends)
   DynamoDB       ${endpoints.dynamodb}
-  SQS            ${endpoints.sqs}
-  S3             ${endpoints.s3}   (bucket ${stack.resources.reportsBucketName})
+  SQS            ${endpoints.sqs}   (queue ${resources.reportQueue.name}, visibility ${resources.reportQueue.visibilityTimeoutSeconds} s, DLQ after ${resources.reportQueue.maxReceiveCount} receives)
+  S3             ${endpoints.s3}   (bucket ${resources.reportsBucketName})
 
-Development token for org demo-org, all scopes, valid 1 hour
+Seeded ${demo.users} demo users in org ${demo.orgId} (${DEMO_ORGANIZATION_NAME}), e.g. userId ${demo.exampleUserId}
+(${WELL_KNOWN_DEMO_USERS.minor}: a minor with a guardian; ${WELL_KNOWN_DEMO_USERS.flagged}: PEP and sanction matches, several pages).
+
+Development token for org ${demo.orgId}, all scopes, valid 1 hour
 (more: npm run -s token -- --org <id> [--scopes "..."] [--expires-in=<s>]):
 
   export TOKEN=${token}
 
-Try it:
+Onboarding token:
 
-  curl -i -X POST ${baseUrl}/v1/onboarding-token \\
-    -H "Authorization: Bearer $TOKEN" \\
+  curl -i -X POST ${baseUrl}/v1/onboarding-token ${auth} \\
     -H 'Content-Type: application/json' \\
     -d '{"email":"ada@example.com","first_name":"Ada","last_name":"Lovelace"}'
 
-  curl -s ${baseUrl}/v1/onboarding-tokens -H "Authorization: Bearer $TOKEN"
+  curl -s ${baseUrl}/v1/onboarding-tokens ${auth}
 
+User report (PDF), step by step:
+
+  # 1. Request it: 202 with the jobId (a 409 names the job already open for this user)
+  JOB=$(curl -s -X POST ${baseUrl}/v1/document/api ${auth} \\
+    -H 'Content-Type: application/json' -d '{"userId":"${demo.exampleUserId}"}' \\
+    | tee /dev/stderr | sed -E 's/.*"jobId":"([^"]+)".*/\\1/'); echo
+
+  # 2. Poll until it is COMPLETE (a second or two; the first report after start takes longest)
+  until curl -s ${baseUrl}/v1/document/api/$JOB ${auth} \\
+    | tee /dev/stderr | grep -Eq '"status":"(COMPLETE|FAILED)"'; do echo; sleep 1; done; echo
+
+  # 3. A fresh download address, valid 5 minutes
+  URL=$(curl -s ${baseUrl}/v1/document/api/$JOB/url ${auth} \\
+    | tee /dev/stderr | sed -E 's/.*"url":"([^"]+)".*/\\1/'); echo
+
+  # 4. Download it
+  curl -o report.pdf "$URL"
+
+Report requests are limited to 10 per 10 minutes per organization (each call to step 1 counts).
 Ctrl-C stops everything.
 `);

@@ -9,7 +9,9 @@ let template: Template;
 beforeAll(() => {
   const stack = new Stack(new App(), 'AlarmsUnderTest');
   const alarms = new AlarmsConstruct(stack, 'Alarms', { alarmEmail: 'ops@example.com' });
-  alarms.addDeadLetterQueueAlarm(new Queue(stack, 'JobsDeadLetters'));
+  const deadLetters = new Queue(stack, 'JobsDeadLetters');
+  alarms.addDeadLetterQueueAlarm(deadLetters);
+  alarms.addDeadLetterReceivesAlarm(deadLetters);
   template = Template.fromStack(stack);
 });
 
@@ -22,6 +24,18 @@ describe('AlarmsConstruct', () => {
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       AlarmActions: [{ Ref: Match.stringLikeRegexp('^AlarmsAlarmTopic') }],
+    });
+  });
+
+  it('alarms as soon as a consumer receives one message from a dead-letter queue', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'NumberOfMessagesReceived',
+      Statistic: 'Sum',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^JobsDeadLetters'), 'QueueName'] } }],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
     });
   });
 

@@ -1,4 +1,4 @@
-import { Aspects } from 'aws-cdk-lib';
+import { Aspects, type CfnElement } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -35,5 +35,26 @@ describe('cdk-nag AwsSolutions', () => {
     const suppressions = resources.flatMap((resource) => resource.Metadata?.cdk_nag?.rules_to_suppress ?? []) as Array<{ id: string; reason: string }>;
     expect(suppressions.length).toBeGreaterThan(0);
     for (const suppression of suppressions) expect(suppression.reason.length, suppression.id).toBeGreaterThan(40);
+  });
+
+  it('suppresses IAM5 only for the reports/ object prefix of the reports bucket, never for a whole policy', () => {
+    const resources = Object.values(Template.fromStack(stack).toJSON().Resources as Record<string, any>);
+    const iam5 = resources.flatMap((resource) => resource.Metadata?.cdk_nag?.rules_to_suppress ?? []).filter(
+      (suppression: { id: string }) => suppression.id === 'AwsSolutions-IAM5',
+    ) as Array<{ applies_to?: unknown[] }>;
+    expect(iam5.length).toBeGreaterThan(0);
+    const bucketArn = `<${stack.getLogicalId(stack.reports.bucket.node.defaultChild as CfnElement)}.Arn>`;
+    for (const suppression of iam5) expect(suppression.applies_to).toEqual([`Resource::${bucketArn}/reports/*`]);
+  });
+
+  it('suppresses SQS3 only on the dead-letter queue and S1 only on the access-log bucket', () => {
+    const template = Template.fromStack(stack).toJSON().Resources as Record<string, any>;
+    const suppressedOn = (rule: string) =>
+      Object.entries(template)
+        .filter(([, resource]) => (resource.Metadata?.cdk_nag?.rules_to_suppress ?? []).some((s: { id: string }) => s.id === rule))
+        .map(([id]) => id);
+    const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+    expect(suppressedOn('AwsSolutions-SQS3')).toEqual([idOf(stack.reports.deadLetterQueue)]);
+    expect(suppressedOn('AwsSolutions-S1')).toEqual([idOf(stack.reports.accessLogsBucket)]);
   });
 });

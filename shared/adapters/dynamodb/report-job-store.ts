@@ -11,7 +11,7 @@ import type { CompletedReport, ReportJobStore } from '../../domain/reports/ports
 import { processingDurationMs, type ReportErrorCode, type ReportJob } from '../../domain/reports/report-job.ts';
 import { cancellationReasons, withTransactionConflictRetry } from './transactions.ts';
 
-const RETENTION_SECONDS = 30 * 24 * 60 * 60;
+const DAY_SECONDS = 24 * 60 * 60;
 /** Guards normally go when their job finishes; the TTL only cleans up after a total failure. */
 const GUARD_SAFETY_TTL_SECONDS = 24 * 60 * 60;
 const OPEN_JOBS_INDEX = 'openJobsByAge';
@@ -31,6 +31,8 @@ export class DynamoDbReportJobStore implements ReportJobStore {
   constructor(
     private readonly documents: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** Days a job stays readable; the bucket's lifecycle expires its PDF after the same time. */
+    private readonly retentionDays = 30,
   ) {}
 
   async createOpenJob(job: ReportJob): Promise<void> {
@@ -55,7 +57,7 @@ export class DynamoDbReportJobStore implements ReportJobStore {
         {
           Put: {
             TableName: this.tableName,
-            Item: { ...jobKey(job.jobId), ...job, ttl: epochSeconds(job.createdAt) + RETENTION_SECONDS },
+            Item: { ...jobKey(job.jobId), ...job, ttl: epochSeconds(job.createdAt) + this.retentionDays * DAY_SECONDS },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },

@@ -1,0 +1,56 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
+import { DynamoDbReportRateLimiter } from '#shared/adapters/dynamodb/report-rate-limiter.ts';
+import { DynamoDbUserDirectory } from '#shared/adapters/dynamodb/user-directory.ts';
+import { SqsReportQueue } from '#shared/adapters/sqs/report-queue.ts';
+import { loadApiConfig, tokenVerifierFrom } from '#shared/config/api-config.ts';
+import { positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
+import { systemClock } from '#shared/domain/clock.ts';
+import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
+import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/reports/rate-limit.ts';
+import { toCreateResponse } from '#shared/domain/reports/report-job.ts';
+import { requestReport } from '#shared/domain/reports/request-report.ts';
+import { createApiHandler } from '#shared/http/api-handler.ts';
+import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
+import { limitRate } from '#shared/http/rate-limit.ts';
+import { accepted } from '#shared/http/responses.ts';
+import { reportJobRequestSchema } from '#shared/http/schemas/report-job-schemas.ts';
+
+const config = loadApiConfig({
+  REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
+  USERS_TABLE_NAME: requiredString('USERS_TABLE_NAME'),
+  IDEMPOTENCY_TABLE_NAME: requiredString('IDEMPOTENCY_TABLE_NAME'),
+  REPORT_QUEUE_URL: requiredString('REPORT_QUEUE_URL'),
+  REPORT_RETENTION_DAYS: positiveIntegerString('REPORT_RETENTION_DAYS', 30),
+});
+const dynamoDb = createDynamoDbClients();
+
+const requestReportJob = requestReport({
+  jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME, config.REPORT_RETENTION_DAYS),
+  users: new DynamoDbUserDirectory(dynamoDb.documents, config.USERS_TABLE_NAME),
+  queue: new SqsReportQueue(new SQSClient({}), config.REPORT_QUEUE_URL),
+  clock: systemClock,
+  templateVersion: REPORT_TEMPLATE_VERSION,
+});
+
+export const handler = createApiHandler({
+  requiredScope: 'reports:write',
+  verifyToken: tokenVerifierFrom(config),
+  beforeBody: [
+    limitRate(
+      new DynamoDbReportRateLimiter(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME, REPORT_REQUEST_RATE_LIMIT),
+      systemClock,
+    ),
+  ],
+  bodySchema: reportJobRequestSchema,
+  idempotency: createIdempotentRequests({
+    route: 'POST /v1/document/api',
+    tableName: config.IDEMPOTENCY_TABLE_NAME,
+    dynamoDbClient: dynamoDb.client,
+  }),
+  handle: async ({ body, principal }) => {
+    const job = await requestReportJob({ orgId: principal.orgId, userId: body.userId });
+    return accepted(toCreateResponse(job), { location: `/v1/document/api/${job.jobId}` });
+  },
+});

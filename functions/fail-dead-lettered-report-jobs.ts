@@ -1,0 +1,37 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import * as v from 'valibot';
+import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
+import { loadConfig, requiredString } from '#shared/config/load-config.ts';
+import { systemClock } from '#shared/domain/clock.ts';
+import { failDeadLetteredJob } from '#shared/domain/reports/fail-abandoned-jobs.ts';
+import { logger } from '#shared/observability/logger.ts';
+import { reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
+
+const config = loadConfig(v.object({ REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') }));
+const dynamoDb = createDynamoDbClients();
+
+const failJob = failDeadLetteredJob({
+  jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
+  clock: systemClock,
+});
+
+const processor = new BatchProcessor(EventType.SQS);
+
+async function failRecord(record: SQSRecord): Promise<void> {
+  const message = reportJobMessageFrom(record);
+  if (!message) {
+    logger.error('discarding a dead letter that is not a report job', { messageId: record.messageId });
+    return;
+  }
+  const failed = await failJob(message);
+  logger.warn('report job dead-lettered', { jobId: message.jobId, orgId: message.orgId, markedFailed: failed });
+}
+
+/** Dead-letter queue consumer: a job whose message SQS gave up on ends FAILED/INTERNAL_ERROR. */
+export const handler = middy<SQSEvent, SQSBatchResponse>()
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .handler(async (event, context) => processPartialResponse(event, failRecord, processor, { context }));

@@ -1,0 +1,25 @@
+import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
+import { loadApiConfig, tokenVerifierFrom } from '#shared/config/api-config.ts';
+import { requiredString } from '#shared/config/load-config.ts';
+import { systemClock } from '#shared/domain/clock.ts';
+import { getReportJob } from '#shared/domain/reports/read-report-job.ts';
+import { toStatusResponse } from '#shared/domain/reports/report-job.ts';
+import { createApiHandler } from '#shared/http/api-handler.ts';
+import { reportJobIdFrom } from '#shared/http/path-parameters.ts';
+import { ok } from '#shared/http/responses.ts';
+
+const config = loadApiConfig({ REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') });
+const dynamoDb = createDynamoDbClients();
+
+const readJob = getReportJob({
+  jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
+  clock: systemClock,
+});
+
+export const handler = createApiHandler({
+  requiredScope: 'reports:read',
+  verifyToken: tokenVerifierFrom(config),
+  handle: async ({ event, principal }) =>
+    ok(toStatusResponse(await readJob({ orgId: principal.orgId, jobId: reportJobIdFrom(event) }))),
+});

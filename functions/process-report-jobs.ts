@@ -1,0 +1,60 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
+import { DynamoDbUserDirectory } from '#shared/adapters/dynamodb/user-directory.ts';
+import { createReportsS3Client, S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
+import { loadConfig, requiredString } from '#shared/config/load-config.ts';
+import { systemClock } from '#shared/domain/clock.ts';
+import { processReportJob } from '#shared/domain/reports/process-report-job.ts';
+import { loadReportFonts } from '#shared/domain/reports/pdf/report-fonts.ts';
+import { renderUserReport } from '#shared/domain/reports/pdf/render-user-report.ts';
+import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
+import { logger } from '#shared/observability/logger.ts';
+import { isFinalReceive, reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
+import * as v from 'valibot';
+
+const config = loadConfig(
+  v.object({
+    REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
+    USERS_TABLE_NAME: requiredString('USERS_TABLE_NAME'),
+    REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME'),
+  }),
+);
+const dynamoDb = createDynamoDbClients();
+const fonts = loadReportFonts();
+
+const processJob = processReportJob({
+  jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
+  users: new DynamoDbUserDirectory(dynamoDb.documents, config.USERS_TABLE_NAME),
+  storage: new S3ReportStorage(createReportsS3Client(), config.REPORTS_BUCKET_NAME),
+  render: (input) => renderUserReport({ ...input, fonts }),
+  clock: systemClock,
+  templateVersion: REPORT_TEMPLATE_VERSION,
+});
+
+const processor = new BatchProcessor(EventType.SQS);
+/** A job taken by a worker that died stays locked this much longer than the worker could have run. */
+const LEASE_MARGIN_MS = 5_000;
+
+async function processRecord(record: SQSRecord, lambdaContext: Context): Promise<void> {
+  const message = reportJobMessageFrom(record);
+  if (!message) {
+    logger.error('discarding a queue message that is not a report job', { messageId: record.messageId });
+    return;
+  }
+  const result = await processJob(message, {
+    isFinalAttempt: isFinalReceive(record),
+    leaseMs: lambdaContext.getRemainingTimeInMillis() + LEASE_MARGIN_MS,
+  });
+  logger.info('report job processed', { jobId: message.jobId, orgId: message.orgId, ...result, job: undefined });
+}
+
+/** SQS worker: failures are reported per message, so one bad job never re-runs the others. */
+export const handler = middy<SQSEvent, SQSBatchResponse>()
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .handler(async (event, context) =>
+    processPartialResponse(event, (record: SQSRecord) => processRecord(record, context), processor, { context }),
+  );

@@ -1,0 +1,27 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { ScheduledEvent } from 'aws-lambda';
+import * as v from 'valibot';
+import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
+import { loadConfig, requiredString } from '#shared/config/load-config.ts';
+import { systemClock } from '#shared/domain/clock.ts';
+import { sweepTimedOutJobs } from '#shared/domain/reports/fail-abandoned-jobs.ts';
+import { logger } from '#shared/observability/logger.ts';
+
+const config = loadConfig(v.object({ REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') }));
+const dynamoDb = createDynamoDbClients();
+
+const sweep = sweepTimedOutJobs({
+  jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
+  clock: systemClock,
+});
+
+/** Runs every minute: open jobs past the 5-minute deadline end FAILED/TIMED_OUT. */
+export const handler = middy<ScheduledEvent, { timedOut: number }>()
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .handler(async () => {
+    const result = await sweep();
+    if (result.timedOut > 0) logger.warn('report jobs timed out', result);
+    return result;
+  });

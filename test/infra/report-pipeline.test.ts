@@ -1,0 +1,366 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { copyReportFonts, reportObjectPrefix } from '../../lib/report-pipeline-construct.ts';
+import type { ServiceStack } from '../../lib/service-stack.ts';
+import { REPORT_FONT_FILES, REPORT_FONT_PACKAGE_PATHS } from '../../shared/domain/reports/pdf/report-fonts.ts';
+import { reportObjectKey } from '../../shared/domain/reports/report-job.ts';
+import { MAX_RECEIVES } from '../../shared/queue/report-job-messages.ts';
+import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
+import { actionsOf, resourcesOf, templateQueries, type Statement } from './template-queries.ts';
+
+let stack: ServiceStack;
+let queries: ReturnType<typeof templateQueries>;
+
+beforeAll(() => {
+  // The template is all these tests read: skip esbuild (the bundled worker is checked in service-stack.test.ts).
+  ({ stack } = buildServiceStack({ bundle: false }));
+  queries = templateQueries(Template.fromStack(stack));
+});
+
+const reports = () => stack.reports;
+const routeFunction = (name: string) => {
+  const fn = stack.routeFunctions.get(name);
+  if (!fn) throw new Error(`no route function ${name}`);
+  return fn;
+};
+const reportObjects = () => `<${logicalIdOf(reports().bucket)}.Arn>/reports/*`;
+const arnOf = (construct: Parameters<typeof logicalIdOf>[0]) => ({ 'Fn::GetAtt': [logicalIdOf(construct), 'Arn'] });
+
+/** Every action the function may take, flattened. */
+const actionsOfFunction = (fn: IFunction) => queries.statementsOf(fn).flatMap(actionsOf);
+
+/** Tables (logical ids) on which the function may take `action`, ignoring index statements. */
+const tablesWith = (fn: IFunction, action: string) =>
+  queries
+    .statementsOf(fn)
+    .filter((statement) => actionsOf(statement).includes(action))
+    .flatMap(resourcesOf)
+    .filter((resource) => !resource.includes('/index/'))
+    .sort();
+
+const tableArn = (id: 'ReportJobs' | 'Users' | 'Idempotency') => `<${logicalIdOf(stack.data.tables[id])}.Arn>`;
+
+/** Statements of the bucket policy of `bucket` that deny requests. */
+function denyStatementsOfBucketPolicy(bucketLogicalId: string): Statement[] {
+  const policies = queries.ofType('AWS::S3::BucketPolicy').filter(([, policy]) => policy.Properties.Bucket.Ref === bucketLogicalId);
+  expect(policies).toHaveLength(1);
+  return (policies[0]![1].Properties.PolicyDocument.Statement as Statement[]).filter((statement) => statement.Effect === 'Deny');
+}
+
+/** The queue policy statements of one queue that deny requests. */
+function denyStatementsOfQueuePolicy(queueLogicalId: string): Statement[] {
+  const policies = queries
+    .ofType('AWS::SQS::QueuePolicy')
+    .filter(([, policy]) => (policy.Properties.Queues as Array<{ Ref: string }>).some((queue) => queue.Ref === queueLogicalId));
+  expect(policies).toHaveLength(1);
+  return (policies[0]![1].Properties.PolicyDocument.Statement as Statement[]).filter((statement) => statement.Effect === 'Deny');
+}
+
+const insecureTransport = { Bool: { 'aws:SecureTransport': 'false' } };
+
+describe('reports bucket', () => {
+  it('blocks all public access and disables ACLs', () => {
+    const bucket = queries.propertiesOf(reports().bucket);
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(bucket.OwnershipControls).toEqual({ Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] });
+  });
+
+  it('encrypts objects with S3-managed keys', () => {
+    expect(queries.propertiesOf(reports().bucket).BucketEncryption).toEqual({
+      ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+    });
+  });
+
+  it('refuses every request not made over TLS, on the bucket and its objects', () => {
+    const bucketId = logicalIdOf(reports().bucket);
+    const denials = denyStatementsOfBucketPolicy(bucketId);
+    const tlsOnly = denials.find((statement) => JSON.stringify(statement.Condition) === JSON.stringify(insecureTransport));
+    expect(tlsOnly).toMatchObject({ Action: 's3:*', Principal: { AWS: '*' } });
+    expect(resourcesOf(tlsOnly!)).toEqual([`<${bucketId}.Arn>`, `<${bucketId}.Arn>/*`]);
+  });
+
+  it('expires PDFs under reports/ after the configured 30 days', () => {
+    expect(queries.propertiesOf(reports().bucket).LifecycleConfiguration.Rules).toContainEqual(
+      expect.objectContaining({ Prefix: 'reports/', ExpirationInDays: 30, Status: 'Enabled' }),
+    );
+    // The lifecycle prefix must cover the keys the worker writes.
+    expect(reportObjectKey('org-1', 'job-1').startsWith(reportObjectPrefix)).toBe(true);
+  });
+
+  it('takes the expiry from the retentionDays context', () => {
+    const { stack: shortLived } = buildServiceStack({ bundle: false, context: { retentionDays: 7 } });
+    const template = Template.fromStack(shortLived);
+    const rules = template.toJSON().Resources[logicalIdOf(shortLived.reports.bucket)].Properties.LifecycleConfiguration.Rules;
+    expect(rules).toContainEqual(expect.objectContaining({ Prefix: 'reports/', ExpirationInDays: 7 }));
+  });
+
+  it('is kept when the stack is deleted', () => {
+    const bucket = queries.resources[logicalIdOf(reports().bucket)]!;
+    expect(bucket.DeletionPolicy).toBe('Retain');
+    expect(bucket.UpdateReplacePolicy).toBe('Retain');
+    expect(bucket.Properties.VersioningConfiguration).toBeUndefined();
+  });
+
+  it('writes server access logs to a private, encrypted, TLS-only log bucket that only S3 logging of this bucket may write', () => {
+    const logBucketId = logicalIdOf(reports().accessLogsBucket);
+    expect(queries.propertiesOf(reports().bucket).LoggingConfiguration).toEqual({
+      DestinationBucketName: { Ref: logBucketId },
+      LogFilePrefix: 'reports-bucket/',
+    });
+    const logBucket = queries.resources[logBucketId]!;
+    expect(logBucket.DeletionPolicy).toBe('Retain');
+    expect(logBucket.Properties.PublicAccessBlockConfiguration.RestrictPublicBuckets).toBe(true);
+    expect(logBucket.Properties.AccessControl).toBeUndefined();
+    expect(logBucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    expect(denyStatementsOfBucketPolicy(logBucketId).some((statement) => JSON.stringify(statement.Condition) === JSON.stringify(insecureTransport))).toBe(true);
+    const [[, policy]] = queries.ofType('AWS::S3::BucketPolicy').filter(([, p]) => p.Properties.Bucket.Ref === logBucketId) as [[string, any]];
+    const delivery = (policy.Properties.PolicyDocument.Statement as Statement[]).find((statement) => statement.Effect === 'Allow');
+    expect(delivery).toMatchObject({
+      Action: 's3:PutObject',
+      Principal: { Service: 'logging.s3.amazonaws.com' },
+      Condition: { ArnLike: { 'aws:SourceArn': arnOf(reports().bucket) } },
+    });
+  });
+});
+
+describe('job queue and dead-letter queue', () => {
+  it('encrypt messages with SQS-managed keys and refuse requests not made over TLS', () => {
+    for (const queue of [reports().queue, reports().deadLetterQueue]) {
+      expect(queries.propertiesOf(queue).SqsManagedSseEnabled).toBe(true);
+      const denials = denyStatementsOfQueuePolicy(logicalIdOf(queue));
+      expect(denials.some((statement) => JSON.stringify(statement.Condition) === JSON.stringify(insecureTransport))).toBe(true);
+    }
+  });
+
+  it('move a message to the dead-letter queue after 3 receives, the number the worker treats as final', () => {
+    expect(queries.propertiesOf(reports().queue).RedrivePolicy).toEqual({
+      deadLetterTargetArn: arnOf(reports().deadLetterQueue),
+      maxReceiveCount: 3,
+    });
+    expect(MAX_RECEIVES).toBe(3);
+  });
+
+  it('hide a received message for at least six times the worker timeout', () => {
+    const workerTimeout = queries.propertiesOf(reports().worker).Timeout as number;
+    expect(queries.propertiesOf(reports().queue).VisibilityTimeout).toBeGreaterThanOrEqual(6 * workerTimeout);
+    const handlerTimeout = queries.propertiesOf(reports().deadLetterHandler).Timeout as number;
+    expect(queries.propertiesOf(reports().deadLetterQueue).VisibilityTimeout).toBeGreaterThanOrEqual(6 * handlerTimeout);
+  });
+
+  it('keeps dead letters 14 days', () => {
+    expect(queries.propertiesOf(reports().deadLetterQueue).MessageRetentionPeriod).toBe(14 * 24 * 60 * 60);
+  });
+});
+
+describe('worker', () => {
+  it('consumes the job queue in small batches and reports failures per message', () => {
+    const mappings = queries
+      .ofType('AWS::Lambda::EventSourceMapping')
+      .filter(([, mapping]) => mapping.Properties.FunctionName.Ref === logicalIdOf(reports().worker));
+    expect(mappings).toHaveLength(1);
+    const [, mapping] = mappings[0]!;
+    expect(mapping.Properties.EventSourceArn).toEqual(arnOf(reports().queue));
+    expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    expect(mapping.Properties.BatchSize).toBe(5);
+  });
+
+  it('runs at most 5 at once, so a burst of jobs cannot take the account’s concurrency', () => {
+    const worker = queries.propertiesOf(reports().worker);
+    expect(worker.ReservedConcurrentExecutions).toBe(5);
+    const [[, mapping]] = queries
+      .ofType('AWS::Lambda::EventSourceMapping')
+      .filter(([, m]) => m.Properties.FunctionName.Ref === logicalIdOf(reports().worker)) as [[string, any]];
+    // The poller never invokes more workers than are reserved, so messages are not throttled back to the queue.
+    expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBeLessThanOrEqual(worker.ReservedConcurrentExecutions);
+  });
+
+  it('has 60 s and 1024 MB to render', () => {
+    expect(queries.propertiesOf(reports().worker)).toMatchObject({ Timeout: 60, MemorySize: 1024 });
+  });
+
+  it('reads its fonts from the folder the bundling copies them to, and its tables and bucket by name', () => {
+    expect(queries.environmentOf(reports().worker)).toMatchObject({
+      REPORT_FONTS_DIR: '/var/task/fonts',
+      REPORT_JOBS_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.ReportJobs) },
+      USERS_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.Users) },
+      REPORTS_BUCKET_NAME: { Ref: logicalIdOf(reports().bucket) },
+    });
+  });
+
+  it('may store PDFs under reports/ and nothing else in S3: no reads', () => {
+    const s3 = queries.statementsFor(reports().worker, 's3:');
+    expect(s3).toHaveLength(1);
+    expect(actionsOf(s3[0]!)).toEqual(['s3:PutObject']);
+    expect(resourcesOf(s3[0]!)).toEqual([reportObjects()]);
+    expect(actionsOfFunction(reports().worker)).not.toContain('s3:GetObject');
+  });
+
+  it('may read and write report jobs, only read users, and touch no other table', () => {
+    const worker = reports().worker;
+    expect(tablesWith(worker, 'dynamodb:UpdateItem')).toEqual([tableArn('ReportJobs')]);
+    expect(tablesWith(worker, 'dynamodb:GetItem')).toEqual([tableArn('ReportJobs'), tableArn('Users')].sort());
+    expect(actionsOfFunction(worker).filter((action) => action.startsWith('sqs:Send'))).toEqual([]);
+  });
+});
+
+describe('dead-letter handler', () => {
+  it('consumes the dead-letter queue and reports failures per message', () => {
+    const mappings = queries
+      .ofType('AWS::Lambda::EventSourceMapping')
+      .filter(([, mapping]) => mapping.Properties.FunctionName.Ref === logicalIdOf(reports().deadLetterHandler));
+    expect(mappings).toHaveLength(1);
+    expect(mappings[0]![1].Properties).toMatchObject({
+      EventSourceArn: arnOf(reports().deadLetterQueue),
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('may read and write report jobs and nothing else', () => {
+    const fn = reports().deadLetterHandler;
+    expect(tablesWith(fn, 'dynamodb:UpdateItem')).toEqual([tableArn('ReportJobs')]);
+    expect(tablesWith(fn, 'dynamodb:GetItem')).toEqual([tableArn('ReportJobs')]);
+    expect(actionsOfFunction(fn).filter((action) => action.startsWith('s3:'))).toEqual([]);
+    expect(queries.environmentOf(fn)).toMatchObject({ REPORT_JOBS_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.ReportJobs) } });
+  });
+});
+
+describe('sweep', () => {
+  it('runs every minute', () => {
+    const rule = queries.propertiesOf(reports().sweepSchedule);
+    expect(rule.ScheduleExpression).toBe('rate(1 minute)');
+    expect(rule.State).toBe('ENABLED');
+    expect(rule.Targets).toEqual([expect.objectContaining({ Arn: arnOf(reports().sweep) })]);
+    const permissions = queries
+      .ofType('AWS::Lambda::Permission')
+      .filter(([, permission]) => JSON.stringify(permission.Properties.FunctionName) === JSON.stringify(arnOf(reports().sweep)));
+    expect(permissions.map(([, permission]) => permission.Properties)).toEqual([
+      expect.objectContaining({ Principal: 'events.amazonaws.com', SourceArn: arnOf(reports().sweepSchedule) }),
+    ]);
+  });
+
+  it('finishes before the next run starts', () => {
+    expect(queries.propertiesOf(reports().sweep).Timeout).toBeLessThan(60);
+  });
+
+  it('may query open jobs by age and update report jobs, and nothing else', () => {
+    const fn = reports().sweep;
+    const indexQueries = queries
+      .statementsOf(fn)
+      .filter((statement) => resourcesOf(statement).some((resource) => resource.includes('/index/')))
+      .flatMap(resourcesOf);
+    expect(indexQueries).toEqual([`${tableArn('ReportJobs')}/index/openJobsByAge`]);
+    expect(tablesWith(fn, 'dynamodb:UpdateItem')).toEqual([tableArn('ReportJobs')]);
+    expect(actionsOfFunction(fn).filter((action) => !action.startsWith('dynamodb:') && !action.startsWith('logs:'))).toEqual([]);
+  });
+});
+
+describe('report routes', () => {
+  it('CreateReportJob may write jobs and idempotency records, read users and only send to the job queue', () => {
+    const fn = routeFunction('CreateReportJob');
+    expect(tablesWith(fn, 'dynamodb:UpdateItem')).toEqual([tableArn('Idempotency'), tableArn('ReportJobs')].sort());
+    expect(tablesWith(fn, 'dynamodb:GetItem')).toEqual([tableArn('Idempotency'), tableArn('ReportJobs'), tableArn('Users')].sort());
+    const sqs = queries.statementsFor(fn, 'sqs:');
+    expect(sqs).toHaveLength(1);
+    expect(actionsOf(sqs[0]!)).toEqual(['sqs:SendMessage']);
+    expect(sqs[0]!.Resource).toEqual(arnOf(reports().queue));
+    expect(queries.statementsFor(fn, 's3:')).toEqual([]);
+    expect(queries.environmentOf(fn)).toMatchObject({
+      REPORT_JOBS_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.ReportJobs) },
+      USERS_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.Users) },
+      IDEMPOTENCY_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.Idempotency) },
+      REPORT_QUEUE_URL: { Ref: logicalIdOf(reports().queue) },
+      REPORT_RETENTION_DAYS: '30',
+    });
+  });
+
+  it('GetReportJob may read and write report jobs (a late read fails the job) and nothing else', () => {
+    const fn = routeFunction('GetReportJob');
+    expect(tablesWith(fn, 'dynamodb:UpdateItem')).toEqual([tableArn('ReportJobs')]);
+    expect(tablesWith(fn, 'dynamodb:GetItem')).toEqual([tableArn('ReportJobs')]);
+    expect(actionsOfFunction(fn).filter((action) => !action.startsWith('dynamodb:') && !action.startsWith('logs:'))).toEqual([]);
+  });
+
+  it('GetReportDownloadUrl may get objects under reports/ only, and never put them', () => {
+    const fn = routeFunction('GetReportDownloadUrl');
+    const s3 = queries.statementsFor(fn, 's3:');
+    expect(s3).toHaveLength(1);
+    expect(actionsOf(s3[0]!)).toEqual(['s3:GetObject']);
+    expect(resourcesOf(s3[0]!)).toEqual([reportObjects()]);
+    expect(actionsOfFunction(fn)).not.toContain('s3:PutObject');
+    expect(actionsOfFunction(fn).filter((action) => action.startsWith('s3:List'))).toEqual([]);
+    expect(tablesWith(fn, 'dynamodb:UpdateItem')).toEqual([tableArn('ReportJobs')]);
+    expect(queries.environmentOf(fn)).toMatchObject({ REPORTS_BUCKET_NAME: { Ref: logicalIdOf(reports().bucket) } });
+  });
+
+  it('no report function may scan a table', () => {
+    const fns = [...['CreateReportJob', 'GetReportJob', 'GetReportDownloadUrl'].map(routeFunction), reports().worker, reports().deadLetterHandler, reports().sweep];
+    for (const fn of fns) expect(actionsOfFunction(fn), fn.node.id).not.toContain('dynamodb:Scan');
+  });
+});
+
+describe('alarms', () => {
+  const alarms = () => queries.ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+  const onDeadLetterQueue = (metricName: string) =>
+    alarms().filter(
+      (alarm) =>
+        alarm.Namespace === 'AWS/SQS' &&
+        alarm.MetricName === metricName &&
+        JSON.stringify(alarm.Dimensions) ===
+          JSON.stringify([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalIdOf(reports().deadLetterQueue), 'QueueName'] } }]),
+    );
+
+  it('alarms as soon as a message waits in the dead-letter queue', () => {
+    expect(onDeadLetterQueue('ApproximateNumberOfMessagesVisible')).toEqual([
+      expect.objectContaining({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' }),
+    ]);
+  });
+
+  it('alarms when the dead-letter handler receives a message, which it does within seconds of its arrival', () => {
+    expect(onDeadLetterQueue('NumberOfMessagesReceived')).toEqual([
+      expect.objectContaining({ Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' }),
+    ]);
+  });
+
+  it('alarms on errors of the worker, the dead-letter handler, the sweep and the report routes', () => {
+    const alarmed = alarms()
+      .filter((alarm) => alarm.Namespace === 'AWS/Lambda' && alarm.MetricName === 'Errors')
+      .map((alarm) => (alarm.Dimensions[0].Value as { Ref: string }).Ref);
+    const fns = [reports().worker, reports().deadLetterHandler, reports().sweep, ...['CreateReportJob', 'GetReportJob', 'GetReportDownloadUrl'].map(routeFunction)];
+    for (const fn of fns) expect(alarmed, fn.node.id).toContain(logicalIdOf(fn));
+  });
+});
+
+describe('report fonts in the worker bundle', () => {
+  it('copies each face from the installed package into fonts/ of the bundle', () => {
+    const commands = copyReportFonts.afterBundling('/in', '/out');
+    expect(commands).toEqual([
+      "mkdir -p '/out/fonts'",
+      `cp '/in/node_modules/${REPORT_FONT_PACKAGE_PATHS.regular}' '/out/fonts/${REPORT_FONT_FILES.regular}'`,
+      `cp '/in/node_modules/${REPORT_FONT_PACKAGE_PATHS.bold}' '/out/fonts/${REPORT_FONT_FILES.bold}'`,
+    ]);
+    expect(copyReportFonts.beforeBundling('/in', '/out')).toEqual([]);
+    expect(copyReportFonts.beforeInstall('/in', '/out')).toEqual([]);
+  });
+
+  it('copies files that exist in the installed package', () => {
+    const require = createRequire(import.meta.url);
+    for (const face of ['regular', 'bold'] as const) {
+      expect(readFileSync(require.resolve(REPORT_FONT_PACKAGE_PATHS[face])).subarray(0, 4)).toEqual(Buffer.from([0, 1, 0, 0]));
+    }
+  });
+
+  it('takes the paths from a module that imports nothing but Node built-ins, so the CDK app never loads pdf-lib', () => {
+    const source = readFileSync(new URL('../../shared/domain/reports/pdf/report-fonts.ts', import.meta.url), 'utf8');
+    const imports = [...source.matchAll(/^import\s[^;]*?from\s+'([^']+)'/gm)].map((match) => match[1]);
+    expect(imports.length).toBeGreaterThan(0);
+    for (const specifier of imports) expect(specifier).toMatch(/^node:/);
+  });
+});

@@ -1,0 +1,121 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, inject, it } from 'vitest';
+import { DEMO_ORG_ID, DEMO_ORGANIZATION_NAME, generateDemoUsers, WELL_KNOWN_DEMO_USERS } from '../../local/demo-users.ts';
+import { seedUsers } from '../../local/seed-demo-data.ts';
+import { toUserItem, userKey } from '../../shared/adapters/dynamodb/user-items.ts';
+import { MOBILE_REGISTRATION_STATUSES, REGISTRATION_STATUSES, USER_RECORD_FIELDS } from '../../shared/domain/users/user-record.ts';
+import { uniqueOrg } from './api-client.ts';
+import { documentClient } from './report-support.ts';
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
+
+describe('demo users', () => {
+  const users = generateDemoUsers();
+
+  it('are the same on every run', () => {
+    expect(generateDemoUsers()).toEqual(users);
+    expect(generateDemoUsers({ seed: 7 })).not.toEqual(users);
+  });
+
+  it('are a few hundred users of the demo organization with unique ids of 1 to 16 characters and unique e-mails', () => {
+    expect(users.length).toBe(300);
+    expect(new Set(users.map((u) => u.id)).size).toBe(users.length);
+    expect(users.every((u) => u.id.length >= 1 && u.id.length <= 16)).toBe(true);
+    expect(new Set(users.map((u) => u.email!.toLowerCase())).size).toBe(users.length);
+    expect(users.every((u) => u.organization_id === DEMO_ORG_ID && u.organization_name === DEMO_ORGANIZATION_NAME)).toBe(true);
+    expect(users.map((u) => u.id)).toEqual(expect.arrayContaining(Object.values(WELL_KNOWN_DEMO_USERS)));
+  });
+
+  it('cover every registration and mobile registration status', () => {
+    expect(new Set(users.map((u) => u.registration_status))).toEqual(new Set(REGISTRATION_STATUSES));
+    expect(new Set(users.map((u) => u.mobile_registration_status))).toEqual(new Set(MOBILE_REGISTRATION_STATUSES));
+  });
+
+  it('have names in Latin with accents, Greek, Cyrillic and CJK scripts', () => {
+    const names = users.map((u) => u.name!).join(' ');
+    expect(names).toMatch(/[À-ÿĀ-ž]/u);
+    expect(names).toMatch(/\p{Script=Greek}/u);
+    expect(names).toMatch(/\p{Script=Cyrillic}/u);
+    expect(names).toMatch(/\p{Script=Han}/u);
+  });
+
+  it('give every minor a guardian, and dates and instants in ISO form', () => {
+    for (const user of users) {
+      expect(user.dob).toMatch(ISO_DATE);
+      expect(user.created_at).toMatch(ISO_INSTANT);
+      expect(user.updated_at).toMatch(ISO_INSTANT);
+      expect(user.connection_status_updated_at).toMatch(ISO_INSTANT);
+      expect(user.updated_at! >= user.created_at).toBe(true);
+      if (user.age! < 18) {
+        expect(user.guardian_name).toMatch(/\S/);
+        expect(user.guardian_dob).toMatch(ISO_DATE);
+        expect(user.guardian_age).toBeGreaterThanOrEqual(18);
+      }
+      expect(Object.keys(user).every((field) => (USER_RECORD_FIELDS as readonly string[]).includes(field))).toBe(true);
+    }
+    const instants = users.map((u) => u.created_at).sort();
+    expect(Date.parse(instants.at(-1)!) - Date.parse(instants[0]!)).toBeGreaterThan(650 * 24 * 3600 * 1000);
+  });
+
+  it('include screening results with zero to several PEP and sanction matches, each with addresses', () => {
+    const results = users.flatMap((u) => (u.idcheck_pep_sanction_result ? [u.idcheck_pep_sanction_result] : []));
+    const pepCounts = new Set(results.map((r) => r.pep_result.length));
+    expect(pepCounts.has(0)).toBe(true);
+    expect(Math.max(...pepCounts)).toBeGreaterThanOrEqual(3);
+    expect(results.some((r) => r.sanction_result.length > 0)).toBe(true);
+    const entries = results.flatMap((r) => [...r.pep_result, ...r.sanction_result]);
+    for (const entry of entries) {
+      expect(entry).toMatchObject({
+        notes: expect.any(Array),
+        aliases: expect.any(Array),
+        datasets: expect.any(Array),
+        addresses: expect.arrayContaining([expect.objectContaining({ city: expect.any(String), countryIsoCode: expect.stringMatching(/^[A-Z]{2}$/) })]),
+        ddEntries: expect.any(Array),
+        evidences: expect.any(Array),
+        griEntries: expect.any(Array),
+        insEntries: expect.any(Array),
+        isDeleted: expect.any(Boolean),
+        isDeceased: expect.any(Boolean),
+        version: expect.any(Number),
+      });
+    }
+  });
+});
+
+describe('seeding users', () => {
+  it('writes every record with its keys, and writing them again changes nothing', async () => {
+    const documents = documentClient();
+    const tableName = inject('localEnv').USERS_TABLE_NAME!;
+    const orgId = uniqueOrg('seed');
+    const users = generateDemoUsers({ orgId });
+
+    await seedUsers({ documents, tableName, orgId, users });
+    await seedUsers({ documents, tableName, orgId, users });
+
+    const count = await countUsers(orgId);
+    expect(count).toBe(users.length);
+    const flagged = users.find((u) => u.id === WELL_KNOWN_DEMO_USERS.flagged)!;
+    const { Item } = await documents.send(new GetCommand({ TableName: tableName, Key: userKey(orgId, flagged.id) }));
+    expect(Item).toEqual(toUserItem(orgId, flagged));
+
+    async function countUsers(org: string): Promise<number> {
+      let total = 0;
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await documents.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': `ORG#${org}` },
+            Select: 'COUNT',
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        total += page.Count ?? 0;
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return total;
+    }
+  });
+});

@@ -1,0 +1,5 @@
+// Unit tests must not reach any endpoint: when the whole suite runs, the integration tier's
+// global setup has pointed the AWS SDK at the local emulators through the environment.
+for (const name of Object.keys(process.env)) {
+  if (name.startsWith('AWS_ENDPOINT_URL') || name === 'S3_FORCE_PATH_STYLE') delete process.env[name];
+}
