@@ -9,7 +9,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
-          setupFiles: ['test/support/aws-sdk-matchers.ts'],
+          setupFiles: ['test/support/isolated-aws-environment.ts', 'test/support/aws-sdk-matchers.ts'],
         },
       },
       {

@@ -19,10 +19,27 @@ export const onboardingRoutes = [
   { method: 'GET', path: '/v1/onboarding-tokens', entry: 'functions/list-onboarding-tokens.ts', name: 'ListOnboardingTokens' },
 ] as const satisfies readonly ApiRoute[];
 
+export const reportRoutes = [
+  { method: 'POST', path: '/v1/document/api', entry: 'functions/create-report-job.ts', name: 'CreateReportJob' },
+  { method: 'GET', path: '/v1/document/api/{id}', entry: 'functions/get-report-job.ts', name: 'GetReportJob' },
+  { method: 'GET', path: '/v1/document/api/{id}/url', entry: 'functions/get-report-download-url.ts', name: 'GetReportDownloadUrl' },
+] as const satisfies readonly ApiRoute[];
+
+export const userStatusRoutes = [
+  { method: 'POST', path: '/v1/user-status', entry: 'functions/query-user-status.ts', name: 'QueryUserStatus' },
+] as const satisfies readonly ApiRoute[];
+
+/** Lambdas the report pipeline runs outside the API: the queue worker, the dead-letter handler and the sweep. */
+export const reportPipelineFunctions = {
+  worker: { entry: 'functions/process-report-jobs.ts', name: 'ProcessReportJobs' },
+  deadLetters: { entry: 'functions/fail-dead-lettered-report-jobs.ts', name: 'FailDeadLetteredReportJobs' },
+  sweep: { entry: 'functions/sweep-timed-out-report-jobs.ts', name: 'SweepTimedOutReportJobs' },
+} as const;
+
 /** Answers every path or method no route matches, with the contract's 404/405 body. */
 export const fallbackRoute = {
   entry: 'functions/route-not-found.ts',
   name: 'RouteNotFound',
 } as const;
 
-export const apiRoutes: readonly ApiRoute[] = [...onboardingRoutes];
+export const apiRoutes: readonly ApiRoute[] = [...onboardingRoutes, ...reportRoutes, ...userStatusRoutes];

@@ -5,7 +5,8 @@ import { ApiConstruct } from './api-construct.ts';
 import { bindTable } from './bind-table.ts';
 import { DataConstruct } from './data-construct.ts';
 import { MailConstruct } from './mail-construct.ts';
-import { apiRoutes, fallbackRoute, type onboardingRoutes } from './routes.ts';
+import { ReportPipelineConstruct } from './report-pipeline-construct.ts';
+import { apiRoutes, fallbackRoute, type onboardingRoutes, type reportRoutes, type userStatusRoutes } from './routes.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { StackConfig } from './stack-config.ts';
 
@@ -17,6 +18,7 @@ export interface ServiceStackProps extends StackProps {
 interface RouteResources {
   readonly data: DataConstruct;
   readonly mail: MailConstruct;
+  readonly reports: ReportPipelineConstruct;
 }
 
 type RouteGrants = (fn: ServiceFunction, resources: RouteResources) => void;
@@ -36,7 +38,38 @@ const onboardingRouteGrants = {
   },
 } satisfies Record<(typeof onboardingRoutes)[number]['name'], RouteGrants>;
 
-const routeGrants: Readonly<Record<string, RouteGrants>> = { ...onboardingRouteGrants };
+const reportRouteGrants = {
+  CreateReportJob: (fn, { data, reports }) => {
+    // Job + open-job guard in one transaction, and the organization's rate-limit item.
+    bindTable(fn, data.tables.ReportJobs, 'readWrite');
+    bindTable(fn, data.tables.Users, 'read');
+    bindTable(fn, data.tables.Idempotency, 'readWrite');
+    reports.grantEnqueue(fn);
+    // Jobs expire with their PDFs (the bucket's lifecycle rule uses the same number of days).
+    fn.addEnvironment('REPORT_RETENTION_DAYS', String(reports.retentionDays));
+  },
+  // Read-write: reading a job past its deadline fails it (TIMED_OUT) and releases its guard.
+  GetReportJob: (fn, { data }) => {
+    bindTable(fn, data.tables.ReportJobs, 'readWrite');
+  },
+  GetReportDownloadUrl: (fn, { data, reports }) => {
+    bindTable(fn, data.tables.ReportJobs, 'readWrite');
+    reports.grantReportDownloads(fn);
+  },
+} satisfies Record<(typeof reportRoutes)[number]['name'], RouteGrants>;
+
+const userStatusRouteGrants = {
+  // Queries the organization's partition and the byCreatedAt / byEmail indexes; never writes.
+  QueryUserStatus: (fn, { data }) => {
+    bindTable(fn, data.tables.Users, 'read');
+  },
+} satisfies Record<(typeof userStatusRoutes)[number]['name'], RouteGrants>;
+
+const routeGrants: Readonly<Record<string, RouteGrants>> = {
+  ...onboardingRouteGrants,
+  ...reportRouteGrants,
+  ...userStatusRouteGrants,
+};
 
 /** Token verification settings every authenticated function reads (shared/config/auth-config.ts). */
 function authEnvironment(config: StackConfig): Record<string, string> {
@@ -49,10 +82,11 @@ function authEnvironment(config: StackConfig): Record<string, string> {
   };
 }
 
-/** The whole service: tables, mail, the HTTP API with one function per route, alarms. */
+/** The whole service: tables, mail, the report pipeline, the HTTP API with one function per route, alarms. */
 export class ServiceStack extends Stack {
   readonly data: DataConstruct;
   readonly mail: MailConstruct;
+  readonly reports: ReportPipelineConstruct;
   readonly api: ApiConstruct;
   readonly alarms: AlarmsConstruct;
   /** Answers unmatched paths and methods (`$default` route). */
@@ -66,6 +100,12 @@ export class ServiceStack extends Stack {
 
     this.data = new DataConstruct(this, 'Data');
     this.mail = new MailConstruct(this, 'Mail', { senderEmail: config.senderEmail, senderIdentity: config.senderIdentity });
+    // Its functions run outside the API: they get no token settings.
+    this.reports = new ReportPipelineConstruct(this, 'Reports', {
+      reportJobs: this.data.tables.ReportJobs,
+      users: this.data.tables.Users,
+      retentionDays: config.retentionDays,
+    });
 
     // Does no authentication and touches no data: it only answers 404/405.
     this.routeNotFound = new ServiceFunction(this, fallbackRoute.name, {
@@ -74,7 +114,7 @@ export class ServiceStack extends Stack {
     });
     this.api = new ApiConstruct(this, 'Api', { fallback: this.routeNotFound });
 
-    const resources: RouteResources = { data: this.data, mail: this.mail };
+    const resources: RouteResources = { data: this.data, mail: this.mail, reports: this.reports };
     const routeFunctions = new Map<string, ServiceFunction>();
     for (const route of apiRoutes) {
       const grants = routeGrants[route.name];
@@ -92,8 +132,16 @@ export class ServiceStack extends Stack {
 
     this.alarms = new AlarmsConstruct(this, 'Alarms', {
       alarmEmail: config.alarmEmail,
-      functions: [this.routeNotFound, ...routeFunctions.values()],
+      functions: [
+        this.routeNotFound,
+        ...routeFunctions.values(),
+        this.reports.worker,
+        this.reports.deadLetterHandler,
+        this.reports.sweep,
+      ],
     });
     this.alarms.addHttpApiServerErrorsAlarm(this.api.httpApi);
+    this.alarms.addDeadLetterQueueAlarm(this.reports.deadLetterQueue);
+    this.alarms.addDeadLetterReceivesAlarm(this.reports.deadLetterQueue);
   }
 }

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { App } from 'aws-cdk-lib';
@@ -7,27 +8,29 @@ import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '../../lib/service-stack.ts';
 import { esbuildOptionsFor } from '../../lib/bundling.ts';
-import { fallbackRoute } from '../../lib/routes.ts';
+import { REPORT_FONT_FILES, REPORT_FONT_PACKAGE_PATHS } from '../../shared/domain/reports/pdf/report-fonts.ts';
+import { apiRoutes, fallbackRoute, reportPipelineFunctions } from '../../lib/routes.ts';
 import { allTables } from '../../lib/table-definitions.ts';
 import { buildServiceStack, exampleContext, logicalIdOf } from './service-stack-fixture.ts';
-
-type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
-type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
+import { actionsOf, resourcesOf, templateQueries, type Resource, type Statement } from './template-queries.ts';
 
 let app: App;
 let stack: ServiceStack;
 let template: Template;
 let resources: Record<string, Resource>;
+let queries: ReturnType<typeof templateQueries>;
 
 beforeAll(() => {
   // Synthesized once, with the functions bundled by esbuild exactly as `cdk synth` does.
   ({ app, stack } = buildServiceStack());
   template = Template.fromStack(stack);
-  resources = template.toJSON().Resources as Record<string, Resource>;
+  queries = templateQueries(template);
+  resources = queries.resources;
 });
 
-const ofType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);
-const actionsOf = (statement: Statement) => [statement.Action].flat();
+const ofType = (type: string) => queries.ofType(type);
+/** The route functions, the fallback and the report pipeline's worker, dead-letter handler and sweep. */
+const functionCount = apiRoutes.length + 1 + Object.keys(reportPipelineFunctions).length;
 
 function routeFunction(name: string) {
   const fn = stack.routeFunctions.get(name);
@@ -37,20 +40,11 @@ function routeFunction(name: string) {
 
 const fallbackFunction = () => stack.routeNotFound;
 
-/** Every statement of every policy attached to the function's role. */
-function statementsOf(fn: ReturnType<typeof routeFunction>): Statement[] {
-  const roleId = logicalIdOf(fn.role!);
-  return ofType('AWS::IAM::Policy')
-    .filter(([, policy]) => (policy.Properties.Roles as unknown[]).some((role) => JSON.stringify(role) === JSON.stringify({ Ref: roleId })))
-    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[]);
-}
-
-function environmentOf(fn: ReturnType<typeof routeFunction>): Record<string, unknown> {
-  return resources[logicalIdOf(fn)]!.Properties.Environment.Variables;
-}
+const statementsOf = (fn: ReturnType<typeof routeFunction>): Statement[] => queries.statementsOf(fn);
+const environmentOf = (fn: ReturnType<typeof routeFunction>): Record<string, unknown> => queries.environmentOf(fn);
 
 describe('HTTP API', () => {
-  it('routes each onboarding route to its own function and everything else to the fallback', () => {
+  it('routes each onboarding, report and user-status route to its own function and everything else to the fallback', () => {
     const functionOfRouteKey = new Map(
       ofType('AWS::ApiGatewayV2::Route').map(([, route]) => {
         const integrationId = (route.Properties.Target['Fn::Join'][1][1] as { Ref: string }).Ref;
@@ -61,6 +55,10 @@ describe('HTTP API', () => {
     expect(Object.fromEntries(functionOfRouteKey)).toEqual({
       'POST /v1/onboarding-token': logicalIdOf(routeFunction('CreateOnboardingToken')),
       'GET /v1/onboarding-tokens': logicalIdOf(routeFunction('ListOnboardingTokens')),
+      'POST /v1/document/api': logicalIdOf(routeFunction('CreateReportJob')),
+      'GET /v1/document/api/{id}': logicalIdOf(routeFunction('GetReportJob')),
+      'GET /v1/document/api/{id}/url': logicalIdOf(routeFunction('GetReportDownloadUrl')),
+      'POST /v1/user-status': logicalIdOf(routeFunction('QueryUserStatus')),
       $default: logicalIdOf(fallbackFunction()),
     });
   });
@@ -95,7 +93,7 @@ describe('HTTP API', () => {
 describe('functions', () => {
   it('run every function on nodejs22.x and arm64 with an ESM bundle and source maps', () => {
     const functions = ofType('AWS::Lambda::Function');
-    expect(functions).toHaveLength(3);
+    expect(functions).toHaveLength(functionCount);
     for (const [, fn] of functions) {
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -107,12 +105,12 @@ describe('functions', () => {
 
   it('send every function’s logs to its own log group, kept one month', () => {
     const logGroupIds = ofType('AWS::Lambda::Function').map(([, fn]) => (fn.Properties.LoggingConfig.LogGroup as { Ref: string }).Ref);
-    expect(new Set(logGroupIds).size).toBe(3);
+    expect(new Set(logGroupIds).size).toBe(functionCount);
     for (const id of logGroupIds) expect(resources[id]?.Properties.RetentionInDays).toBe(30);
     for (const [, logGroup] of ofType('AWS::Logs::LogGroup')) expect(logGroup.Properties.RetentionInDays).toBe(30);
   });
 
-  it('give every API function the token verification settings, and the fallback none', () => {
+  it('give every API function the token verification settings, and the fallback and report pipeline none', () => {
     const expected = {
       JWT_ISSUER: exampleContext.jwtIssuer,
       JWT_AUDIENCE: exampleContext.jwtAudience,
@@ -120,22 +118,30 @@ describe('functions', () => {
       ORG_CLAIM: 'org_id',
       ORG_NAME_CLAIM: 'org_name',
     };
-    for (const name of ['CreateOnboardingToken', 'ListOnboardingTokens']) {
-      expect(environmentOf(routeFunction(name))).toMatchObject(expected);
+    for (const { name } of apiRoutes) expect(environmentOf(routeFunction(name))).toMatchObject(expected);
+    for (const fn of [fallbackFunction(), stack.reports.worker, stack.reports.deadLetterHandler, stack.reports.sweep]) {
+      expect(Object.keys(environmentOf(fn)).filter((name) => name.startsWith('JWT') || name.startsWith('JWKS') || name.startsWith('ORG_'))).toEqual([]);
     }
-    expect(Object.keys(environmentOf(fallbackFunction()))).not.toContain('JWT_ISSUER');
   });
 
   it('use no AWS managed policy in any role', () => {
     for (const [, role] of ofType('AWS::IAM::Role')) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
   });
 
-  it('grant no action or resource wildcard and never dynamodb:Scan', () => {
+  it('grant no action wildcard, no resource wildcard but the reports/ object prefix, and never dynamodb:Scan', () => {
     const statements = ofType('AWS::IAM::Policy').flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[]);
     const actions = statements.flatMap(actionsOf);
     expect(actions).not.toContain('dynamodb:Scan');
     expect(actions.filter((action) => action.includes('*'))).toEqual([]);
-    expect(JSON.stringify(statements.map((statement) => statement.Resource))).not.toMatch(/"\*"|\/\*"/);
+    const reportObjects = `<${logicalIdOf(stack.reports.bucket)}.Arn>/reports/*`;
+    for (const statement of statements) {
+      const wildcards = resourcesOf(statement).filter((resource) => resource.includes('*'));
+      if (wildcards.length === 0) continue;
+      // Object keys are created per job: the one wildcard is a key prefix of the reports bucket, for one object action.
+      expect(wildcards).toEqual([reportObjects]);
+      expect(actionsOf(statement)).toHaveLength(1);
+      expect(['s3:GetObject', 's3:PutObject']).toContain(actionsOf(statement)[0]);
+    }
   });
 });
 
@@ -251,5 +257,30 @@ describe('bundling', () => {
     } finally {
       rmSync(outDir, { recursive: true, force: true });
     }
+  });
+
+  it('copies the two report fonts next to the worker bundle, byte for byte', () => {
+    const code = resources[logicalIdOf(stack.reports.worker)]!.Properties.Code as { S3Key: string };
+    const assetDir = path.join(app.synth().directory, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+    for (const face of ['regular', 'bold'] as const) {
+      const deployed = readFileSync(path.join(assetDir, 'fonts', REPORT_FONT_FILES[face]));
+      const installed = readFileSync(createRequire(import.meta.url).resolve(REPORT_FONT_PACKAGE_PATHS[face]));
+      expect(deployed.length).toBeGreaterThan(100_000);
+      expect(deployed.equals(installed)).toBe(true);
+    }
+  });
+});
+
+describe('user-status route', () => {
+  it('may read the Users table and its indexes but write nothing and touch no other table', () => {
+    const statements = statementsOf(routeFunction('QueryUserStatus'));
+    const actions = statements.flatMap((s) => [s.Action].flat() as string[]);
+
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:Query', 'dynamodb:GetItem']));
+    expect(actions.filter((a) => /^dynamodb:.*(Put|Update|Delete|Write|Scan)/.test(a))).toEqual([]);
+    const tableRefs = JSON.stringify(statements.filter((s) => [s.Action].flat().some((a) => String(a).startsWith('dynamodb:'))));
+    expect(tableRefs).toContain('Users');
+    expect(tableRefs).not.toMatch(/ReportJobs|OnboardingTokens|Idempotency/);
+    expect(environmentOf(routeFunction('QueryUserStatus'))).toMatchObject({ USERS_TABLE_NAME: expect.anything() });
   });
 });

@@ -4,8 +4,17 @@ import type { UserRecord } from '../../domain/users/user-record.ts';
 import type { RangeOperator, UserField, UserFilter } from '../../domain/users/user-status-query.ts';
 import { emailPartitionKey, fromUserItem, userKey } from './user-items.ts';
 
-/** Sorts after every `#{id}` suffix, so `{instant}#\uffff` bounds all ids stored at that instant. */
-const AFTER_ANY_ID = '#\uffff';
+/**
+ * `createdAtSk` is `{instant}#{id}` with a fixed-width instant, so `{instant}$` ('$' follows '#')
+ * sorts after every id stored at that instant and before every later instant. (`#\uffff` would
+ * not: DynamoDB orders strings by UTF-8 bytes, and an id starting with an emoji sorts after it.)
+ */
+const AFTER_ANY_ID = '$';
+
+/** DynamoDB rejects a key condition on a partition key over 2048 bytes or a sort key over 1024. */
+const MAX_PARTITION_KEY_BYTES = 2048;
+const MAX_SORT_KEY_BYTES = 1024;
+const byteLength = (text: string): number => new TextEncoder().encode(text).length;
 
 interface Expression {
   text: string;
@@ -44,20 +53,24 @@ export function planUserQuery(
   let empty = false;
   if (idFilter) {
     const key = userKey(orgId, idFilter.values[0]!);
+    // No stored key can be that long: answer "no match" rather than let DynamoDB reject the query.
+    empty = byteLength(key.sk) > MAX_SORT_KEY_BYTES;
     keyCondition = `pk = ${expression.value(key.pk)} AND sk = ${expression.value(key.sk)}`;
     consumed = [idFilter];
   } else {
     const range = createdAt ? createdAtKeyRange(createdAt.bounds) : undefined;
     if (emailFilter) {
+      const emailPk = emailPartitionKey(orgId, emailFilter.values[0]!);
+      empty = byteLength(emailPk) > MAX_PARTITION_KEY_BYTES;
       indexName = 'byEmail';
-      keyCondition = `emailPk = ${expression.value(emailPartitionKey(orgId, emailFilter.values[0]!))}`;
+      keyCondition = `emailPk = ${expression.value(emailPk)}`;
       consumed = [emailFilter];
     } else {
       indexName = 'byCreatedAt';
       keyCondition = `pk = ${expression.value(userKey(orgId, '').pk)}`;
     }
     if (range && createdAt) {
-      empty = range.lower !== undefined && range.upper !== undefined && range.lower > range.upper;
+      empty ||= range.lower !== undefined && range.upper !== undefined && range.lower > range.upper;
       const sortKeyCondition = rangeKeyCondition(expression, range);
       if (sortKeyCondition) keyCondition += ` AND ${sortKeyCondition}`;
       consumed.push(createdAt);

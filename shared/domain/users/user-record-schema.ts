@@ -1,9 +1,6 @@
 import * as v from 'valibot';
-import { toCalendarDate, toInstant } from './user-status-query.ts';
+import { isIsoDateOrTimestamp as validDate, toCalendarDate, toInstant } from './user-status-query.ts';
 import { MOBILE_REGISTRATION_STATUSES, REGISTRATION_STATUSES, type UserRecord } from './user-record.ts';
-
-const ISO_DATE_OR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
-const validDate = (value: string) => ISO_DATE_OR_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value));
 
 const text = v.optional(v.string());
 const count = v.optional(v.pipe(v.number(), v.minValue(0)));
@@ -14,10 +11,20 @@ const calendarDate = v.pipe(v.string(), v.check(validDate, 'isDateString: must b
 /** Stored in one canonical form, so text order is time order in DynamoDB. */
 const instant = v.pipe(v.string(), v.check(validDate, 'isDateString: must be an ISO timestamp'), v.transform(toInstant));
 
-const screeningAddress = v.looseObject({
+/**
+ * valibot's object schemas take arrays too (`[{...}]` would pass as an object with a member "0"),
+ * so entries that must be objects are checked to be plain objects first.
+ */
+const entryObject = <TEntries extends v.ObjectEntries>(entries: TEntries) =>
+  v.pipe(
+    v.custom<Record<string, unknown>>((input) => typeof input === 'object' && input !== null && !Array.isArray(input), 'must be an object'),
+    v.looseObject(entries),
+  );
+
+const screeningAddress = entryObject({
   city: text, line1: text, line2: text, county: text, postcode: text, addressType: text, countryIsoCode: text,
 });
-const screeningEntry = v.looseObject({
+const screeningEntry = entryObject({
   notes: v.optional(v.array(v.unknown())),
   gender: text,
   qrCode: text,
@@ -38,8 +45,10 @@ const screeningEntry = v.looseObject({
 });
 /** The seed types these as arrays but samples one object: a single object becomes a one-element array. */
 const screeningEntries = v.pipe(
-  v.union([v.array(screeningEntry), screeningEntry]),
-  v.transform((entries) => (Array.isArray(entries) ? entries : [entries])),
+  v.custom<object>((input) => typeof input === 'object' && input !== null, 'must be an array of entries or one entry object'),
+  // Decided by shape, not by a union: a union let an array with a bad entry pass as "one object".
+  v.transform((input): unknown[] => (Array.isArray(input) ? input : [input])),
+  v.array(screeningEntry),
 );
 
 /** A user record as imported (JSON Lines) or seeded, normalised for storage. */

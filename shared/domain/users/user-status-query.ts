@@ -57,6 +57,33 @@ export function selectFields(record: Partial<UserRecord>, keys: readonly UserFie
   return selected;
 }
 
+const ISO_DATE_OR_TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2})))?$/;
+
+/**
+ * An ISO 8601 date (`YYYY-MM-DD`) or timestamp with a zone that names a real day and time.
+ * `Date.parse` alone is not enough: it rolls `2024-02-30` over to March 1st.
+ */
+export function isIsoDateOrTimestamp(value: string): boolean {
+  const match = ISO_DATE_OR_TIMESTAMP.exec(value);
+  if (!match) return false;
+  const [year, month, day, hour = 0, minute = 0, second = 0, zoneHour = 0, zoneMinute = 0] = match
+    .slice(1)
+    .map((part) => (part === undefined ? undefined : Number(part)));
+  const leapYear = year! % 4 === 0 && (year! % 100 !== 0 || year! % 400 === 0);
+  const daysInMonth = month === 2 ? (leapYear ? 29 : 28) : [4, 6, 9, 11].includes(month!) ? 30 : 31;
+  const time = Date.parse(value);
+  return (
+    month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth &&
+    hour <= 23 && minute <= 59 && second <= 59 && zoneHour <= 23 && zoneMinute <= 59 &&
+    // A zone offset may push an instant out of years 0000-9999, where ISO text loses its fixed width and order.
+    time >= FIRST_INSTANT && time <= LAST_INSTANT
+  );
+}
+
+const FIRST_INSTANT = Date.parse('0000-01-01T00:00:00.000Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
 /** Calendar date of an ISO date or timestamp (the UTC date of a timestamp). */
 export function toCalendarDate(value: string): string {
   return /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : new Date(value).toISOString().slice(0, 10);

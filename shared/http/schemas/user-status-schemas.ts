@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { MOBILE_REGISTRATION_STATUSES, USER_RECORD_FIELDS } from '../../domain/users/user-record.ts';
+import { MOBILE_REGISTRATION_STATUSES, REGISTRATION_STATUSES, USER_RECORD_FIELDS } from '../../domain/users/user-record.ts';
 import {
   BOOLEAN_FILTER_FIELDS,
   DATE_FILTER_FIELDS,
@@ -11,6 +11,7 @@ import {
   RANGE_OPERATORS,
   REGISTRATION_CATEGORIES,
   STRING_FILTER_FIELDS,
+  isIsoDateOrTimestamp,
   toCalendarDate,
   toInstant,
   type RangeOperator,
@@ -36,14 +37,17 @@ function jsonObject<TEntries extends v.ObjectEntries>(entries: TEntries) {
   );
 }
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
-const isDateOrTimestamp = (value: string): boolean =>
-  (ISO_DATE.test(value) || ISO_TIMESTAMP.test(value)) && !Number.isNaN(Date.parse(value));
-
 const dateOrTimestamp = v.pipe(
   v.string(),
-  v.check(isDateOrTimestamp, 'isDateString: must be an ISO 8601 date (YYYY-MM-DD) or timestamp'),
+  v.check(isIsoDateOrTimestamp, 'isDateString: must be an ISO 8601 date (YYYY-MM-DD) or timestamp'),
+);
+
+/** Numbers DynamoDB's marshaller accepts (finite, within the safe-integer range), so no bound is a 500. */
+const comparableNumber = v.pipe(
+  v.number(),
+  v.minValue(Number.MIN_SAFE_INTEGER),
+  v.maxValue(Number.MAX_SAFE_INTEGER),
+  v.check((value) => value === 0 || Math.abs(value) >= 1e-130, 'isNumber: must be 0 or at least 1e-130 in magnitude'),
 );
 
 function rangeOf<TValue extends v.GenericSchema>(value: TValue) {
@@ -62,9 +66,11 @@ function rangeOf<TValue extends v.GenericSchema>(value: TValue) {
 
 const filterEntries = {
   ...Object.fromEntries(STRING_FILTER_FIELDS.map((field) => [field, v.optional(v.string())])),
+  // A category or a stored value; anything else (including `constructor` & co.) is an isIn.
+  registration_status: v.optional(v.picklist([...Object.keys(REGISTRATION_CATEGORIES), ...REGISTRATION_STATUSES])),
   mobile_registration_status: v.optional(v.pipe(v.string(), v.trim(), v.picklist(MOBILE_REGISTRATION_STATUSES))),
   ...Object.fromEntries(BOOLEAN_FILTER_FIELDS.map((field) => [field, v.optional(v.boolean())])),
-  ...Object.fromEntries(NUMBER_FILTER_FIELDS.map((field) => [field, v.optional(rangeOf(v.number()))])),
+  ...Object.fromEntries(NUMBER_FILTER_FIELDS.map((field) => [field, v.optional(rangeOf(comparableNumber))])),
   ...Object.fromEntries(DATE_FILTER_FIELDS.map((field) => [field, v.optional(rangeOf(dateOrTimestamp))])),
   ...Object.fromEntries(INSTANT_FILTER_FIELDS.map((field) => [field, v.optional(rangeOf(dateOrTimestamp))])),
 } as Record<string, v.GenericSchema>;
@@ -98,7 +104,8 @@ export function toUserFilters(filters: Record<string, unknown>): UserFilter[] {
     if (raw === undefined) continue;
     const field = name as UserField;
     if (field === 'registration_status') {
-      result.push({ kind: 'equals', field, values: REGISTRATION_CATEGORIES[raw as string] ?? [raw as string] });
+      const category = Object.hasOwn(REGISTRATION_CATEGORIES, raw as string) ? REGISTRATION_CATEGORIES[raw as string] : undefined;
+      result.push({ kind: 'equals', field, values: category ?? [raw as string] });
     } else if (field === 'email') {
       result.push({ kind: 'equals', field, values: [(raw as string).trim().toLowerCase()] });
     } else if (includes(STRING_FILTER_FIELDS, field)) {

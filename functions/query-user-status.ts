@@ -1,0 +1,20 @@
+import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbUserStatusReader } from '#shared/adapters/dynamodb/user-status-reader.ts';
+import { loadApiConfig, tokenVerifierFrom } from '#shared/config/api-config.ts';
+import { requiredString } from '#shared/config/load-config.ts';
+import { queryUserStatus } from '#shared/domain/users/query-user-status.ts';
+import { createApiHandler } from '#shared/http/api-handler.ts';
+import { ok } from '#shared/http/responses.ts';
+import { userStatusRequestSchema } from '#shared/http/schemas/user-status-schemas.ts';
+
+const config = loadApiConfig({ USERS_TABLE_NAME: requiredString('USERS_TABLE_NAME') });
+const dynamoDb = createDynamoDbClients();
+
+const queryUsers = queryUserStatus({ users: new DynamoDbUserStatusReader(dynamoDb.documents, config.USERS_TABLE_NAME) });
+
+export const handler = createApiHandler({
+  requiredScope: 'users:read',
+  verifyToken: tokenVerifierFrom(config),
+  bodySchema: userStatusRequestSchema,
+  handle: async ({ body, principal }) => ok(await queryUsers(principal.orgId, body)),
+});
