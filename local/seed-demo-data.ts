@@ -1,14 +1,16 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { usersTable } from '../lib/table-definitions.ts';
+import { UserBatchWriter } from '../shared/adapters/dynamodb/user-batch-writer.ts';
 import { toUserItem } from '../shared/adapters/dynamodb/user-items.ts';
+import { parseUserRecord } from '../shared/domain/users/user-record-schema.ts';
 import type { UserRecord } from '../shared/domain/users/user-record.ts';
 import { DEMO_ORG_ID, generateDemoUsers, WELL_KNOWN_DEMO_USERS } from './demo-users.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './emulators.ts';
 import type { LocalStack } from './local-stack.ts';
 
 /**
- * Writes user records into the Users table in batches of 25, as the import command does.
+ * Writes user records into the Users table through the import command's validation and batch writer.
  * Idempotent: a record is keyed by organization and id, so writing the same records again
  * overwrites each with identical content.
  */
@@ -41,26 +43,14 @@ export async function seedDemoData(stack: Pick<LocalStack, 'endpoints' | 'resour
   }
 }
 
-const BATCH_SIZE = 25;
-const MAX_ATTEMPTS = 8;
-
 export async function seedUsers({ documents, tableName, orgId = DEMO_ORG_ID, users = generateDemoUsers({ orgId }) }: SeedUsersInput): Promise<{ written: number }> {
-  for (let start = 0; start < users.length; start += BATCH_SIZE) {
-    const requests = users.slice(start, start + BATCH_SIZE).map((user) => ({ PutRequest: { Item: toUserItem(orgId, user) } }));
-    await writeBatch(documents, tableName, requests);
+  const writer = new UserBatchWriter<string>({ documents, tableName });
+  for (const user of users) {
+    // The same validation and normalisation as `npm run users:import`.
+    const parsed = parseUserRecord(orgId, user);
+    if (!parsed.success) throw new Error(`demo user ${user.id} is invalid: ${parsed.problems.join('; ')}`);
+    await writer.put(toUserItem(orgId, parsed.record), user.id);
   }
+  await writer.close();
   return { written: users.length };
-}
-
-type WriteRequest = { PutRequest: { Item: Record<string, unknown> } };
-
-/** BatchWriteItem may leave items unprocessed (throttling); those are sent again with backoff. */
-async function writeBatch(documents: DynamoDBDocumentClient, tableName: string, requests: WriteRequest[]): Promise<void> {
-  let pending = requests;
-  for (let attempt = 1; pending.length > 0; attempt++) {
-    if (attempt > MAX_ATTEMPTS) throw new Error(`${pending.length} user record(s) still unprocessed after ${MAX_ATTEMPTS} attempts`);
-    if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 50 * 2 ** attempt)));
-    const { UnprocessedItems } = await documents.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-    pending = (UnprocessedItems?.[tableName] ?? []) as WriteRequest[];
-  }
 }

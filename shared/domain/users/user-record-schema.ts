@@ -112,7 +112,12 @@ export function parseUserRecord(
   orgId: string,
   input: unknown,
 ): { success: true; record: UserRecord } | { success: false; problems: string[] } {
-  const result = v.safeParse(userRecordSchema, input, { abortEarly: false, abortPipeEarly: true });
+  // A member given as null is absent, so the service's own output (null for missing fields) imports again.
+  const withoutNulls =
+    typeof input === 'object' && input !== null && !Array.isArray(input)
+      ? Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null))
+      : input;
+  const result = v.safeParse(userRecordSchema, withoutNulls, { abortEarly: false, abortPipeEarly: true });
   if (!result.success) {
     return { success: false, problems: result.issues.map((issue) => `${v.getDotPath(issue) ?? 'record'}: ${issue.message}`) };
   }

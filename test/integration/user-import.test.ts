@@ -1,0 +1,71 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+import { generateDemoUsers } from '../../local/demo-users.ts';
+import { importUserLines } from '../../scripts/users-import/import-user-lines.ts';
+import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
+import { documentClient } from './report-support.ts';
+
+const run = promisify(execFile);
+
+async function* linesOf(lines: string[]): AsyncIterable<string> {
+  yield* lines;
+}
+
+const totalFor = async (orgId: string, filters: Record<string, unknown> = {}): Promise<number> => {
+  const response = await callApi('POST', '/v1/user-status', {
+    token: await tokenFor(orgId),
+    body: { filters, result_keys: ['id'], pagination: { limit: 1 } },
+  });
+  return response.body.pagination.total;
+};
+
+describe('user import', () => {
+  it('imports an organization of 10,000 users that the API then counts exactly', async () => {
+    const orgId = uniqueOrg('bulk');
+    const users = generateDemoUsers({ orgId, count: 10_000, seed: 99 });
+
+    const counts = await importUserLines({
+      lines: linesOf(users.map((user) => JSON.stringify(user))),
+      orgId,
+      documents: documentClient(),
+      tableName: inject('localEnv').USERS_TABLE_NAME!,
+    });
+
+    expect(counts).toMatchObject({ imported: 10_000, rejected: 0 });
+    expect(await totalFor(orgId)).toBe(10_000);
+    const adults = users.filter((user) => (user.age ?? 0) >= 18).length;
+    expect(await totalFor(orgId, { age: { gte: 18 } })).toBe(adults);
+  });
+
+  it('through the command: rejects bad lines with their line numbers, imports the rest and exits 1', async () => {
+    const orgId = uniqueOrg('cli');
+    const [first, second] = generateDemoUsers({ orgId, count: 2, seed: 5 });
+    const file = join(await mkdtemp(join(tmpdir(), 'users-import-')), 'users.jsonl');
+    const lines = [
+      JSON.stringify(first),
+      '{"id": "x", "created_at": "not a date"}',
+      '',
+      'this is not json',
+      JSON.stringify({ ...second, middle_name: null }),
+    ];
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const dynamodbPort = new URL(inject('endpoints').dynamodb).port;
+
+    const result = await run('npx', ['tsx', 'scripts/users-import.ts', '--org', orgId, file], {
+      env: { ...process.env, LOCAL_DYNAMODB_PORT: dynamodbPort, CI: 'true' },
+    }).then(
+      () => ({ code: 0, stdout: '', stderr: '' }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('imported 2, rejected 2');
+    expect(result.stderr).toMatch(/line 2\b/);
+    expect(result.stderr).toMatch(/line 4\b/);
+    expect(await totalFor(orgId)).toBe(2);
+  });
+});
