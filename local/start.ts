@@ -4,6 +4,9 @@ import { seedDemoData, type SeededDemoData } from './seed-demo-data.ts';
 
 /** `npm start`: the whole service on this machine until Ctrl-C. */
 
+// Lambda runs Node.js 22; the SDK's notice about Node.js 20 on a developer machine is only noise.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const portVariables = {
   'API router': 'PORT',
   'DynamoDB Local': 'LOCAL_DYNAMODB_PORT',

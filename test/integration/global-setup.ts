@@ -11,6 +11,8 @@ import { startLocalStack } from '../../local/local-stack.ts';
  * gives their own SDK clients the same endpoints and `issueDevToken` the same key (LOCAL_KEYS_DIR).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Lambda runs Node.js 22; the SDK's notice about Node.js 20 on this machine is only noise.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const keysDir = await mkdtemp(join(tmpdir(), 'onboarding-test-keys-'));
   try {
     const stack = await startLocalStack({ port: 0, quiet: true, keysDir });
