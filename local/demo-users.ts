@@ -1,3 +1,4 @@
+import { SeededRandom } from './seeded-random.ts';
 import {
   MOBILE_REGISTRATION_STATUSES,
   REGISTRATION_STATUSES,
@@ -47,7 +48,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export function generateDemoUsers(options: DemoUserOptions = {}): UserRecord[] {
   const count = options.count ?? DEMO_USER_COUNT;
   const org = { id: options.orgId ?? DEMO_ORG_ID, name: options.organizationName ?? DEMO_ORGANIZATION_NAME };
-  const random = new Random(options.seed ?? DEFAULT_SEED);
+  const random = new SeededRandom(options.seed ?? DEFAULT_SEED);
   const users = wellKnownUsers(org).slice(0, count);
   const ids = new Set(users.map((user) => user.id));
   const emails = new Set(users.map((user) => user.email?.toLowerCase()));
@@ -150,7 +151,7 @@ interface Locale {
   weight: number;
   country: string;
   countryIsoCode: string;
-  phone: (random: Random) => string;
+  phone: (random: SeededRandom) => string;
   /** `[name as written, ASCII form for the e-mail]`; an omitted ASCII form is the name with its accents removed. */
   givenNames: ReadonlyArray<readonly [string, string?]>;
   familyNames: ReadonlyArray<readonly [string, string?]>;
@@ -158,12 +159,12 @@ interface Locale {
   familyFirst?: boolean;
   /** Joins name parts; CJK names are written without spaces. */
   separator?: string;
-  street: (random: Random) => string;
-  secondLine: (random: Random) => string;
-  places: (random: Random) => Place[];
+  street: (random: SeededRandom) => string;
+  secondLine: (random: SeededRandom) => string;
+  places: (random: SeededRandom) => Place[];
 }
 
-const digits = (random: Random, n: number): string => Array.from({ length: n }, () => random.int(0, 9)).join('');
+const digits = (random: SeededRandom, n: number): string => Array.from({ length: n }, () => random.int(0, 9)).join('');
 
 const LOCALES: readonly Locale[] = [
   {
@@ -388,7 +389,7 @@ interface Organization {
 }
 
 interface RandomUserInput {
-  random: Random;
+  random: SeededRandom;
   org: Organization;
   index: number;
   mobile: MobileStatus;
@@ -471,7 +472,7 @@ function nameParts([written, ascii]: readonly [string, string?]): [string, strin
 }
 
 /** Ids of 1 to 16 characters in a few styles, unique within the organization. */
-function uniqueId(random: Random, index: number, ids: Set<string>): string {
+function uniqueId(random: SeededRandom, index: number, ids: Set<string>): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
   const styles = [
     () => `u${String(index).padStart(4, '0')}`,
@@ -489,7 +490,7 @@ function uniqueId(random: Random, index: number, ids: Set<string>): string {
 }
 
 /** Unique whatever the case; a few are stored in mixed case, as users type them. */
-function uniqueEmail(random: Random, given: string, family: string, emails: Set<string | undefined>): string {
+function uniqueEmail(random: SeededRandom, given: string, family: string, emails: Set<string | undefined>): string {
   const domain = random.pick(EMAIL_DOMAINS);
   const local = random.pick([`${given}.${family}`, `${given.slice(0, 1)}${family}`, `${family}.${given}`, `${given}${random.int(1, 99)}`]);
   let email = `${local}@${domain}`;
@@ -500,14 +501,14 @@ function uniqueEmail(random: Random, given: string, family: string, emails: Set<
   return `${localPart.replace(/^[a-z]|\.[a-z]/g, (letter) => letter.toUpperCase())}@${domainPart}`;
 }
 
-function dateOfBirth(random: Random, age: number): string {
+function dateOfBirth(random: SeededRandom, age: number): string {
   // Born between (age + 1) years and age years before the reference date.
   const reference = new Date(WINDOW_END);
   const latest = Date.UTC(reference.getUTCFullYear() - age, reference.getUTCMonth(), reference.getUTCDate());
   return isoDate(latest - random.int(1, 364) * DAY_MS);
 }
 
-function guardian(random: Random, locale: Locale, family: string, age: number): Partial<UserRecord> {
+function guardian(random: SeededRandom, locale: Locale, family: string, age: number): Partial<UserRecord> {
   const guardianAge = age + random.int(20, 42);
   const [given] = nameParts(random.pick(locale.givenNames));
   const separator = locale.separator ?? ' ';
@@ -518,7 +519,7 @@ function guardian(random: Random, locale: Locale, family: string, age: number): 
   };
 }
 
-function override(random: Random, registration: RegistrationStatus): Partial<UserRecord> {
+function override(random: SeededRandom, registration: RegistrationStatus): Partial<UserRecord> {
   if (!random.chance(0.1)) return {};
   const approved = registration === 'Activated' || registration === 'Complete';
   return approved
@@ -526,11 +527,11 @@ function override(random: Random, registration: RegistrationStatus): Partial<Use
     : { override_status: random.pick(['REJECTED', 'ON_HOLD']), override_notes: random.pick(['Selfie does not match the document photo.', 'Waiting for a guardian’s signed consent.', 'Sanction match under review by the MLRO.']) };
 }
 
-function score(random: Random, around: number): number {
+function score(random: SeededRandom, around: number): number {
   return Math.round(Math.min(1, Math.max(0, around + (random.next() - 0.5) * 0.36)) * 1000) / 1000;
 }
 
-function verificationResults(random: Random, mobile: MobileStatus, registration: RegistrationStatus): Partial<UserRecord> {
+function verificationResults(random: SeededRandom, mobile: MobileStatus, registration: RegistrationStatus): Partial<UserRecord> {
   const failed = mobile.endsWith('_FAILED') || registration === 'Rejected';
   const referred = registration === 'Referred' || registration === 'For Review';
   const [provider, overall, document, match] = failed
@@ -548,7 +549,7 @@ function verificationResults(random: Random, mobile: MobileStatus, registration:
 
 const DATASETS = ['PEP-CURRENT', 'PEP-FORMER', 'PEP-LINKED', 'SAN-CURRENT', 'SAN-FORMER', 'RRE', 'INS'];
 
-function screening(random: Random, locale: Locale, timestamp: string): Partial<UserRecord> {
+function screening(random: SeededRandom, locale: Locale, timestamp: string): Partial<UserRecord> {
   const pepCount = random.weighted([[0, 70], [1, 18], [2, 8], [3, 4]] as const);
   const sanctionCount = random.weighted([[0, 82], [1, 12], [2, 6]] as const);
   const pep_result = Array.from({ length: pepCount }, () => screeningEntry(random, locale, 'PEP'));
@@ -561,7 +562,7 @@ function screening(random: Random, locale: Locale, timestamp: string): Partial<U
   };
 }
 
-function screeningEntry(random: Random, locale: Locale, kind: 'PEP' | 'SAN'): ScreeningEntry {
+function screeningEntry(random: SeededRandom, locale: Locale, kind: 'PEP' | 'SAN'): ScreeningEntry {
   const [firstName] = nameParts(random.pick(locale.givenNames));
   const [lastName] = nameParts(random.pick(locale.familyNames));
   const middleName = random.chance(0.4) ? nameParts(random.pick(locale.givenNames))[0] : '';
@@ -586,7 +587,7 @@ function screeningEntry(random: Random, locale: Locale, kind: 'PEP' | 'SAN'): Sc
   };
 }
 
-function screeningAddress(random: Random, locale: Locale): ScreeningAddress {
+function screeningAddress(random: SeededRandom, locale: Locale): ScreeningAddress {
   const place = random.pick(locale.places(random));
   return {
     city: place.city,
@@ -807,53 +808,3 @@ function flaggedEntry(
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Seeded pseudo-random numbers (mulberry32): small, fast and the same everywhere.
-
-class Random {
-  private state: number;
-
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** A number in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  }
-
-  /** An integer in [min, max]. */
-  int(min: number, max: number): number {
-    return min + Math.floor(this.next() * (max - min + 1));
-  }
-
-  chance(probability: number): boolean {
-    return this.next() < probability;
-  }
-
-  pick<T>(items: readonly T[]): T {
-    if (items.length === 0) throw new Error('pick from an empty list');
-    return items[this.int(0, items.length - 1)] as T;
-  }
-
-  pickSome<T>(items: readonly T[], n: number): T[] {
-    const pool = [...items];
-    const picked: T[] = [];
-    while (picked.length < n && pool.length > 0) picked.push(pool.splice(this.int(0, pool.length - 1), 1)[0] as T);
-    return picked;
-  }
-
-  weighted<T>(entries: ReadonlyArray<readonly [T, number]>): T {
-    const total = entries.reduce((sum, [, weight]) => sum + weight, 0);
-    let target = this.next() * total;
-    for (const [value, weight] of entries) {
-      target -= weight;
-      if (target < 0) return value;
-    }
-    return (entries[entries.length - 1] as readonly [T, number])[0];
-  }
-}

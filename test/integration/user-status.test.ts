@@ -9,6 +9,7 @@ import {
   toCalendarDate,
   toInstant,
 } from '../../shared/domain/users/user-status-query.ts';
+import { seededRandom, type Random } from '../unit/users/json-corpus.ts';
 import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
 import { documentClient } from './report-support.ts';
 import { inject } from 'vitest';
@@ -53,24 +54,7 @@ function oracle(users: UserRecord[], filters: Filters, keys: readonly string[], 
   return { results, pagination: { limit, offset, total: matching.length } };
 }
 
-/** A small seeded PRNG so a failing case can be replayed. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (max: number) => Math.floor(next() * max),
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
-  };
-}
-
-type Rng = ReturnType<typeof random>;
+type Rng = Random;
 const field = (user: UserRecord, name: string) => (user as unknown as Record<string, unknown>)[name];
 
 /** Filter generators drawing their values from the population, so most queries match something. */
@@ -129,7 +113,7 @@ describe('POST /v1/user-status against DynamoDB Local', () => {
   const query = (body: unknown, as = token) => callApi('POST', '/v1/user-status', { token: as, body });
 
   it('agrees with the in-memory oracle on many generated filter, key and page combinations', async () => {
-    const rng = random(2026);
+    const rng = seededRandom(2026);
     for (let run = 0; run < 60; run++) {
       const filters: Filters = {};
       for (let n = rng.int(3) + 1; n > 0; n--) Object.assign(filters, rng.pick(filterMakers)(rng, users));

@@ -1,3 +1,4 @@
+import { SeededRandom } from '../../../local/seeded-random.ts';
 import { MOBILE_REGISTRATION_STATUSES, USER_RECORD_FIELDS } from '../../../shared/domain/users/user-record.ts';
 import {
   BOOLEAN_FILTER_FIELDS,
@@ -20,21 +21,14 @@ export interface Random {
   chance(probability: number): boolean;
 }
 
-/** mulberry32 */
+/** The project's seeded PRNG behind the small interface these generators use. */
 export function seededRandom(seed: number): Random {
-  let state = seed >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new SeededRandom(seed);
   return {
-    next,
-    int: (max) => Math.floor(next() * max),
-    pick: (items) => items[Math.floor(next() * items.length)]!,
-    chance: (probability) => next() < probability,
+    next: () => random.next(),
+    int: (max) => random.int(0, max - 1),
+    pick: (items) => random.pick(items),
+    chance: (probability) => random.chance(probability),
   };
 }
 
