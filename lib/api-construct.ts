@@ -54,6 +54,15 @@ const inLambdaAuthSuppressions = [
   },
 ];
 
+/** Public routes (the OpenAPI document) need no authorization at all. */
+const publicRouteSuppressions = [
+  {
+    id: 'AwsSolutions-APIG4',
+    reason:
+      'A public route by design: it serves the API’s OpenAPI document, which is bundled into its function; the function reads no data and has no permission beyond its own logs.',
+  },
+];
+
 /** The HTTP API: `$default` stage with access logs and throttling, one Lambda per route, a fallback. */
 export class ApiConstruct extends Construct {
   readonly httpApi: HttpApi;
@@ -93,14 +102,15 @@ export class ApiConstruct extends Construct {
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the HTTP API' });
   }
 
-  /** Routes `route.method route.path` to `fn`; the function itself authenticates the caller. */
+  /** Routes `route.method route.path` to `fn`; the function itself authenticates the caller, unless the route is public. */
   addRoute(route: ApiRoute, fn: IFunction): HttpRoute[] {
     const routes = this.httpApi.addRoutes({
       path: route.path,
       methods: [HttpMethod[route.method]],
       integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
     });
-    for (const httpRoute of routes) NagSuppressions.addResourceSuppressions(httpRoute, inLambdaAuthSuppressions);
+    const suppressions = route.public ? publicRouteSuppressions : inLambdaAuthSuppressions;
+    for (const httpRoute of routes) NagSuppressions.addResourceSuppressions(httpRoute, suppressions);
     return routes;
   }
 }

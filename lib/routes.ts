@@ -12,6 +12,8 @@ export interface ApiRoute {
   entry: string;
   /** Construct id and log-friendly name. */
   name: string;
+  /** Needs no bearer token: the function gets no token settings and its route no authorization. */
+  public?: boolean;
 }
 
 export const onboardingRoutes = [
@@ -29,6 +31,11 @@ export const userStatusRoutes = [
   { method: 'POST', path: '/v1/user-status', entry: 'functions/query-user-status.ts', name: 'QueryUserStatus' },
 ] as const satisfies readonly ApiRoute[];
 
+/** The OpenAPI document (generated into openapi.json by `npm run openapi`), served without a token. */
+export const documentationRoutes = [
+  { method: 'GET', path: '/v1/openapi.json', entry: 'functions/get-openapi-document.ts', name: 'GetOpenApiDocument', public: true },
+] as const satisfies readonly ApiRoute[];
+
 /** Lambdas the report pipeline runs outside the API: the queue worker, the dead-letter handler and the sweep. */
 export const reportPipelineFunctions = {
   worker: { entry: 'functions/process-report-jobs.ts', name: 'ProcessReportJobs' },
@@ -42,4 +49,4 @@ export const fallbackRoute = {
   name: 'RouteNotFound',
 } as const;
 
-export const apiRoutes: readonly ApiRoute[] = [...onboardingRoutes, ...reportRoutes, ...userStatusRoutes];
+export const apiRoutes: readonly ApiRoute[] = [...onboardingRoutes, ...reportRoutes, ...userStatusRoutes, ...documentationRoutes];

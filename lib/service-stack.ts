@@ -6,7 +6,14 @@ import { bindTable } from './bind-table.ts';
 import { DataConstruct } from './data-construct.ts';
 import { MailConstruct } from './mail-construct.ts';
 import { ReportPipelineConstruct } from './report-pipeline-construct.ts';
-import { apiRoutes, fallbackRoute, type onboardingRoutes, type reportRoutes, type userStatusRoutes } from './routes.ts';
+import {
+  apiRoutes,
+  fallbackRoute,
+  type documentationRoutes,
+  type onboardingRoutes,
+  type reportRoutes,
+  type userStatusRoutes,
+} from './routes.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { StackConfig } from './stack-config.ts';
 
@@ -65,10 +72,16 @@ const userStatusRouteGrants = {
   },
 } satisfies Record<(typeof userStatusRoutes)[number]['name'], RouteGrants>;
 
+const documentationRouteGrants = {
+  // Serves the OpenAPI document bundled into it: no table, no bucket, no token settings.
+  GetOpenApiDocument: () => {},
+} satisfies Record<(typeof documentationRoutes)[number]['name'], RouteGrants>;
+
 const routeGrants: Readonly<Record<string, RouteGrants>> = {
   ...onboardingRouteGrants,
   ...reportRouteGrants,
   ...userStatusRouteGrants,
+  ...documentationRouteGrants,
 };
 
 /** Token verification settings every authenticated function reads (shared/config/auth-config.ts). */
@@ -122,7 +135,8 @@ export class ServiceStack extends Stack {
       const fn = new ServiceFunction(this, route.name, {
         entry: route.entry,
         description: `${route.method} ${route.path}`,
-        environment: authEnvironment(config),
+        // A public route verifies no token, so it gets no token settings.
+        environment: route.public ? {} : authEnvironment(config),
       });
       grants(fn, resources);
       this.api.addRoute(route, fn);

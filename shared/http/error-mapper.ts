@@ -12,7 +12,8 @@ import { MethodNotAllowedError, PayloadTooLargeError, RouteNotFoundError, Unauth
 import type { ApiEvent, ApiResult } from './api-types.ts';
 import { jsonResponse } from './responses.ts';
 
-const STATUS_NAMES: Record<number, string> = {
+/** The standard body's `error` member for each status (the OpenAPI document lists these values). */
+export const STATUS_NAMES: Readonly<Record<number, string>> = {
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',

@@ -59,6 +59,7 @@ describe('HTTP API', () => {
       'GET /v1/document/api/{id}': logicalIdOf(routeFunction('GetReportJob')),
       'GET /v1/document/api/{id}/url': logicalIdOf(routeFunction('GetReportDownloadUrl')),
       'POST /v1/user-status': logicalIdOf(routeFunction('QueryUserStatus')),
+      'GET /v1/openapi.json': logicalIdOf(routeFunction('GetOpenApiDocument')),
       $default: logicalIdOf(fallbackFunction()),
     });
   });
@@ -110,7 +111,7 @@ describe('functions', () => {
     for (const [, logGroup] of ofType('AWS::Logs::LogGroup')) expect(logGroup.Properties.RetentionInDays).toBe(30);
   });
 
-  it('give every API function the token verification settings, and the fallback and report pipeline none', () => {
+  it('give every authenticated API function the token verification settings, and public routes, the fallback and report pipeline none', () => {
     const expected = {
       JWT_ISSUER: exampleContext.jwtIssuer,
       JWT_AUDIENCE: exampleContext.jwtAudience,
@@ -118,8 +119,10 @@ describe('functions', () => {
       ORG_CLAIM: 'org_id',
       ORG_NAME_CLAIM: 'org_name',
     };
-    for (const { name } of apiRoutes) expect(environmentOf(routeFunction(name))).toMatchObject(expected);
-    for (const fn of [fallbackFunction(), stack.reports.worker, stack.reports.deadLetterHandler, stack.reports.sweep]) {
+    for (const { name } of apiRoutes.filter((route) => !route.public)) expect(environmentOf(routeFunction(name))).toMatchObject(expected);
+    const publicFunctions = apiRoutes.filter((route) => route.public).map((route) => routeFunction(route.name));
+    expect(publicFunctions).toHaveLength(1);
+    for (const fn of [...publicFunctions, fallbackFunction(), stack.reports.worker, stack.reports.deadLetterHandler, stack.reports.sweep]) {
       expect(Object.keys(environmentOf(fn)).filter((name) => name.startsWith('JWT') || name.startsWith('JWKS') || name.startsWith('ORG_'))).toEqual([]);
     }
   });
@@ -196,6 +199,15 @@ describe('RouteNotFound', () => {
     const statements = statementsOf(fn);
     expect(statements.flatMap(actionsOf).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
     expect(statements[0]!.Resource).toEqual({ 'Fn::GetAtt': [logicalIdOf(fn.logGroup), 'Arn'] });
+  });
+});
+
+describe('GetOpenApiDocument', () => {
+  it('may only write its own logs and reads no configuration', () => {
+    const fn = routeFunction('GetOpenApiDocument');
+    const statements = statementsOf(fn);
+    expect(statements.flatMap(actionsOf).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    expect(Object.keys(environmentOf(fn)).sort()).toEqual(['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME']);
   });
 });
 

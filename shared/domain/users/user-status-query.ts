@@ -57,7 +57,8 @@ export function selectFields(record: Partial<UserRecord>, keys: readonly UserFie
   return selected;
 }
 
-const ISO_DATE_OR_TIMESTAMP =
+/** The text form of `isIsoDateOrTimestamp` (the OpenAPI document uses it as a pattern). */
+export const ISO_DATE_OR_TIMESTAMP =
   /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2})))?$/;
 
 /**

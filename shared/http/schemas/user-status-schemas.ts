@@ -42,13 +42,21 @@ const dateOrTimestamp = v.pipe(
   v.check(isIsoDateOrTimestamp, 'isDateString: must be an ISO 8601 date (YYYY-MM-DD) or timestamp'),
 );
 
+/** DynamoDB cannot store a number closer to zero than 1e-130 (other than 0 itself). */
+export const isStorableMagnitude = (value: number): boolean => value === 0 || Math.abs(value) >= 1e-130;
+
 /** Numbers DynamoDB's marshaller accepts (finite, within the safe-integer range), so no bound is a 500. */
 const comparableNumber = v.pipe(
   v.number(),
   v.minValue(Number.MIN_SAFE_INTEGER),
   v.maxValue(Number.MAX_SAFE_INTEGER),
-  v.check((value) => value === 0 || Math.abs(value) >= 1e-130, 'isNumber: must be 0 or at least 1e-130 in magnitude'),
+  v.check(isStorableMagnitude, 'isNumber: must be 0 or at least 1e-130 in magnitude'),
 );
+
+/** A range object names at least one operator. */
+export function namesABound<TRange extends Partial<Record<RangeOperator, unknown>>>(range: TRange): boolean {
+  return RANGE_OPERATORS.some((op) => range[op] !== undefined);
+}
 
 function rangeOf<TValue extends v.GenericSchema>(value: TValue) {
   const bounds = Object.fromEntries(RANGE_OPERATORS.map((op) => [op, v.optional(value)])) as Record<
@@ -57,10 +65,7 @@ function rangeOf<TValue extends v.GenericSchema>(value: TValue) {
   >;
   return v.pipe(
     jsonObject(bounds),
-    v.check(
-      (range) => RANGE_OPERATORS.some((op) => range[op] !== undefined),
-      `isNotEmpty: must name at least one of ${RANGE_OPERATORS.join(', ')}`,
-    ),
+    v.check(namesABound, `isNotEmpty: must name at least one of ${RANGE_OPERATORS.join(', ')}`),
   );
 }
 
@@ -75,25 +80,29 @@ const filterEntries = {
   ...Object.fromEntries(INSTANT_FILTER_FIELDS.map((field) => [field, v.optional(rangeOf(dateOrTimestamp))])),
 } as Record<string, v.GenericSchema>;
 
-/** POST /v1/user-status body: `{filters, result_keys, pagination}`, all optional. */
-export const userStatusRequestSchema = v.pipe(
-  jsonObject({
-    filters: v.optional(jsonObject(filterEntries)),
-    result_keys: v.optional(v.pipe(v.array(v.picklist(USER_RECORD_FIELDS)), v.minLength(1))),
-    pagination: v.optional(
-      jsonObject({
-        limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_LIMIT))),
-        offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
-      }),
-    ),
-  }),
-  v.transform((body): UserStatusQuery => ({
+const userStatusBodySchema = jsonObject({
+  filters: v.optional(jsonObject(filterEntries)),
+  result_keys: v.optional(v.pipe(v.array(v.picklist(USER_RECORD_FIELDS)), v.minLength(1))),
+  pagination: v.optional(
+    jsonObject({
+      limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_LIMIT))),
+      offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+    }),
+  ),
+});
+
+/** The validated body as the domain's query, defaults applied. */
+export function toUserStatusQuery(body: v.InferOutput<typeof userStatusBodySchema>): UserStatusQuery {
+  return {
     filters: toUserFilters((body.filters ?? {}) as Record<string, unknown>),
     resultKeys: body.result_keys ? [...new Set(body.result_keys)] : DEFAULT_RESULT_KEYS,
     limit: body.pagination?.limit ?? DEFAULT_LIMIT,
     offset: body.pagination?.offset ?? 0,
-  })),
-);
+  };
+}
+
+/** POST /v1/user-status body: `{filters, result_keys, pagination}`, all optional. */
+export const userStatusRequestSchema = v.pipe(userStatusBodySchema, v.transform(toUserStatusQuery));
 
 const includes = (list: readonly string[], field: string): boolean => list.includes(field);
 

@@ -1,0 +1,154 @@
+/** The CLI's help texts, one per command group and command. */
+
+export const EXIT_CODES_HELP = `Exit status:
+  0    done
+  1    the API answered with an error or could not be reached (the message names the
+       status, the error and the request id)
+  2    usage error: unknown command or option, bad value, no token
+  3    the report job FAILED, or was not COMPLETE within 5 minutes (treated as failed)
+  4    the report could not be downloaded, or its bytes did not match the job's size and
+       SHA-256 (no file is kept)
+  130  interrupted (Ctrl-C); a report job keeps running on the server`;
+
+const CONNECTION_HELP = `Connection (every command):
+  --api-url <url>      base URL of the API; default $API_URL, else http://127.0.0.1:3000
+                       (the local stack, npm start)
+  --token <jwt>        bearer token; default $API_TOKEN. For the local stack:
+                       export API_TOKEN=$(npm run -s token -- --org demo-org)
+  -h, --help           help for the command`;
+
+export const MAIN_HELP = `Usage: onboarding <command> [options]
+
+Client of the onboarding, report and user-status API.
+
+Commands:
+  token create         create an onboarding token and e-mail it to the user
+  token list           list the organization's onboarding tokens
+  report create        request a PDF report about a user; --wait polls it, --out downloads it
+  report status        show a report job
+  report download      download a completed report and verify it
+  users query          query user records (table or --json)
+
+Run "onboarding <command> --help" for the options of a command.
+
+${CONNECTION_HELP}
+
+${EXIT_CODES_HELP}`;
+
+export const TOKEN_HELP = `Usage: onboarding token <create|list> [options]
+
+  token create --email <address> --first-name <name> --last-name <name>
+  token list [--limit <n>] [--cursor <cursor>]
+
+Run "onboarding token create --help" or "onboarding token list --help" for details.`;
+
+export const TOKEN_CREATE_HELP = `Usage: onboarding token create --email <address> --first-name <name> --last-name <name> [options]
+
+Creates an onboarding token for an end user, valid 14 days, and e-mails it to them
+(POST /v1/onboarding-token, scope onboarding:write). Prints the token and its expiry.
+
+Options:
+  --email <address>         the user's e-mail address (required)
+  --first-name <name>       (required)
+  --last-name <name>        (required)
+  --idempotency-key <key>   makes a retry of this exact request safe (replays the first answer)
+  --json                    print the response body as JSON
+
+${CONNECTION_HELP}
+
+A live token for the same e-mail already exists: exit 1 with 409 CONFLICT.`;
+
+export const TOKEN_LIST_HELP = `Usage: onboarding token list [--limit <n>] [--cursor <cursor>] [--json]
+
+Lists the organization's onboarding tokens, newest first (GET /v1/onboarding-tokens, scope
+onboarding:read). The last line names the cursor of the next page, if there is one.
+
+Options:
+  --limit <n>          tokens per page, 1-100 (default 25)
+  --cursor <cursor>    the next-page cursor a previous call printed
+  --json               print the response body as JSON
+
+${CONNECTION_HELP}`;
+
+export const REPORT_HELP = `Usage: onboarding report <create|status|download> [options]
+
+  report create --user <id> [--wait] [--out <file.pdf>]
+  report status <jobId>
+  report download <jobId> [--out <file.pdf>]
+
+Run "onboarding report <command> --help" for details.`;
+
+export const REPORT_CREATE_HELP = `Usage: onboarding report create --user <id> [--wait] [--out <file.pdf>] [options]
+
+Requests a PDF report about a user (POST /v1/document/api, scope reports:write) and prints the
+job. At most 10 requests per 10 minutes per organization.
+
+With --wait (implied by --out) it then polls the job as the API's guidance says: every 3-5 s
+for the first 30 s, then every 10-15 s; a job not COMPLETE within 5 minutes counts as failed
+(exit 3). State changes go to stderr: on a terminal with a live progress line, otherwise as
+plain lines. With --out the PDF is downloaded from a fresh address and its size and SHA-256
+are checked against the job before the file is written.
+
+Options:
+  --user <id>               the user's id, 1-16 characters (required)
+  --wait                    wait until the report is COMPLETE (or FAILED)
+  --out <file.pdf>          download the report to this file (implies --wait)
+  --idempotency-key <key>   makes a retry of this exact request safe (replays the first answer)
+  --json                    print the job (and the download) as JSON
+
+${CONNECTION_HELP}
+
+A job for this user is still open: exit 1 with 409 CONFLICT; the message names the open job,
+which "onboarding report status <jobId>" shows.`;
+
+export const REPORT_STATUS_HELP = `Usage: onboarding report status <jobId> [--json]
+
+Shows a report job (GET /v1/document/api/{id}, scope reports:read): status, times and, when
+COMPLETE, size and SHA-256, or when FAILED the error code. Exit 0 whatever the status.
+
+Options:
+  --json               print the job as JSON
+
+${CONNECTION_HELP}`;
+
+export const REPORT_DOWNLOAD_HELP = `Usage: onboarding report download <jobId> [--out <file.pdf>] [--json]
+
+Downloads a COMPLETE report from a fresh address (GET /v1/document/api/{id}/url, scope
+reports:read) and checks its size and SHA-256 against the job; an expired address is replaced
+once. A job not COMPLETE: exit 1 (PENDING, IN_PROGRESS) or 3 (FAILED).
+
+Options:
+  --out <file.pdf>     where to save it; default the service's suggested file name in the
+                       current directory
+  --json               print the result as JSON
+
+${CONNECTION_HELP}`;
+
+export const USERS_HELP = `Usage: onboarding users query [options]
+
+Run "onboarding users query --help" for details.`;
+
+export const USERS_QUERY_HELP = `Usage: onboarding users query [--filter <name=value>]... [--keys <a,b,...>] [--limit <n>] [options]
+
+Queries the organization's user records (POST /v1/user-status, scope users:read), ordered by
+created_at then id, and prints them as a table (or JSON). Pages are fetched as needed.
+
+Options:
+  --filter <name=value>      exact match, e.g. --filter country=DE --filter is_deleted=false
+                             --filter registration_status=active (active, pending, inactive,
+                             suspended or a stored value)
+  --filter <name.op=value>   range, op one of gt, gte, lt, lte, eq, e.g. --filter age.gte=18
+                             --filter created_at.lt=2024-01-01T00:00:00Z
+                             (repeat --filter; all filters must match)
+  --keys <a,b,...>           fields to show, in this order; default id, name, email,
+                             registration_status, mobile_registration_status,
+                             connection_status, created_at, updated_at
+  --limit <n>                show at most n records (default 50)
+  --offset <n>               skip the first n matches (default 0)
+  --all                      show every match (ignores --limit)
+  --json                     print {results, pagination} as JSON instead of a table
+
+${CONNECTION_HELP}
+
+Example: onboarding users query --filter registration_status=active --filter age.gte=18 \\
+           --keys id,name,age,country --limit 20`;

@@ -1,0 +1,20 @@
+/**
+ * Client of the onboarding, report and user-status API: typed operations, typed errors, the
+ * seed's polling schedule, verified report downloads and user-status pages. Runtime dependencies:
+ * fetch, plus Node's fs, stream and crypto modules for downloads.
+ */
+export { OnboardingApiClient, type CreatedReportJob, type OnboardingApiClientOptions } from './onboarding-api-client.ts';
+export type { ApiResponse, Fetch, RequestOptions, ResponseInfo, TokenSource } from './http-transport.ts';
+export {
+  SEED_POLLING_SCHEDULE,
+  waitForReport,
+  type PollingSchedule,
+  type ReadReportJob,
+  type ReportProgress,
+  type ReportWait,
+  type WaitForReportOptions,
+} from './wait-for-report.ts';
+export { downloadReport, type DownloadedReport, type DownloadReportOptions } from './download-report.ts';
+export { systemTimers, type Timers } from './timers.ts';
+export * from './errors.ts';
+export type * from './types.ts';

@@ -1,0 +1,159 @@
+import { downloadReport, type DownloadedReport, type DownloadReportOptions } from './download-report.ts';
+import { HttpTransport, type RequestOptions, type TransportOptions } from './http-transport.ts';
+import { systemTimers, type Timers } from './timers.ts';
+import type {
+  CompleteReportJob,
+  OnboardingToken,
+  OnboardingTokenListRequest,
+  OnboardingTokenPage,
+  OnboardingTokenRequest,
+  ReportDownload,
+  ReportJob,
+  ReportJobCreated,
+  ReportJobRequest,
+  UserStatusPage,
+  UserStatusRecord,
+  UserStatusRequest,
+} from './types.ts';
+import { waitForReport, type WaitForReportOptions } from './wait-for-report.ts';
+
+export interface OnboardingApiClientOptions extends TransportOptions {
+  /** Clock, sleep and jitter for `waitForReport`; default the real ones. */
+  timers?: Timers;
+}
+
+/** The response of POST /v1/document/api with what its headers say. */
+export interface CreatedReportJob {
+  job: ReportJobCreated;
+  /** `Location`: the job's path. */
+  location: string | undefined;
+  /** `RateLimit-*`: requests allowed per window, left, and seconds until one returns. */
+  rateLimit: { limit: number; remaining: number; resetSeconds: number } | undefined;
+  /** True when this is the replay of an earlier request with the same Idempotency-Key. */
+  replayed: boolean;
+  requestId: string | undefined;
+}
+
+/**
+ * A typed client of the onboarding, report and user-status API. It needs nothing but `fetch`
+ * (and, for `downloadReport`, Node's fs, stream and crypto modules). Every failure is a typed
+ * exception from ./errors.ts carrying the response's body and request id.
+ */
+export class OnboardingApiClient {
+  private readonly http: HttpTransport;
+  private readonly timers: Timers;
+
+  constructor(options: OnboardingApiClientOptions) {
+    this.http = new HttpTransport(options);
+    this.timers = options.timers ?? systemTimers;
+  }
+
+  /** POST /v1/onboarding-token (scope onboarding:write): creates a token and e-mails it. */
+  async createOnboardingToken(request: OnboardingTokenRequest, options: RequestOptions = {}): Promise<OnboardingToken> {
+    const response = await this.http.send<OnboardingToken>({ method: 'POST', path: '/v1/onboarding-token', body: request, ...options });
+    return response.body;
+  }
+
+  /** GET /v1/onboarding-tokens (scope onboarding:read): one page of the dashboard, newest first. */
+  async listOnboardingTokens(request: OnboardingTokenListRequest = {}, options: RequestOptions = {}): Promise<OnboardingTokenPage> {
+    const response = await this.http.send<OnboardingTokenPage>({
+      method: 'GET',
+      path: '/v1/onboarding-tokens',
+      query: { limit: request.limit, cursor: request.cursor },
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  /** POST /v1/document/api (scope reports:write): queues a report job. */
+  async createReportJob(request: ReportJobRequest, options: RequestOptions = {}): Promise<CreatedReportJob> {
+    const response = await this.http.send<ReportJobCreated>({ method: 'POST', path: '/v1/document/api', body: request, ...options });
+    const header = (name: string): number | undefined => {
+      const value = response.headers.get(name);
+      return value === null ? undefined : Number(value);
+    };
+    const limit = header('ratelimit-limit');
+    return {
+      job: response.body,
+      location: response.headers.get('location') ?? undefined,
+      rateLimit:
+        limit === undefined ? undefined : { limit, remaining: header('ratelimit-remaining') ?? 0, resetSeconds: header('ratelimit-reset') ?? 0 },
+      replayed: response.headers.get('idempotent-replayed') === 'true',
+      requestId: response.requestId,
+    };
+  }
+
+  /** GET /v1/document/api/{id} (scope reports:read). */
+  async getReportJob(jobId: string, options: Pick<RequestOptions, 'signal'> = {}): Promise<ReportJob> {
+    const response = await this.http.send<ReportJob>({ method: 'GET', path: `/v1/document/api/${encodeURIComponent(jobId)}`, signal: options.signal });
+    return response.body;
+  }
+
+  /** GET /v1/document/api/{id}/url (scope reports:read): a fresh address, valid 5 minutes. */
+  async getReportDownloadUrl(jobId: string, options: Pick<RequestOptions, 'signal'> = {}): Promise<ReportDownload> {
+    const response = await this.http.send<ReportDownload>({
+      method: 'GET',
+      path: `/v1/document/api/${encodeURIComponent(jobId)}/url`,
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  /** POST /v1/user-status (scope users:read): one page. */
+  async queryUserStatusPage(request: UserStatusRequest = {}, options: Pick<RequestOptions, 'signal'> = {}): Promise<UserStatusPage> {
+    const response = await this.http.send<UserStatusPage>({ method: 'POST', path: '/v1/user-status', body: request, signal: options.signal });
+    return response.body;
+  }
+
+  /**
+   * Every page of a user-status query, from `pagination.offset` (default 0) on, `pagination.limit`
+   * records a page (default the service's 50), until `total` records have been seen.
+   */
+  async *queryUserStatus(request: UserStatusRequest = {}, options: Pick<RequestOptions, 'signal'> = {}): AsyncGenerator<UserStatusPage, void, undefined> {
+    const limit = request.pagination?.limit;
+    let offset = request.pagination?.offset ?? 0;
+    for (;;) {
+      const page = await this.queryUserStatusPage({ ...request, pagination: { ...(limit === undefined ? {} : { limit }), offset } }, options);
+      yield page;
+      offset += page.results.length;
+      if (page.results.length === 0 || offset >= page.pagination.total) return;
+    }
+  }
+
+  /** The records of `queryUserStatus`, one by one. */
+  async *userStatusRecords(request: UserStatusRequest = {}, options: Pick<RequestOptions, 'signal'> = {}): AsyncGenerator<UserStatusRecord, void, undefined> {
+    for await (const page of this.queryUserStatus(request, options)) yield* page.results;
+  }
+
+  /** GET /v1/openapi.json (no token). */
+  async getOpenApiDocument(options: Pick<RequestOptions, 'signal'> = {}): Promise<Record<string, unknown>> {
+    const response = await this.http.send<Record<string, unknown>>({ method: 'GET', path: '/v1/openapi.json', anonymous: true, signal: options.signal });
+    return response.body;
+  }
+
+  /**
+   * Polls the job on the seed's schedule (every 3-5 s, jittered, for 30 s, then every 10-15 s; not
+   * complete within 5 minutes = failed) until it is COMPLETE. Throws ReportFailedError for a FAILED
+   * job and ReportTimedOutError at the deadline; honours Retry-After on 429 and 503.
+   */
+  waitForReport(jobId: string, options: WaitForReportOptions = {}): Promise<CompleteReportJob> {
+    return waitForReport((id, signal) => this.getReportJob(id, { signal }), jobId, { timers: this.timers, ...options });
+  }
+
+  /**
+   * Downloads a COMPLETE job's PDF to `path` and verifies its size and SHA-256 against the job.
+   * A fresh address is asked for every time; an expired one (403) is replaced once.
+   */
+  downloadReport(jobId: string, path: string, options: DownloadReportOptions = {}): Promise<DownloadedReport> {
+    return downloadReport(
+      {
+        readJob: (id, signal) => this.getReportJob(id, { signal }),
+        downloadAddress: (id, signal) => this.getReportDownloadUrl(id, { signal }),
+        fetch: this.http.fetchFunction,
+      },
+      jobId,
+      path,
+      options,
+    );
+  }
+}

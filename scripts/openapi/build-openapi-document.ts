@@ -1,0 +1,316 @@
+import { apiRoutes } from '../../lib/routes.ts';
+import { SCOPES, type Scope } from '../../shared/http/api-types.ts';
+import {
+  componentHeaders,
+  componentParameters,
+  componentResponses,
+  componentSchemas,
+  jsonResponse,
+  onboardingTokenListParameters,
+  successHeaders,
+  type SchemaObject,
+} from './components.ts';
+
+/**
+ * The OpenAPI 3.1 document of the service, built from the route table (every route has exactly one
+ * operation here), the handlers' valibot request schemas and the hand-written response schemas.
+ * `npm run openapi` writes it to openapi.json; GET /v1/openapi.json serves that file.
+ */
+
+export const OPENAPI_DOCUMENT_FILE = 'openapi.json';
+
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
+
+const RESPONSE_OF_STATUS: Record<ErrorStatus, keyof typeof componentResponses> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  413: 'PayloadTooLarge',
+  422: 'UnprocessableEntity',
+  429: 'TooManyRequests',
+  500: 'InternalServerError',
+  503: 'ServiceUnavailable',
+};
+
+interface OperationSpec {
+  operationId: string;
+  tag: string;
+  summary: string;
+  description: string;
+  /** `public`: no bearer token (this document). */
+  scope: Scope | 'public';
+  parameters?: unknown[];
+  requestBody?: string;
+  success: Record<string, unknown>;
+  /** Error statuses this route can answer, with a route-specific description where the generic one is too vague. */
+  errors: Partial<Record<ErrorStatus, string | null>>;
+}
+
+/** Statuses every authenticated route can answer. */
+const AUTHENTICATED: Partial<Record<ErrorStatus, string | null>> = {
+  401: null,
+  403: null,
+  500: null,
+  503: null,
+};
+
+const CREATE_ERRORS: Partial<Record<ErrorStatus, string | null>> = {
+  413: null,
+};
+
+const operations: Record<string, OperationSpec> = {
+  CreateOnboardingToken: {
+    operationId: 'createOnboardingToken',
+    tag: 'Onboarding tokens',
+    summary: 'Create an onboarding token and e-mail it',
+    description:
+      'Creates a token for an end user, valid 14 days, e-mails it with the onboarding template and records it on the organization’s dashboard. If the e-mail cannot be sent, nothing is kept and the answer is 503.',
+    scope: 'onboarding:write',
+    parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
+    requestBody: 'OnboardingTokenRequest',
+    success: {
+      201: jsonResponse('Token created and e-mailed.', 'OnboardingToken', successHeaders.idempotentReplayed),
+    },
+    errors: {
+      400: null,
+      ...AUTHENTICATED,
+      409: 'The organization already holds a live (Issued, unexpired) token for this e-mail, or a request with this Idempotency-Key is still running.',
+      ...CREATE_ERRORS,
+      422: 'The Idempotency-Key was used with another body.',
+      503: 'The e-mail could not be sent (no token was kept) or a dependency is unavailable; retry after Retry-After seconds.',
+    },
+  },
+  ListOnboardingTokens: {
+    operationId: 'listOnboardingTokens',
+    tag: 'Onboarding tokens',
+    summary: 'List the organization’s onboarding tokens',
+    description: 'The dashboard: the organization’s tokens, newest first, one page at a time.',
+    scope: 'onboarding:read',
+    parameters: onboardingTokenListParameters(),
+    success: { 200: jsonResponse('A page of tokens.', 'OnboardingTokenPage') },
+    errors: { 400: '`limit` is not an integer from 1 to 100, or `cursor` is not one this endpoint gave out.', ...AUTHENTICATED },
+  },
+  CreateReportJob: {
+    operationId: 'createReportJob',
+    tag: 'Report jobs',
+    summary: 'Request a PDF report about a user',
+    description:
+      'Queues a report job and answers at once. Checks, in order: token and scope, rate limit (every authenticated request counts: 10 per 10 minutes per organization), body, user exists, no open job for the user. Poll the job as described in the introduction.',
+    scope: 'reports:write',
+    parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
+    requestBody: 'ReportJobRequest',
+    success: {
+      202: jsonResponse('Job queued (status PENDING); no report exists yet.', 'ReportJobCreated', {
+        location: successHeaders.location,
+        ...successHeaders.rateLimit,
+        ...successHeaders.idempotentReplayed,
+      }),
+    },
+    errors: {
+      400: null,
+      ...AUTHENTICATED,
+      404: 'No user with this userId in the organization.',
+      409: 'A job for this user is still PENDING or IN_PROGRESS (`jobId` names it), or a request with this Idempotency-Key is still running.',
+      ...CREATE_ERRORS,
+      422: 'The Idempotency-Key was used with another body.',
+      429: 'More than 10 report requests in 10 minutes for this organization.',
+    },
+  },
+  GetReportJob: {
+    operationId: 'getReportJob',
+    tag: 'Report jobs',
+    summary: 'Read a report job',
+    description: 'The job’s status. A job not COMPLETE or FAILED 5 minutes after creation is answered as FAILED with errorCode TIMED_OUT.',
+    scope: 'reports:read',
+    parameters: [{ $ref: '#/components/parameters/JobId' }],
+    success: { 200: jsonResponse('The job.', 'ReportJob') },
+    errors: {
+      ...AUTHENTICATED,
+      403: 'The token lacks the scope, or the job belongs to another organization.',
+      404: 'No job with this id (or it expired after 30 days).',
+    },
+  },
+  GetReportDownloadUrl: {
+    operationId: 'getReportDownloadUrl',
+    tag: 'Report jobs',
+    summary: 'Get a fresh download address for a completed report',
+    description:
+      'A new pre-signed address on every call, valid 5 minutes; authorization and organization are checked on every call and nothing is cached. Compare the downloaded bytes with the job’s sizeBytes and sha256.',
+    scope: 'reports:read',
+    parameters: [{ $ref: '#/components/parameters/JobId' }],
+    success: { 200: jsonResponse('The address.', 'ReportDownload') },
+    errors: {
+      ...AUTHENTICATED,
+      403: 'The token lacks the scope, or the job belongs to another organization.',
+      404: 'No job with this id (or it expired after 30 days).',
+      422: 'The job is not COMPLETE: still PENDING or IN_PROGRESS (`status` names it), or FAILED (`errorCode` says why).',
+    },
+  },
+  QueryUserStatus: {
+    operationId: 'queryUserStatus',
+    tag: 'User status',
+    summary: 'Query user records',
+    description: 'User records of the organization matching every filter, with the requested fields, ordered by created_at then id, one page at a time.',
+    scope: 'users:read',
+    requestBody: 'UserStatusRequest',
+    success: { 200: jsonResponse('A page of records.', 'UserStatusPage') },
+    errors: { 400: null, ...AUTHENTICATED, ...CREATE_ERRORS },
+  },
+  GetOpenApiDocument: {
+    operationId: 'getOpenApiDocument',
+    tag: 'Documentation',
+    summary: 'This document',
+    description: 'The OpenAPI 3.1 description of this API. Needs no token.',
+    scope: 'public',
+    success: {
+      200: {
+        description: 'The document.',
+        headers: {
+          'x-request-id': { $ref: '#/components/headers/XRequestId' },
+          'cache-control': { $ref: '#/components/headers/CacheControl' },
+        },
+        content: { 'application/json': { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' } } },
+      },
+    },
+    errors: { 500: null },
+  },
+};
+
+const TAGS = [
+  { name: 'Onboarding tokens', description: 'Tokens e-mailed to end users, and the organization’s dashboard of them.' },
+  { name: 'Report jobs', description: 'Asynchronous PDF reports about a user: request, poll, download.' },
+  { name: 'User status', description: 'User records with filters, field selection and pagination.' },
+  { name: 'Documentation', description: 'This document.' },
+];
+
+const SCOPE_USE: Record<Scope, string> = {
+  'onboarding:write': 'create onboarding tokens',
+  'onboarding:read': 'list onboarding tokens',
+  'reports:write': 'request report jobs',
+  'reports:read': 'read report jobs and get download addresses',
+  'users:read': 'query user status',
+};
+
+const INTRODUCTION = `Organization-scoped HTTP API: onboarding tokens e-mailed to end users, asynchronous PDF reports
+about a user, and user-status queries. Every body is JSON (\`application/json; charset=utf-8\`); every
+response carries \`x-request-id\` and \`Cache-Control: no-store\`. Additive members and headers may
+appear in responses at any time; clients ignore what they do not know.
+
+## Authentication
+
+\`Authorization: Bearer <JWT>\` on every operation except this document. The token names one
+organization (claim \`org_id\`), and every read and write is confined to it. The token's \`scope\`
+(space-separated) or \`scp\` (array) must hold the operation's scope, given in each operation's
+\`security\` requirement and its \`x-required-scope\`; a valid token without it is 403.
+
+| scope | allows |
+|---|---|
+${SCOPES.map((scope) => `| \`${scope}\` | ${SCOPE_USE[scope]} |`).join('\n')}
+
+## Errors
+
+400 has the validation body (\`ValidationError\`: every problem at once); every other error the
+standard body (\`StandardError\`). A path without a route is 404; a known path with another method
+is 405 with \`Allow\`. 5XX bodies never name internals: quote the \`x-request-id\`.
+
+## Report jobs: polling
+
+After \`POST /v1/document/api\` (202), poll \`GET /v1/document/api/{id}\`:
+
+1. every 3 to 5 seconds (jittered) for the first 30 seconds;
+2. then every 10 to 15 seconds;
+3. a job that is not COMPLETE within 5 minutes has failed (the service itself marks it FAILED with
+   errorCode TIMED_OUT).
+
+Wait at least \`Retry-After\` seconds after a 429 or 503. Then \`GET /v1/document/api/{id}/url\` gives
+a download address valid 5 minutes; if it has expired (object storage answers 403), ask for a new one.
+
+## Limits
+
+\`POST /v1/document/api\`: 10 requests per 10 minutes per organization (429 with \`Retry-After\`;
+\`RateLimit-*\` headers on 202 and 429); one open job per user (409). Request bodies: 64 KiB (413).`;
+
+function operationObject(spec: OperationSpec): Record<string, unknown> {
+  const responses: Record<string, unknown> = { ...spec.success };
+  for (const [status, description] of Object.entries(spec.errors).sort(([a], [b]) => Number(a) - Number(b))) {
+    const reference = { $ref: `#/components/responses/${RESPONSE_OF_STATUS[Number(status) as ErrorStatus]}` };
+    responses[status] = description ? { ...reference, description } : reference;
+  }
+  const scopeNote = spec.scope === 'public' ? 'No token needed.' : `Scope: \`${spec.scope}\`.`;
+  return {
+    operationId: spec.operationId,
+    tags: [spec.tag],
+    summary: spec.summary,
+    description: `${spec.description}\n\n${scopeNote}`,
+    ...(spec.scope === 'public' ? { security: [] } : { security: [{ bearerAuth: [spec.scope] }], 'x-required-scope': spec.scope }),
+    ...(spec.parameters ? { parameters: spec.parameters } : {}),
+    ...(spec.requestBody
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/${spec.requestBody}` } } },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+/** The operation the document gives each route (by route name), for tests and the client. */
+export const operationOfRoute: Readonly<Record<string, Pick<OperationSpec, 'operationId' | 'scope'>>> = operations;
+
+export function buildOpenApiDocument(): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of apiRoutes) {
+    const spec = operations[route.name];
+    if (!spec) throw new Error(`route ${route.name} (${route.method} ${route.path}) has no operation in scripts/openapi/build-openapi-document.ts`);
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operationObject(spec);
+  }
+  const unrouted = Object.keys(operations).filter((name) => !apiRoutes.some((route) => route.name === name));
+  if (unrouted.length > 0) throw new Error(`operations without a route in lib/routes.ts: ${unrouted.join(', ')}`);
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Onboarding, report and user-status API',
+      version: '1.0.0',
+      summary: 'Onboarding tokens, asynchronous PDF reports and user-status queries, per organization.',
+      description: INTRODUCTION,
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    servers: [
+      { url: 'http://127.0.0.1:3000', description: 'The local stack (`npm start`)' },
+      {
+        url: 'https://{apiId}.execute-api.{region}.amazonaws.com',
+        description: 'A deployed stack (its ApiUrl output)',
+        variables: { apiId: { default: 'abcdef1234', description: 'HTTP API id' }, region: { default: 'eu-west-1' } },
+      },
+    ],
+    security: [{ bearerAuth: [] }],
+    tags: TAGS,
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            'A JWT (RS256 or ES256) from the organization’s token issuer, with the configured issuer and audience, an expiry, the organization claim and the operation’s scope.',
+        },
+      },
+      schemas: componentSchemas(),
+      parameters: componentParameters,
+      headers: componentHeaders,
+      responses: componentResponses,
+    },
+  };
+}
+
+/** The file's exact text: two-space indentation and a final newline. */
+export function serializeOpenApiDocument(document: Record<string, unknown>): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

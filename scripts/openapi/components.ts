@@ -1,0 +1,368 @@
+import { MAX_BODY_BYTES } from '../../shared/http/middlewares.ts';
+import { STATUS_NAMES } from '../../shared/http/error-mapper.ts';
+import { userRecordSchema } from '../../shared/domain/users/user-record-schema.ts';
+import { MAX_LIMIT } from '../../shared/domain/users/user-status-query.ts';
+import { REPORT_REQUEST_RATE_LIMIT } from '../../shared/domain/reports/rate-limit.ts';
+import { DOWNLOAD_URL_TTL_SECONDS, REPORT_ERROR_CODES, REPORT_JOB_STATUSES } from '../../shared/domain/reports/report-job.ts';
+import { onboardingTokenListQuerySchema, onboardingTokenRequestSchema } from '../../shared/http/schemas/onboarding-token-schemas.ts';
+import { reportJobRequestSchema } from '../../shared/http/schemas/report-job-schemas.ts';
+import { userStatusRequestSchema } from '../../shared/http/schemas/user-status-schemas.ts';
+import { jsonSchemaOf, type SchemaObject } from './valibot-json-schema.ts';
+
+export type { SchemaObject };
+
+/**
+ * The document's components. Request bodies and query parameters are converted from the valibot
+ * schemas the handlers validate with; response and error bodies are written here by hand, with
+ * their enumerations taken from the domain's constants.
+ */
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const instant = (description: string): SchemaObject => ({ type: 'string', format: 'date-time', description });
+
+/** A member the response always carries but whose value may be null. */
+function nullable(schema: SchemaObject): SchemaObject {
+  if (typeof schema.type === 'string') {
+    return {
+      ...schema,
+      type: [schema.type, 'null'],
+      ...(Array.isArray(schema.enum) ? { enum: [...(schema.enum as unknown[]), null] } : {}),
+    };
+  }
+  return { anyOf: [schema, { type: 'null' }] };
+}
+
+/** Seed and contract wording for the request members, added to the converted schemas. */
+function describe(schema: SchemaObject, description: string, members: Record<string, string>): SchemaObject {
+  const properties = schema.properties as Record<string, SchemaObject>;
+  for (const name of Object.keys(members)) if (!properties[name]) throw new Error(`no member ${name} to describe`);
+  return {
+    description,
+    ...schema,
+    properties: Object.fromEntries(
+      Object.entries(properties).map(([name, member]) => [name, members[name] ? { description: members[name], ...member } : member]),
+    ),
+  };
+}
+
+function userStatusRequest(): SchemaObject {
+  const schema = jsonSchemaOf(userStatusRequestSchema);
+  const properties = schema.properties as Record<string, SchemaObject>;
+  return describe(
+    {
+      ...schema,
+      properties: {
+        ...properties,
+        filters: describe(properties.filters!, 'Conjunction (AND) of filters.', {
+          email: 'Matched case-insensitively.',
+          registration_status:
+            'A category (active = Activated or Complete, pending = For Review or Referred, suspended = Rejected, inactive = Deleted) or a stored value.',
+          mobile_registration_status: 'Surrounding white space is ignored.',
+          dob: 'Compared as calendar dates (a timestamp counts as its UTC date).',
+          guardian_dob: 'Compared as calendar dates (a timestamp counts as its UTC date).',
+          created_at: 'Compared as instants.',
+          updated_at: 'Compared as instants.',
+          connection_status_updated_at: 'Compared as instants.',
+        }),
+      },
+    },
+    'User-status query. Every member is optional; `{}` or no body returns the first page of the default fields. Any other member is a 400 `isIn`.',
+    {
+      result_keys:
+        'Fields to return, in this order (duplicates ignored). Default: id, name, email, registration_status, mobile_registration_status, connection_status, created_at, updated_at.',
+      pagination: `\`limit\` 1 to ${MAX_LIMIT} (default 50), \`offset\` 0 or more (default 0). Records are ordered by created_at, then id.`,
+    },
+  );
+}
+
+/** A user status record: exactly the requested fields; a field the record lacks is null. */
+function userStatusRecord(): SchemaObject {
+  const stored = jsonSchemaOf(userRecordSchema);
+  const properties = stored.properties as Record<string, SchemaObject>;
+  return {
+    type: 'object',
+    description:
+      'A user record holding exactly the fields named in `result_keys` (or the default fields), in that order; a field the user lacks is `null`. Field types are those of the stored record (the import schema).',
+    properties: Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, nullable(schema)])),
+    additionalProperties: false,
+  };
+}
+
+const standardError: SchemaObject = {
+  type: 'object',
+  description:
+    'The standard error body of every error but 400. A 5XX body never names internals; the log line with the same `x-request-id` has the error.',
+  required: ['code', 'timestamp', 'path', 'method', 'error', 'message'],
+  properties: {
+    code: { type: 'integer', description: 'The HTTP status.', examples: [404] },
+    timestamp: instant('When the error occurred.'),
+    path: { type: 'string', description: 'The requested path.', examples: ['/v1/document/api/6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1'] },
+    method: { type: 'string', description: 'The HTTP method of the request.', examples: ['GET'] },
+    error: { type: 'string', enum: [...new Set(Object.values(STATUS_NAMES))], description: 'The status as a name.' },
+    message: { type: 'string', description: 'A short text.' },
+    jobId: { type: 'string', format: 'uuid', description: '409 on POST /v1/document/api: the job already open for this user (additive member).' },
+    status: { type: 'string', enum: [...REPORT_JOB_STATUSES], description: '422 on a download address for a job not yet COMPLETE: its status (additive member).' },
+    errorCode: { type: 'string', enum: [...REPORT_ERROR_CODES], description: '422 on a download address for a FAILED job: why it failed (additive member).' },
+  },
+};
+
+const validationError: SchemaObject = {
+  type: 'object',
+  description: 'The validation body: every problem with the request at once.',
+  required: ['code', 'errors'],
+  properties: {
+    code: { type: 'integer', const: 400 },
+    errors: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['field', 'code', 'hint'],
+        properties: {
+          field: {
+            type: 'string',
+            description: 'camelCase path of the offending input (`firstName`, `filters.age.gte`, `resultKeys[2]`, `pagination.limit`); `body` for the body as a whole.',
+            examples: ['firstName'],
+          },
+          code: {
+            type: 'string',
+            description:
+              'The rule: isNotEmpty, isObject, isArray, isNumber, isString, isBoolean, isInt, isEmail, isIn (a value not allowed, or an unknown member), isDateString, min, max, maxLength, isJson (the body is not a JSON object).',
+            examples: ['isNotEmpty'],
+          },
+          hint: { type: 'string', description: 'A short text naming the member as it was sent.', examples: ['first_name must not be empty'] },
+        },
+      },
+    },
+  },
+};
+
+const reportJobFields = {
+  jobId: { type: 'string', format: 'uuid', description: 'The job id, `{id}` in the report paths.' },
+  status: ref('ReportJobState'),
+  userId: { type: 'string', minLength: 1, maxLength: 16, description: 'The user the report is about.' },
+  createdAt: instant('When the job was created.'),
+  updatedAt: instant('When the job last changed.'),
+};
+
+/** The status response of a job in the given states: the common members plus the state's own, all required. */
+function reportJob(description: string, states: readonly string[], own: Record<string, SchemaObject>): SchemaObject {
+  const common = {
+    ...reportJobFields,
+    status: { type: 'string', enum: [...states], description: 'See ReportJobState.' },
+    templateVersion: { type: 'string', description: 'Version label of the report template.' },
+  };
+  return {
+    type: 'object',
+    description,
+    required: [...Object.keys(reportJobFields), 'templateVersion', ...Object.keys(own)],
+    properties: { ...common, ...own },
+  };
+}
+
+export function componentSchemas(): Record<string, SchemaObject> {
+  return {
+    OnboardingTokenRequest: describe(jsonSchemaOf(onboardingTokenRequestSchema), 'Unknown members are ignored.', {
+      email: 'E-mail address of the end user; trimmed and compared in lower case.',
+      first_name: 'First name of the end user; trimmed.',
+      last_name: 'Last name of the end user; trimmed.',
+    }),
+    OnboardingToken: {
+      type: 'object',
+      required: ['onboarding_token', 'expires_at'],
+      properties: {
+        onboarding_token: {
+          type: 'string',
+          readOnly: true,
+          pattern: '^[A-Za-z0-9_-]{32}$',
+          description: '32 characters of base64url (192 random bits). Shown here and in the e-mail only; the service stores its SHA-256.',
+        },
+        expires_at: instant('14 days after creation (additive member).'),
+      },
+    },
+    OnboardingTokenSummary: {
+      type: 'object',
+      required: ['email', 'firstName', 'lastName', 'status', 'tokenHint', 'createdAt', 'expiresAt'],
+      properties: {
+        email: { type: 'string', description: 'Lower-cased.' },
+        firstName: { type: 'string' },
+        lastName: { type: 'string' },
+        status: { type: 'string', enum: ['Issued', 'Used', 'Expired'], description: 'Issued until expiresAt, Expired after.' },
+        tokenHint: { type: 'string', minLength: 4, maxLength: 4, description: 'The token’s last 4 characters.' },
+        createdAt: instant('When the token was issued.'),
+        expiresAt: instant('When the token expires.'),
+      },
+    },
+    OnboardingTokenPage: {
+      type: 'object',
+      required: ['results', 'nextCursor'],
+      properties: {
+        results: { type: 'array', items: ref('OnboardingTokenSummary'), description: 'Newest first.' },
+        nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' },
+      },
+    },
+    ReportJobRequest: describe(jsonSchemaOf(reportJobRequestSchema), 'The user to report on.', {
+      userId: 'A user of the calling organization.',
+    }),
+    ReportJobState: {
+      type: 'string',
+      enum: [...REPORT_JOB_STATUSES],
+      description: 'PENDING = queued, IN_PROGRESS = being rendered, COMPLETE = a download address is available, FAILED = generation failed. COMPLETE and FAILED are final.',
+    },
+    ReportJobCreated: {
+      type: 'object',
+      description: 'The job as created (status PENDING).',
+      required: ['jobId', 'status', 'userId', 'createdAt', 'updatedAt'],
+      properties: reportJobFields,
+    },
+    ReportJob: {
+      description:
+        'A report job: PENDING or IN_PROGRESS, COMPLETE (with the PDF’s size, digest and timings) or FAILED (with the reason).',
+      oneOf: [ref('OpenReportJob'), ref('CompleteReportJob'), ref('FailedReportJob')],
+      discriminator: {
+        propertyName: 'status',
+        mapping: {
+          PENDING: '#/components/schemas/OpenReportJob',
+          IN_PROGRESS: '#/components/schemas/OpenReportJob',
+          COMPLETE: '#/components/schemas/CompleteReportJob',
+          FAILED: '#/components/schemas/FailedReportJob',
+        },
+      },
+    },
+    OpenReportJob: reportJob('A job that is queued or being rendered.', ['PENDING', 'IN_PROGRESS'], {}),
+    CompleteReportJob: reportJob('A job whose PDF is stored; ask for a download address.', ['COMPLETE'], {
+      sizeBytes: { type: 'integer', minimum: 1, description: 'Size of the PDF in bytes.' },
+      sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Hex SHA-256 digest of the PDF.' },
+      durationMs: { type: 'integer', minimum: 0, description: 'Processing time in milliseconds.' },
+      completedAt: instant('When the report was stored.'),
+    }),
+    FailedReportJob: reportJob('A job that failed; request a new one.', ['FAILED'], {
+      errorCode: { type: 'string', enum: [...REPORT_ERROR_CODES], description: 'Why the job failed; TIMED_OUT when it was not complete 5 minutes after creation.' },
+      durationMs: { type: 'integer', minimum: 0, description: 'Processing time in milliseconds.' },
+    }),
+    ReportDownload: {
+      type: 'object',
+      required: ['url', 'expiresInSeconds', 'expiresAt', 'filename'],
+      properties: {
+        url: {
+          type: 'string',
+          format: 'uri',
+          description: 'Pre-signed GET address of the PDF, valid 5 minutes; after that object storage answers 403 and a new call gives a fresh address.',
+        },
+        expiresInSeconds: { type: 'integer', const: DOWNLOAD_URL_TTL_SECONDS },
+        expiresAt: instant('When the address stops working (additive member).'),
+        filename: { type: 'string', pattern: '^report-[A-Za-z0-9_-]+-\\d{8}\\.pdf$', description: 'Suggested file name.' },
+      },
+    },
+    UserStatusRequest: userStatusRequest(),
+    UserStatusRecord: userStatusRecord(),
+    UserStatusPage: {
+      type: 'object',
+      required: ['results', 'pagination'],
+      properties: {
+        results: { type: 'array', items: ref('UserStatusRecord') },
+        pagination: {
+          type: 'object',
+          required: ['limit', 'offset', 'total'],
+          properties: {
+            limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT },
+            offset: { type: 'integer', minimum: 0 },
+            total: { type: 'integer', minimum: 0, description: 'Matches in all pages.' },
+          },
+        },
+      },
+    },
+    StandardError: standardError,
+    ValidationError: validationError,
+  };
+}
+
+/** Query parameters of GET /v1/onboarding-tokens, from the schema that handler parses its query string with. */
+export function onboardingTokenListParameters(): SchemaObject[] {
+  const schema = jsonSchemaOf(onboardingTokenListQuerySchema);
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  const descriptions: Record<string, string> = {
+    limit: 'Page size.',
+    cursor: 'The `nextCursor` of the previous page (opaque).',
+  };
+  return Object.entries(schema.properties as Record<string, SchemaObject>).map(([name, member]) => ({
+    name,
+    in: 'query',
+    required: required.has(name),
+    description: descriptions[name] ?? '',
+    schema: member,
+  }));
+}
+
+const header = (description: string, schema: SchemaObject, required = true) => ({ description, required, schema });
+
+export const componentHeaders = {
+  XRequestId: header('The request id; log lines carry it too. Quote it when reporting a problem.', { type: 'string' }),
+  CacheControl: header('Responses are never cached.', { type: 'string', const: 'no-store' }),
+  Location: header('Path of the created job.', { type: 'string', format: 'uri-reference', examples: ['/v1/document/api/6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1'] }),
+  RetryAfter: header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }),
+  RateLimitLimit: header('Report requests allowed per 10-minute window and organization.', { type: 'integer', const: REPORT_REQUEST_RATE_LIMIT.capacity }),
+  RateLimitRemaining: header('Report requests left in the window.', { type: 'integer', minimum: 0 }),
+  RateLimitReset: header('Seconds until the next spent request returns to the window (0 when none is spent).', { type: 'integer', minimum: 0 }),
+  IdempotentReplayed: header('Present on a replayed response: the first response to this Idempotency-Key.', { type: 'string', const: 'true' }, false),
+  WwwAuthenticate: header('The authentication scheme.', { type: 'string', const: 'Bearer' }),
+};
+
+const commonHeaders = { 'x-request-id': { $ref: '#/components/headers/XRequestId' }, 'cache-control': { $ref: '#/components/headers/CacheControl' } };
+
+export function jsonResponse(description: string, schemaName: string, headers: Record<string, unknown> = {}) {
+  return {
+    description,
+    headers: { ...commonHeaders, ...headers },
+    content: { 'application/json': { schema: ref(schemaName) } },
+  };
+}
+
+const rateLimitHeaders = {
+  'ratelimit-limit': { $ref: '#/components/headers/RateLimitLimit' },
+  'ratelimit-remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+  'ratelimit-reset': { $ref: '#/components/headers/RateLimitReset' },
+};
+export const successHeaders = {
+  location: { $ref: '#/components/headers/Location' },
+  idempotentReplayed: { 'idempotent-replayed': { $ref: '#/components/headers/IdempotentReplayed' } },
+  rateLimit: rateLimitHeaders,
+};
+
+export const componentResponses = {
+  BadRequest: jsonResponse('Validation failed; `errors` lists every problem.', 'ValidationError'),
+  Unauthorized: jsonResponse('The bearer token is missing, malformed, expired or not for this service.', 'StandardError', {
+    'www-authenticate': { $ref: '#/components/headers/WwwAuthenticate' },
+  }),
+  Forbidden: jsonResponse('The token lacks the operation’s scope.', 'StandardError'),
+  NotFound: jsonResponse('Not found.', 'StandardError'),
+  Conflict: jsonResponse('Conflict with the current state.', 'StandardError'),
+  PayloadTooLarge: jsonResponse(`The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`, 'StandardError'),
+  UnprocessableEntity: jsonResponse('The request cannot be processed as it is.', 'StandardError'),
+  TooManyRequests: jsonResponse('Rate limit exceeded.', 'StandardError', {
+    'retry-after': { $ref: '#/components/headers/RetryAfter' },
+    ...rateLimitHeaders,
+  }),
+  InternalServerError: jsonResponse('Unexpected failure; the log line with the same x-request-id has the details.', 'StandardError'),
+  ServiceUnavailable: jsonResponse('A dependency is throttling or unavailable; retry after Retry-After seconds.', 'StandardError', {
+    'retry-after': { $ref: '#/components/headers/RetryAfter' },
+  }),
+};
+
+export const componentParameters = {
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Makes a retry safe: the same key, organization and body within 24 hours replays the first successful response (status, body, headers, plus `Idempotent-Replayed: true`) without doing the work again. The same key with another body is 422; a retry while the first request still runs is 409. Errors are not stored.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+  },
+  JobId: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'The jobId. Anything that is not a job id is 404.',
+    schema: { type: 'string', format: 'uuid' },
+  },
+};

@@ -1,0 +1,76 @@
+import { toJsonSchema, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
+import * as v from 'valibot';
+import { ISO_DATE_OR_TIMESTAMP, isIsoDateOrTimestamp, toCalendarDate, toInstant } from '../../shared/domain/users/user-status-query.ts';
+import { isStorableMagnitude, namesABound, toUserStatusQuery } from '../../shared/http/schemas/user-status-schemas.ts';
+
+/** A JSON Schema (draft 2020-12, OpenAPI 3.1's dialect) as it is written into the document. */
+export type SchemaObject = { [key: string]: unknown };
+
+type AnyAction = { type: string; requirement?: unknown; operation?: unknown };
+
+/**
+ * The checks and transforms the handlers' schemas use that JSON Schema has no keyword for, each
+ * recognised by identity (not by message text) and given its nearest JSON Schema meaning. Anything
+ * else that cannot be converted makes the conversion throw, so a new custom rule in a handler
+ * schema stops `npm run openapi` (and the drift test) until it is described here.
+ */
+function overrideAction(action: AnyAction, jsonSchema: JsonSchema): JsonSchema | undefined {
+  if (action.type === 'check') {
+    if (action.requirement === isIsoDateOrTimestamp) return { ...jsonSchema, pattern: ISO_DATE_OR_TIMESTAMP.source };
+    // "At least one of gt, gte, lt, lte, eq": the range object's members are exactly those operators.
+    if (action.requirement === namesABound) return { ...jsonSchema, minProperties: 1 };
+    // DynamoDB's smallest magnitude (1e-130) has no useful JSON Schema form; the 400 explains it.
+    if (action.requirement === isStorableMagnitude) return { ...jsonSchema };
+  }
+  if (action.type === 'transform') {
+    // Stored values: a date is cut to its calendar date, an instant to one canonical UTC form.
+    if (action.operation === toCalendarDate) return withoutPattern(jsonSchema, { format: 'date' });
+    if (action.operation === toInstant) return withoutPattern(jsonSchema, { format: 'date-time' });
+    // Maps the validated wire body to the domain's query; the wire shape is what is documented.
+    if (action.operation === toUserStatusQuery) return { ...jsonSchema };
+  }
+  return undefined;
+}
+
+function withoutPattern(jsonSchema: JsonSchema, extra: JsonSchema): JsonSchema {
+  const { pattern: _pattern, ...rest } = jsonSchema;
+  return { ...rest, ...extra };
+}
+
+const conversion: ConversionConfig = {
+  target: 'draft-2020-12',
+  // A pipeline is described from its last schema on: the value the handler works with after its
+  // coercions. For these schemas that is what a client sends: `limit` is an integer (parsed from
+  // the query string), `mobile_registration_status` one of the listed values (after trimming),
+  // a range object an object (after the guard that refuses arrays).
+  typeMode: 'output',
+  errorMode: 'throw',
+  // Normalisations that keep the type; the descriptions say that values are trimmed.
+  ignoreActions: ['trim', 'to_lower_case'],
+  overrideAction: ({ valibotAction, jsonSchema }) => overrideAction(valibotAction as AnyAction, jsonSchema),
+  overrideSchema: ({ valibotSchema, jsonSchema }) => {
+    // A default is written as the handler receives it (`'25'` from a query string); the document
+    // gives it as the pipeline produces it (25), like the rest of the schema.
+    if (valibotSchema.type === 'optional' && (valibotSchema as v.OptionalSchema<v.GenericSchema, unknown>).default !== undefined) {
+      return { ...jsonSchema, default: v.parse(valibotSchema, undefined) as JsonSchema['default'] };
+    }
+    return undefined;
+  },
+};
+
+/** A handler's valibot schema as a JSON Schema, without the `$schema` member (the document fixes the dialect). */
+export function jsonSchemaOf(schema: v.GenericSchema): SchemaObject {
+  const { $schema: _dialect, ...converted } = toJsonSchema(schema, conversion);
+  return tidy(converted) as SchemaObject;
+}
+
+/** Drops empty `required` lists, which to-json-schema writes on every object. */
+function tidy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(tidy);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, member]) => !(key === 'required' && Array.isArray(member) && member.length === 0))
+      .map(([key, member]) => [key, tidy(member)]),
+  );
+}

@@ -1,0 +1,199 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Fetch, Timers } from '../../../client/index.ts';
+import { EXIT, runCli, type CliIo } from '../../../cli/run-cli.ts';
+import { parseResultKeys, parseUserFilters } from '../../../cli/user-filters.ts';
+
+const JOB_ID = '6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1';
+const PDF = Buffer.from('%PDF-1.7 a small report');
+
+const baseJob = { jobId: JOB_ID, userId: 'u-1', templateVersion: 't', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' };
+const completeJob = {
+  ...baseJob,
+  status: 'COMPLETE',
+  completedAt: '2026-01-01T00:00:02.000Z',
+  durationMs: 900,
+  sizeBytes: PDF.length,
+  sha256: createHash('sha256').update(PDF).digest('hex'),
+};
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'x-request-id': 'req-7', ...headers } });
+
+function captured() {
+  let text = '';
+  return { stream: { isTTY: false, write: (chunk: string) => (text += chunk) }, text: () => text };
+}
+
+/** A virtual clock for waiting: no test waits for real. */
+function instantTimers(): Timers & { elapsed: () => number } {
+  let now = 0;
+  return { now: () => now, random: () => 0, sleep: async (ms) => void (now += ms), elapsed: () => now };
+}
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'cli-unit-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function run(argv: string[], fetch: Fetch, env: Record<string, string> = { API_TOKEN: 'jwt' }) {
+  const stdout = captured();
+  const stderr = captured();
+  const timers = instantTimers();
+  const io: CliIo = { stdout: stdout.stream, stderr: stderr.stream, env, cwd: dir, fetch, timers };
+  const code = await runCli(argv, io);
+  return { code, stdout: stdout.text(), stderr: stderr.text(), elapsedMs: timers.elapsed() };
+}
+
+const noFetch: Fetch = async () => {
+  throw new Error('no request expected');
+};
+
+describe('usage', () => {
+  it('exits 2 for no command, an unknown command or option, a missing token or a bad number, without a request', async () => {
+    expect((await run([], noFetch)).code).toBe(EXIT.usage);
+    expect((await run(['tokens'], noFetch)).stderr).toContain('unknown command tokens');
+    expect((await run(['report', 'create', '--user', 'u', '--colour'], noFetch)).code).toBe(EXIT.usage);
+    const noToken = await run(['report', 'status', JOB_ID], noFetch, {});
+    expect(noToken.code).toBe(EXIT.usage);
+    expect(noToken.stderr).toContain('API_TOKEN');
+    expect((await run(['users', 'query', '--limit', 'ten'], noFetch)).stderr).toContain('--limit must be a whole number');
+    expect((await run(['report', 'status'], noFetch)).stderr).toContain('expected <jobId>');
+  });
+
+  it('prints help on stdout and exits 0 for every command', async () => {
+    for (const argv of [['--help'], ['token', '--help'], ['token', 'create', '--help'], ['report', 'download', '-h'], ['users', 'query', '--help']]) {
+      const result = await run(argv, noFetch, {});
+      expect(result.code, argv.join(' ')).toBe(EXIT.ok);
+      expect(result.stdout).toMatch(/^Usage: onboarding/);
+    }
+  });
+
+  it('takes the URL and token from flags before the environment', async () => {
+    const seen: string[] = [];
+    const fetch: Fetch = async (input, init) => {
+      seen.push(`${String(input)} ${(init?.headers as Record<string, string>).authorization}`);
+      return json(200, completeJob);
+    };
+    await run(['report', 'status', JOB_ID], fetch, { API_URL: 'http://env.test', API_TOKEN: 'env-jwt' });
+    await run(['report', 'status', JOB_ID, '--api-url', 'http://flag.test/', '--token', 'flag-jwt'], fetch, { API_URL: 'http://env.test', API_TOKEN: 'env-jwt' });
+    expect(seen).toEqual([`http://env.test/v1/document/api/${JOB_ID} Bearer env-jwt`, `http://flag.test/v1/document/api/${JOB_ID} Bearer flag-jwt`]);
+  });
+});
+
+describe('report create --wait', () => {
+  const created = (status = 202) =>
+    json(status, { ...baseJob, status: 'PENDING' }, { location: `/v1/document/api/${JOB_ID}`, 'ratelimit-limit': '10', 'ratelimit-remaining': '9', 'ratelimit-reset': '600' });
+
+  it('exits 3 when the job ends FAILED, naming the error code', async () => {
+    const fetch: Fetch = async (input) =>
+      String(input).endsWith('/v1/document/api') ? created() : json(200, { ...baseJob, status: 'FAILED', errorCode: 'RENDER_FAILED', durationMs: 4 });
+    const result = await run(['report', 'create', '--user', 'u-1', '--wait'], fetch);
+    expect(result.code).toBe(EXIT.reportFailed);
+    expect(result.stderr).toContain('failed: RENDER_FAILED');
+  });
+
+  it('exits 3 when the job is not COMPLETE within 5 minutes, after polling on the seed’s schedule', async () => {
+    const fetch: Fetch = async (input) => (String(input).endsWith('/v1/document/api') ? created() : json(200, { ...baseJob, status: 'IN_PROGRESS' }));
+    const result = await run(['report', 'create', '--user', 'u-1', '--wait'], fetch);
+    expect(result.code).toBe(EXIT.reportFailed);
+    expect(result.elapsedMs).toBe(5 * 60_000);
+    expect(result.stderr).toContain('treated as failed');
+    expect(result.stderr).toContain(`onboarding report status ${JOB_ID}`);
+  });
+
+  it('exits 4 and keeps no file when the download does not match the job', async () => {
+    const fetch: Fetch = async (input) => {
+      const url = String(input);
+      if (url.endsWith('/v1/document/api')) return created();
+      if (url.endsWith('/url')) return json(200, { url: 'https://s3.test/x', expiresInSeconds: 300, expiresAt: '', filename: 'report-u-1-20260101.pdf' });
+      if (url.startsWith('https://s3.test/')) return new Response(Buffer.from('%PDF-1.7 a tampered report'));
+      return json(200, completeJob);
+    };
+    const result = await run(['report', 'create', '--user', 'u-1', '--out', 'r.pdf'], fetch);
+    expect(result.code).toBe(EXIT.downloadFailed);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('names the open job of a 409 and exits 1', async () => {
+    const fetch: Fetch = async () =>
+      json(409, { code: 409, timestamp: '', path: '/v1/document/api', method: 'POST', error: 'CONFLICT', message: 'a report job for this user is already pending', jobId: JOB_ID });
+    const result = await run(['report', 'create', '--user', 'u-1'], fetch);
+    expect(result.code).toBe(EXIT.apiError);
+    expect(result.stderr).toContain('409 CONFLICT: a report job for this user is already pending (request req-7)');
+    expect(result.stderr).toContain(`the open job: onboarding report status ${JOB_ID}`);
+  });
+
+  it('prints {job, download} as JSON with --json --out', async () => {
+    const fetch: Fetch = async (input) => {
+      const url = String(input);
+      if (url.endsWith('/v1/document/api')) return created();
+      if (url.endsWith('/url')) return json(200, { url: 'https://s3.test/x', expiresInSeconds: 300, expiresAt: '', filename: 'report-u-1-20260101.pdf' });
+      if (url.startsWith('https://s3.test/')) return new Response(PDF);
+      return json(200, completeJob);
+    };
+    const result = await run(['report', 'create', '--user', 'u-1', '--out', 'r.pdf', '--json'], fetch);
+    expect(result.code).toBe(EXIT.ok);
+    expect(JSON.parse(result.stdout)).toMatchObject({ job: { status: 'COMPLETE' }, download: { sizeBytes: PDF.length, sha256: completeJob.sha256, attempts: 1 } });
+    expect(await readdir(dir)).toEqual(['r.pdf']);
+  });
+});
+
+describe('users query arguments', () => {
+  it('types filter values by the OpenAPI document: booleans, numeric and date ranges, strings', () => {
+    expect(
+      parseUserFilters(['is_deleted=false', 'age.gte=18', 'age.lt=65', 'dob.gte=2000-01-01', 'postcode=01234', 'registration_status=active', 'name=a=b']),
+    ).toEqual({
+      is_deleted: false,
+      age: { gte: 18, lt: 65 },
+      dob: { gte: '2000-01-01' },
+      postcode: '01234',
+      registration_status: 'active',
+      name: 'a=b',
+    });
+  });
+
+  it('refuses malformed filters, ranges on exact fields, exact values on ranges, bad booleans and numbers', () => {
+    expect(() => parseUserFilters(['age'])).toThrow('expected name=value');
+    expect(() => parseUserFilters(['email.gte=a'])).toThrow('matched exactly');
+    expect(() => parseUserFilters(['age=18'])).toThrow('is a range');
+    expect(() => parseUserFilters(['is_deleted=yes'])).toThrow('true or false');
+    expect(() => parseUserFilters(['age.gte=old'])).toThrow('not a number');
+    expect(() => parseUserFilters(['age.between=1'])).toThrow('unknown operator');
+  });
+
+  it('sends an unknown filter name as text, so the service’s 400 names it', () => {
+    expect(parseUserFilters(['shoe_size=42'])).toEqual({ shoe_size: '42' });
+  });
+
+  it('checks --keys against the document’s field names', () => {
+    expect(parseResultKeys('id, name,age')).toEqual(['id', 'name', 'age']);
+    expect(() => parseResultKeys('id,shoe_size')).toThrow('unknown field shoe_size');
+    expect(() => parseResultKeys(',')).toThrow('at least one');
+  });
+
+  it('fetches pages of up to 1000 until --limit records, and reports what is left', async () => {
+    const bodies: unknown[] = [];
+    const fetch: Fetch = async (_input, init) => {
+      const body = JSON.parse(init?.body as string) as { pagination: { limit: number; offset: number } };
+      bodies.push(body);
+      const { limit, offset } = body.pagination;
+      const results = Array.from({ length: Math.min(limit, 2500 - offset) }, (_, i) => ({ id: `u-${offset + i}` }));
+      return json(200, { results, pagination: { limit, offset, total: 2500 } });
+    };
+    const result = await run(['users', 'query', '--limit', '1500', '--keys', 'id', '--json'], fetch);
+    const output = JSON.parse(result.stdout) as { results: unknown[]; pagination: unknown };
+    expect(output.results).toHaveLength(1500);
+    expect(output.pagination).toEqual({ offset: 0, limit: 1500, total: 2500 });
+    expect(bodies).toEqual([
+      { result_keys: ['id'], pagination: { limit: 1000, offset: 0 } },
+      { result_keys: ['id'], pagination: { limit: 1000, offset: 1000 } },
+    ]);
+  });
+});

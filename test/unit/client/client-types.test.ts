@@ -1,0 +1,50 @@
+import type * as v from 'valibot';
+import { describe, expectTypeOf, it } from 'vitest';
+import type {
+  FieldError,
+  OnboardingTokenPage,
+  OnboardingTokenRequest,
+  OnboardingTokenStatus,
+  ReportErrorCode,
+  ReportJobCreated,
+  ReportJobRequest,
+  ReportJobStatus,
+  Scope,
+  UserField,
+  UserFields,
+  UserStatusPage,
+} from '../../../client/index.ts';
+import type { FieldProblem } from '../../../shared/domain/errors.ts';
+import type { OnboardingTokenListing } from '../../../shared/domain/onboarding/list-onboarding-tokens.ts';
+import type { OnboardingTokenStatus as ServiceTokenStatus } from '../../../shared/domain/onboarding/onboarding-token.ts';
+import type { ReportErrorCode as ServiceErrorCode, ReportJobStatus as ServiceJobStatus, toCreateResponse } from '../../../shared/domain/reports/report-job.ts';
+import type { UserRecord, USER_RECORD_FIELDS } from '../../../shared/domain/users/user-record.ts';
+import type { UserStatusPage as ServiceUserStatusPage } from '../../../shared/domain/users/user-status-query.ts';
+import type { Scope as ServiceScope } from '../../../shared/http/api-types.ts';
+import type { onboardingTokenRequestSchema } from '../../../shared/http/schemas/onboarding-token-schemas.ts';
+import type { reportJobRequestSchema } from '../../../shared/http/schemas/report-job-schemas.ts';
+
+// The client declares its own types (it must not depend on the service's code); these checks run
+// under `tsc -p .` (npm run typecheck), so a change on either side that breaks the match fails it.
+describe('client types match the service', () => {
+  it('request bodies are what the handlers’ schemas accept', () => {
+    expectTypeOf<OnboardingTokenRequest>().toEqualTypeOf<v.InferInput<typeof onboardingTokenRequestSchema>>();
+    expectTypeOf<ReportJobRequest>().toEqualTypeOf<v.InferInput<typeof reportJobRequestSchema>>();
+  });
+
+  it('response bodies are what the use cases return', () => {
+    expectTypeOf<ReportJobCreated>().toEqualTypeOf<ReturnType<typeof toCreateResponse>>();
+    expectTypeOf<OnboardingTokenPage>().toEqualTypeOf<OnboardingTokenListing>();
+    expectTypeOf<UserStatusPage['pagination']>().toEqualTypeOf<ServiceUserStatusPage['pagination']>();
+    expectTypeOf<FieldError>().toEqualTypeOf<FieldProblem>();
+  });
+
+  it('enumerations and user fields are the service’s', () => {
+    expectTypeOf<Scope>().toEqualTypeOf<ServiceScope>();
+    expectTypeOf<ReportJobStatus>().toEqualTypeOf<ServiceJobStatus>();
+    expectTypeOf<ReportErrorCode>().toEqualTypeOf<ServiceErrorCode>();
+    expectTypeOf<OnboardingTokenStatus>().toEqualTypeOf<ServiceTokenStatus>();
+    expectTypeOf<UserField>().toEqualTypeOf<(typeof USER_RECORD_FIELDS)[number]>();
+    expectTypeOf<UserFields>().toEqualTypeOf<Required<UserRecord>>();
+  });
+});

@@ -1,0 +1,196 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import * as v from 'valibot';
+import { describe, expect, it, vi } from 'vitest';
+import { apiRoutes } from '../../../lib/routes.ts';
+import { repoRoot } from '../../../lib/repo-root.ts';
+import {
+  buildOpenApiDocument,
+  OPENAPI_DOCUMENT_FILE,
+  operationOfRoute,
+  serializeOpenApiDocument,
+} from '../../../scripts/openapi/build-openapi-document.ts';
+import { REPORT_ERROR_CODES, REPORT_JOB_STATUSES } from '../../../shared/domain/reports/report-job.ts';
+import { USER_RECORD_FIELDS } from '../../../shared/domain/users/user-record.ts';
+import { STATUS_NAMES } from '../../../shared/http/error-mapper.ts';
+import { onboardingTokenRequestSchema } from '../../../shared/http/schemas/onboarding-token-schemas.ts';
+import { reportJobRequestSchema } from '../../../shared/http/schemas/report-job-schemas.ts';
+import { userStatusRequestSchema } from '../../../shared/http/schemas/user-status-schemas.ts';
+import type { ApiContext } from '../../../shared/http/middlewares.ts';
+import { apiEvent, lambdaContext } from '../../support/api-event.ts';
+import { openApiValidator } from '../../support/openapi-validator.ts';
+
+vi.hoisted(() => {
+  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+});
+
+type Json = Record<string, any>;
+
+const committedText = readFileSync(path.join(repoRoot, OPENAPI_DOCUMENT_FILE), 'utf8');
+const committed = JSON.parse(committedText) as Json;
+const built = buildOpenApiDocument() as Json;
+
+const compileComponents = (document: Json) => openApiValidator(document).schema;
+
+describe('openapi.json', () => {
+  it('is exactly what npm run openapi generates from the route table and the handlers’ schemas (run it after changing either)', () => {
+    expect(committed).toEqual(built);
+    expect(committedText).toBe(serializeOpenApiDocument(built));
+  });
+
+  it('describes every route of lib/routes.ts once, and nothing else', () => {
+    const documented = Object.entries(committed.paths as Json).flatMap(([route, operations]) =>
+      Object.keys(operations as Json).map((method) => `${method.toUpperCase()} ${route}`),
+    );
+    expect(documented.sort()).toEqual(apiRoutes.map((route) => `${route.method} ${route.path}`).sort());
+  });
+
+  it('requires of each operation the scope its function enforces, and no token of the public route', () => {
+    for (const route of apiRoutes) {
+      const operation = committed.paths[route.path][route.method.toLowerCase()] as Json;
+      const source = readFileSync(path.join(repoRoot, route.entry), 'utf8');
+      if (route.public) {
+        expect(source, route.entry).toContain('createPublicHandler(');
+        expect(operation.security).toEqual([]);
+        continue;
+      }
+      const enforced = /requiredScope: '([^']+)'/.exec(source)?.[1];
+      expect(enforced, route.entry).toBeDefined();
+      expect(operation['x-required-scope'], route.name).toBe(enforced);
+      expect(operation.security).toEqual([{ bearerAuth: [enforced] }]);
+      expect(operationOfRoute[route.name]?.scope).toBe(enforced);
+    }
+  });
+
+  it('answers 401, 403, 500 and 503 on every authenticated operation, and 400 and 413 wherever a body is validated', () => {
+    for (const route of apiRoutes.filter((r) => !r.public)) {
+      const operation = committed.paths[route.path][route.method.toLowerCase()] as Json;
+      expect(Object.keys(operation.responses), route.name).toEqual(expect.arrayContaining(['401', '403', '500', '503']));
+      if (operation.requestBody) expect(Object.keys(operation.responses), route.name).toEqual(expect.arrayContaining(['400', '413']));
+    }
+  });
+
+  it('takes its enumerations from the code: job states, error codes, error names, user fields', () => {
+    const schemas = committed.components.schemas as Json;
+    expect(schemas.ReportJobState.enum).toEqual([...REPORT_JOB_STATUSES]);
+    expect(Object.keys(schemas.ReportJob.discriminator.mapping).sort()).toEqual([...REPORT_JOB_STATUSES].sort());
+    expect(schemas.FailedReportJob.properties.errorCode.enum).toEqual([...REPORT_ERROR_CODES]);
+    expect(schemas.StandardError.properties.error.enum).toEqual([...new Set(Object.values(STATUS_NAMES))]);
+    expect(Object.keys(schemas.UserStatusRecord.properties)).toEqual([...USER_RECORD_FIELDS]);
+    expect(schemas.UserStatusRequest.properties.result_keys.items.enum).toEqual([...USER_RECORD_FIELDS]);
+  });
+
+  it('compiles every component schema with Ajv (draft 2020-12, strict)', () => {
+    const schemaOf = compileComponents(committed);
+    for (const name of Object.keys(committed.components.schemas)) expect(schemaOf(name), name).toBeTypeOf('function');
+  });
+});
+
+describe('request schemas agree with the handlers’ valibot schemas', () => {
+  const schemaOf = compileComponents(committed);
+  const cases: Array<[string, v.GenericSchema, unknown[]]> = [
+    [
+      'OnboardingTokenRequest',
+      onboardingTokenRequestSchema,
+      [
+        { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' },
+        { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', extra: 1 },
+        { email: 'ada@example.com', first_name: 'Ada' },
+        { email: 'not-an-address', first_name: 'Ada', last_name: 'Lovelace' },
+        { email: 'ada@example.com', first_name: '', last_name: 'Lovelace' },
+        { email: 'ada@example.com', first_name: 'A'.repeat(101), last_name: 'Lovelace' },
+        { email: 7, first_name: 'Ada', last_name: 'Lovelace' },
+      ],
+    ],
+    ['ReportJobRequest', reportJobRequestSchema, [{ userId: 'u-1' }, { userId: '' }, { userId: 'x'.repeat(17) }, {}, { userId: 12 }]],
+    [
+      'UserStatusRequest',
+      userStatusRequestSchema,
+      [
+        {},
+        { filters: { email: 'a@example.com', is_deleted: false, age: { gte: 18, lt: 65 } } },
+        { filters: { dob: { gte: '2000-01-01' }, created_at: { lte: '2024-05-01T10:00:00Z' } } },
+        { filters: { registration_status: 'active' } },
+        { filters: { registration_status: 'For Review', mobile_registration_status: 'VERIFICATION_FAILED' } },
+        { filters: { registration_status: 'Unknown' } },
+        { filters: { age: {} } },
+        { filters: { age: { between: 3 } } },
+        { filters: { dob: { gte: 'yesterday' } } },
+        { filters: { unknown_field: 'x' } },
+        { filter: {} },
+        { result_keys: ['id', 'dob', 'idcheck_pep_sanction_result'] },
+        { result_keys: [] },
+        { result_keys: ['id', 'shoe_size'] },
+        { pagination: { limit: 1000, offset: 0 } },
+        { pagination: { limit: 1001 } },
+        { pagination: { limit: 2.5 } },
+        { pagination: { offset: -1 } },
+      ],
+    ],
+  ];
+
+  it.each(cases)('%s accepts exactly the bodies the handler accepts', (name, valibotSchema, bodies) => {
+    const validate = schemaOf(name);
+    for (const body of bodies) {
+      expect(validate(body), JSON.stringify(body)).toBe(v.safeParse(valibotSchema, body).success);
+    }
+  });
+
+  it('documents the limit query parameter as the integer the handler parses, with its default', () => {
+    const parameters = committed.paths['/v1/onboarding-tokens'].get.parameters as Json[];
+    expect(parameters.find((p) => p.name === 'limit')).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
+    });
+  });
+});
+
+describe('GET /v1/openapi.json function', () => {
+  it('answers 200 with the committed document, a request id and no-store, without a token', async () => {
+    const { handler } = await import('../../../functions/get-openapi-document.ts');
+    const response = await handler(apiEvent({ method: 'GET', path: '/v1/openapi.json' }), lambdaContext() as ApiContext);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+    expect(response.headers['x-request-id']).toEqual(expect.any(String));
+    expect(JSON.parse(response.body as string)).toEqual(committed);
+  });
+});
+
+describe('the response checker the integration tests use', () => {
+  const route = { method: 'GET', path: '/v1/document/api/{id}' };
+  const complete = {
+    jobId: '6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1',
+    status: 'COMPLETE',
+    userId: 'u-1',
+    templateVersion: 't',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:01.000Z',
+    completedAt: '2026-01-01T00:00:01.000Z',
+    sizeBytes: 10,
+    sha256: 'a'.repeat(64),
+    durationMs: 3,
+  };
+  const headers = new Headers({ 'x-request-id': 'r', 'cache-control': 'no-store' });
+
+  it('accepts a documented response and refuses a COMPLETE job without its digest', () => {
+    const validator = openApiValidator(committed, { strict: true });
+    expect(validator.checkResponse(route, { status: 200, headers, body: complete })).toEqual([]);
+    const { sha256: _sha256, ...withoutDigest } = complete;
+    expect(validator.checkResponse(route, { status: 200, headers, body: withoutDigest })).not.toEqual([]);
+  });
+
+  it('in strict mode refuses a member the document does not name, which the document itself allows', () => {
+    const body = { ...complete, surprise: true };
+    expect(openApiValidator(committed).checkResponse(route, { status: 200, headers, body })).toEqual([]);
+    expect(openApiValidator(committed, { strict: true }).checkResponse(route, { status: 200, headers, body })).not.toEqual([]);
+  });
+
+  it('refuses an undocumented status and a missing x-request-id', () => {
+    const validator = openApiValidator(committed, { strict: true });
+    expect(validator.checkResponse(route, { status: 418, headers, body: {} })).toEqual([`GET /v1/document/api/{id} does not list status 418`]);
+    expect(validator.checkResponse(route, { status: 200, headers: new Headers({ 'cache-control': 'no-store' }), body: complete })).toEqual([
+      'header x-request-id is missing',
+    ]);
+  });
+});
