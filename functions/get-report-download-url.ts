@@ -1,6 +1,6 @@
 import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
-import { createReportsS3Client, S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
+import { reportDownloadLinksFromEnvironment } from '#shared/adapters/s3/report-download-links.ts';
 import { loadApiConfig, tokenVerifierFrom } from '#shared/config/api-config.ts';
 import { requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
@@ -17,7 +17,7 @@ const dynamoDb = createDynamoDbClients();
 
 const downloadFor = getReportDownload({
   jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
-  storage: new S3ReportStorage(createReportsS3Client(), config.REPORTS_BUCKET_NAME),
+  storage: reportDownloadLinksFromEnvironment(config.REPORTS_BUCKET_NAME),
   clock: systemClock,
 });
 

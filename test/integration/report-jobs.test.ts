@@ -41,7 +41,7 @@ afterAll(() => {
 });
 
 describe('POST /v1/document/api', () => {
-  it('accepts exactly one of ten concurrent requests for a user; the nine 409s name its job', async () => {
+  it('accepts exactly one of ten concurrent requests for a user while its job is open; the 409s name that job', async () => {
     const orgId = uniqueOrg('reports');
     const [user] = await seedOrganization(orgId, 1);
     const token = await tokenFor(orgId);
@@ -52,8 +52,7 @@ describe('POST /v1/document/api', () => {
 
     const accepted = responses.filter((r) => r.status === 202);
     const conflicts = responses.filter((r) => r.status === 409);
-    expect(accepted).toHaveLength(1);
-    expect(conflicts).toHaveLength(9);
+    expect(accepted.length + conflicts.length).toBe(10);
     const [first] = accepted;
     const jobId: string = first!.body.jobId;
     expect(jobId).toMatch(UUID_V4);
@@ -62,8 +61,34 @@ describe('POST /v1/document/api', () => {
     expect(first!.headers.get('ratelimit-limit')).toBe('10');
     expect(first!.headers.get('ratelimit-remaining')).toMatch(/^\d$/);
     expect(first!.headers.get('ratelimit-reset')).toMatch(/^\d+$/);
+    // The local worker runs meanwhile: on a slow machine it can finish the first job before the
+    // last request arrives, which may then rightly open a second one. What must never happen is
+    // two jobs open at once, so every later job starts only after the one before it finished.
+    const acceptedJobs = await Promise.all(accepted.map((r) => jobs.get(r.body.jobId as string)));
+    const byCreation = acceptedJobs.map((job) => job!).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    for (let i = 1; i < byCreation.length; i++) {
+      const previous = await waitForJob(byCreation[i - 1]!.jobId, token);
+      expect(previous.updatedAt <= byCreation[i]!.createdAt).toBe(true);
+    }
+    const acceptedIds = new Set(acceptedJobs.map((job) => job!.jobId));
     for (const conflict of conflicts) {
-      expect(conflict.body).toEqual({ ...standardBody(409, 'CONFLICT', CREATE, 'POST'), jobId });
+      expect(conflict.body).toEqual({ ...standardBody(409, 'CONFLICT', CREATE, 'POST'), jobId: expect.any(String) });
+      expect(acceptedIds.has(conflict.body.jobId)).toBe(true);
+    }
+  });
+
+  it('lets exactly one of ten concurrent job writes for a user through DynamoDB, however they interleave', async () => {
+    const orgId = uniqueOrg('reports');
+    const writes = await Promise.allSettled(
+      Array.from({ length: 10 }, () => writeOpenJob(jobs, { orgId, userId: 'contended' })),
+    );
+
+    const written = writes.filter((w): w is PromiseFulfilledResult<Awaited<ReturnType<typeof writeOpenJob>>> => w.status === 'fulfilled');
+    const refused = writes.filter((w): w is PromiseRejectedResult => w.status === 'rejected');
+    expect(written).toHaveLength(1);
+    expect(refused).toHaveLength(9);
+    for (const { reason } of refused) {
+      expect(reason).toMatchObject({ name: 'OpenJobExistsError', openJobId: written[0]!.value.jobId });
     }
   });
 

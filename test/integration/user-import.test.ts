@@ -36,7 +36,8 @@ describe('user import', () => {
     });
 
     expect(counts).toMatchObject({ imported: 10_000, rejected: 0 });
-    expect(await totalFor(orgId)).toBe(10_000);
+    // Queries read the byCreatedAt index, which DynamoDB updates shortly after the table.
+    await expect.poll(() => totalFor(orgId), { timeout: 15_000, interval: 500 }).toBe(10_000);
     const adults = users.filter((user) => (user.age ?? 0) >= 18).length;
     expect(await totalFor(orgId, { age: { gte: 18 } })).toBe(adults);
   });
@@ -66,6 +67,6 @@ describe('user import', () => {
     expect(result.stdout).toContain('imported 2, rejected 2');
     expect(result.stderr).toMatch(/line 2\b/);
     expect(result.stderr).toMatch(/line 4\b/);
-    expect(await totalFor(orgId)).toBe(2);
+    await expect.poll(() => totalFor(orgId), { timeout: 10_000, interval: 250 }).toBe(2);
   });
 });

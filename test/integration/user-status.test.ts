@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateDemoUsers } from '../../local/demo-users.ts';
 import { seedUsers } from '../../local/seed-demo-data.ts';
 import { parseUserRecord } from '../../shared/domain/users/user-record-schema.ts';
@@ -108,6 +108,12 @@ describe('POST /v1/user-status against DynamoDB Local', () => {
     await seedUsers({ documents, tableName, orgId, users });
     await seedUsers({ documents, tableName, orgId: otherOrgId, users: others });
     token = await tokenFor(orgId);
+    // Queries read indexes DynamoDB updates shortly after the table: wait until both orgs are whole.
+    const otherToken = await tokenFor(otherOrgId);
+    const total = async (as: string) => (await query({ pagination: { limit: 1 } }, as)).body.pagination.total;
+    await vi.waitFor(async () => {
+      if ((await total(token)) !== 400 || (await total(otherToken)) !== 60) throw new Error('indexes not yet complete');
+    }, { timeout: 15_000, interval: 250 });
   });
 
   const query = (body: unknown, as = token) => callApi('POST', '/v1/user-status', { token: as, body });

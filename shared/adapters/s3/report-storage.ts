@@ -1,5 +1,4 @@
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DependencyUnavailableError } from '../../domain/errors.ts';
 import type { ReportStorage } from '../../domain/reports/ports.ts';
 import { isDependencyUnavailable } from '../aws-errors.ts';
@@ -10,8 +9,8 @@ export function createReportsS3Client(): S3Client {
 }
 
 /**
- * PDFs in a private bucket: written encrypted with a SHA-256 checksum S3 verifies, read only
- * through short-lived pre-signed GETs that force a download with a proper name.
+ * PDFs in a private bucket, written encrypted with a SHA-256 checksum S3 verifies. They are read
+ * only through short-lived pre-signed GETs (report-download-links.ts).
  */
 export class S3ReportStorage implements ReportStorage {
   constructor(
@@ -35,18 +34,5 @@ export class S3ReportStorage implements ReportStorage {
       if (isDependencyUnavailable(error)) throw new DependencyUnavailableError('storage', { cause: error });
       throw error;
     }
-  }
-
-  async downloadUrl(objectKey: string, options: { filename: string; expiresInSeconds: number }): Promise<string> {
-    return getSignedUrl(
-      this.s3,
-      new GetObjectCommand({
-        Bucket: this.bucketName,
-        Key: objectKey,
-        ResponseContentDisposition: `attachment; filename="${options.filename}"`,
-        ResponseContentType: 'application/pdf',
-      }),
-      { expiresIn: options.expiresInSeconds },
-    );
   }
 }

@@ -52,8 +52,13 @@ export interface ReportQueue {
   enqueue(message: ReportJobMessage): Promise<void>;
 }
 
+/** Where the worker keeps finished PDFs. */
 export interface ReportStorage {
   save(objectKey: string, pdf: Uint8Array, sha256Hex: string): Promise<void>;
+}
+
+/** Short-lived addresses a client downloads a stored PDF from (a port of its own: signing one needs no storage client). */
+export interface ReportDownloadLinks {
   downloadUrl(objectKey: string, options: { filename: string; expiresInSeconds: number }): Promise<string>;
 }
 

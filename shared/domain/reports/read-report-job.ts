@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import { ForbiddenError, NotFoundError, UnprocessableError } from '../errors.ts';
-import type { ReportJobStore, ReportStorage } from './ports.ts';
+import type { ReportDownloadLinks, ReportJobStore } from './ports.ts';
 import {
   DOWNLOAD_URL_TTL_SECONDS,
   downloadFilename,
@@ -35,7 +35,7 @@ export interface ReportDownload {
 }
 
 /** A fresh pre-signed address on every call; only a COMPLETE job has one. */
-export function getReportDownload(deps: { jobs: ReportJobStore; storage: ReportStorage; clock: Clock }) {
+export function getReportDownload(deps: { jobs: ReportJobStore; storage: ReportDownloadLinks; clock: Clock }) {
   return async (input: { orgId: string; jobId: string }): Promise<ReportDownload> => {
     const job = await readOwnJob(deps, input.orgId, input.jobId);
     if (job.status === 'FAILED') {

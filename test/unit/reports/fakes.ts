@@ -4,6 +4,7 @@ import type {
   CompletedReport,
   ReportJobMessage,
   ReportJobStore,
+  ReportDownloadLinks,
   ReportQueue,
   ReportStorage,
   UserDirectory,
@@ -181,7 +182,7 @@ export class FakeReportQueue implements ReportQueue {
   }
 }
 
-export class FakeReportStorage implements ReportStorage {
+export class FakeReportStorage implements ReportStorage, ReportDownloadLinks {
   readonly objects = new Map<string, { pdf: Uint8Array; sha256Hex: string }>();
   readonly urlRequests: Array<{ objectKey: string; filename: string; expiresInSeconds: number }> = [];
   saveFailure: Error | undefined;

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import { PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { S3ReportDownloadLinks } from '../../../shared/adapters/s3/report-download-links.ts';
 import { S3ReportStorage } from '../../../shared/adapters/s3/report-storage.ts';
 import { DependencyUnavailableError } from '../../../shared/domain/errors.ts';
 
@@ -67,12 +69,14 @@ describe('S3ReportStorage.save', () => {
   });
 });
 
-describe('S3ReportStorage.downloadUrl', () => {
-  // A real client: getSignedUrl signs locally with these fake credentials and sends nothing.
-  const storage = new S3ReportStorage(
-    new S3Client({ region: 'eu-west-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'fake-secret-key' } }),
-    BUCKET,
-  );
+describe('S3ReportDownloadLinks.downloadUrl', () => {
+  // Signs locally with these fake credentials and sends nothing.
+  const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'fake-secret-key' };
+  const storage = new S3ReportDownloadLinks({ bucketName: BUCKET, region: 'eu-west-1', credentials });
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   it('returns a pre-signed GET of the object that expires after the given seconds', async () => {
     const url = new URL(await storage.downloadUrl(KEY, { filename: 'report-user-1-20260301.pdf', expiresInSeconds: 300 }));
@@ -97,5 +101,44 @@ describe('S3ReportStorage.downloadUrl', () => {
     const url = new URL(await storage.downloadUrl(KEY, { filename: 'r.pdf', expiresInSeconds: 60 }));
 
     expect(url.searchParams.get('X-Amz-Expires')).toBe('60');
+  });
+
+  it('signs exactly what the SDK presigner signs for the same GetObject', async () => {
+    vi.useFakeTimers({ now: new Date('2026-03-01T10:00:00Z'), toFake: ['Date'] });
+    const options = { filename: 'report-user-1-20260301.pdf', expiresInSeconds: 300 };
+
+    const ours = new URL(await storage.downloadUrl(KEY, options));
+    const sdk = new URL(
+      await getSignedUrl(
+        // Without the flexible-checksum parameters the SDK adds by default, which a browser download has no use for.
+        new S3Client({ region: 'eu-west-1', credentials, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),
+        new GetObjectCommand({
+          Bucket: BUCKET,
+          Key: KEY,
+          ResponseContentDisposition: `attachment; filename="${options.filename}"`,
+          ResponseContentType: 'application/pdf',
+        }),
+        { expiresIn: options.expiresInSeconds },
+      ),
+    );
+
+    expect(ours.origin + ours.pathname).toBe(sdk.origin + sdk.pathname);
+    expect(Object.fromEntries(ours.searchParams)).toEqual(Object.fromEntries(sdk.searchParams));
+  });
+
+  it('addresses an emulator endpoint path-style, with its port in the signed host', async () => {
+    const local = new S3ReportDownloadLinks({
+      bucketName: BUCKET,
+      region: 'us-east-1',
+      credentials,
+      endpoint: 'http://127.0.0.1:4568',
+      forcePathStyle: true,
+    });
+
+    const url = new URL(await local.downloadUrl(KEY, { filename: 'r.pdf', expiresInSeconds: 60 }));
+
+    expect(url.origin).toBe('http://127.0.0.1:4568');
+    expect(url.pathname).toBe(`/${BUCKET}/${KEY}`);
+    expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('host');
   });
 });

@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { single, type Row } from '../report.ts';
+import { buildLambdaBundles, largestPackages } from '../support/bundles.ts';
+import type { Measurement } from '../support/measurement.ts';
+
+/**
+ * 1. Raw size of every Lambda's `index.mjs`, built with the esbuild options CDK uses. An API
+ * function whose only AWS client is DynamoDB may take 450 KB; no function may take more than
+ * 650 KB. Over budget, the note names the packages that take the most room (esbuild metafile).
+ */
+const ONE_CLIENT_API_MAX_KB = 450;
+const ANY_FUNCTION_MAX_KB = 650;
+
+export default {
+  title: '1 bundle size',
+  async run(context) {
+    const bundles = await buildLambdaBundles(path.join(context.workDir, 'bundle-size'));
+    return bundles.map((bundle): Row => {
+      // An HTTP function with no AWS client but DynamoDB (or none at all) is held to the tighter budget.
+      const oneClientApi = bundle.kind !== 'pipeline' && bundle.awsClients.every((client) => client === 'dynamodb');
+      const max = oneClientApi ? ONE_CLIENT_API_MAX_KB : ANY_FUNCTION_MAX_KB;
+      const kb = bundle.bytes / 1024;
+      const clients = bundle.awsClients.length ? bundle.awsClients.join('+') : 'no AWS client';
+      return {
+        measurement: this.title,
+        subject: `${bundle.name} (${bundle.kind}, ${clients})`,
+        unit: 'KB',
+        value: single(kb),
+        budget: { on: 'median', max },
+        ...(kb > max ? { note: `largest parts: ${largestPackages(bundle)}` } : {}),
+      };
+    });
+  },
+} satisfies Measurement;

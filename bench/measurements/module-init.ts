@@ -1,0 +1,52 @@
+import path from 'node:path';
+import { sourceMapEnvironment } from '../../lib/bundling.ts';
+import { reportPipelineFunctions } from '../../lib/routes.ts';
+import { summarize, type Row } from '../report.ts';
+import { buildLambdaBundles } from '../support/bundles.ts';
+import { cleanEnvironment, lambdaEnvironment } from '../support/lambda-environment.ts';
+import type { Measurement } from '../support/measurement.ts';
+import { timeProcess } from '../support/timing.ts';
+
+/**
+ * 2. Module init: `node index.mjs` (the import of a bundle, with the environment CDK gives the
+ * function, source maps enabled as deployed) against `node -e 0`. Interleaved: every run of a
+ * bundle follows a run of bare node, in rotating order, so load on the machine hits both alike;
+ * the baseline pools all bare runs (a steadier denominator than each bundle's own 30). The ratio
+ * is what the init phase of a cold start costs over the runtime's own start.
+ */
+const RUNS = 30;
+/** API handlers; the dead-letter handler and the sweep are held to it too. */
+const API_MAX_RATIO = 3.0;
+const WORKER_MAX_RATIO = 4.0;
+
+export default {
+  title: '2 module init',
+  async run(context) {
+    const bundles = await buildLambdaBundles(path.join(context.workDir, 'module-init'));
+    const { env } = await lambdaEnvironment();
+    const bare: number[] = [];
+    const init: number[][] = bundles.map(() => []);
+    for (let round = 0; round < RUNS; round++) {
+      // Rotate the order, so no bundle always runs right after the same neighbour.
+      for (let k = 0; k < bundles.length; k++) {
+        const index = (k + round) % bundles.length;
+        const bundle = bundles[index]!;
+        const bundleEnv = cleanEnvironment({ ...env, ...sourceMapEnvironment, ...bundle.environment });
+        bare.push(timeProcess(process.execPath, ['-e', '0'], bundleEnv));
+        init[index]!.push(timeProcess(process.execPath, [bundle.file], bundleEnv));
+      }
+      if ((round + 1) % 10 === 0) context.log(`module init: ${round + 1}/${RUNS} rounds`);
+    }
+    const baseline = { subject: 'node -e 0', value: summarize(bare) };
+    return bundles.map(
+      (bundle, index): Row => ({
+        measurement: this.title,
+        subject: bundle.name,
+        unit: 'ms',
+        value: summarize(init[index]!),
+        baseline,
+        budget: { on: 'ratio', max: bundle.name === reportPipelineFunctions.worker.name ? WORKER_MAX_RATIO : API_MAX_RATIO },
+      }),
+    );
+  },
+} satisfies Measurement;

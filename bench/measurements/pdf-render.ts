@@ -1,0 +1,100 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { esbuildOptionsFor } from '../../lib/bundling.ts';
+import { layoutUserReport } from '../../shared/domain/reports/pdf/layout-user-report.ts';
+import { loadReportFonts } from '../../shared/domain/reports/pdf/report-fonts.ts';
+import { reportTypeface } from '../../shared/domain/reports/pdf/report-typeface.ts';
+import { REPORT_TEMPLATE_VERSION } from '../../shared/domain/reports/report-template-version.ts';
+import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, userWithMatches } from '../../test/unit/reports/pdf/user-report-fixtures.ts';
+import { single, summarize, type Row } from '../report.ts';
+import { copyReportFonts } from '../support/bundles.ts';
+import type { Measurement } from '../support/measurement.ts';
+import { renderer, type PdfSubject } from '../support/render-once.ts';
+import { timeEach } from '../support/timing.ts';
+
+/**
+ * 4. The report PDF: the typical user (two pages) and a user with enough screening matches for
+ * ten pages. Warm: the median of repeated renders in this process. First render: a fresh process
+ * running the renderer bundled like the worker, timed from the call after the fonts are read
+ * (the worker reads them at init) — what the first job after a cold start pays. Size: the bytes
+ * stored in S3. Baseline: pdf-lib writing an empty A4 page, measured the same ways.
+ */
+const WARM = { warmup: 5, runs: 30 };
+const FRESH_PROCESSES = 5;
+const TWO_PAGE_MAX_MS = 25;
+const TWO_PAGE_MAX_KB = 80;
+
+export default {
+  title: '4 PDF render',
+  async run(context) {
+    const tenPageMatches = matchesForPages(10);
+    const subjects = [
+      { label: '2-page report', subject: 'report' as PdfSubject, matches: 0 },
+      { label: '10-page report', subject: 'report' as PdfSubject, matches: tenPageMatches },
+    ];
+
+    const warm = async (subject: PdfSubject, matches: number) => {
+      const render = renderer(subject, matches);
+      const bytes = (await render()).byteLength;
+      return { samples: await timeEach(render, WARM), kb: bytes / 1024 };
+    };
+    const emptyWarm = await warm('empty', 0);
+
+    const script = path.join(context.workDir, 'render-once', 'render-once.mjs');
+    await build(esbuildOptionsFor('bench/support/render-once.ts', script));
+    const env = { ...process.env, ...(await copyReportFonts(path.dirname(script))) };
+    const fresh = (subject: PdfSubject, matches: number): number[] =>
+      Array.from({ length: FRESH_PROCESSES }, () => {
+        const result = spawnSync(process.execPath, [script, subject, String(matches)], { env, encoding: 'utf8', timeout: 60_000 });
+        if (result.status !== 0) throw new Error(`render-once ${subject} failed: ${result.stderr.slice(0, 1000)}`);
+        return (JSON.parse(result.stdout) as { ms: number }).ms;
+      });
+    const emptyFresh = fresh('empty', 0);
+
+    const rows: Row[] = [];
+    for (const { label, subject, matches } of subjects) {
+      const measured = await warm(subject, matches);
+      const firstRender = fresh(subject, matches);
+      context.log(`PDF: ${label} done`);
+      const twoPage = matches === 0;
+      rows.push(
+        {
+          measurement: this.title,
+          subject: `${label}: render, warm`,
+          unit: 'ms',
+          value: summarize(measured.samples),
+          baseline: { subject: 'empty A4', value: summarize(emptyWarm.samples) },
+          ...(twoPage ? { budget: { on: 'median' as const, max: TWO_PAGE_MAX_MS } } : {}),
+        },
+        {
+          measurement: this.title,
+          subject: `${label}: first render, fresh process`,
+          unit: 'ms',
+          value: summarize(firstRender),
+          baseline: { subject: 'empty A4', value: summarize(emptyFresh) },
+        },
+        {
+          measurement: this.title,
+          subject: `${label}: size`,
+          unit: 'KB',
+          value: single(measured.kb),
+          baseline: { subject: 'empty A4', value: single(emptyWarm.kb) },
+          ...(twoPage ? { budget: { on: 'median' as const, max: TWO_PAGE_MAX_KB } } : {}),
+          ...(twoPage ? {} : { note: `${matches} PEP matches give 10 pages` }),
+        },
+      );
+    }
+    return rows;
+  },
+} satisfies Measurement;
+
+/** The fewest PEP matches whose report has `pages` pages. */
+function matchesForPages(pages: number): number {
+  const typeface = reportTypeface(loadReportFonts());
+  for (let matches = 1; matches <= 200; matches++) {
+    const input = { user: userWithMatches(matches), organizationName: ORGANIZATION_NAME, jobId: JOB_ID, generatedAt: GENERATED_AT };
+    if (layoutUserReport({ ...input, templateVersion: REPORT_TEMPLATE_VERSION }, typeface).pages.length === pages) return matches;
+  }
+  throw new Error(`no screening size gives a ${pages}-page report`);
+}

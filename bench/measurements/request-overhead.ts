@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { generateDemoUsers } from '../../local/demo-users.ts';
+import { apiRoutes, fallbackRoute, type ApiRoute } from '../../lib/routes.ts';
+import { DEFAULT_RESULT_KEYS } from '../../shared/domain/users/user-status-query.ts';
+import { apiEvent, lambdaContext, type ApiEventOptions } from '../../test/support/api-event.ts';
+import { bearer, signToken, TEST_ORG_ID, validClaims } from '../../test/support/jwt.ts';
+import { summarize, type Row } from '../report.ts';
+import { lambdaEnvironment } from '../support/lambda-environment.ts';
+import type { Measurement } from '../support/measurement.ts';
+
+/**
+ * 3. Request overhead in-process: each API handler (its real module, middleware chain and use
+ * case) called warm with a realistic HTTP API v2 event, every AWS client mocked with
+ * aws-sdk-client-mock to answer at once with realistic items. What is left is what the function
+ * itself spends per request: routing through middy, JWT verification, parsing and validation,
+ * the use case, and writing the response. Baseline: a trivial handler without middy, called alike.
+ */
+const WARMUP = 300;
+const RUNS = 2_000;
+const P50_MAX_MS = 1;
+
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+interface Scenario {
+  event: Omit<ApiEventOptions, 'method' | 'path' | 'routeKey'> & { path?: string };
+  status: number;
+}
+
+const JOB_ID = '6f1c2a3e-9b7d-4c8e-a1f2-3b4c5d6e7f80';
+const NOW = new Date().toISOString();
+const completedJob = {
+  pk: `JOB#${JOB_ID}`,
+  sk: 'JOB',
+  jobId: JOB_ID,
+  orgId: TEST_ORG_ID,
+  userId: 'demo-user-1',
+  status: 'COMPLETE',
+  templateVersion: '2026-11.1',
+  createdAt: NOW,
+  updatedAt: NOW,
+  startedAt: NOW,
+  completedAt: NOW,
+  sizeBytes: 41_234,
+  sha256: 'a'.repeat(64),
+  durationMs: 812,
+};
+const users = generateDemoUsers({ orgId: TEST_ORG_ID, count: 60 });
+const userItem = { pk: `ORG#${TEST_ORG_ID}`, sk: `USER#${users[0]!.id}`, ...users[0] };
+const tokenItems = Array.from({ length: 21 }, (_, i) => ({
+  pk: `ORG#${TEST_ORG_ID}`,
+  sk: `TOKEN#${NOW}#${randomUUID()}`,
+  orgId: TEST_ORG_ID,
+  tokenId: randomUUID(),
+  tokenHash: 'b'.repeat(64),
+  tokenHint: 'x9Zq',
+  email: `user${i}@example.com`,
+  firstName: 'Zoë',
+  lastName: 'Ångström',
+  createdAt: NOW,
+  expiresAt: new Date(Date.now() + 14 * 86_400_000).toISOString(),
+}));
+/** A user-status page: 50 projected matches, then the remaining pages only counted. */
+const projectedUsers = users.slice(0, 50).map((user) => Object.fromEntries(DEFAULT_RESULT_KEYS.map((key) => [key, user[key]])));
+
+/** Per route name; a route not listed (a new one) is called with its path and a token, and must answer 2XX. */
+const scenarios: Record<string, Scenario> = {
+  CreateOnboardingToken: { event: { body: { email: 'zoe@example.com', first_name: 'Zoë', last_name: 'Ångström' } }, status: 201 },
+  ListOnboardingTokens: { event: { query: { limit: '20' } }, status: 200 },
+  CreateReportJob: { event: { body: { userId: users[0]!.id } }, status: 202 },
+  GetReportJob: { event: { path: `/v1/document/api/${JOB_ID}`, pathParameters: { id: JOB_ID } }, status: 200 },
+  GetReportDownloadUrl: { event: { path: `/v1/document/api/${JOB_ID}/url`, pathParameters: { id: JOB_ID } }, status: 200 },
+  QueryUserStatus: {
+    event: { body: { filters: { registration_status: 'active', age: { gte: 18 } }, pagination: { limit: 50, offset: 0 } } },
+    status: 200,
+  },
+  [fallbackRoute.name]: { event: { path: '/v1/no-such-thing' }, status: 404 },
+};
+
+function mockAwsClients(): void {
+  const documents = mockClient(DynamoDBDocumentClient);
+  documents.onAnyCommand().resolves({});
+  documents.on(GetCommand).callsFake((input: { Key: { sk: string } }) =>
+    input.Key.sk === 'JOB' ? { Item: completedJob } : input.Key.sk.startsWith('USER#') ? { Item: userItem } : {},
+  );
+  documents.on(QueryCommand).callsFake((input: { Select?: string; IndexName?: string }) => {
+    if (input.Select === 'COUNT') return { Count: 140 };
+    if (input.IndexName === 'byCreatedAt') return { Items: projectedUsers, LastEvaluatedKey: { pk: 'p', sk: 's', createdAtSk: 'c' } };
+    return { Items: tokenItems };
+  });
+  mockClient(DynamoDBClient).onAnyCommand().resolves({});
+  mockClient(SESv2Client).onAnyCommand().resolves({ MessageId: 'benchmark-message' });
+  mockClient(SQSClient).onAnyCommand().resolves({ MessageId: randomUUID() });
+  mockClient(S3Client).onAnyCommand().resolves({});
+}
+
+export default {
+  title: '3 request overhead',
+  async run(context) {
+    const { env, signingKey } = await lambdaEnvironment();
+    Object.assign(process.env, env, { AWS_LAMBDA_LOG_LEVEL: 'WARN' });
+    mockAwsClients();
+    const token = await signToken(validClaims({ exp: Math.floor(Date.now() / 1000) + 3600 }), { key: signingKey });
+
+    const trivial: Handler = async () => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' });
+    const routes: ApiRoute[] = [...apiRoutes, { method: 'GET', path: '/v1/no-such-thing', entry: fallbackRoute.entry, name: fallbackRoute.name }];
+    const rows: Row[] = [];
+    for (const route of routes) {
+      const scenario = scenarios[route.name] ?? { event: {}, status: 0 };
+      const eventFor = (): APIGatewayProxyEventV2 =>
+        apiEvent({
+          ...scenario.event,
+          method: route.method,
+          path: scenario.event.path ?? route.path,
+          routeKey: route.name === fallbackRoute.name ? '$default' : `${route.method} ${route.path}`,
+          headers: { ...bearer(token), ...(scenario.event.body === undefined ? {} : { 'content-type': 'application/json' }), ...scenario.event.headers },
+        });
+      const module = (await import(`../../${route.entry}`)) as { handler: Handler };
+      const check = (result: APIGatewayProxyStructuredResultV2): void => {
+        const ok = scenario.status ? result.statusCode === scenario.status : (result.statusCode ?? 0) < 300;
+        if (!ok) throw new Error(`${route.name} answered ${result.statusCode}: ${result.body?.slice(0, 300)}`);
+      };
+      const prepare = () => ({ event: eventFor(), context: lambdaContext({ functionName: route.name }) });
+      const handlerSamples = await timeInvocations(module.handler, prepare, check);
+      const baselineSamples = await timeInvocations(trivial, prepare, () => undefined);
+      context.log(`request overhead: ${route.name} done`);
+      rows.push({
+        measurement: this.title,
+        subject: route.name,
+        unit: 'ms',
+        value: summarize(handlerSamples, { p99: true }),
+        baseline: { subject: 'trivial handler', value: summarize(baselineSamples, { p99: true }) },
+        budget: { on: 'median', max: P50_MAX_MS },
+      });
+    }
+    return rows;
+  },
+} satisfies Measurement;
+
+/** Times only the handler call: each event and context is built before the clock starts (middy may change the event). */
+async function timeInvocations(
+  handler: Handler,
+  prepare: () => { event: APIGatewayProxyEventV2; context: Context },
+  check: (result: APIGatewayProxyStructuredResultV2) => void,
+): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    const { event, context } = prepare();
+    const startedAt = performance.now();
+    const result = await handler(event, context);
+    const elapsed = performance.now() - startedAt;
+    check(result);
+    if (i >= WARMUP) samples.push(elapsed);
+  }
+  return samples;
+}

@@ -1,0 +1,134 @@
+import { spawn } from 'node:child_process';
+import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { check, consoleTable, errorRow, markdownTable, type CheckedRow } from './report.ts';
+import type { ChildResult } from './support/child.ts';
+
+/**
+ * `npm run bench [-- --check] [--markdown] [--only id,id]`: runs every measurement in
+ * bench/measurements/ in fresh processes (the local-stack ones share one), prints the table and
+ * writes bench/results/latest.json. `--check` exits 1 when a budget is missed or a measurement
+ * fails; `--markdown` prints the table as markdown on stdout (progress stays on stderr).
+ */
+
+const benchDir = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.dirname(benchDir);
+const resultsDir = path.join(benchDir, 'results');
+
+/** In table order. Measurements on the local stack run in one process and share the stack. */
+const MEASUREMENTS = [
+  { id: 'bundle-size', title: '1 bundle size', timeoutMs: 120_000 },
+  { id: 'module-init', title: '2 module init', timeoutMs: 300_000 },
+  { id: 'request-overhead', title: '3 request overhead', timeoutMs: 180_000 },
+  { id: 'pdf-render', title: '4 PDF render', timeoutMs: 180_000 },
+  { id: 'jwt-verify', title: '5 JWT verify', timeoutMs: 60_000 },
+  { id: 'report-end-to-end', title: '6 report end to end', timeoutMs: 180_000, localStack: true },
+  { id: 'user-status-queries', title: '7 user-status queries', timeoutMs: 240_000, localStack: true },
+  { id: 'local-api-load', title: '8 local API load', timeoutMs: 120_000, localStack: true },
+] as const;
+
+type MeasurementId = (typeof MEASUREMENTS)[number]['id'];
+
+const { values: options } = parseArgs({
+  options: { check: { type: 'boolean', default: false }, markdown: { type: 'boolean', default: false }, only: { type: 'string' } },
+});
+const only = options.only?.split(',').map((id) => id.trim());
+const unknown = only?.filter((id) => !MEASUREMENTS.some((m) => m.id === id));
+if (unknown?.length) throw new Error(`unknown measurement(s) ${unknown.join(', ')}; known: ${MEASUREMENTS.map((m) => m.id).join(', ')}`);
+const selected = MEASUREMENTS.filter((m) => !only || only.includes(m.id));
+
+const progress = (message: string): void => void process.stderr.write(`${message}\n`);
+
+/** One process per measurement, except that the local-stack ones form one group. */
+const groups: Array<typeof selected> = [
+  ...selected.filter((m) => !('localStack' in m)).map((m) => [m]),
+  selected.filter((m) => 'localStack' in m),
+].filter((group) => group.length > 0);
+
+const startedAt = new Date();
+await mkdir(path.join(resultsDir, 'logs'), { recursive: true });
+const rowsById = new Map<MeasurementId, CheckedRow[]>();
+for (const group of groups) {
+  const ids = group.map((m) => m.id);
+  progress(`> ${ids.join(', ')}`);
+  const results = await runChild(ids, group.reduce((sum, m) => sum + m.timeoutMs, 0));
+  for (const measurement of group) {
+    const result = results.find((r) => r.id === measurement.id);
+    if (!result) rowsById.set(measurement.id, [errorRow(measurement.title, 'no result (crashed or timed out; see bench/results/logs/)')]);
+    else if ('error' in result) rowsById.set(measurement.id, [errorRow(measurement.title, result.error)]);
+    else rowsById.set(measurement.id, result.rows.map(check));
+  }
+}
+const rows = selected.flatMap((m) => rowsById.get(m.id) ?? []);
+const finishedAt = new Date();
+
+const failures = rows.filter((row) => row.result === 'FAIL' || row.result === 'ERROR');
+await writeFile(
+  path.join(resultsDir, 'latest.json'),
+  `${JSON.stringify(
+    {
+      startedAt: startedAt.toISOString(),
+      durationSeconds: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000),
+      machine: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, cpu: cpus()[0]?.model },
+      measurements: selected.map((m) => m.id),
+      passed: failures.length === 0,
+      rows,
+    },
+    null,
+    2,
+  )}\n`,
+);
+
+const summary = `${rows.length - failures.length} of ${rows.length} rows pass or are informational; ${failures.length} missed or failed; ${((finishedAt.getTime() - startedAt.getTime()) / 1000).toFixed(0)} s`;
+if (options.markdown) {
+  process.stdout.write(`${markdownTable(rows)}\n`);
+  progress(`\n${consoleTable(rows)}\n\n${summary}`);
+} else {
+  process.stdout.write(`\n${consoleTable(rows)}\n\n${summary}\nResults: ${path.relative(repoRoot, path.join(resultsDir, 'latest.json'))}\n`);
+}
+if (options.check && failures.length > 0) process.exitCode = 1;
+
+/** Runs bench/support/child.ts for `ids` in its own process group, killed (with anything it started) on timeout. */
+async function runChild(ids: readonly string[], timeoutMs: number): Promise<ChildResult[]> {
+  const resultFile = path.join(resultsDir, `.${ids[0]}.json`);
+  const logFile = path.join(resultsDir, 'logs', `${ids.join('+')}.log`);
+  await rm(resultFile, { force: true });
+  const env: NodeJS.ProcessEnv = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+  // It adds tens of milliseconds to every Node.js start here, and Lambda does not set it.
+  delete env.NODE_EXTRA_CA_CERTS;
+  const log = await open(logFile, 'w');
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(benchDir, 'support', 'child.ts'), resultFile, ...ids], {
+    cwd: repoRoot,
+    env,
+    detached: true, // its own process group, so a timeout also stops DynamoDB Local's Java process
+    stdio: ['ignore', log.fd, 'inherit'],
+  });
+  const timer = setTimeout(() => {
+    progress(`  timed out after ${timeoutMs / 1000} s; stopping ${ids.join(', ')}`);
+    killGroup(child.pid, 'SIGTERM');
+    setTimeout(() => killGroup(child.pid, 'SIGKILL'), 5_000).unref();
+  }, timeoutMs);
+  await new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  clearTimeout(timer);
+  killGroup(child.pid, 'SIGKILL'); // whatever the child left behind
+  await log.close();
+  try {
+    return JSON.parse(await readFile(resultFile, 'utf8')) as ChildResult[];
+  } catch {
+    return [];
+  } finally {
+    await rm(resultFile, { force: true });
+  }
+}
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}

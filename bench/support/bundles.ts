@@ -1,0 +1,74 @@
+import { copyFile, mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { esbuildOptionsFor } from '../../lib/bundling.ts';
+import { apiRoutes, fallbackRoute, reportPipelineFunctions } from '../../lib/routes.ts';
+import { REPORT_FONT_FILES, REPORT_FONT_PACKAGE_PATHS, REPORT_FONTS_DIR_ENV } from '../../shared/domain/reports/pdf/report-fonts.ts';
+
+/** Every Lambda of the service, built the way CDK builds it (lib/bundling.ts), into a temporary folder. */
+
+export type LambdaKind = 'api' | 'fallback' | 'pipeline';
+
+export interface LambdaBundle {
+  name: string;
+  entry: string;
+  kind: LambdaKind;
+  /** The `index.mjs` CDK would deploy. */
+  file: string;
+  /** Raw size of `index.mjs` (the source map is a separate file). */
+  bytes: number;
+  /** AWS SDK clients in the bundle, e.g. `dynamodb`, `s3`. */
+  awsClients: string[];
+  /** What CDK adds to the function's environment for this bundle (the worker's font folder). */
+  environment: Record<string, string>;
+  metafile: Metafile;
+}
+
+export const lambdaEntries: ReadonlyArray<{ name: string; entry: string; kind: LambdaKind }> = [
+  ...apiRoutes.map((route) => ({ name: route.name, entry: route.entry, kind: 'api' as const })),
+  { name: fallbackRoute.name, entry: fallbackRoute.entry, kind: 'fallback' },
+  ...Object.values(reportPipelineFunctions).map((fn) => ({ name: fn.name, entry: fn.entry, kind: 'pipeline' as const })),
+];
+
+export async function buildLambdaBundles(outDir: string): Promise<LambdaBundle[]> {
+  const bundles: LambdaBundle[] = [];
+  for (const { name, entry, kind } of lambdaEntries) {
+    const dir = path.join(outDir, name);
+    const file = path.join(dir, 'index.mjs');
+    const { metafile } = await build({ ...esbuildOptionsFor(entry, file), metafile: true });
+    const output = Object.entries(metafile.outputs).find(([out]) => out.endsWith('index.mjs'));
+    if (!output) throw new Error(`esbuild wrote no index.mjs for ${entry}`);
+    const inputs = Object.keys(output[1].inputs);
+    const awsClients = [...new Set(inputs.map((input) => /node_modules\/@aws-sdk\/client-([^/]+)\//.exec(input)?.[1]).filter((c) => c !== undefined))];
+    const environment = inputs.some((input) => input.includes('shared/domain/reports/pdf/')) ? await copyReportFonts(dir) : {};
+    bundles.push({ name, entry, kind, file, bytes: output[1].bytes, awsClients: awsClients.sort(), environment, metafile });
+  }
+  return bundles;
+}
+
+/** As lib/report-pipeline-construct.ts `copyReportFonts`: the two faces in `fonts/` beside the bundle. */
+export async function copyReportFonts(bundleDir: string): Promise<Record<string, string>> {
+  const require = createRequire(import.meta.url);
+  const fontsDir = path.join(bundleDir, 'fonts');
+  await mkdir(fontsDir, { recursive: true });
+  for (const face of Object.keys(REPORT_FONT_FILES) as Array<keyof typeof REPORT_FONT_FILES>) {
+    await copyFile(require.resolve(REPORT_FONT_PACKAGE_PATHS[face]), path.join(fontsDir, REPORT_FONT_FILES[face]));
+  }
+  return { [REPORT_FONTS_DIR_ENV]: fontsDir };
+}
+
+/** The packages contributing most to a bundle, e.g. `@pdf-lib/fontkit 940 KB, pdf-lib 230 KB`. */
+export function largestPackages(bundle: LambdaBundle, count = 5): string {
+  const output = Object.entries(bundle.metafile.outputs).find(([out]) => out.endsWith('index.mjs'))![1];
+  const byPackage = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+    const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1] ?? `(own code) ${input.split('/')[0]}`;
+    byPackage.set(inPackage, (byPackage.get(inPackage) ?? 0) + bytesInOutput);
+  }
+  return [...byPackage]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} KB`)
+    .join(', ');
+}

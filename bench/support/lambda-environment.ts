@@ -1,0 +1,48 @@
+import { allTables } from '../../lib/table-definitions.ts';
+import { generateSigningKey, jwksOf, TEST_AUDIENCE, TEST_ISSUER, type TestSigningKey } from '../../test/support/jwt.ts';
+
+/**
+ * What CDK sets in the functions' environment (plus what the Lambda runtime sets), with dummy
+ * values: enough for every function's configuration to validate at cold start. Nothing here makes
+ * a handler reach the network at import.
+ */
+export interface LambdaEnvironment {
+  env: Record<string, string>;
+  /** The key whose public half is in `JWKS_JSON`, to sign tokens the handlers accept. */
+  signingKey: TestSigningKey;
+}
+
+export async function lambdaEnvironment(): Promise<LambdaEnvironment> {
+  const signingKey = await generateSigningKey('ES256');
+  const env: Record<string, string> = {
+    AWS_REGION: 'eu-west-1',
+    AWS_DEFAULT_REGION: 'eu-west-1',
+    AWS_ACCESS_KEY_ID: 'AKIABENCHMARK0000000',
+    AWS_SECRET_ACCESS_KEY: 'benchmark-secret-access-key-not-real-000',
+    AWS_SESSION_TOKEN: 'benchmark-session-token',
+    AWS_LAMBDA_FUNCTION_NAME: 'benchmark-function',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+    // Lambda runs Node.js 22; the SDK's notice about the Node.js 20 of this machine is not part of a cold start there.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    POWERTOOLS_SERVICE_NAME: 'onboarding-reports-service',
+    AWS_LAMBDA_LOG_LEVEL: 'INFO',
+    JWT_ISSUER: TEST_ISSUER,
+    JWT_AUDIENCE: TEST_AUDIENCE,
+    JWKS_JSON: JSON.stringify(jwksOf(signingKey)),
+    ORG_CLAIM: 'org_id',
+    ORG_NAME_CLAIM: 'org_name',
+    SENDER_EMAIL: 'no-reply@example.com',
+    ONBOARDING_TEMPLATE_NAME: 'onboarding-token',
+    REPORT_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/report-jobs',
+    REPORT_DLQ_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/report-jobs-dlq',
+    REPORTS_BUCKET_NAME: 'benchmark-reports-bucket',
+  };
+  for (const table of allTables) env[table.envVar] = `benchmark-${table.id}`;
+  return { env, signingKey };
+}
+
+/** A process environment with only `PATH` from ours: no endpoints, profiles or extra CA certificates leak in. */
+export function cleanEnvironment(env: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env };
+}

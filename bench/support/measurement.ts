@@ -1,0 +1,66 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { LocalStack } from '../../local/local-stack.ts';
+import type { Row } from '../report.ts';
+
+/** One file under bench/measurements/ default-exports one of these. */
+export interface Measurement {
+  /** Title in the table, e.g. `2 module init`. */
+  title: string;
+  run(context: MeasurementContext): Promise<Row[]>;
+}
+
+export interface MeasurementContext {
+  /** A temporary directory of this process, removed by nobody in particular (the OS's tmp). */
+  workDir: string;
+  /** The local stack on free loopback ports, started on first call and shared by the process's measurements. */
+  localStack(): Promise<LocalStack>;
+  /** A DynamoDB document client on the local stack's DynamoDB Local. */
+  localDocuments(): Promise<DynamoDBDocumentClient>;
+  /** A progress line on stderr. */
+  log(message: string): void;
+  /** A run-unique suffix for organization ids, so runs never share data. */
+  runId: string;
+}
+
+export async function createContext(log: (message: string) => void): Promise<MeasurementContext & { close(): Promise<void> }> {
+  const workDir = await mkdtemp(join(tmpdir(), 'bench-'));
+  let stack: Promise<LocalStack> | undefined;
+  let documents: DynamoDBDocumentClient | undefined;
+  const localStack = (): Promise<LocalStack> => {
+    stack ??= (async () => {
+      log('starting the local stack (DynamoDB Local, SQS, S3, SES emulators)');
+      // Imported here: it owns process.env, and measurements without it must not load it.
+      const { startLocalStack } = await import('../../local/local-stack.ts');
+      const started = await startLocalStack({ quiet: true, keysDir: join(workDir, 'keys') });
+      log(`local stack up in ${started.startupMs} ms at ${started.baseUrl}`);
+      return started;
+    })();
+    return stack;
+  };
+  return {
+    workDir,
+    runId: Date.now().toString(36),
+    log,
+    localStack,
+    async localDocuments() {
+      const { endpoints, env } = await localStack();
+      documents ??= DynamoDBDocumentClient.from(
+        new DynamoDBClient({
+          endpoint: endpoints.dynamodb,
+          region: env.AWS_REGION,
+          credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID!, secretAccessKey: env.AWS_SECRET_ACCESS_KEY! },
+        }),
+        { marshallOptions: { removeUndefinedValues: true } },
+      );
+      return documents;
+    },
+    async close() {
+      documents?.destroy();
+      if (stack) await (await stack).stop();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import { performance } from 'node:perf_hooks';
+import { PDFDocument } from 'pdf-lib';
+import { renderUserReport } from '../../shared/domain/reports/pdf/render-user-report.ts';
+import { loadReportFonts } from '../../shared/domain/reports/pdf/report-fonts.ts';
+import type { UserRecord } from '../../shared/domain/users/user-record.ts';
+import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, typicalUser, userWithMatches } from '../../test/unit/reports/pdf/user-report-fixtures.ts';
+
+/**
+ * The PDF work the benchmark times, shared by the warm loop and the fresh-process run. As a
+ * program (bundled like the worker): `node render-once.mjs <subject> [pepMatches]` times the first
+ * render in a fresh process, after the fonts are read (as the worker reads them at init), and
+ * prints `{"ms":..,"bytes":..}`.
+ */
+export type PdfSubject = 'empty' | 'report';
+
+export function renderer(subject: PdfSubject, pepMatches: number): () => Promise<Uint8Array> {
+  if (subject === 'empty') return emptyA4;
+  const fonts = loadReportFonts();
+  const user: UserRecord = pepMatches === 0 ? typicalUser() : userWithMatches(pepMatches);
+  return () => renderUserReport({ user, organizationName: ORGANIZATION_NAME, jobId: JOB_ID, generatedAt: GENERATED_AT, fonts });
+}
+
+/** The baseline: pdf-lib writing an empty A4 page. */
+async function emptyA4(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  doc.addPage([595.28, 841.89]);
+  return doc.save({ useObjectStreams: true });
+}
+
+if (process.argv[1]?.endsWith('render-once.mjs')) {
+  const render = renderer(process.argv[2] as PdfSubject, Number(process.argv[3] ?? 0));
+  const startedAt = performance.now();
+  const bytes = await render();
+  process.stdout.write(JSON.stringify({ ms: performance.now() - startedAt, bytes: bytes.byteLength }));
+}

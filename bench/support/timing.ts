@@ -1,0 +1,44 @@
+import { spawnSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+
+/** Bounded timing loops: every loop has a fixed count, every wait a deadline. */
+
+/** Milliseconds of each of `runs` calls, after `warmup` untimed calls. */
+export async function timeEach(fn: () => Promise<unknown>, options: { warmup: number; runs: number }): Promise<number[]> {
+  for (let i = 0; i < options.warmup; i++) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < options.runs; i++) {
+    const startedAt = performance.now();
+    await fn();
+    samples.push(performance.now() - startedAt);
+  }
+  return samples;
+}
+
+/** Milliseconds per call, one sample per batch of `perBatch` calls (for calls too short to time alone). */
+export async function timePerOperation(
+  fn: () => Promise<unknown> | unknown,
+  options: { warmup: number; batches: number; perBatch: number },
+): Promise<number[]> {
+  for (let i = 0; i < options.warmup; i++) await fn();
+  const samples: number[] = [];
+  for (let batch = 0; batch < options.batches; batch++) {
+    const startedAt = performance.now();
+    for (let i = 0; i < options.perBatch; i++) await fn();
+    samples.push((performance.now() - startedAt) / options.perBatch);
+  }
+  return samples;
+}
+
+/** Wall-clock milliseconds of a process from spawn to exit; throws if it fails. */
+export function timeProcess(command: string, args: readonly string[], env: Record<string, string>): number {
+  const startedAt = performance.now();
+  const result = spawnSync(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 30_000 });
+  const elapsed = performance.now() - startedAt;
+  if (result.status !== 0) {
+    throw new Error(`${[command, ...args].join(' ')} exited with ${result.status ?? result.signal}: ${result.stderr.toString().slice(0, 2000)}`);
+  }
+  return elapsed;
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
