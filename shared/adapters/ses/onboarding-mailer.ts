@@ -9,6 +9,14 @@ export class SesOnboardingMailer implements OnboardingMailer {
   ) {}
 
   async sendOnboardingToken(email: OnboardingEmail): Promise<void> {
+    try {
+      await this.send(email);
+    } catch (error) {
+      throw new MailDeliveryError(error);
+    }
+  }
+
+  private async send(email: OnboardingEmail): Promise<void> {
     await this.ses.send(
       new SendEmailCommand({
         FromEmailAddress: this.options.senderAddress,
@@ -26,6 +34,21 @@ export class SesOnboardingMailer implements OnboardingMailer {
           },
         },
       }),
+    );
+  }
+}
+
+/**
+ * A failed send, described without SES's message: SES echoes recipient addresses in its error
+ * texts, and this error ends up in the logs. Name, status and request id are enough to trace it.
+ */
+export class MailDeliveryError extends Error {
+  override name = 'MailDeliveryError';
+  constructor(error: unknown) {
+    const sesError = error as { name?: string; $metadata?: { httpStatusCode?: number; requestId?: string } };
+    super(
+      `SES SendEmail failed: ${sesError.name ?? 'unknown error'}` +
+        ` (status ${sesError.$metadata?.httpStatusCode ?? 'none'}, request ${sesError.$metadata?.requestId ?? 'none'})`,
     );
   }
 }

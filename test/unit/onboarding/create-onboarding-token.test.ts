@@ -133,3 +133,27 @@ describe('createOnboardingToken', () => {
     expect(onWithdrawFailed).toHaveBeenCalledWith(expect.any(String), expect.any(Error));
   });
 });
+
+describe('SesOnboardingMailer', () => {
+  it("reports a failed send without SES's message, which can name the recipient", async () => {
+    sesMock.reset();
+    const rejected = Object.assign(new Error('Email address is not verified: zoe@example.com'), {
+      name: 'MessageRejected',
+      $metadata: { httpStatusCode: 400, requestId: 'req-123' },
+    });
+    sesMock.on(SendEmailCommand).rejects(rejected);
+    const mailer = new SesOnboardingMailer(new SESv2Client({ region: 'us-east-1' }), {
+      senderAddress: 'no-reply@example.com',
+      templateName: 'onboarding-token',
+    });
+
+    const failure = await mailer
+      .sendOnboardingToken({ ...input, to: 'zoe@example.com', token: 't', expiresAt: NOW })
+      .catch((error: unknown) => error as Error);
+
+    expect(failure).toBeInstanceOf(Error);
+    expect(failure!.message).toContain('MessageRejected');
+    expect(failure!.message).toContain('req-123');
+    expect(JSON.stringify({ message: failure!.message, cause: (failure as Error).cause })).not.toContain('zoe@example.com');
+  });
+});
