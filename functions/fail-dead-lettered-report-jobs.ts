@@ -27,8 +27,13 @@ async function failRecord(record: SQSRecord): Promise<void> {
     logger.error('discarding a dead letter that is not a report job', { messageId: record.messageId });
     return;
   }
-  const failed = await failJob(message);
-  logger.warn('report job dead-lettered', { jobId: message.jobId, orgId: message.orgId, markedFailed: failed });
+  try {
+    const failed = await failJob(message);
+    logger.warn('report job dead-lettered', { jobId: message.jobId, orgId: message.orgId, markedFailed: failed });
+  } catch (error) {
+    logger.error('could not fail a dead-lettered report job; SQS will retry', { jobId: message.jobId, error: error as Error });
+    throw error;
+  }
 }
 
 /** Dead-letter queue consumer: a job whose message SQS gave up on ends FAILED/INTERNAL_ERROR. */

@@ -45,11 +45,22 @@ async function processRecord(record: SQSRecord, lambdaContext: Context): Promise
     logger.error('discarding a queue message that is not a report job', { messageId: record.messageId });
     return;
   }
-  const result = await processJob(message, {
-    isFinalAttempt: isFinalReceive(record),
-    leaseMs: lambdaContext.getRemainingTimeInMillis() + LEASE_MARGIN_MS,
-  });
-  logger.info('report job processed', { jobId: message.jobId, orgId: message.orgId, ...result, job: undefined });
+  try {
+    const result = await processJob(message, {
+      isFinalAttempt: isFinalReceive(record),
+      leaseMs: lambdaContext.getRemainingTimeInMillis() + LEASE_MARGIN_MS,
+    });
+    logger.info('report job processed', { jobId: message.jobId, orgId: message.orgId, ...result, job: undefined });
+  } catch (error) {
+    // Reported to SQS as this message's failure (it will be retried); the batch processor keeps no log.
+    logger.error('report job attempt failed', {
+      jobId: message.jobId,
+      orgId: message.orgId,
+      receiveCount: record.attributes.ApproximateReceiveCount,
+      error: error as Error,
+    });
+    throw error;
+  }
 }
 
 /** SQS worker: failures are reported per message, so one bad job never re-runs the others. */

@@ -33,7 +33,13 @@ export const reportFontsFolder = 'fonts';
 /** Lambda unpacks the bundle into /var/task. */
 export const reportFontsDir = `/var/task/${reportFontsFolder}`;
 
-export const workerTimeout = Duration.seconds(60);
+/**
+ * A typical job renders and stores in well under a second; 15 s leaves room for a cold start and a
+ * slow S3 call while keeping six visibility timeouts of retries (3 receives x 6 x 15 s = 270 s)
+ * inside the jobs' 5-minute deadline. A longer timeout would let the deadline fail a job before
+ * SQS ever redelivered its message.
+ */
+export const workerTimeout = Duration.seconds(15);
 /**
  * At most this many workers run at once: a burst of jobs waits in the queue instead of taking the
  * account's concurrency from the API functions.
@@ -141,7 +147,8 @@ export class ReportPipelineConstruct extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       // AWS's guidance for an SQS event source: six times the function timeout, so a batch that
-      // is being retried by the poller is not handed to a second worker meanwhile.
+      // is being retried by the poller is not handed to a second worker meanwhile. With
+      // MAX_RECEIVES receives this must stay inside REPORT_DEADLINE_MS (see workerTimeout).
       visibilityTimeout: Duration.seconds(6 * workerTimeout.toSeconds()),
       // The worker treats receive number MAX_RECEIVES as the final attempt: the two must agree.
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: MAX_RECEIVES },

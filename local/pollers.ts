@@ -48,7 +48,7 @@ export function reportPipelinePollers(options: ReportPipelineOptions = {}): Poll
         endpoint: context.endpoints.sqs,
         function: reportPipelineFunctions.worker,
         batchSize: 5,
-        timeoutMs: 60_000,
+        timeoutMs: 15_000,
         loadHandler: context.loadHandler,
         log: log(context),
       }),

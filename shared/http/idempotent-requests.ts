@@ -1,3 +1,4 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
@@ -40,6 +41,7 @@ export function createIdempotentRequests(options: {
     eventKeyJmesPath: 'key',
     payloadValidationJmesPath: 'body',
     expiresAfterSeconds: REPLAY_WINDOW_SECONDS,
+    hashFunction: 'sha256',
   });
 
   return {
@@ -52,16 +54,45 @@ export function createIdempotentRequests(options: {
         ]);
       }
       config.registerLambdaContext(request.lambdaContext);
+      const sealingKey = sealingKeyFor(options.route, request.orgId, key);
       let executed = false;
       const runOnce = makeIdempotent(
         async (_payload: { key: string; body: unknown }) => {
           executed = true;
-          return work();
+          return seal(await work(), sealingKey);
         },
         { persistenceStore, config, keyPrefix: options.route },
       );
-      const result = await runOnce({ key: `${request.orgId}#${key}`, body: request.body ?? null });
+      const result = unseal(await runOnce({ key: `${request.orgId}#${key}`, body: request.body ?? null }), sealingKey);
       return executed ? result : { ...result, headers: { ...result.headers, 'idempotent-replayed': 'true' } };
     },
   };
+}
+
+/**
+ * The stored response body is encrypted with a key derived from the Idempotency-Key itself, which
+ * the table never holds (only its SHA-256 hash, as the record id): a created onboarding token is
+ * never readable at rest, and only a retry presenting the same key (and organization) can replay it.
+ * As strong as the client's key; the API description asks for random keys (UUIDs).
+ */
+function sealingKeyFor(route: string, orgId: string, idempotencyKey: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', idempotencyKey, `${route}#${orgId}`, 'idempotent-response-body', 32));
+}
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+function seal(result: ApiResult, key: Buffer): ApiResult {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const sealed = Buffer.concat([cipher.update(result.body ?? '', 'utf8'), cipher.final()]);
+  return { ...result, body: Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64') };
+}
+
+function unseal(result: ApiResult, key: Buffer): ApiResult {
+  const raw = Buffer.from(result.body ?? '', 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
+  decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+  const body = Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  return { ...result, body };
 }

@@ -1,3 +1,4 @@
+import { REPORT_DEADLINE_MS } from '../../shared/domain/reports/report-job.ts';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -148,6 +149,11 @@ describe('job queue and dead-letter queue', () => {
     expect(MAX_RECEIVES).toBe(3);
   });
 
+  it('retries a job within its 5-minute deadline: every receive fits before the sweep would fail it', () => {
+    const visibility = queries.propertiesOf(reports().queue).VisibilityTimeout as number;
+    expect(MAX_RECEIVES * visibility).toBeLessThan(REPORT_DEADLINE_MS / 1000);
+  });
+
   it('hide a received message for at least six times the worker timeout', () => {
     const workerTimeout = queries.propertiesOf(reports().worker).Timeout as number;
     expect(queries.propertiesOf(reports().queue).VisibilityTimeout).toBeGreaterThanOrEqual(6 * workerTimeout);
@@ -182,8 +188,8 @@ describe('worker', () => {
     expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBeLessThanOrEqual(worker.ReservedConcurrentExecutions);
   });
 
-  it('has 60 s and 1024 MB to render', () => {
-    expect(queries.propertiesOf(reports().worker)).toMatchObject({ Timeout: 60, MemorySize: 1024 });
+  it('has 15 s and 1024 MB to render (three receives of six timeouts each fit the 5-minute deadline)', () => {
+    expect(queries.propertiesOf(reports().worker)).toMatchObject({ Timeout: 15, MemorySize: 1024 });
   });
 
   it('reads its fonts from the folder the bundling copies them to, and its tables and bucket by name', () => {

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
 
@@ -163,6 +163,10 @@ describe('Idempotency-Key on POST /v1/onboarding-token', () => {
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
     expect(await emailsTo(email)).toHaveLength(1);
+    const { documents } = tokenTable();
+    const records = await documents.send(new ScanCommand({ TableName: inject('localEnv').IDEMPOTENCY_TABLE_NAME! }));
+    expect(records.Items?.length).toBeGreaterThan(0);
+    expect(JSON.stringify(records.Items)).not.toContain(first.body.onboarding_token);
   });
 
   it('refuses the same key with a different body with 422', async () => {

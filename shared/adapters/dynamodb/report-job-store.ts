@@ -78,7 +78,9 @@ export class DynamoDbReportJobStore implements ReportJobStore {
     const result = await this.documents.send(
       new GetCommand({ TableName: this.tableName, Key: jobKey(jobId), ConsistentRead: true }),
     );
-    return result.Item ? toJob(result.Item) : undefined;
+    // TTL deletes items up to a few days late: a job past its retention is gone, whatever the table says.
+    if (!result.Item || (typeof result.Item.ttl === 'number' && result.Item.ttl <= Date.now() / 1000)) return undefined;
+    return toJob(result.Item);
   }
 
   async withdraw(job: ReportJob): Promise<void> {

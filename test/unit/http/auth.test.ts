@@ -1,4 +1,5 @@
-import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, errors, type JSONWebKeySet } from 'jose';
+import { DependencyUnavailableError } from '../../../shared/domain/errors.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bearerTokenFrom, createTokenVerifier, type TokenVerifier } from '../../../shared/http/auth.ts';
 import { UnauthorizedError } from '../../../shared/http/http-errors.ts';
@@ -202,4 +203,31 @@ describe('bearerTokenFrom', () => {
       expect(bearerTokenFrom({ authorization })).toBe('abc.def.ghi');
     },
   );
+});
+
+describe('createTokenVerifier when the key server fails', () => {
+  const verifierWithKeys = (keySet: Parameters<typeof createTokenVerifier>[0]['keySet']): TokenVerifier =>
+    createTokenVerifier({ issuer: TEST_ISSUER, audience: TEST_AUDIENCE, keySet, orgClaim: 'org_id', orgNameClaim: 'org_name' });
+
+  it('answers "unavailable" (503), not "invalid token" (401), when the key set cannot be fetched', async () => {
+    const unreachable = verifierWithKeys(createRemoteJWKSet(new URL('http://127.0.0.1:9/.well-known/jwks.json'), { timeoutDuration: 500 }));
+    const token = await signToken(validClaims(), { key: rs256 });
+
+    await expect(unreachable(token)).rejects.toBeInstanceOf(DependencyUnavailableError);
+  });
+
+  it('answers "unavailable" when fetching the key set times out', async () => {
+    const timingOut = verifierWithKeys(async () => {
+      throw new errors.JWKSTimeout();
+    });
+    const token = await signToken(validClaims(), { key: rs256 });
+
+    await expect(timingOut(token)).rejects.toBeInstanceOf(DependencyUnavailableError);
+  });
+
+  it('still answers 401 for a token whose key is not in a key set that was fetched fine', async () => {
+    const token = await signToken(validClaims(), { key: foreignKey });
+
+    await expectUnauthorized(token);
+  });
 });

@@ -242,3 +242,33 @@ describe('mapErrorToResponse: unexpected failures', () => {
     expect(response.body).not.toContain('ResourceNotFoundException');
   });
 });
+
+describe('dependency failures hidden inside other errors', () => {
+  const event = { rawPath: '/v1/onboarding-token', requestContext: { http: { method: 'POST' } } } as never;
+
+  it('answers 503 for a throttled table wrapped by another library (e.g. Powertools idempotency)', () => {
+    const throttled = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+    const wrapped = new Error('Failed to update record state', { cause: throttled });
+
+    expect(mapErrorToResponse(wrapped, event).response.statusCode).toBe(503);
+  });
+
+  it('answers 503 for a transaction cancelled by throttling or by contention that outlasted the retries', () => {
+    for (const code of ['ThrottlingError', 'TransactionConflict']) {
+      const cancelled = Object.assign(new Error('Transaction cancelled'), {
+        name: 'TransactionCanceledException',
+        CancellationReasons: [{ Code: 'None' }, { Code: code }],
+      });
+      expect(mapErrorToResponse(cancelled, event).response.statusCode).toBe(503);
+    }
+  });
+
+  it('still answers 500 for a transaction cancelled by a failed condition nobody handled', () => {
+    const cancelled = Object.assign(new Error('Transaction cancelled'), {
+      name: 'TransactionCanceledException',
+      CancellationReasons: [{ Code: 'ConditionalCheckFailed' }],
+    });
+
+    expect(mapErrorToResponse(cancelled, event).response.statusCode).toBe(500);
+  });
+});

@@ -134,6 +134,15 @@ describe('createIdempotentRequests', () => {
     expect(replayed).toEqual({ ...firstResponse(), headers: { ...firstResponse().headers, 'idempotent-replayed': 'true' } });
   });
 
+  it('stores the response body encrypted: the created token is not readable in the table', async () => {
+    await idempotency.run(request({ idempotencyKey: KEY }), async () => firstResponse());
+
+    const stored = JSON.stringify(dynamoDbMock.commandCalls(UpdateItemCommand).map((call) => call.args[0].input));
+    expect(stored).not.toContain('tok_123');
+    expect(stored).not.toContain('onboarding_token');
+    expect(stored).not.toContain(KEY);
+  });
+
   it('does not store a failure: the record is removed and the error propagates', async () => {
     const failure = new Error('mail service down');
 

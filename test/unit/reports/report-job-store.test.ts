@@ -132,7 +132,8 @@ describe('DynamoDbReportJobStore.createOpenJob', () => {
 describe('DynamoDbReportJobStore.get', () => {
   it('reads the job strongly consistently and strips the keys and ttl', async () => {
     const job = reportJob();
-    documentsMock.on(GetCommand).resolves({ Item: { pk: `JOB#${job.jobId}`, sk: 'JOB', ttl: 123, ...job } });
+    const ttl = Math.floor(Date.now() / 1000) + 3600;
+    documentsMock.on(GetCommand).resolves({ Item: { pk: `JOB#${job.jobId}`, sk: 'JOB', ttl, ...job } });
 
     const found = await store().get(job.jobId);
 
@@ -142,6 +143,13 @@ describe('DynamoDbReportJobStore.get', () => {
       Key: { pk: `JOB#${job.jobId}`, sk: 'JOB' },
       ConsistentRead: true,
     });
+  });
+
+  it('treats a job past its retention as gone, even before TTL has deleted it', async () => {
+    const job = reportJob();
+    documentsMock.on(GetCommand).resolves({ Item: { pk: `JOB#${job.jobId}`, sk: 'JOB', ttl: Math.floor(Date.now() / 1000) - 1, ...job } });
+
+    expect(await store().get(job.jobId)).toBeUndefined();
   });
 
   it('returns undefined for an unknown job', async () => {
