@@ -1,3 +1,4 @@
+import { SCOPES } from '../shared/http/api-types.ts';
 import { randomUUID } from 'node:crypto';
 import { chmod, link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -13,7 +14,8 @@ import { exportJWK, generateKeyPair, importJWK, SignJWT, type JSONWebKeySet, typ
 export const LOCAL_ISSUER = 'https://auth.local.dev/';
 export const LOCAL_AUDIENCE = 'onboarding-api';
 export const DEV_KEY_ALGORITHM = 'ES256';
-export const ALL_SCOPES = ['onboarding:write', 'onboarding:read', 'reports:write', 'reports:read', 'users:read'] as const;
+/** Every scope the API knows (a dev token gets all of them by default). */
+export const ALL_SCOPES = SCOPES;
 
 const KEYS_FILE = 'dev-keys.json';
 const DEFAULT_EXPIRY_SECONDS = 3600;
