@@ -4,15 +4,14 @@ import type { OnboardingTokenRecord } from '../../domain/onboarding/onboarding-t
 import type { OnboardingTokenPage, OnboardingTokenStore } from '../../domain/onboarding/ports.ts';
 import { decodeCursor, encodeCursor } from './page-cursor.ts';
 import { cancellationReasons, withTransactionConflictRetry } from './transactions.ts';
+import { epochSeconds, organizationPartition } from './keys.ts';
 
 const RETAIN_AFTER_EXPIRY_SECONDS = 30 * 24 * 60 * 60;
 const TOKEN_PREFIX = 'TOKEN#';
 
-const orgKey = (orgId: string): string => `ORG#${orgId}`;
 const tokenKey = (record: Pick<OnboardingTokenRecord, 'createdAt' | 'tokenId'>): string =>
   `${TOKEN_PREFIX}${record.createdAt}#${record.tokenId}`;
 const emailGuardKey = (email: string): string => `EMAIL#${email}`;
-const epochSeconds = (iso: string): number => Math.floor(Date.parse(iso) / 1000);
 
 /**
  * Tokens live in the organization's partition, sorted by creation time, so the dashboard is one
@@ -34,7 +33,7 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
           Put: {
             TableName: this.tableName,
             Item: {
-              pk: orgKey(record.orgId),
+              pk: organizationPartition(record.orgId),
               sk: emailGuardKey(record.email),
               tokenSk: tokenKey(record),
               expiresAtEpoch: epochSeconds(record.expiresAt),
@@ -47,7 +46,7 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
         {
           Put: {
             TableName: this.tableName,
-            Item: { pk: orgKey(record.orgId), sk: tokenKey(record), ...record, ttl },
+            Item: { pk: organizationPartition(record.orgId), sk: tokenKey(record), ...record, ttl },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -69,13 +68,13 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
         {
           Delete: {
             TableName: this.tableName,
-            Key: { pk: orgKey(record.orgId), sk: tokenKey(record) },
+            Key: { pk: organizationPartition(record.orgId), sk: tokenKey(record) },
           },
         },
         {
           Delete: {
             TableName: this.tableName,
-            Key: { pk: orgKey(record.orgId), sk: emailGuardKey(record.email) },
+            Key: { pk: organizationPartition(record.orgId), sk: emailGuardKey(record.email) },
             // Never remove a guard that meanwhile belongs to another token.
             ConditionExpression: 'attribute_not_exists(pk) OR tokenSk = :tokenSk',
             ExpressionAttributeValues: { ':tokenSk': tokenKey(record) },
@@ -93,10 +92,10 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': orgKey(orgId), ':prefix': TOKEN_PREFIX },
+        ExpressionAttributeValues: { ':pk': organizationPartition(orgId), ':prefix': TOKEN_PREFIX },
         ScanIndexForward: false,
         Limit: page.limit + 1,
-        ExclusiveStartKey: startAfter === undefined ? undefined : { pk: orgKey(orgId), sk: startAfter },
+        ExclusiveStartKey: startAfter === undefined ? undefined : { pk: organizationPartition(orgId), sk: startAfter },
       }),
     );
     const items = (result.Items ?? []) as Array<OnboardingTokenRecord & { sk: string }>;

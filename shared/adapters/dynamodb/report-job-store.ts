@@ -10,6 +10,7 @@ import { OpenJobExistsError } from '../../domain/errors.ts';
 import type { CompletedReport, ReportJobStore } from '../../domain/reports/ports.ts';
 import { processingDurationMs, type ReportErrorCode, type ReportJob } from '../../domain/reports/report-job.ts';
 import { cancellationReasons, withTransactionConflictRetry } from './transactions.ts';
+import { epochSeconds, organizationPartition } from './keys.ts';
 
 const DAY_SECONDS = 24 * 60 * 60;
 /** Guards normally go when their job finishes; the TTL only cleans up after a total failure. */
@@ -18,8 +19,7 @@ const OPEN_JOBS_INDEX = 'openJobsByAge';
 const OPEN_JOB_SWEEP_KEY = 'OPEN_JOB';
 
 const jobKey = (jobId: string) => ({ pk: `JOB#${jobId}`, sk: 'JOB' });
-const guardKey = (orgId: string, userId: string) => ({ pk: `ORG#${orgId}`, sk: `OPEN_JOB#${userId}` });
-const epochSeconds = (iso: string): number => Math.floor(Date.parse(iso) / 1000);
+const guardKey = (orgId: string, userId: string) => ({ pk: organizationPartition(orgId), sk: `OPEN_JOB#${userId}` });
 
 /**
  * Report jobs are addressed by id (`JOB#{jobId}`); each open job has a guard item in its

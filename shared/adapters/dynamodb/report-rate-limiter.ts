@@ -3,6 +3,7 @@ import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/li
 import { DependencyUnavailableError } from '../../domain/errors.ts';
 import type { ReportRateLimiter } from '../../domain/reports/ports.ts';
 import { spendToken, type RateLimitDecision, type RateLimitPolicy } from '../../domain/reports/rate-limit.ts';
+import { organizationPartition } from './keys.ts';
 
 const MAX_ATTEMPTS = 25;
 
@@ -20,7 +21,7 @@ export class DynamoDbReportRateLimiter implements ReportRateLimiter {
   ) {}
 
   async spend(orgId: string, now: Date): Promise<RateLimitDecision> {
-    const key = { pk: `ORG#${orgId}`, sk: 'RATE_LIMIT#report-create' };
+    const key = { pk: organizationPartition(orgId), sk: 'RATE_LIMIT#report-create' };
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const { Item } = await this.documents.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
       const version = typeof Item?.version === 'number' ? Item.version : 0;

@@ -1,12 +1,13 @@
 import type { UserRecord } from '../../domain/users/user-record.ts';
+import { organizationPartition } from './keys.ts';
 
 /**
  * How a user record is stored: the record's own fields plus the keys of the table and its
  * indexes (see lib/table-definitions.ts `usersTable`).
  */
-export const userKey = (orgId: string, userId: string) => ({ pk: `ORG#${orgId}`, sk: `USER#${userId}` });
+export const userKey = (orgId: string, userId: string) => ({ pk: organizationPartition(orgId), sk: `USER#${userId}` });
 export const createdAtSortKey = (createdAt: string, userId: string): string => `${createdAt}#${userId}`;
-export const emailPartitionKey = (orgId: string, email: string): string => `ORG#${orgId}#EMAIL#${email.trim().toLowerCase()}`;
+export const emailPartitionKey = (orgId: string, email: string): string => `${organizationPartition(orgId)}#EMAIL#${email.trim().toLowerCase()}`;
 
 const KEY_ATTRIBUTES = ['pk', 'sk', 'createdAtSk', 'emailPk', 'ttl'] as const;
 
