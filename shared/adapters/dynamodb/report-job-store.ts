@@ -124,7 +124,7 @@ export class DynamoDbReportJobStore implements ReportJobStore {
     }
   }
 
-  async release(job: ReportJob): Promise<void> {
+  async release(job: ReportJob, now: Date): Promise<void> {
     try {
       await this.documents.send(
         new UpdateCommand({
@@ -137,7 +137,7 @@ export class DynamoDbReportJobStore implements ReportJobStore {
             ':pending': 'PENDING',
             ':inProgress': 'IN_PROGRESS',
             ':attemptId': job.attemptId,
-            ':now': new Date().toISOString(),
+            ':now': now.toISOString(),
           },
         }),
       );

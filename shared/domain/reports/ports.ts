@@ -17,7 +17,7 @@ export interface ReportJobStore {
    */
   start(jobId: string, attempt: { attemptId: string; now: Date; leaseMs: number }): Promise<ReportJob | undefined>;
   /** Gives a started job back (IN_PROGRESS -> PENDING) so a retry of the message can take it. */
-  release(job: ReportJob): Promise<void>;
+  release(job: ReportJob, now: Date): Promise<void>;
   /** IN_PROGRESS (this attempt) -> COMPLETE and the guard removed, atomically. False if the attempt lost the job. */
   complete(job: ReportJob, result: CompletedReport): Promise<boolean>;
   /** Open -> FAILED and the guard removed, atomically. False if the job was no longer open. */

@@ -64,7 +64,7 @@ export function processReportJob(deps: ProcessReportJobDeps) {
       await deps.storage.save(reportObjectKey(job.orgId, job.jobId), pdf, sha256);
     } catch (error) {
       if (error instanceof DependencyUnavailableError && !attempt.isFinalAttempt) {
-        await deps.jobs.release(job);
+        await deps.jobs.release(job, deps.clock.now());
         throw error;
       }
       return fail(job, 'STORAGE_FAILED');

@@ -102,11 +102,11 @@ export class InMemoryReportJobStore implements ReportJobStore {
     return clone(job);
   }
 
-  async release(job: ReportJob): Promise<void> {
+  async release(job: ReportJob, now: Date): Promise<void> {
     const stored = this.jobs.get(job.jobId);
     if (!stored || stored.status !== 'IN_PROGRESS' || stored.attemptId !== job.attemptId) return;
     stored.status = 'PENDING';
-    stored.updatedAt = this.clock.now().toISOString();
+    stored.updatedAt = now.toISOString();
     delete stored.attemptId;
     delete stored.startedAt;
     delete stored.leaseExpiresAt;

@@ -204,23 +204,25 @@ describe('DynamoDbReportJobStore.start', () => {
 });
 
 describe('DynamoDbReportJobStore.release', () => {
+  const now = new Date('2026-03-01T12:00:04.500Z');
+
   it('gives the job back to PENDING only if this attempt still holds it', async () => {
     documentsMock.on(UpdateCommand).resolves({});
     const job = startedJob();
 
-    await store().release(job);
+    await store().release(job, now);
 
     expect(documentsMock).toHaveReceivedCommandWith(UpdateCommand, {
       Key: { pk: `JOB#${job.jobId}`, sk: 'JOB' },
       ConditionExpression: '#status = :inProgress AND attemptId = :attemptId',
-      ExpressionAttributeValues: expect.objectContaining({ ':pending': 'PENDING', ':attemptId': 'attempt-1' }),
+      ExpressionAttributeValues: expect.objectContaining({ ':pending': 'PENDING', ':attemptId': 'attempt-1', ':now': now.toISOString() }),
     });
   });
 
   it('ignores a failed condition (another attempt has the job now)', async () => {
     documentsMock.on(UpdateCommand).rejects(conditionFailed());
 
-    await expect(store().release(startedJob())).resolves.toBeUndefined();
+    await expect(store().release(startedJob(), now)).resolves.toBeUndefined();
   });
 });
 
