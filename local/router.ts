@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { ApiRoute } from '../lib/routes.ts';
+import { compileRoutePath } from '../shared/http/route-matcher.ts';
 import { createHandlerLoader, type HandlerLoader, type LambdaHandler } from './handler-modules.ts';
 import { buildLambdaContext, LOCAL_ACCOUNT_ID, withTimeout } from './lambda-invocation.ts';
 
@@ -55,7 +56,7 @@ export function createLocalRouter(options: LocalRouterOptions): Server {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBodyBytes = options.maxBodyBytes ?? API_GATEWAY_MAX_BODY_BYTES;
   const onError = options.onError ?? ((message, error) => console.error(message, error));
-  const matchers = options.routes.map((route) => ({ route, match: compilePath(route.path) }));
+  const matchers = options.routes.map((route) => ({ route, match: compileRoutePath(route.path) }));
 
   function matchRoute(method: string, rawPath: string): MatchedRoute {
     for (const { route, match } of matchers) {
@@ -126,26 +127,6 @@ function cached(load: HandlerLoader): HandlerLoader {
       handler.catch(() => handlers.delete(entry));
     }
     return handler;
-  };
-}
-
-/** `/v1/document/api/{jobId}` -> a matcher returning the decoded path parameters, or undefined. */
-function compilePath(path: string): (rawPath: string) => Record<string, string> | undefined {
-  const names: string[] = [];
-  const pattern = path
-    .split('/')
-    .map((segment) => {
-      const param = /^\{([^{}+]+)(\+?)\}$/.exec(segment);
-      if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      names.push(param[1] as string);
-      return param[2] ? '(.+)' : '([^/]+)';
-    })
-    .join('/');
-  const regex = new RegExp(`^${pattern}$`);
-  return (rawPath) => {
-    const match = regex.exec(rawPath);
-    if (!match) return undefined;
-    return Object.fromEntries(names.map((name, i) => [name, safeDecode(match[i + 1] as string)]));
   };
 }
 
@@ -321,12 +302,4 @@ function writeStandardError(res: ServerResponse, e: StandardError): void {
     'x-request-id': e.requestId,
   });
   res.end(body);
-}
-
-function safeDecode(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
 }
