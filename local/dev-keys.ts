@@ -1,4 +1,5 @@
 import { SCOPES } from '../shared/http/api-types.ts';
+import { memoizeByKey } from './memoize-by-key.ts';
 import { randomUUID } from 'node:crypto';
 import { chmod, link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -53,18 +54,11 @@ export function keysDirectory(location: KeysLocation = {}): string {
   return resolve(location.keysDir ?? (process.env.LOCAL_KEYS_DIR || join(repositoryRoot, '.local')));
 }
 
-const loaded = new Map<string, Promise<DevKeys>>();
+const keysIn = memoizeByKey((dir) => readOrCreate(dir));
 
 /** Reads the key pair from the keys directory, creating it (dir 0700, file 0600) if absent. */
 export function loadOrCreateDevKeys(location: KeysLocation = {}): Promise<DevKeys> {
-  const dir = keysDirectory(location);
-  let keys = loaded.get(dir);
-  if (!keys) {
-    keys = readOrCreate(dir);
-    loaded.set(dir, keys);
-    keys.catch(() => loaded.delete(dir));
-  }
-  return keys;
+  return keysIn(keysDirectory(location));
 }
 
 /** The public half as a JSON Web Key Set, the shape a JWKS endpoint serves and `JWKS_JSON` holds. */

@@ -1,6 +1,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
+import { memoizeByKey } from './memoize-by-key.ts';
 
 /** Any Lambda handler in its promise style; the local router and pollers only need this much. */
 export type LambdaHandler<TEvent = unknown, TResult = unknown> = (event: TEvent, context: Context) => Promise<TResult>;
@@ -17,16 +18,7 @@ const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
  * on the next request.
  */
 export function createHandlerLoader(rootDir: string = repositoryRoot): HandlerLoader {
-  const modules = new Map<string, Promise<LambdaHandler>>();
-  return (entry) => {
-    let handler = modules.get(entry);
-    if (!handler) {
-      handler = importHandler(isAbsolute(entry) ? entry : resolve(rootDir, entry));
-      modules.set(entry, handler);
-      handler.catch(() => modules.delete(entry));
-    }
-    return handler;
-  };
+  return memoizeByKey((entry) => importHandler(isAbsolute(entry) ? entry : resolve(rootDir, entry)));
 }
 
 async function importHandler(file: string): Promise<LambdaHandler> {

@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { ApiRoute } from '../lib/routes.ts';
 import { compileRoutePath } from '../shared/http/route-matcher.ts';
-import { createHandlerLoader, type HandlerLoader, type LambdaHandler } from './handler-modules.ts';
+import { memoizeByKey } from './memoize-by-key.ts';
+import { createHandlerLoader, type HandlerLoader } from './handler-modules.ts';
 import { buildLambdaContext, LOCAL_ACCOUNT_ID, withTimeout } from './lambda-invocation.ts';
 
 /**
@@ -52,7 +53,8 @@ interface MatchedRoute {
 }
 
 export function createLocalRouter(options: LocalRouterOptions): Server {
-  const loadHandler = cached(options.loadHandler ?? createHandlerLoader());
+  // The default loader caches already; an injected one (tests) gets the same once-per-entry behaviour.
+  const loadHandler = options.loadHandler ? memoizeByKey(options.loadHandler) : createHandlerLoader();
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBodyBytes = options.maxBodyBytes ?? API_GATEWAY_MAX_BODY_BYTES;
   const onError = options.onError ?? ((message, error) => console.error(message, error));
@@ -114,20 +116,6 @@ export function createLocalRouter(options: LocalRouterOptions): Server {
       res.end();
     });
   });
-}
-
-/** One load per entry, like a warm Lambda, whatever the loader does; a failed load is retried next time. */
-function cached(load: HandlerLoader): HandlerLoader {
-  const handlers = new Map<string, Promise<LambdaHandler>>();
-  return (entry) => {
-    let handler = handlers.get(entry);
-    if (!handler) {
-      handler = load(entry);
-      handlers.set(entry, handler);
-      handler.catch(() => handlers.delete(entry));
-    }
-    return handler;
-  };
 }
 
 type ReadBody = Buffer | 'too-large';

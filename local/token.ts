@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { ORGANIZATION_ID, ORGANIZATION_ID_RULE, parseCommandLine, UsageError } from '../scripts/command-line.ts';
 import { ALL_SCOPES, issueDevToken, keysDirectory, LOCAL_AUDIENCE, LOCAL_ISSUER } from './dev-keys.ts';
 
 /** `npm run -s token -- --org <id> ...`: prints a development access token, and nothing else, on stdout. */
@@ -18,8 +19,6 @@ Options:
 Issuer ${LOCAL_ISSUER}, audience ${LOCAL_AUDIENCE}; signing key in ${keysDirectory()} (LOCAL_KEYS_DIR overrides).
 Example: curl -H "Authorization: Bearer $(npm run -s token -- --org acme)" http://127.0.0.1:3000/v1/onboarding-tokens`;
 
-class UsageError extends Error {}
-
 function parse(argv: string[]) {
   const { values, positionals } = parseArgs({
     args: joinNegativeNumbers(argv),
@@ -37,7 +36,7 @@ function parse(argv: string[]) {
   if (values.help) return { help: true } as const;
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
   if (values.org === undefined) throw new UsageError('--org is required');
-  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(values.org)) throw new UsageError('--org must be 1-64 characters of A-Z a-z 0-9 _ . -');
+  if (!ORGANIZATION_ID.test(values.org)) throw new UsageError(ORGANIZATION_ID_RULE);
   let expiresInSeconds: number | undefined;
   if (values['expires-in'] !== undefined) {
     if (!/^-?\d+$/.test(values['expires-in'].trim())) throw new UsageError('--expires-in must be a whole number of seconds');
@@ -70,16 +69,8 @@ function joinNegativeNumbers(argv: string[]): string[] {
 }
 
 async function main(): Promise<number> {
-  let options: ReturnType<typeof parse>;
-  try {
-    options = parse(process.argv.slice(2));
-  } catch (error) {
-    const message = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-      ? (error as Error).message
-      : String(error);
-    process.stderr.write(`token: ${message}\n\n${usage}\n`);
-    return 2;
-  }
+  const options = parseCommandLine('token', usage, () => parse(process.argv.slice(2)));
+  if (options === undefined) return 2;
   if (options.help) {
     process.stdout.write(`${usage}\n`);
     return 0;

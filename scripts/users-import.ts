@@ -4,6 +4,7 @@ import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { ORGANIZATION_ID, ORGANIZATION_ID_RULE, parseCommandLine, UsageError } from './command-line.ts';
 import { usersTable } from '../lib/table-definitions.ts';
 import { isDependencyUnavailable } from '../shared/adapters/aws-errors.ts';
 import { ImportAbortedError, importUserLines, type ImportCounts } from './users-import/import-user-lines.ts';
@@ -44,8 +45,6 @@ Options:
 Exit status: 0 all lines imported; 1 a line was rejected or the import stopped; 2 usage error.
 Example: npm run -s users:import -- --org demo-org users.jsonl`;
 
-class UsageError extends Error {}
-
 interface ImportOptions {
   orgId: string;
   file: string;
@@ -69,7 +68,7 @@ function parse(argv: string[]): ImportOptions | { help: true } {
   });
   if (values.help) return { help: true };
   if (values.org === undefined) throw new UsageError('--org is required');
-  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(values.org)) throw new UsageError('--org must be 1-64 characters of A-Z a-z 0-9 _ . -');
+  if (!ORGANIZATION_ID.test(values.org)) throw new UsageError(ORGANIZATION_ID_RULE);
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'a file is required' : `unexpected argument: ${positionals[1]}`);
   if (values.region !== undefined && values.table === undefined) throw new UsageError('--region needs --table (the local stack is always us-east-1)');
   if (values.table !== undefined && values.table.trim() === '') throw new UsageError('--table must name a table');
@@ -99,16 +98,8 @@ async function checkTarget(client: DynamoDBClient, tableName: string, local: boo
 }
 
 async function main(): Promise<number> {
-  let options: ImportOptions | { help: true };
-  try {
-    options = parse(process.argv.slice(2));
-  } catch (error) {
-    const message = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-      ? (error as Error).message
-      : String(error);
-    process.stderr.write(`users:import: ${message}\n\n${usage}\n`);
-    return 2;
-  }
+  const options = parseCommandLine('users:import', usage, () => parse(process.argv.slice(2)));
+  if (options === undefined) return 2;
   if ('help' in options) {
     process.stdout.write(`${usage}\n`);
     return 0;
