@@ -1,71 +1,282 @@
 import { createHash } from 'node:crypto';
-import { GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { HttpRequest, HttpResponse } from '@smithy/core/transport';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { S3ReportDownloadLinks } from '../../../shared/adapters/s3/report-download-links.ts';
-import { S3ReportStorage } from '../../../shared/adapters/s3/report-storage.ts';
+import { S3PutObjectError, S3ReportStorage } from '../../../shared/adapters/s3/report-storage.ts';
+import { objectAddress, s3BucketFromEnvironment, sha256 } from '../../../shared/adapters/s3/s3-bucket.ts';
 import { DependencyUnavailableError } from '../../../shared/domain/errors.ts';
 
 const BUCKET = 'reports-bucket';
 const KEY = 'reports/org-acme/1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed.pdf';
 const PDF = new TextEncoder().encode('%PDF-1.7 stored bytes %%EOF');
 const SHA256_HEX = createHash('sha256').update(PDF).digest('hex');
+const REGION = 'eu-west-1';
+const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'fake-secret-key', sessionToken: 'fake-session-token' };
 
-const serviceError = (name: string, fault: 'client' | 'server', retryable = false) =>
-  new S3ServiceException({
-    name,
-    $fault: fault,
-    $metadata: { httpStatusCode: fault === 'client' ? 403 : 503 },
-    message: name,
-    ...(retryable ? { $retryable: { throttling: true } } : {}),
+interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** A stand-in for S3 on 127.0.0.1: records every request and answers the scripted replies in turn, then 200. */
+class FakeS3 {
+  readonly requests: ReceivedRequest[] = [];
+  connections = 0;
+  private readonly replies: Array<{ status: number; body?: string }> = [];
+  private readonly server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      this.requests.push({ method: request.method!, path: request.url!, headers: request.headers, body: Buffer.concat(chunks) });
+      const reply = this.replies.shift() ?? { status: 200 };
+      response.writeHead(reply.status, reply.body ? { 'content-type': 'application/xml' } : {}).end(reply.body);
+    });
+  }).on('connection', () => this.connections++);
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return this;
+  }
+
+  get endpoint(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  reply(status: number, code?: string): this {
+    const body = code
+      ? `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>Secret detail of ${KEY}</Message><RequestId>4442587FB7D0A2F9</RequestId></Error>`
+      : undefined;
+    this.replies.push({ status, ...(body ? { body } : {}) });
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+const storageFor = (endpoint: string) =>
+  new S3ReportStorage(
+    { bucketName: BUCKET, region: REGION, credentials: CREDENTIALS, endpoint, forcePathStyle: true },
+    { retryDelaysMs: [1, 1] },
+  );
+
+/** Signs the request as it arrived, with the headers it says it signed, and returns the authorization that gives. */
+async function expectedAuthorization(received: ReceivedRequest, port: number): Promise<string> {
+  const signedHeaderNames = /SignedHeaders=([^,]+)/.exec(received.headers.authorization ?? '')![1]!.split(';');
+  const amzDate = received.headers['x-amz-date'] as string;
+  const signingDate = new Date(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
+  const request = new HttpRequest({
+    method: received.method,
+    protocol: 'http:',
+    hostname: '127.0.0.1',
+    port,
+    path: received.path,
+    headers: Object.fromEntries(signedHeaderNames.map((name) => [name, received.headers[name] as string])),
+    body: received.body,
   });
+  const signer = new SignatureV4({ service: 's3', region: REGION, credentials: CREDENTIALS, sha256, uriEscapePath: false });
+  const signed = await signer.sign(request, { signingDate });
+  return signed.headers.authorization!;
+}
 
 describe('S3ReportStorage.save', () => {
-  const s3Mock = mockClient(S3Client);
-  const storage = () => new S3ReportStorage(new S3Client({ region: 'eu-west-1' }), BUCKET);
+  let s3: FakeS3;
 
-  beforeEach(() => {
-    s3Mock.reset();
-    s3Mock.on(PutObjectCommand).resolves({});
+  beforeEach(async () => {
+    s3 = await new FakeS3().start();
   });
 
-  afterAll(() => {
-    s3Mock.restore();
+  afterEach(async () => {
+    await s3.stop();
+    vi.restoreAllMocks();
   });
 
   it('puts the PDF as application/pdf, encrypted with AES256, with the base64 SHA-256 S3 verifies', async () => {
-    await storage().save(KEY, PDF, SHA256_HEX);
+    await storageFor(s3.endpoint).save(KEY, PDF, SHA256_HEX);
 
-    expect(s3Mock).toHaveReceivedCommandTimes(PutObjectCommand, 1);
-    expect(s3Mock).toHaveReceivedCommandWith(PutObjectCommand, {
-      Bucket: BUCKET,
-      Key: KEY,
-      Body: PDF,
-      ContentType: 'application/pdf',
-      ServerSideEncryption: 'AES256',
-      ChecksumSHA256: createHash('sha256').update(PDF).digest('base64'),
+    expect(s3.requests).toHaveLength(1);
+    const [put] = s3.requests;
+    expect(put).toMatchObject({
+      method: 'PUT',
+      path: `/${BUCKET}/${KEY}`,
+      headers: {
+        host: new URL(s3.endpoint).host,
+        'content-type': 'application/pdf',
+        'content-length': String(PDF.byteLength),
+        'x-amz-server-side-encryption': 'AES256',
+        'x-amz-checksum-sha256': createHash('sha256').update(PDF).digest('base64'),
+        'x-amz-content-sha256': SHA256_HEX,
+        'x-amz-security-token': CREDENTIALS.sessionToken,
+      },
     });
+    expect(put!.body.equals(PDF)).toBe(true);
+  });
+
+  it('signs the PUT with SigV4 for s3 in the region, over the checksum, encryption and payload hash headers', async () => {
+    await storageFor(s3.endpoint).save(KEY, PDF, SHA256_HEX);
+
+    const [put] = s3.requests;
+    const authorization = put!.headers.authorization!;
+    expect(authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/s3\/aws4_request, SignedHeaders=[a-z0-9;-]+, Signature=[0-9a-f]{64}$/,
+    );
+    expect(/SignedHeaders=([^,]+)/.exec(authorization)![1]!.split(';')).toEqual(
+      expect.arrayContaining([
+        'content-length',
+        'content-type',
+        'host',
+        'x-amz-checksum-sha256',
+        'x-amz-content-sha256',
+        'x-amz-date',
+        'x-amz-security-token',
+        'x-amz-server-side-encryption',
+      ]),
+    );
+    expect(put!.headers['x-amz-content-sha256']).toBe(createHash('sha256').update(put!.body).digest('hex'));
+    expect(authorization).toBe(await expectedAuthorization(put!, Number(new URL(s3.endpoint).port)));
+  });
+
+  it('sends the key with its segments RFC 3986 encoded, and signs that path as it arrives', async () => {
+    const key = "reports/org acme/(1)+é!*'.pdf";
+
+    await storageFor(s3.endpoint).save(key, PDF, SHA256_HEX);
+
+    const [put] = s3.requests;
+    expect(put!.path).toBe(`/${BUCKET}/reports/org%20acme/%281%29%2B%C3%A9%21%2A%27.pdf`);
+    expect(put!.headers.authorization).toBe(await expectedAuthorization(put!, Number(new URL(s3.endpoint).port)));
+  });
+
+  it('addresses the bucket virtual-hosted at its regional endpoint by default', async () => {
+    const sent: HttpRequest[] = [];
+    vi.spyOn(NodeHttpHandler.prototype, 'handle').mockImplementation(async (request) => {
+      sent.push(request);
+      return { response: new HttpResponse({ statusCode: 200, headers: {}, body: (async function* () {})() }) };
+    });
+
+    await new S3ReportStorage({ bucketName: BUCKET, region: REGION, credentials: CREDENTIALS }).save(KEY, PDF, SHA256_HEX);
+
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({
+      method: 'PUT',
+      protocol: 'https:',
+      hostname: `${BUCKET}.s3.eu-west-1.amazonaws.com`,
+      path: `/${KEY}`,
+      headers: expect.objectContaining({ host: `${BUCKET}.s3.eu-west-1.amazonaws.com` }),
+    });
+    expect(sent[0]!.port).toBeUndefined();
+  });
+
+  it('reuses its keep-alive connection for the next save', async () => {
+    const storage = storageFor(s3.endpoint);
+
+    await storage.save(KEY, PDF, SHA256_HEX);
+    await storage.save(KEY, PDF, SHA256_HEX);
+
+    expect(s3.requests).toHaveLength(2);
+    expect(s3.connections).toBe(1);
   });
 
   it.each([
-    ['a throttling error', serviceError('SlowDown', 'server', true)],
-    ['a 503', serviceError('ServiceUnavailable', 'server')],
-    ['a broken connection', Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })],
-  ])('reports %s as DependencyUnavailableError (retryable) with the cause', async (_label, failure) => {
-    s3Mock.on(PutObjectCommand).rejects(failure);
+    ['a 500 InternalError', 500, 'InternalError'],
+    ['a 503 SlowDown', 503, 'SlowDown'],
+    ['a 503 without a body', 503, undefined],
+    ['a 429', 429, 'TooManyRequests'],
+    ['a 400 RequestTimeout', 400, 'RequestTimeout'],
+  ])('tries %s three times in all, then reports DependencyUnavailableError with the last answer', async (_label, status, code) => {
+    s3.reply(status, code).reply(status, code).reply(status, code);
 
-    const error = await storage().save(KEY, PDF, SHA256_HEX).catch((e: unknown) => e);
+    const error = await storageFor(s3.endpoint).save(KEY, PDF, SHA256_HEX).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(DependencyUnavailableError);
-    expect((error as DependencyUnavailableError).cause).toBe(failure);
+    expect((error as DependencyUnavailableError).dependency).toBe('storage');
+    expect((error as Error).cause).toBeInstanceOf(S3PutObjectError);
+    expect((error as Error).cause).toMatchObject({ statusCode: status, code });
+    expect(s3.requests).toHaveLength(3);
   });
 
-  it('passes AccessDenied on as it is (a permanent failure)', async () => {
-    const denied = serviceError('AccessDenied', 'client');
-    s3Mock.on(PutObjectCommand).rejects(denied);
+  it('stores the PDF when a retry succeeds, each attempt signed and carrying the whole body', async () => {
+    s3.reply(503, 'SlowDown').reply(500, 'InternalError');
 
-    await expect(storage().save(KEY, PDF, SHA256_HEX)).rejects.toBe(denied);
+    await storageFor(s3.endpoint).save(KEY, PDF, SHA256_HEX);
+
+    expect(s3.requests).toHaveLength(3);
+    for (const put of s3.requests) {
+      expect(put.body.equals(PDF)).toBe(true);
+      expect(put.headers.authorization).toBe(await expectedAuthorization(put, Number(new URL(s3.endpoint).port)));
+    }
+  });
+
+  it('waits 100 ms, then 400 ms between attempts by default', async () => {
+    s3.reply(503, 'SlowDown').reply(503, 'SlowDown').reply(503, 'SlowDown');
+    const storage = new S3ReportStorage({ bucketName: BUCKET, region: REGION, credentials: CREDENTIALS, endpoint: s3.endpoint, forcePathStyle: true });
+    const startedAt = Date.now();
+
+    await expect(storage.save(KEY, PDF, SHA256_HEX)).rejects.toBeInstanceOf(DependencyUnavailableError);
+
+    expect(s3.requests).toHaveLength(3);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(490);
+  });
+
+  it('reports a refused connection as DependencyUnavailableError', async () => {
+    const endpoint = s3.endpoint;
+    await s3.stop();
+
+    const error = await storageFor(endpoint).save(KEY, PDF, SHA256_HEX).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(DependencyUnavailableError);
+    expect((error as Error).cause).toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
+  it.each([
+    [403, 'AccessDenied'],
+    [404, 'NoSuchBucket'],
+    [400, 'BadDigest'],
+  ])('fails at once on a %i %s, naming the status and code but not the message S3 sent', async (status, code) => {
+    s3.reply(status, code);
+
+    const error = await storageFor(s3.endpoint).save(KEY, PDF, SHA256_HEX).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(S3PutObjectError);
+    expect(error).not.toBeInstanceOf(DependencyUnavailableError);
+    expect(error).toMatchObject({ statusCode: status, code, message: `S3 PutObject failed: HTTP ${status} ${code}` });
+    expect(s3.requests).toHaveLength(1);
+  });
+});
+
+describe('s3BucketFromEnvironment', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it('takes the region and the credentials from the environment, and the regional endpoint virtual-hosted', async () => {
+    vi.stubEnv('AWS_REGION', 'eu-central-1');
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDFROMENV');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret-from-env');
+
+    const bucket = s3BucketFromEnvironment(BUCKET);
+
+    expect(objectAddress(bucket, KEY).href).toBe(`https://${BUCKET}.s3.eu-central-1.amazonaws.com/${KEY}`);
+    const credentials = typeof bucket.credentials === 'function' ? await bucket.credentials() : bucket.credentials;
+    expect(credentials).toMatchObject({ accessKeyId: 'AKIDFROMENV', secretAccessKey: 'secret-from-env' });
+  });
+
+  it('prefers AWS_ENDPOINT_URL_S3 over AWS_ENDPOINT_URL, path-style when S3_FORCE_PATH_STYLE is true', () => {
+    vi.stubEnv('AWS_REGION', 'us-east-1');
+    vi.stubEnv('AWS_ENDPOINT_URL', 'http://127.0.0.1:1111');
+    vi.stubEnv('AWS_ENDPOINT_URL_S3', 'http://127.0.0.1:4568');
+    vi.stubEnv('S3_FORCE_PATH_STYLE', 'true');
+
+    expect(objectAddress(s3BucketFromEnvironment(BUCKET), KEY).href).toBe(`http://127.0.0.1:4568/${BUCKET}/${KEY}`);
   });
 });
 
