@@ -51,7 +51,7 @@ const shellQuote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
 
 /**
  * After esbuild, copies the two font files from the installed `@expo-google-fonts/noto-sans`
- * package into `fonts/` next to `index.mjs`. The commands run on the host when esbuild is
+ * package into `fonts/` next to `index.js`. The commands run on the host when esbuild is
  * installed, else in CDK's bundling container; both give the real input and output folders.
  */
 export const copyReportFonts: ICommandHooks = {

@@ -6,7 +6,7 @@ import { NodejsFunction, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodej
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { lambdaBundlingWith, sourceMapEnvironment } from './bundling.ts';
+import { lambdaBundlingWith } from './bundling.ts';
 import { repoRoot } from './repo-root.ts';
 
 export const serviceName = 'onboarding-reports-service';
@@ -68,7 +68,6 @@ export class ServiceFunction extends NodejsFunction {
       applicationLogLevelV2: props.applicationLogLevel ?? ApplicationLogLevel.INFO,
       systemLogLevelV2: SystemLogLevel.WARN,
       environment: {
-        ...sourceMapEnvironment,
         POWERTOOLS_SERVICE_NAME: serviceName,
         ...props.environment,
       },

@@ -4,7 +4,7 @@ import { buildLambdaBundles, largestPackages } from '../support/bundles.ts';
 import type { Measurement } from '../support/measurement.ts';
 
 /**
- * 1. Raw size of every Lambda's `index.mjs`, built with the esbuild options CDK uses. An API
+ * 1. Raw size of every Lambda's `index.js`, built with the esbuild options CDK uses. An API
  * function whose only AWS client is DynamoDB may take 450 KB; no function may take more than
  * 650 KB. Over budget, the note names the packages that take the most room (esbuild metafile).
  */

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { sourceMapEnvironment } from '../../lib/bundling.ts';
 import { reportPipelineFunctions } from '../../lib/routes.ts';
 import { summarize, type Row } from '../report.ts';
 import { buildLambdaBundles } from '../support/bundles.ts';
@@ -8,8 +7,8 @@ import type { Measurement } from '../support/measurement.ts';
 import { timeProcess } from '../support/timing.ts';
 
 /**
- * 2. Module init: `node index.mjs` (the import of a bundle, with the environment CDK gives the
- * function, source maps enabled as deployed) against `node -e 0`. Interleaved: every run of a
+ * 2. Module init: `node index.js` (the load of a bundle, with the environment CDK gives the
+ * function) against `node -e 0`. Interleaved: every run of a
  * bundle follows a run of bare node, in rotating order, so load on the machine hits both alike;
  * the baseline pools all bare runs (a steadier denominator than each bundle's own 30). The ratio
  * is what the init phase of a cold start costs over the runtime's own start.
@@ -31,7 +30,7 @@ export default {
       for (let k = 0; k < bundles.length; k++) {
         const index = (k + round) % bundles.length;
         const bundle = bundles[index]!;
-        const bundleEnv = cleanEnvironment({ ...env, ...sourceMapEnvironment, ...bundle.environment });
+        const bundleEnv = cleanEnvironment({ ...env, ...bundle.environment });
         bare.push(timeProcess(process.execPath, ['-e', '0'], bundleEnv));
         init[index]!.push(timeProcess(process.execPath, [bundle.file], bundleEnv));
       }

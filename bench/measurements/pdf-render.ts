@@ -41,7 +41,7 @@ export default {
     };
     const emptyWarm = await warm('empty', 0);
 
-    const script = path.join(context.workDir, 'render-once', 'render-once.mjs');
+    const script = path.join(context.workDir, 'render-once', 'render-once.js');
     await build(esbuildOptionsFor('bench/support/render-once.ts', script));
     const env = { ...process.env, ...(await copyReportFonts(path.dirname(script))) };
     const fresh = (subject: PdfSubject, matches: number): number[] =>

@@ -2,7 +2,7 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { esbuildOptionsFor } from '../../lib/bundling.ts';
+import { bundleFileName, esbuildOptionsFor } from '../../lib/bundling.ts';
 import { apiRoutes, fallbackRoute, reportPipelineFunctions } from '../../lib/routes.ts';
 import { REPORT_FONT_FILES, REPORT_FONT_PACKAGE_PATHS, REPORT_FONTS_DIR_ENV } from '../../shared/domain/reports/pdf/report-fonts.ts';
 
@@ -14,9 +14,9 @@ export interface LambdaBundle {
   name: string;
   entry: string;
   kind: LambdaKind;
-  /** The `index.mjs` CDK would deploy. */
+  /** The bundle CDK would deploy (`index.js`). */
   file: string;
-  /** Raw size of `index.mjs` (the source map is a separate file). */
+  /** Raw size of the bundle (the source map is a separate file). */
   bytes: number;
   /** AWS SDK clients in the bundle, e.g. `dynamodb`, `s3`. */
   awsClients: string[];
@@ -35,10 +35,10 @@ export async function buildLambdaBundles(outDir: string): Promise<LambdaBundle[]
   const bundles: LambdaBundle[] = [];
   for (const { name, entry, kind } of lambdaEntries) {
     const dir = path.join(outDir, name);
-    const file = path.join(dir, 'index.mjs');
+    const file = path.join(dir, bundleFileName);
     const { metafile } = await build({ ...esbuildOptionsFor(entry, file), metafile: true });
-    const output = Object.entries(metafile.outputs).find(([out]) => out.endsWith('index.mjs'));
-    if (!output) throw new Error(`esbuild wrote no index.mjs for ${entry}`);
+    const output = Object.entries(metafile.outputs).find(([out]) => out.endsWith(bundleFileName));
+    if (!output) throw new Error(`esbuild wrote no ${bundleFileName} for ${entry}`);
     const inputs = Object.keys(output[1].inputs);
     const awsClients = [...new Set(inputs.map((input) => /node_modules\/@aws-sdk\/client-([^/]+)\//.exec(input)?.[1]).filter((c) => c !== undefined))];
     const environment = inputs.some((input) => input.includes('shared/domain/reports/pdf/')) ? await copyReportFonts(dir) : {};
@@ -60,7 +60,7 @@ export async function copyReportFonts(bundleDir: string): Promise<Record<string,
 
 /** The packages contributing most to a bundle, e.g. `@pdf-lib/fontkit 940 KB, pdf-lib 230 KB`. */
 export function largestPackages(bundle: LambdaBundle, count = 5): string {
-  const output = Object.entries(bundle.metafile.outputs).find(([out]) => out.endsWith('index.mjs'))![1];
+  const output = Object.entries(bundle.metafile.outputs).find(([out]) => out.endsWith(bundleFileName))![1];
   const byPackage = new Map<string, number>();
   for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
     const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1] ?? `(own code) ${input.split('/')[0]}`;

@@ -7,7 +7,7 @@ import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, typicalUser, userWithMatches }
 
 /**
  * The PDF work the benchmark times, shared by the warm loop and the fresh-process run. As a
- * program (bundled like the worker): `node render-once.mjs <subject> [pepMatches]` times the first
+ * program (bundled like the worker): `node render-once.js <subject> [pepMatches]` times the first
  * render in a fresh process, after the fonts are read (as the worker reads them at init), and
  * prints `{"ms":..,"bytes":..}`.
  */
@@ -27,9 +27,12 @@ async function emptyA4(): Promise<Uint8Array> {
   return doc.save({ useObjectStreams: true });
 }
 
-if (process.argv[1]?.endsWith('render-once.mjs')) {
-  const render = renderer(process.argv[2] as PdfSubject, Number(process.argv[3] ?? 0));
+async function renderOnce(subject: PdfSubject, pepMatches: number): Promise<void> {
+  const render = renderer(subject, pepMatches);
   const startedAt = performance.now();
   const bytes = await render();
   process.stdout.write(JSON.stringify({ ms: performance.now() - startedAt, bytes: bytes.byteLength }));
 }
+
+// A CommonJS bundle, like the worker's: no top-level await.
+if (process.argv[1]?.endsWith('render-once.js')) void renderOnce(process.argv[2] as PdfSubject, Number(process.argv[3] ?? 0));

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,7 +7,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '../../lib/service-stack.ts';
-import { esbuildOptionsFor } from '../../lib/bundling.ts';
+import { bundleFileName, esbuildOptionsFor } from '../../lib/bundling.ts';
 import { REPORT_FONT_FILES, REPORT_FONT_PACKAGE_PATHS } from '../../shared/domain/reports/pdf/report-fonts.ts';
 import { apiRoutes, fallbackRoute, reportPipelineFunctions } from '../../lib/routes.ts';
 import { allTables } from '../../lib/table-definitions.ts';
@@ -92,14 +92,14 @@ describe('HTTP API', () => {
 });
 
 describe('functions', () => {
-  it('run every function on nodejs22.x and arm64 with an ESM bundle and source maps', () => {
+  it('run every function on nodejs22.x and arm64 from a CommonJS bundle, without the runtime source-map flag', () => {
     const functions = ofType('AWS::Lambda::Function');
     expect(functions).toHaveLength(functionCount);
     for (const [, fn] of functions) {
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
       expect(fn.Properties.Handler).toBe('index.handler');
-      expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBeUndefined();
       expect(fn.Properties.LoggingConfig.LogFormat).toBe('JSON');
     }
   });
@@ -207,7 +207,7 @@ describe('GetOpenApiDocument', () => {
     const fn = routeFunction('GetOpenApiDocument');
     const statements = statementsOf(fn);
     expect(statements.flatMap(actionsOf).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
-    expect(Object.keys(environmentOf(fn)).sort()).toEqual(['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME']);
+    expect(Object.keys(environmentOf(fn)).sort()).toEqual(['POWERTOOLS_SERVICE_NAME']);
   });
 });
 
@@ -261,11 +261,12 @@ describe('bundling', () => {
     const assetDir = path.join(app.synth().directory, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
     const outDir = mkdtempSync(path.join(tmpdir(), 'bundle-'));
     try {
-      await build(esbuildOptionsFor(fallbackRoute.entry, path.join(outDir, 'index.mjs')));
-      const deployed = readFileSync(path.join(assetDir, 'index.mjs'), 'utf8');
-      expect(deployed.startsWith("import { createRequire } from 'module';")).toBe(true);
-      expect(deployed).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
-      expect(readFileSync(path.join(outDir, 'index.mjs'), 'utf8')).toBe(deployed);
+      await build(esbuildOptionsFor(fallbackRoute.entry, path.join(outDir, bundleFileName)));
+      const deployed = readFileSync(path.join(assetDir, bundleFileName), 'utf8');
+      expect(deployed.startsWith('"use strict";const importMetaUrl =')).toBe(true);
+      expect(deployed).toMatch(/\/\/# sourceMappingURL=index\.js\.map\s*$/);
+      expect(existsSync(path.join(assetDir, `${bundleFileName}.map`))).toBe(true);
+      expect(readFileSync(path.join(outDir, bundleFileName), 'utf8')).toBe(deployed);
     } finally {
       rmSync(outDir, { recursive: true, force: true });
     }
