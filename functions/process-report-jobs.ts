@@ -50,7 +50,12 @@ async function processRecord(record: SQSRecord, lambdaContext: Context): Promise
       isFinalAttempt: isFinalReceive(record),
       leaseMs: lambdaContext.getRemainingTimeInMillis() + LEASE_MARGIN_MS,
     });
-    logger.info('report job processed', { jobId: message.jobId, orgId: message.orgId, ...result, job: undefined });
+    if (result.outcome === 'failed') {
+      const { errorCode, cause } = result;
+      logger.error('report job failed', { jobId: message.jobId, orgId: message.orgId, errorCode, ...(cause ? { error: cause as Error } : {}) });
+    } else {
+      logger.info('report job processed', { jobId: message.jobId, orgId: message.orgId, ...result, job: undefined });
+    }
   } catch (error) {
     // Reported to SQS as this message's failure (it will be retried); the batch processor keeps no log.
     logger.error('report job attempt failed', {

@@ -22,7 +22,7 @@ export interface ProcessingAttempt {
 
 export type ProcessOutcome =
   | { outcome: 'completed'; job: ReportJob }
-  | { outcome: 'failed'; job: ReportJob; errorCode: ReportErrorCode }
+  | { outcome: 'failed'; job: ReportJob; errorCode: ReportErrorCode; /** What failed, for the log. */ cause?: unknown }
   | { outcome: 'skipped'; reason: 'unknown-job' | 'already-finished' | 'taken-by-another-attempt' | 'lost-to-another-writer' };
 
 /**
@@ -33,9 +33,10 @@ export type ProcessOutcome =
  * attempt, where it ends FAILED/STORAGE_FAILED.
  */
 export function processReportJob(deps: ProcessReportJobDeps) {
-  const fail = async (job: ReportJob, errorCode: ReportErrorCode): Promise<ProcessOutcome> => {
+  const fail = async (job: ReportJob, errorCode: ReportErrorCode, cause?: unknown): Promise<ProcessOutcome> => {
     const failed = await deps.jobs.fail(job, errorCode, deps.clock.now());
-    return failed ? { outcome: 'failed', job, errorCode } : { outcome: 'skipped', reason: 'lost-to-another-writer' };
+    if (!failed) return { outcome: 'skipped', reason: 'lost-to-another-writer' };
+    return cause === undefined ? { outcome: 'failed', job, errorCode } : { outcome: 'failed', job, errorCode, cause };
   };
 
   return async (message: ReportJobMessage, attempt: ProcessingAttempt): Promise<ProcessOutcome> => {
@@ -55,8 +56,8 @@ export function processReportJob(deps: ProcessReportJobDeps) {
     try {
       const organizationName = user.organization_name ?? job.orgId;
       pdf = await deps.render({ user, organizationName, jobId: job.jobId, generatedAt });
-    } catch {
-      return fail(job, 'RENDER_FAILED');
+    } catch (error) {
+      return fail(job, 'RENDER_FAILED', error);
     }
 
     const sha256 = createHash('sha256').update(pdf).digest('hex');
@@ -67,7 +68,7 @@ export function processReportJob(deps: ProcessReportJobDeps) {
         await deps.jobs.release(job, deps.clock.now());
         throw error;
       }
-      return fail(job, 'STORAGE_FAILED');
+      return fail(job, 'STORAGE_FAILED', error);
     }
 
     const completedAt = deps.clock.now();

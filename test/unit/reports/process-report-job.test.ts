@@ -170,11 +170,12 @@ describe('processReportJob', () => {
   });
 
   it('fails the job with RENDER_FAILED when the renderer throws, and stores nothing', async () => {
-    render.mockRejectedValueOnce(new Error('font missing'));
+    const fontMissing = new Error('font missing');
+    render.mockRejectedValueOnce(fontMissing);
 
     const result = await process(message(), firstAttempt);
 
-    expect(result).toMatchObject({ outcome: 'failed', errorCode: 'RENDER_FAILED' });
+    expect(result).toMatchObject({ outcome: 'failed', errorCode: 'RENDER_FAILED', cause: fontMissing });
     expect(await stored()).toMatchObject({ status: 'FAILED', errorCode: 'RENDER_FAILED' });
     expect(storage.objects.size).toBe(0);
     expect(guard()).toBeUndefined();
@@ -220,7 +221,7 @@ describe('processReportJob', () => {
 
     const result = await process(message(), firstAttempt);
 
-    expect(result).toMatchObject({ outcome: 'failed', errorCode: 'STORAGE_FAILED' });
+    expect(result).toMatchObject({ outcome: 'failed', errorCode: 'STORAGE_FAILED', cause: accessDenied });
     expect(await stored()).toMatchObject({ status: 'FAILED', errorCode: 'STORAGE_FAILED', durationMs: RENDER_MS });
   });
 
