@@ -58,7 +58,7 @@ export async function copyReportFonts(bundleDir: string): Promise<Record<string,
   return { [REPORT_FONTS_DIR_ENV]: fontsDir };
 }
 
-/** The packages contributing most to a bundle, e.g. `@pdf-lib/fontkit 940 KB, pdf-lib 230 KB`. */
+/** The packages contributing most to a bundle, e.g. `pdf-lib 224 KB, @smithy/core 112 KB`. */
 export function largestPackages(bundle: LambdaBundle, count = 5): string {
   const output = Object.entries(bundle.metafile.outputs).find(([out]) => out.endsWith(bundleFileName))![1];
   const byPackage = new Map<string, number>();

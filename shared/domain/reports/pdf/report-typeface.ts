@@ -1,13 +1,13 @@
-import fontkit from '@pdf-lib/fontkit';
 import type { PDFDocument } from 'pdf-lib';
 import type { ReportFonts } from './report-fonts.ts';
+import { pdfLibFont } from './truetype/pdf-lib-font.ts';
+import { TrueTypeFont } from './truetype/truetype-font.ts';
 
 export type FontWeight = keyof ReportFonts;
 
 /** What pdf-lib accepts as a font engine: anything with `create(bytes)`. */
 type Fontkit = Parameters<PDFDocument['registerFontkit']>[0];
 type FontkitFont = ReturnType<Fontkit['create']>;
-type GlyphRun = ReturnType<FontkitFont['layout']>;
 
 /** Measures and cleans text for the report's two faces. */
 export interface ReportTypeface {
@@ -23,15 +23,13 @@ export interface ReportTypeface {
 }
 
 /**
- * A parsed face, kept per process: parsing a TTF and decoding its tables costs more than a whole
- * report, so it is done once per font bytes (once per cold start with `loadReportFonts`).
+ * A parsed face, kept per process (once per cold start with `loadReportFonts`). Parsing reads
+ * only the table directory and a few header fields; characters are looked up as they come.
  */
 interface ParsedFace {
-  font: FontkitFont;
-  /** The face pdf-lib embeds from: `font` with text mapped to glyphs without OpenType shaping. */
+  font: TrueTypeFont;
+  /** The face as pdf-lib embeds it, text mapped to glyphs without OpenType shaping. */
   forEmbedding: FontkitFont;
-  advances: Map<number, number>;
-  unitsPerEm: number;
 }
 
 const parsedFaces = new WeakMap<Uint8Array, ParsedFace>();
@@ -70,101 +68,25 @@ export function subsetFontName(bytes: Uint8Array, text: string): string {
 function parsedFace(bytes: Uint8Array): ParsedFace {
   let face = parsedFaces.get(bytes);
   if (!face) {
-    const font = fontkit.create(bytes);
-    face = { font, forEmbedding: font, advances: new Map(), unitsPerEm: font.unitsPerEm };
-    face.forEmbedding = withoutShaping(face);
+    const font = new TrueTypeFont(bytes);
+    // pdf-lib types a font engine's font as fontkit's whole API; embedding a subset reads only
+    // the members PdfLibFont has.
+    face = { font, forEmbedding: pdfLibFont(font) as unknown as FontkitFont };
     parsedFaces.set(bytes, face);
   }
   return face;
 }
 
-/**
- * pdf-lib turns text into glyphs with fontkit's full OpenType layout, 1 to 2 ms per string on
- * Noto Sans, and then ignores the glyph positions it computed. Mapping each character straight to
- * its glyph gives the same drawing (NFC text, no ligatures) at a fraction of the cost. The glyph
- * records are made per call, so nothing a render reads depends on earlier renders in the process
- * (fontkit caches glyph objects together with the first code points they were asked for).
- * pdf-lib reads only `id`, `codePoints` and `advanceWidth` from them.
- */
-function withoutShaping(face: ParsedFace): FontkitFont {
-  const layout = (text: string): GlyphRun => {
-    const glyphs = Array.from(text, (character) => {
-      const codePoint = character.codePointAt(0) ?? 0;
-      const glyph = face.font.glyphForCodePoint(codePoint);
-      return { id: glyph.id, codePoints: [codePoint], advanceWidth: glyph.advanceWidth };
-    });
-    return { glyphs } as unknown as GlyphRun;
-  };
-  const createSubset = (): unknown => withEvenGlyphLengths(face.font.createSubset());
-  return new Proxy(face.font, {
-    get(target, property) {
-      if (property === 'layout') return layout;
-      if (property === 'createSubset') return createSubset;
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
-
-/** The parts of fontkit's (1.1.1) TrueType subset that `withEvenGlyphLengths` touches. */
-interface TrueTypeSubset {
-  glyf: Uint8Array[];
-  offset: number;
-  _addGlyph(glyphId: number): number;
-}
-
-/**
- * fontkit 1.1.1 writes a small subset's `loca` table in the short format, which stores offsets
- * halved, but copies glyph data without padding it to an even length. Noto Sans has odd-length
- * glyphs, so most glyphs after the first odd one would be cut and vanish from the page. Padding
- * each glyph with a zero byte, as the TrueType specification expects, fixes this subset only.
- */
-function withEvenGlyphLengths<T>(subset: T): T {
-  const trueType = subset as unknown as Partial<TrueTypeSubset>;
-  const addGlyph = trueType._addGlyph;
-  if (typeof addGlyph !== 'function') return subset; // a CFF face
-  trueType._addGlyph = function addPaddedGlyph(this: TrueTypeSubset, glyphId: number): number {
-    const index = addGlyph.call(this, glyphId);
-    const data = this.glyf[index];
-    if (data && data.length % 2 === 1) {
-      this.glyf[index] = padded(data);
-      this.offset += 1;
-    }
-    return index;
-  };
-  return subset;
-}
-
-interface BufferStatics {
-  concat(list: Uint8Array[]): Uint8Array;
-  alloc(size: number): Uint8Array;
-}
-
-/**
- * `data` and one zero byte, as the same Buffer class: fontkit's bundled stream only accepts its
- * own Buffer polyfill.
- */
-function padded(data: Uint8Array): Uint8Array {
-  const BufferClass = data.constructor as unknown as BufferStatics;
-  return BufferClass.concat([data, BufferClass.alloc(1)]);
-}
-
 function hasGlyph(face: ParsedFace, codePoint: number): boolean {
-  return face.font.hasGlyphForCodePoint(codePoint);
+  return face.font.glyphIdForCodePoint(codePoint) !== 0;
 }
 
 function textWidth(face: ParsedFace, text: string, size: number): number {
   let units = 0;
   for (const character of text) {
-    const codePoint = character.codePointAt(0) ?? 0;
-    let advance = face.advances.get(codePoint);
-    if (advance === undefined) {
-      advance = face.font.glyphForCodePoint(codePoint).advanceWidth;
-      face.advances.set(codePoint, advance);
-    }
-    units += advance;
+    units += face.font.advanceWidth(face.font.glyphIdForCodePoint(character.codePointAt(0) ?? 0));
   }
-  return (units / face.unitsPerEm) * size;
+  return (units / face.font.unitsPerEm) * size;
 }
 
 const DROPPED = /[\p{Cc}\p{Cf}]/u;

@@ -1,10 +1,10 @@
 import fontkit from '@pdf-lib/fontkit';
-import { PDFDict, PDFDocument, PDFName, PDFRawStream, decodePDFRawStream } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, decodePDFRawStream, type PDFPage } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { layoutUserReport } from '../../../../shared/domain/reports/pdf/layout-user-report.ts';
 import { REPORT_TEMPLATE_VERSION, renderUserReport } from '../../../../shared/domain/reports/pdf/render-user-report.ts';
 import { loadReportFonts } from '../../../../shared/domain/reports/pdf/report-fonts.ts';
-import { reportTypeface } from '../../../../shared/domain/reports/pdf/report-typeface.ts';
+import { reportTypeface, type FontWeight } from '../../../../shared/domain/reports/pdf/report-typeface.ts';
 import type { UserRecord } from '../../../../shared/domain/users/user-record.ts';
 import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, typicalUser, userWithMatches } from './user-report-fixtures.ts';
 
@@ -30,6 +30,57 @@ async function embeddedFonts(bytes: Uint8Array): Promise<{ name: string; font: R
     found.push({ name: String(object.get(PDFName.of('FontName'))), font: fontkit.create(decodePDFRawStream(stream).decode()) });
   }
   return found;
+}
+
+type FontkitFont = ReturnType<typeof fontkit.create>;
+
+/** A font resource of a page as a reader sees it: which face, its glyph to text map, its font program. */
+interface PageFont {
+  weight: FontWeight;
+  toUnicode: Map<number, string>;
+  program: FontkitFont;
+}
+
+function streamBytes(stream: unknown): Uint8Array {
+  if (!(stream instanceof PDFRawStream)) throw new Error('expected a stream');
+  return decodePDFRawStream(stream).decode();
+}
+
+function decodedStream(stream: unknown): string {
+  return Buffer.from(streamBytes(stream)).toString('latin1');
+}
+
+function pageFonts(page: PDFPage): Map<string, PageFont> {
+  const fonts = new Map<string, PageFont>();
+  const resources = page.node.Resources()!.lookup(PDFName.of('Font'), PDFDict);
+  for (const [key, ref] of resources.entries()) {
+    const font = page.doc.context.lookup(ref, PDFDict);
+    const baseFont = font.lookup(PDFName.of('BaseFont'), PDFName).decodeText();
+    const toUnicode = new Map<number, string>();
+    for (const [, glyph, text] of decodedStream(font.lookup(PDFName.of('ToUnicode'))).matchAll(/<([0-9a-f]+)> <([0-9a-f]+)>/gi)) {
+      toUnicode.set(Number.parseInt(glyph!, 16), String.fromCharCode(...text!.match(/.{4}/g)!.map((unit) => Number.parseInt(unit, 16))));
+    }
+    const descriptor = font.lookup(PDFName.of('DescendantFonts'), PDFArray).lookup(0, PDFDict).lookup(PDFName.of('FontDescriptor'), PDFDict);
+    fonts.set(key.asString(), {
+      weight: baseFont.endsWith('NotoSans-Bold') ? 'bold' : 'regular',
+      toUnicode,
+      program: fontkit.create(streamBytes(descriptor.lookup(PDFName.of('FontFile2')))),
+    });
+  }
+  return fonts;
+}
+
+/** The strings a page shows, in order: the font resource each is shown in and its glyph ids. */
+function shownStrings(page: PDFPage): { font: string; glyphIds: number[] }[] {
+  const contents = page.node.Contents();
+  const streams = contents instanceof PDFArray ? contents.asArray().map((ref) => page.doc.context.lookup(ref)) : [contents];
+  const shown: { font: string; glyphIds: number[] }[] = [];
+  let font = '';
+  for (const [, fontKey, hex] of streams.map(decodedStream).join('\n').matchAll(/(\/F\d+) [\d.]+ Tf|<([0-9A-Fa-f]*)> Tj/g)) {
+    if (fontKey) font = fontKey;
+    else shown.push({ font, glyphIds: (hex!.match(/.{4}/g) ?? []).map((id) => Number.parseInt(id, 16)) });
+  }
+  return shown;
 }
 
 describe('renderUserReport', () => {
@@ -129,6 +180,39 @@ describe('renderUserReport', () => {
       const empty = glyphs.filter((glyph) => glyph.path.toSVG() === '');
       expect(empty.length).toBeLessThanOrEqual(1); // the space
     }
+  });
+
+  it('shows each laid-out text in its face, with the glyph of each character, mapped back to the text', async () => {
+    const user = typicalUser({
+      name: 'Ζωή Παπαδοπούλου',
+      first_name: 'Дмитрий',
+      middle_name: 'Zoë Ångström-Núñez',
+      guardian_name: 'Łukasz Żółć, Çağrı Şeker, François Dvořák, Erdős Pál',
+      override_notes: '审核通过 🙂',
+    });
+    await render(userWithMatches(3, 1)); // glyphs another report used before must leave no trace
+    const layout = layoutUserReport(
+      { user, organizationName: ORGANIZATION_NAME, jobId: JOB_ID, generatedAt: GENERATED_AT, templateVersion: REPORT_TEMPLATE_VERSION },
+      reportTypeface(fonts),
+    );
+    const originals = { regular: fontkit.create(Buffer.from(fonts.regular)), bold: fontkit.create(Buffer.from(fonts.bold)) };
+
+    const doc = await PDFDocument.load(await render(user));
+
+    expect(doc.getPageCount()).toBe(layout.pages.length);
+    doc.getPages().forEach((page, pageIndex) => {
+      const fontsOfPage = pageFonts(page);
+      const shown = shownStrings(page).map(({ font, glyphIds }) => {
+        const { weight, toUnicode, program } = fontsOfPage.get(font)!;
+        return { weight, text: glyphIds.map((glyphId) => toUnicode.get(glyphId)).join(''), outlines: glyphIds.map((glyphId) => program.getGlyph(glyphId).path.toSVG()) };
+      });
+      const expected = layout.pages[pageIndex]!.texts.map(({ weight, text }) => ({
+        weight,
+        text,
+        outlines: Array.from(text, (character) => originals[weight].glyphForCodePoint(character.codePointAt(0)!).path.toSVG()),
+      }));
+      expect(shown).toEqual(expected);
+    });
   });
 
   it('keeps a typical report well under 80 KB', async () => {
