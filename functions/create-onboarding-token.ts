@@ -1,7 +1,6 @@
-import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
-import { SesOnboardingMailer } from '#shared/adapters/ses/onboarding-mailer.ts';
+import { onboardingMailerFromEnvironment } from '#shared/adapters/ses/onboarding-mailer.ts';
 import { loadApiConfig, tokenVerifierFrom } from '#shared/config/api-config.ts';
 import { optionalString, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
@@ -22,7 +21,7 @@ const dynamoDb = createDynamoDbClients();
 
 const createToken = createOnboardingToken({
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
-  mailer: new SesOnboardingMailer(new SESv2Client({}), {
+  mailer: onboardingMailerFromEnvironment({
     senderAddress: config.SENDER_EMAIL,
     templateName: config.ONBOARDING_TEMPLATE_NAME,
   }),

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -19,7 +20,8 @@ import type { Measurement } from '../support/measurement.ts';
 /**
  * 3. Request overhead in-process: each API handler (its real module, middleware chain and use
  * case) called warm with a realistic HTTP API v2 event, every AWS client mocked with
- * aws-sdk-client-mock to answer at once with realistic items. What is left is what the function
+ * aws-sdk-client-mock to answer at once with realistic items, and SES (which the token handler
+ * calls without a client) answered by a server on loopback. What is left is what the function
  * itself spends per request: routing through middy, JWT verification, parsing and validation,
  * the use case, and writing the response. Baseline: a trivial handler without middy, called alike.
  */
@@ -96,16 +98,24 @@ function mockAwsClients(): void {
     return { Items: tokenItems };
   });
   mockClient(DynamoDBClient).onAnyCommand().resolves({});
-  mockClient(SESv2Client).onAnyCommand().resolves({ MessageId: 'benchmark-message' });
   mockClient(SQSClient).onAnyCommand().resolves({ MessageId: randomUUID() });
   mockClient(S3Client).onAnyCommand().resolves({});
+}
+
+/** SES v2 SendEmail on 127.0.0.1, answering at once; the token handler's mailer finds it through the SDK's endpoint variable. */
+async function serveSendEmail(): Promise<string> {
+  const server = createServer((request, response) => {
+    request.resume().on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{"MessageId":"benchmark-message"}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 export default {
   title: '3 request overhead',
   async run(context) {
     const { env, signingKey } = await lambdaEnvironment();
-    Object.assign(process.env, env, { AWS_LAMBDA_LOG_LEVEL: 'WARN' });
+    Object.assign(process.env, env, { AWS_LAMBDA_LOG_LEVEL: 'WARN', AWS_ENDPOINT_URL_SESV2: await serveSendEmail() });
     mockAwsClients();
     const token = await signToken(validClaims({ exp: Math.floor(Date.now() / 1000) + 3600 }), { key: signingKey });
 
