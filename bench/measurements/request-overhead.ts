@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { generateDemoUsers } from '../../local/demo-users.ts';
@@ -20,8 +20,8 @@ import type { Measurement } from '../support/measurement.ts';
 /**
  * 3. Request overhead in-process: each API handler (its real module, middleware chain and use
  * case) called warm with a realistic HTTP API v2 event, every AWS client mocked with
- * aws-sdk-client-mock to answer at once with realistic items, and SES (which the token handler
- * calls without a client) answered by a server on loopback. What is left is what the function
+ * aws-sdk-client-mock to answer at once with realistic items, and the SES request the token
+ * handler signs itself (no client to mock) answered at once by the SDK's HTTP handler, after signing. What is left is what the function
  * itself spends per request: routing through middy, JWT verification, parsing and validation,
  * the use case, and writing the response. Baseline: a trivial handler without middy, called alike.
  */
@@ -102,21 +102,27 @@ function mockAwsClients(): void {
   mockClient(S3Client).onAnyCommand().resolves({});
 }
 
-/** SES v2 SendEmail on 127.0.0.1, answering at once; the token handler's mailer finds it through the SDK's endpoint variable. */
-async function serveSendEmail(): Promise<string> {
-  const server = createServer((request, response) => {
-    request.resume().on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{"MessageId":"benchmark-message"}'));
+/**
+ * Every request that reaches the SDK's HTTP handler (only the token handler's signed SES SendEmail:
+ * the clients are mocked before it) is answered at once, as aws-sdk-client-mock answers a client.
+ */
+function answerSignedRequestsInProcess(): void {
+  NodeHttpHandler.prototype.handle = async () => ({
+    response: {
+      statusCode: 200,
+      headers: { 'content-type': 'application/json' },
+      body: Readable.from([Buffer.from('{"MessageId":"benchmark-message"}')]),
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 export default {
   title: '3 request overhead',
   async run(context) {
     const { env, signingKey } = await lambdaEnvironment();
-    Object.assign(process.env, env, { AWS_LAMBDA_LOG_LEVEL: 'WARN', AWS_ENDPOINT_URL_SESV2: await serveSendEmail() });
+    Object.assign(process.env, env, { AWS_LAMBDA_LOG_LEVEL: 'WARN' });
     mockAwsClients();
+    answerSignedRequestsInProcess();
     const token = await signToken(validClaims({ exp: Math.floor(Date.now() / 1000) + 3600 }), { key: signingKey });
 
     const trivial: Handler = async () => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' });
