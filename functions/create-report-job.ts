@@ -1,5 +1,4 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { DynamoDbReportRateLimiter } from '#shared/adapters/dynamodb/report-rate-limiter.ts';
 import { DynamoDbUserDirectory } from '#shared/adapters/dynamodb/user-directory.ts';
@@ -29,7 +28,7 @@ const dynamoDb = createDynamoDbClients();
 const requestReportJob = requestReport({
   jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME, config.REPORT_RETENTION_DAYS),
   users: new DynamoDbUserDirectory(dynamoDb.documents, config.USERS_TABLE_NAME),
-  queue: new SqsReportQueue(new SQSClient({}), config.REPORT_QUEUE_URL),
+  queue: new SqsReportQueue(createSqsClient(), config.REPORT_QUEUE_URL),
   clock: systemClock,
   templateVersion: REPORT_TEMPLATE_VERSION,
 });

@@ -13,6 +13,7 @@ import { loadReportFonts } from '#shared/domain/reports/pdf/report-fonts.ts';
 import { renderUserReport } from '#shared/domain/reports/pdf/render-user-report.ts';
 import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
 import { logger } from '#shared/observability/logger.ts';
+import { logReportJobOutcome } from '#shared/observability/report-job-outcome-log.ts';
 import { isFinalReceive, reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
 import * as v from 'valibot';
 
@@ -50,12 +51,7 @@ async function processRecord(record: SQSRecord, lambdaContext: Context): Promise
       isFinalAttempt: isFinalReceive(record),
       leaseMs: lambdaContext.getRemainingTimeInMillis() + LEASE_MARGIN_MS,
     });
-    if (result.outcome === 'failed') {
-      const { errorCode, cause } = result;
-      logger.error('report job failed', { jobId: message.jobId, orgId: message.orgId, errorCode, ...(cause ? { error: cause as Error } : {}) });
-    } else {
-      logger.info('report job processed', { jobId: message.jobId, orgId: message.orgId, ...result, job: undefined });
-    }
+    logReportJobOutcome(logger, message, result);
   } catch (error) {
     // Reported to SQS as this message's failure (it will be retried); the batch processor keeps no log.
     logger.error('report job attempt failed', {

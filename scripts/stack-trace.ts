@@ -11,9 +11,14 @@ position in the Lambda bundle mapped back to the TypeScript source. The function
 bundle; its map is deployed beside it (index.js.map in the function's code, or in
 cdk.out/asset.<hash>/ after \`npm run synth\` of the same commit).`;
 
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 const mapFile = parseCommandLine('stack-trace', USAGE, () => {
-  const [file, ...rest] = process.argv.slice(2);
-  if (file === undefined || file === '--help' || rest.length > 0) throw new UsageError('give the path of one index.js.map');
+  const [file, ...rest] = args;
+  if (file === undefined || rest.length > 0) throw new UsageError('give the path of one index.js.map');
   return file;
 });
 if (mapFile === undefined) process.exit(2);

@@ -1,5 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { awsSdkLogger } from '../observability/logger.ts';
 
 /**
  * AWS clients are created once per cold start, at module scope of each function entry point.
@@ -7,9 +9,14 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * points the same code at emulators without a code branch.
  */
 export function createDynamoDbClients(): { client: DynamoDBClient; documents: DynamoDBDocumentClient } {
-  const client = new DynamoDBClient({});
+  const client = new DynamoDBClient({ logger: awsSdkLogger });
   const documents = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
   return { client, documents };
+}
+
+/** The SQS client of the function that queues report jobs. */
+export function createSqsClient(): SQSClient {
+  return new SQSClient({ logger: awsSdkLogger });
 }

@@ -256,17 +256,31 @@ describe('mail and alarms', () => {
 });
 
 describe('bundling', () => {
-  it('builds with esbuildOptionsFor exactly the bundle CDK deploys', async () => {
-    const code = resources[logicalIdOf(stack.routeNotFound)]!.Properties.Code as { S3Key: string };
-    const assetDir = path.join(app.synth().directory, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+  /** Every function with its entry file, as lib/routes.ts declares them. */
+  const deployedFunctions = () => [
+    ...apiRoutes.map((route) => ({ entry: route.entry, fn: routeFunction(route.name) })),
+    { entry: fallbackRoute.entry, fn: stack.routeNotFound },
+    { entry: reportPipelineFunctions.worker.entry, fn: stack.reports.worker },
+    { entry: reportPipelineFunctions.deadLetters.entry, fn: stack.reports.deadLetterHandler },
+    { entry: reportPipelineFunctions.sweep.entry, fn: stack.reports.sweep },
+  ];
+
+  it('builds with esbuildOptionsFor exactly the bundle CDK deploys, for every function', async () => {
+    const functions = deployedFunctions();
+    expect(functions).toHaveLength(functionCount);
     const outDir = mkdtempSync(path.join(tmpdir(), 'bundle-'));
     try {
-      await build(esbuildOptionsFor(fallbackRoute.entry, path.join(outDir, bundleFileName)));
-      const deployed = readFileSync(path.join(assetDir, bundleFileName), 'utf8');
-      expect(deployed.startsWith('"use strict";const importMetaUrl =')).toBe(true);
-      expect(deployed).toMatch(/\/\/# sourceMappingURL=index\.js\.map\s*$/);
-      expect(existsSync(path.join(assetDir, `${bundleFileName}.map`))).toBe(true);
-      expect(readFileSync(path.join(outDir, bundleFileName), 'utf8')).toBe(deployed);
+      for (const { entry, fn } of functions) {
+        const code = resources[logicalIdOf(fn)]!.Properties.Code as { S3Key: string };
+        const assetDir = path.join(app.synth().directory, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+        const file = path.join(outDir, path.basename(entry, '.ts'), bundleFileName);
+        await build(esbuildOptionsFor(entry, file));
+        const deployed = readFileSync(path.join(assetDir, bundleFileName), 'utf8');
+        expect(deployed.startsWith('"use strict";const importMetaUrl =')).toBe(true);
+        expect(deployed).toMatch(/\/\/# sourceMappingURL=index\.js\.map\s*$/);
+        expect(existsSync(path.join(assetDir, `${bundleFileName}.map`))).toBe(true);
+        expect(readFileSync(file, 'utf8'), entry).toBe(deployed);
+      }
     } finally {
       rmSync(outDir, { recursive: true, force: true });
     }
