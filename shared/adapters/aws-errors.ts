@@ -13,7 +13,17 @@ const UNAVAILABLE_ERROR_NAMES = new Set([
   'InternalError',
   'TimeoutError',
 ]);
-const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 /** An AWS SDK error that says the service is throttling or failing, or the network to it is down. */
 export function isDependencyUnavailable(error: unknown, depth = 0): boolean {

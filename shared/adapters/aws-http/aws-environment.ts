@@ -10,6 +10,18 @@ export interface AwsServiceAccess {
 }
 
 /**
+ * Where a request goes, in the fields the SDK's HttpRequest has. The path is already
+ * percent-encoded and is sent and signed exactly as it is: a WHATWG URL would resolve its `.` and
+ * `..` segments (`%2E%2E` too), and an S3 key is literal.
+ */
+export interface AwsAddress {
+  protocol: string;
+  hostname: string;
+  port?: number;
+  path: string;
+}
+
+/**
  * The function's region and its own credentials from its environment (where Lambda puts them),
  * and the endpoint the SDK would read for the service: `AWS_ENDPOINT_URL_<service id>`, else
  * `AWS_ENDPOINT_URL`. The local stack points those at the emulators.
@@ -25,4 +37,15 @@ export function serviceAccessFromEnvironment(serviceId: string): AwsServiceAcces
 /** `https://<hostPrefix>.<region>.amazonaws.com`, or `.amazonaws.com.cn` in the China regions. */
 export function regionalEndpoint(hostPrefix: string, region: string): string {
   return `https://${hostPrefix}.${region}.${region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com'}`;
+}
+
+/** `path` (already encoded) at the endpoint's protocol, host and port; the rest of the endpoint is not used. */
+export function addressAt(endpoint: string, path: string): AwsAddress {
+  const { protocol, hostname, port } = new URL(endpoint);
+  return { protocol, hostname, ...(port ? { port: Number(port) } : {}), path };
+}
+
+/** The `host` header for the address: the port only when it is not the protocol's default. */
+export function hostHeader({ hostname, port }: AwsAddress): string {
+  return port === undefined ? hostname : `${hostname}:${port}`;
 }

@@ -1,19 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Hash } from '@smithy/core/serde';
 import { HttpRequest } from '@smithy/core/transport';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { DependencyUnavailableError } from '../../domain/errors.ts';
-import type { AwsServiceAccess } from './aws-environment.ts';
-
-/** SHA-256 for SigV4, from the SDK's own Node hash (already in every bundle). */
-export const sha256 = Hash.bind(null, 'sha256');
+import { isDependencyUnavailable } from '../aws-errors.ts';
+import { hostHeader, type AwsAddress, type AwsServiceAccess } from './aws-environment.ts';
+import { sha256 } from './sha256.ts';
 
 /** One request to an AWS API, before signing. */
 export interface AwsRequest {
   method: string;
-  /** Its protocol, host, port and path are sent (no query: none of these requests has one). */
-  url: URL;
+  /** Its path has no query: none of these requests needs one, and the client refuses one. */
+  address: AwsAddress;
   /** `host` and `content-length` are added. */
   headers: Record<string, string>;
   body: Uint8Array | string;
@@ -27,7 +25,7 @@ export interface AwsResponse {
 }
 
 /**
- * An AWS service refused a request. Names the status, the service's error code and its request id
+ * An AWS service refused a request. Names the status, the service's error code and its request ids
  * only: the service's message may quote the request (object keys, recipient addresses).
  */
 export class AwsRequestRefusedError extends Error {
@@ -38,8 +36,11 @@ export class AwsRequestRefusedError extends Error {
     readonly statusCode: number,
     readonly code: string | undefined,
     readonly requestId?: string,
+    /** S3's `x-amz-id-2`, which AWS support asks for along with the request id. */
+    readonly extendedRequestId?: string,
   ) {
-    super(`${operation} failed: HTTP ${statusCode}${code ? ` ${code}` : ''}`);
+    const ids = [requestId && `request ${requestId}`, extendedRequestId && `extended request ${extendedRequestId}`].filter(Boolean);
+    super(`${operation} failed: HTTP ${statusCode}${code ? ` ${code}` : ''}${ids.length ? ` (${ids.join(', ')})` : ''}`);
   }
 }
 
@@ -51,6 +52,8 @@ export interface SigV4HttpClientOptions extends Pick<AwsServiceAccess, 'region' 
   /** Named by the DependencyUnavailableError reported when transient failures outlast the attempts. */
   dependency: string;
   connectionTimeoutMs: number;
+  /** One attempt, from connecting to the end of the answer's body; less when the budget has less left. */
+  attemptTimeoutMs: number;
   /** All attempts of one request together, pauses included. */
   timeBudgetMs: number;
   /** The pauses before the second, third, ... attempt; one attempt more than there are pauses. */
@@ -66,9 +69,11 @@ export interface SigV4HttpClientOptions extends Pick<AwsServiceAccess, 'region' 
 /**
  * Sends SigV4-signed requests to one AWS service with the SDK's own signer and HTTP handler, for
  * adapters that make a single call and would otherwise carry the service's whole SDK client
- * into their function's bundle and cold start. Network errors, timeouts, 5XX, 429 and the
- * service's transient error codes are tried again after short pauses within a time budget, then
- * reported as `DependencyUnavailableError`; any other refusal is permanent and thrown at once.
+ * into their function's bundle and cold start. Network failures (refused or reset connections,
+ * timeouts), 5XX, 429 and the service's transient error codes are tried again after short pauses
+ * within a time budget, each attempt cut short on its own, then reported as
+ * `DependencyUnavailableError`. Any other refusal is permanent and thrown at once; any other
+ * error (a bug, such as a header Node refuses) is thrown as it is.
  */
 export class SigV4HttpClient {
   private readonly signer: SignatureV4;
@@ -85,7 +90,7 @@ export class SigV4HttpClient {
     });
     this.http = new NodeHttpHandler({
       connectionTimeout: options.connectionTimeoutMs,
-      requestTimeout: options.timeBudgetMs,
+      requestTimeout: options.attemptTimeoutMs,
       throwOnRequestTimeout: true,
     });
   }
@@ -102,7 +107,7 @@ export class SigV4HttpClient {
       // signer types its result as the HttpRequest interface, the handler takes the class.
       const signed = new HttpRequest(await this.signer.sign(unsigned));
       try {
-        return await this.attempt(signed, deadline);
+        return await this.attempt(signed, Math.min(Date.now() + this.options.attemptTimeoutMs, deadline));
       } catch (error) {
         if (!this.isTransient(error)) throw error;
         const delayMs = this.options.retryDelaysMs[attempt - 1];
@@ -114,31 +119,30 @@ export class SigV4HttpClient {
     }
   }
 
-  private async attempt(request: HttpRequest, deadline: number): Promise<AwsResponse> {
-    const { response } = await this.http.handle(request, { requestTimeout: Math.max(1, deadline - Date.now()) });
+  private async attempt(request: HttpRequest, attemptDeadline: number): Promise<AwsResponse> {
+    const { response } = await this.http.handle(request, { requestTimeout: Math.max(1, attemptDeadline - Date.now()) });
     // Read even on success: a fully read response frees its connection for the next invocation.
-    const body = await readAtMost(response.body, this.options.maxResponseBytes, deadline);
+    const body = await readAtMost(response.body, this.options.maxResponseBytes, attemptDeadline);
     const answer = { statusCode: response.statusCode, headers: response.headers, body };
     if (response.statusCode >= 200 && response.statusCode < 300) return answer;
     throw this.options.refusal(answer);
   }
 
   private isTransient(error: unknown): boolean {
-    // Anything but a refusal came from the network: a refused or reset connection, a timeout.
-    if (!(error instanceof AwsRequestRefusedError)) return true;
+    // The handler's timeouts are TimeoutErrors; refused, reset and hung-up connections carry their network code.
+    if (!(error instanceof AwsRequestRefusedError)) return isDependencyUnavailable(error);
     return error.statusCode >= 500 || error.statusCode === 429 || this.options.transientErrorCodes?.has(error.code ?? '') === true;
   }
 }
 
-function httpRequest({ method, url, headers, body }: AwsRequest): HttpRequest {
+function httpRequest({ method, address, headers, body }: AwsRequest): HttpRequest {
+  // The handler would send a query in the path as a query, but the signer would sign it as part of the path.
+  if (/[?#]/.test(address.path)) throw new Error(`SigV4HttpClient sends no query or fragment: ${address.path}`);
   return new HttpRequest({
     method,
-    protocol: url.protocol,
-    hostname: url.hostname,
-    ...(url.port ? { port: Number(url.port) } : {}),
-    path: url.pathname,
+    ...address,
     headers: {
-      host: url.host,
+      host: hostHeader(address),
       'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength),
       ...headers,
     },

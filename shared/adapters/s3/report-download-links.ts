@@ -1,7 +1,9 @@
 import { formatUrl } from '@aws-sdk/core/util';
 import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
 import type { ReportDownloadLinks } from '../../domain/reports/ports.ts';
-import { objectAddress, s3BucketFromEnvironment, sha256, type S3Bucket } from './s3-bucket.ts';
+import { hostHeader } from '../aws-http/aws-environment.ts';
+import { sha256 } from '../aws-http/sha256.ts';
+import { objectAddress, s3BucketFromEnvironment, type S3Bucket } from './s3-bucket.ts';
 
 type RequestToSign = Parameters<S3RequestPresigner['presign']>[0];
 
@@ -19,19 +21,16 @@ export class S3ReportDownloadLinks implements ReportDownloadLinks {
   }
 
   async downloadUrl(objectKey: string, options: { filename: string; expiresInSeconds: number }): Promise<string> {
-    const { protocol, hostname, port, pathname: path } = objectAddress(this.bucket, objectKey);
+    const address = objectAddress(this.bucket, objectKey);
     const request: RequestToSign = {
       method: 'GET',
-      protocol,
-      hostname,
-      ...(port ? { port: Number(port) } : {}),
-      path,
+      ...address,
       query: {
         'response-content-disposition': `attachment; filename="${options.filename}"`,
         'response-content-type': 'application/pdf',
         'x-id': 'GetObject',
       },
-      headers: { host: port ? `${hostname}:${port}` : hostname },
+      headers: { host: hostHeader(address) },
     };
     return formatUrl(await this.presigner.presign(request, { expiresIn: options.expiresInSeconds }));
   }

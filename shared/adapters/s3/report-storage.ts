@@ -2,9 +2,12 @@ import type { ReportStorage } from '../../domain/reports/ports.ts';
 import { AwsRequestRefusedError, SigV4HttpClient } from '../aws-http/sigv4-http-client.ts';
 import { objectAddress, s3BucketFromEnvironment, type S3Bucket } from './s3-bucket.ts';
 
-const CONNECTION_TIMEOUT_MS = 3_000;
-/** All attempts of one save together, leaving the 15 s worker time to give the job back. */
-const SAVE_TIMEOUT_MS = 10_000;
+/** S3 answers a connection within milliseconds; one that takes longer is better tried afresh. */
+const CONNECTION_TIMEOUT_MS = 1_000;
+/** One attempt, upload included: a stalled one is given up in time for another. */
+const ATTEMPT_TIMEOUT_MS = 3_000;
+/** All attempts of one save together: the worker's 15 s must also cover rendering, DynamoDB and giving the job back. */
+const SAVE_TIMEOUT_MS = 8_000;
 /** The pauses before the second and the third attempt. */
 const RETRY_DELAYS_MS = [100, 400];
 /** S3 answers these codes with a 5xx or a 400; either way another attempt may well succeed. */
@@ -12,11 +15,14 @@ const TRANSIENT_S3_CODES = new Set(['SlowDown', 'RequestTimeout', 'InternalError
 /** An S3 error body is a short XML document; only its `<Code>` is read. */
 const MAX_ERROR_BODY_BYTES = 4_096;
 
-/** S3 refused a PUT. Names the status and S3's error code only: its message may quote the request. */
+/**
+ * S3 refused a PUT. Names the status, S3's error code and its request ids (`x-amz-request-id`,
+ * `x-amz-id-2`) only: its message may quote the request.
+ */
 export class S3PutObjectError extends AwsRequestRefusedError {
   override name = 'S3PutObjectError';
-  constructor(statusCode: number, code: string | undefined) {
-    super('S3 PutObject', statusCode, code);
+  constructor(statusCode: number, code: string | undefined, requestId?: string, extendedRequestId?: string) {
+    super('S3 PutObject', statusCode, code, requestId, extendedRequestId);
   }
 }
 
@@ -30,10 +36,10 @@ export interface S3ReportStorageOptions {
  * only through short-lived pre-signed GETs (report-download-links.ts).
  *
  * The PUT is signed (SigV4) and sent with the SDK's own signer and HTTP handler instead of the S3
- * client, which would be some 130 KB of the worker's bundle and 10-15 ms of its cold start for
- * this one call. Network errors, timeouts, throttling and 5xx are retried here a few times, then
- * reported as `DependencyUnavailableError` so the job goes back to the queue; any other refusal
- * is permanent.
+ * client, whose size in the worker's bundle and cold start is not worth this one call (README,
+ * "Performance"). Network failures, timeouts, throttling and 5xx are retried here a few times,
+ * then reported as `DependencyUnavailableError` so the job goes back to the queue; any other
+ * refusal is permanent.
  */
 export class S3ReportStorage implements ReportStorage {
   private readonly s3: SigV4HttpClient;
@@ -50,11 +56,13 @@ export class S3ReportStorage implements ReportStorage {
       uriEscapePath: false,
       dependency: 'storage',
       connectionTimeoutMs: CONNECTION_TIMEOUT_MS,
+      attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
       timeBudgetMs: SAVE_TIMEOUT_MS,
       retryDelaysMs: options.retryDelaysMs ?? RETRY_DELAYS_MS,
       transientErrorCodes: TRANSIENT_S3_CODES,
       maxResponseBytes: MAX_ERROR_BODY_BYTES,
-      refusal: ({ statusCode, body }) => new S3PutObjectError(statusCode, /<Code>([\w.-]{1,64})<\/Code>/.exec(body)?.[1]),
+      refusal: ({ statusCode, headers, body }) =>
+        new S3PutObjectError(statusCode, /<Code>([\w.-]{1,64})<\/Code>/.exec(body)?.[1], headers['x-amz-request-id'], headers['x-amz-id-2']),
     });
   }
 
@@ -62,7 +70,7 @@ export class S3ReportStorage implements ReportStorage {
   async save(objectKey: string, pdf: Uint8Array, sha256Hex: string): Promise<void> {
     await this.s3.send({
       method: 'PUT',
-      url: objectAddress(this.bucket, objectKey),
+      address: objectAddress(this.bucket, objectKey),
       headers: {
         'content-type': 'application/pdf',
         'x-amz-server-side-encryption': 'AES256',

@@ -1,7 +1,4 @@
-import { regionalEndpoint, serviceAccessFromEnvironment, type AwsServiceAccess } from '../aws-http/aws-environment.ts';
-
-/** The S3 adapters sign with it, the download-link presigner too. */
-export { sha256 } from '../aws-http/sigv4-http-client.ts';
+import { addressAt, regionalEndpoint, serviceAccessFromEnvironment, type AwsAddress, type AwsServiceAccess } from '../aws-http/aws-environment.ts';
 
 /**
  * A bucket as the S3 adapters address it and sign requests to it themselves, without an S3
@@ -21,12 +18,13 @@ export function s3BucketFromEnvironment(bucketName: string): S3Bucket {
   return { bucketName, ...serviceAccessFromEnvironment('S3'), forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true' };
 }
 
-/** The object's URL, its key's segments encoded as SigV4 canonicalizes them for S3. */
-export function objectAddress(bucket: S3Bucket, objectKey: string): URL {
+/** The object's address, its key's segments encoded as SigV4 canonicalizes them for S3, `.` and `..` kept as they are. */
+export function objectAddress(bucket: S3Bucket, objectKey: string): AwsAddress {
   const key = objectKey.split('/').map(encodeRfc3986).join('/');
-  const endpoint = new URL(bucket.endpoint ?? regionalEndpoint('s3', bucket.region));
-  if (bucket.forcePathStyle) return new URL(`${endpoint.protocol}//${endpoint.host}/${bucket.bucketName}/${key}`);
-  return new URL(`${endpoint.protocol}//${bucket.bucketName}.${endpoint.host}/${key}`);
+  const endpoint = bucket.endpoint ?? regionalEndpoint('s3', bucket.region);
+  if (bucket.forcePathStyle) return addressAt(endpoint, `/${bucket.bucketName}/${key}`);
+  const address = addressAt(endpoint, `/${key}`);
+  return { ...address, hostname: `${bucket.bucketName}.${address.hostname}` };
 }
 
 /** As in the signature: unreserved characters stay, everything else is percent-encoded. */

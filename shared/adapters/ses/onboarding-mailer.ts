@@ -1,11 +1,13 @@
 import { DependencyUnavailableError } from '../../domain/errors.ts';
 import type { OnboardingEmail, OnboardingMailer } from '../../domain/onboarding/ports.ts';
-import { regionalEndpoint, serviceAccessFromEnvironment, type AwsServiceAccess } from '../aws-http/aws-environment.ts';
+import { addressAt, regionalEndpoint, serviceAccessFromEnvironment, type AwsAddress, type AwsServiceAccess } from '../aws-http/aws-environment.ts';
 import { AwsRequestRefusedError, SigV4HttpClient, type AwsResponse } from '../aws-http/sigv4-http-client.ts';
 
 const SEND_EMAIL_PATH = '/v2/email/outbound-emails';
-/** Short, so that a connection that hangs leaves time in the budget for another attempt. */
+/** SES answers a connection within milliseconds; one that takes longer is better tried afresh. */
 const CONNECTION_TIMEOUT_MS = 1_000;
+/** One attempt: one that stalls, connected or not, is given up in time for another within the budget. */
+const ATTEMPT_TIMEOUT_MS = 1_200;
 /** All attempts together: the API request waits for the e-mail, and the function times out after 10 s. */
 const SEND_TIMEOUT_MS = 3_000;
 /** The pauses before the second and the third attempt. */
@@ -25,15 +27,13 @@ export interface SesOnboardingMailerOptions {
 /**
  * Sends the onboarding token with the stored SES template (`onboarding-token`): one SES v2
  * SendEmail, signed (SigV4) and sent with the SDK's own signer and HTTP handler instead of the
- * SESv2 client. For this one call that client was 78 KB of the token function's minified bundle
- * (396 KB, now 318 KB) and 6-10 ms of its cold start, which kept the function at 2.9-3.0x bare
- * node start against a budget of 3x (now 2.7x; bench: bundle size, module init).
- * Throttling, 5XX and network failures are tried again within 3 s, since the API request waits;
- * whatever fails in the end is a MailDeliveryError.
+ * SESv2 client, whose size in the token function's bundle and cold start is not worth this one
+ * call (README, "Performance"). Throttling, 5XX and network failures are tried again within 3 s,
+ * since the API request waits; whatever fails in the end is a MailDeliveryError.
  */
 export class SesOnboardingMailer implements OnboardingMailer {
   private readonly ses: SigV4HttpClient;
-  private readonly sendEmailUrl: URL;
+  private readonly sendEmailAddress: AwsAddress;
 
   constructor(
     ses: AwsServiceAccess,
@@ -45,6 +45,7 @@ export class SesOnboardingMailer implements OnboardingMailer {
       credentials: ses.credentials,
       dependency: 'mail',
       connectionTimeoutMs: CONNECTION_TIMEOUT_MS,
+      attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
       timeBudgetMs: SEND_TIMEOUT_MS,
       retryDelaysMs: options.retryDelaysMs ?? RETRY_DELAYS_MS,
       transientErrorCodes: TRANSIENT_SES_ERRORS,
@@ -52,19 +53,22 @@ export class SesOnboardingMailer implements OnboardingMailer {
       refusal: (response) =>
         new AwsRequestRefusedError('SES SendEmail', response.statusCode, sesErrorType(response), response.headers['x-amzn-requestid']),
     });
-    this.sendEmailUrl = new URL(SEND_EMAIL_PATH, ses.endpoint ?? regionalEndpoint('email', ses.region));
+    this.sendEmailAddress = addressAt(ses.endpoint ?? regionalEndpoint('email', ses.region), SEND_EMAIL_PATH);
   }
 
   async sendOnboardingToken(email: OnboardingEmail): Promise<void> {
     try {
       await this.ses.send({
         method: 'POST',
-        url: this.sendEmailUrl,
+        address: this.sendEmailAddress,
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(this.sendEmailInput(email)),
       });
     } catch (error) {
-      throw new MailDeliveryError(error);
+      // SES's refusals and outages are described without its text; anything else (a bug, no
+      // credentials) is passed on as it is, stack and all.
+      if (error instanceof AwsRequestRefusedError || error instanceof DependencyUnavailableError) throw new MailDeliveryError(error);
+      throw error;
     }
   }
 

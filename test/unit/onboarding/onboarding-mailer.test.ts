@@ -6,7 +6,7 @@ import { HttpRequest, HttpResponse } from '@smithy/core/transport';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { sha256 } from '../../../shared/adapters/aws-http/sigv4-http-client.ts';
+import { sha256 } from '../../../shared/adapters/aws-http/sha256.ts';
 import {
   MailDeliveryError,
   onboardingMailerFromEnvironment,
@@ -128,6 +128,7 @@ describe('SesOnboardingMailer', () => {
     await ses.stop();
     vi.restoreAllMocks();
     vi.unstubAllEnvs();
+    vi.useRealTimers();
   });
 
   it('posts SES v2 SendEmail as JSON: sender, recipient, template and its data with the expiry day', async () => {
@@ -288,6 +289,21 @@ describe('SesOnboardingMailer', () => {
     expect(failure.message).toBe('SES SendEmail failed: unknown error (status 400, request none)');
   });
 
+  it('gives each attempt at most 1.2 s, and all of them together at most 3 s', async () => {
+    vi.useFakeTimers({ now: new Date('2026-03-01T10:00:00Z'), toFake: ['Date'] });
+    const attemptTimeouts: number[] = [];
+    vi.spyOn(NodeHttpHandler.prototype, 'handle').mockImplementation(async (_request, options) => {
+      attemptTimeouts.push(options!.requestTimeout!);
+      vi.setSystemTime(Date.now() + options!.requestTimeout!);
+      throw Object.assign(new Error('the request timed out'), { name: 'TimeoutError', code: 'ETIMEDOUT' });
+    });
+
+    const failure = await failureOf(mailerFor(ses.endpoint).sendOnboardingToken(EMAIL));
+
+    expect(failure.message).toBe('SES SendEmail failed: ETIMEDOUT (status none, request none)');
+    expect(attemptTimeouts).toEqual([1_200, 1_200, 600]);
+  });
+
   it('names the network error when SES cannot be reached at all, after trying three times', async () => {
     const endpoint = ses.endpoint;
     await ses.stop();
@@ -296,6 +312,19 @@ describe('SesOnboardingMailer', () => {
 
     expect(failure).toBeInstanceOf(MailDeliveryError);
     expect(failure.message).toBe('SES SendEmail failed: ECONNREFUSED (status none, request none)');
+  });
+
+  it('passes on a failure that is not SES’s, such as missing credentials, as it is and without sending', async () => {
+    const noCredentials = new Error('Could not load credentials from any providers');
+    const mailer = new SesOnboardingMailer(
+      { region: REGION, credentials: () => Promise.reject(noCredentials), endpoint: ses.endpoint },
+      SENDER,
+    );
+
+    const failure = await failureOf(mailer.sendOnboardingToken(EMAIL));
+
+    expect(failure).toBe(noCredentials);
+    expect(ses.requests).toHaveLength(0);
   });
 });
 

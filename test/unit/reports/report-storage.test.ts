@@ -1,23 +1,29 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client, type ServiceInputTypes, type ServiceOutputTypes } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { HttpRequest, HttpResponse } from '@smithy/core/transport';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { SignatureV4 } from '@smithy/signature-v4';
+import type { FinalizeRequestMiddleware } from '@smithy/types';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { sha256 } from '../../../shared/adapters/aws-http/sha256.ts';
 import { S3ReportDownloadLinks } from '../../../shared/adapters/s3/report-download-links.ts';
 import { S3PutObjectError, S3ReportStorage } from '../../../shared/adapters/s3/report-storage.ts';
-import { objectAddress, s3BucketFromEnvironment, sha256 } from '../../../shared/adapters/s3/s3-bucket.ts';
+import { objectAddress, s3BucketFromEnvironment } from '../../../shared/adapters/s3/s3-bucket.ts';
 import { DependencyUnavailableError } from '../../../shared/domain/errors.ts';
 
 const BUCKET = 'reports-bucket';
 const KEY = 'reports/org-acme/1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed.pdf';
+/** Literal in S3; a WHATWG URL would resolve these segments to `reports/x.pdf` and `x.pdf`. */
+const DOT_KEYS = ['reports/./x.pdf', 'reports/../x.pdf', 'reports/../../x.pdf'];
 const PDF = new TextEncoder().encode('%PDF-1.7 stored bytes %%EOF');
 const SHA256_HEX = createHash('sha256').update(PDF).digest('hex');
 const REGION = 'eu-west-1';
 const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'fake-secret-key', sessionToken: 'fake-session-token' };
+const REQUEST_ID = '4442587FB7D0A2F9';
+const EXTENDED_REQUEST_ID = 'vlR7PnpV2Ce81l0PRw6jlUpck7Jo5ZsQjryTjKlc5aLWGVHPZLj5NeC6qMa0emYBDXOo6QBU0Wo=';
 
 interface ReceivedRequest {
   method: string;
@@ -30,14 +36,14 @@ interface ReceivedRequest {
 class FakeS3 {
   readonly requests: ReceivedRequest[] = [];
   connections = 0;
-  private readonly replies: Array<{ status: number; body?: string }> = [];
+  private readonly replies: Array<{ status: number; headers?: Record<string, string>; body?: string }> = [];
   private readonly server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       this.requests.push({ method: request.method!, path: request.url!, headers: request.headers, body: Buffer.concat(chunks) });
       const reply = this.replies.shift() ?? { status: 200 };
-      response.writeHead(reply.status, reply.body ? { 'content-type': 'application/xml' } : {}).end(reply.body);
+      response.writeHead(reply.status, reply.headers).end(reply.body);
     });
   }).on('connection', () => this.connections++);
 
@@ -50,11 +56,13 @@ class FakeS3 {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
+  /** An error as S3 sends it: the code in an XML body that also quotes the request, the request ids in headers. */
   reply(status: number, code?: string): this {
     const body = code
-      ? `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>Secret detail of ${KEY}</Message><RequestId>4442587FB7D0A2F9</RequestId></Error>`
+      ? `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>Secret detail of ${KEY}</Message><RequestId>${REQUEST_ID}</RequestId></Error>`
       : undefined;
-    this.replies.push({ status, ...(body ? { body } : {}) });
+    const headers = { 'x-amz-request-id': REQUEST_ID, 'x-amz-id-2': EXTENDED_REQUEST_ID, ...(body ? { 'content-type': 'application/xml' } : {}) };
+    this.replies.push({ status, headers, ...(body ? { body } : {}) });
     return this;
   }
 
@@ -70,9 +78,10 @@ const storageFor = (endpoint: string) =>
     { retryDelaysMs: [1, 1] },
   );
 
+const signedHeaderNames = (received: ReceivedRequest): string[] => /SignedHeaders=([^,]+)/.exec(received.headers.authorization ?? '')![1]!.split(';');
+
 /** Signs the request as it arrived, with the headers it says it signed, and returns the authorization that gives. */
 async function expectedAuthorization(received: ReceivedRequest, port: number): Promise<string> {
-  const signedHeaderNames = /SignedHeaders=([^,]+)/.exec(received.headers.authorization ?? '')![1]!.split(';');
   const amzDate = received.headers['x-amz-date'] as string;
   const signingDate = new Date(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
   const request = new HttpRequest({
@@ -81,7 +90,7 @@ async function expectedAuthorization(received: ReceivedRequest, port: number): P
     hostname: '127.0.0.1',
     port,
     path: received.path,
-    headers: Object.fromEntries(signedHeaderNames.map((name) => [name, received.headers[name] as string])),
+    headers: Object.fromEntries(signedHeaderNames(received).map((name) => [name, received.headers[name] as string])),
     body: received.body,
   });
   const signer = new SignatureV4({ service: 's3', region: REGION, credentials: CREDENTIALS, sha256, uriEscapePath: false });
@@ -99,6 +108,7 @@ describe('S3ReportStorage.save', () => {
   afterEach(async () => {
     await s3.stop();
     vi.restoreAllMocks();
+    vi.useRealTimers();
   });
 
   it('puts the PDF as application/pdf, encrypted with AES256, with the base64 SHA-256 S3 verifies', async () => {
@@ -130,7 +140,7 @@ describe('S3ReportStorage.save', () => {
     expect(authorization).toMatch(
       /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/s3\/aws4_request, SignedHeaders=[a-z0-9;-]+, Signature=[0-9a-f]{64}$/,
     );
-    expect(/SignedHeaders=([^,]+)/.exec(authorization)![1]!.split(';')).toEqual(
+    expect(signedHeaderNames(put!)).toEqual(
       expect.arrayContaining([
         'content-length',
         'content-type',
@@ -154,6 +164,70 @@ describe('S3ReportStorage.save', () => {
     const [put] = s3.requests;
     expect(put!.path).toBe(`/${BUCKET}/reports/org%20acme/%281%29%2B%C3%A9%21%2A%27.pdf`);
     expect(put!.headers.authorization).toBe(await expectedAuthorization(put!, Number(new URL(s3.endpoint).port)));
+  });
+
+  it.each(DOT_KEYS)('puts %s under that key literally, without resolving its dot segments', async (key) => {
+    await storageFor(s3.endpoint).save(key, PDF, SHA256_HEX);
+
+    const [put] = s3.requests;
+    expect(put!.path).toBe(`/${BUCKET}/${key}`);
+    expect(put!.headers.authorization).toBe(await expectedAuthorization(put!, Number(new URL(s3.endpoint).port)));
+  });
+
+  // The SDK names the operation in a query parameter (`x-id=PutObject`) and signs its own bookkeeping
+  // headers (user agent, invocation id, attempt number); S3 does not need them, and they are left out here.
+  const SDK_ONLY_HEADERS = ['amz-sdk-invocation-id', 'amz-sdk-request', 'x-amz-user-agent'];
+
+  const sdkPut = async (options: { withoutBookkeeping?: boolean } = {}) => {
+    const sdk = new S3Client({ region: REGION, credentials: CREDENTIALS, endpoint: s3.endpoint, forcePathStyle: true });
+    if (options.withoutBookkeeping) {
+      const leaveOut: FinalizeRequestMiddleware<ServiceInputTypes, ServiceOutputTypes> = (next) => (args) => {
+        const request = args.request as HttpRequest;
+        delete request.query['x-id'];
+        for (const name of SDK_ONLY_HEADERS) delete request.headers[name];
+        return next(args);
+      };
+      sdk.middlewareStack.addRelativeTo(leaveOut, { relation: 'before', toMiddleware: 'httpSigningMiddleware' });
+    }
+    await sdk.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: KEY,
+        Body: PDF,
+        ContentType: 'application/pdf',
+        ServerSideEncryption: 'AES256',
+        ChecksumSHA256: Buffer.from(SHA256_HEX, 'hex').toString('base64'),
+      }),
+    );
+    sdk.destroy();
+  };
+
+  it('sends what the SDK sends for the same PutObject', async () => {
+    vi.useFakeTimers({ now: new Date('2026-03-01T10:00:00Z'), toFake: ['Date'] });
+
+    await storageFor(s3.endpoint).save(KEY, PDF, SHA256_HEX);
+    await sdkPut();
+
+    const [ours, theirs] = s3.requests;
+    expect(ours!.method).toBe(theirs!.method);
+    expect(ours!.path).toBe(theirs!.path.replace(/\?x-id=PutObject$/, ''));
+    expect(signedHeaderNames(ours!)).toEqual(signedHeaderNames(theirs!).filter((name) => !SDK_ONLY_HEADERS.includes(name)));
+    // Host, length, type, checksum, payload hash, encryption, date and session token, as each side sent them.
+    const signedValues = (received: ReceivedRequest) => Object.fromEntries(signedHeaderNames(ours!).map((name) => [name, received.headers[name]]));
+    expect(signedValues(ours!)).toEqual(signedValues(theirs!));
+    expect(ours!.headers.authorization!.split(',')[0]).toBe(theirs!.headers.authorization!.split(',')[0]);
+    expect(ours!.body.equals(theirs!.body)).toBe(true);
+  });
+
+  it('signs the PUT exactly as the SDK does once the SDK leaves its own bookkeeping out', async () => {
+    vi.useFakeTimers({ now: new Date('2026-03-01T10:00:00Z'), toFake: ['Date'] });
+
+    await storageFor(s3.endpoint).save(KEY, PDF, SHA256_HEX);
+    await sdkPut({ withoutBookkeeping: true });
+
+    const [ours, theirs] = s3.requests;
+    expect(ours!.path).toBe(theirs!.path);
+    expect(ours!.headers.authorization).toBe(theirs!.headers.authorization);
   });
 
   it('addresses the bucket virtual-hosted at its regional endpoint by default', async () => {
@@ -227,6 +301,20 @@ describe('S3ReportStorage.save', () => {
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(490);
   });
 
+  it('gives each attempt at most 3 s, and all of them together at most 8 s', async () => {
+    vi.useFakeTimers({ now: new Date('2026-03-01T10:00:00Z'), toFake: ['Date'] });
+    const attemptTimeouts: number[] = [];
+    vi.spyOn(NodeHttpHandler.prototype, 'handle').mockImplementation(async (_request, options) => {
+      attemptTimeouts.push(options!.requestTimeout!);
+      vi.setSystemTime(Date.now() + options!.requestTimeout!);
+      throw Object.assign(new Error('the request timed out'), { name: 'TimeoutError', code: 'ETIMEDOUT' });
+    });
+
+    await expect(storageFor(s3.endpoint).save(KEY, PDF, SHA256_HEX)).rejects.toBeInstanceOf(DependencyUnavailableError);
+
+    expect(attemptTimeouts).toEqual([3_000, 3_000, 2_000]);
+  });
+
   it('reports a refused connection as DependencyUnavailableError', async () => {
     const endpoint = s3.endpoint;
     await s3.stop();
@@ -241,14 +329,20 @@ describe('S3ReportStorage.save', () => {
     [403, 'AccessDenied'],
     [404, 'NoSuchBucket'],
     [400, 'BadDigest'],
-  ])('fails at once on a %i %s, naming the status and code but not the message S3 sent', async (status, code) => {
+  ])('fails at once on a %i %s, naming the status, the code and the request ids but not the message S3 sent', async (status, code) => {
     s3.reply(status, code);
 
     const error = await storageFor(s3.endpoint).save(KEY, PDF, SHA256_HEX).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(S3PutObjectError);
     expect(error).not.toBeInstanceOf(DependencyUnavailableError);
-    expect(error).toMatchObject({ statusCode: status, code, message: `S3 PutObject failed: HTTP ${status} ${code}` });
+    expect(error).toMatchObject({
+      statusCode: status,
+      code,
+      requestId: REQUEST_ID,
+      extendedRequestId: EXTENDED_REQUEST_ID,
+      message: `S3 PutObject failed: HTTP ${status} ${code} (request ${REQUEST_ID}, extended request ${EXTENDED_REQUEST_ID})`,
+    });
     expect(s3.requests).toHaveLength(1);
   });
 });
@@ -265,7 +359,7 @@ describe('s3BucketFromEnvironment', () => {
 
     const bucket = s3BucketFromEnvironment(BUCKET);
 
-    expect(objectAddress(bucket, KEY).href).toBe(`https://${BUCKET}.s3.eu-central-1.amazonaws.com/${KEY}`);
+    expect(objectAddress(bucket, KEY)).toEqual({ protocol: 'https:', hostname: `${BUCKET}.s3.eu-central-1.amazonaws.com`, path: `/${KEY}` });
     const credentials = typeof bucket.credentials === 'function' ? await bucket.credentials() : bucket.credentials;
     expect(credentials).toMatchObject({ accessKeyId: 'AKIDFROMENV', secretAccessKey: 'secret-from-env' });
   });
@@ -276,7 +370,7 @@ describe('s3BucketFromEnvironment', () => {
     vi.stubEnv('AWS_ENDPOINT_URL_S3', 'http://127.0.0.1:4568');
     vi.stubEnv('S3_FORCE_PATH_STYLE', 'true');
 
-    expect(objectAddress(s3BucketFromEnvironment(BUCKET), KEY).href).toBe(`http://127.0.0.1:4568/${BUCKET}/${KEY}`);
+    expect(objectAddress(s3BucketFromEnvironment(BUCKET), KEY)).toEqual({ protocol: 'http:', hostname: '127.0.0.1', port: 4568, path: `/${BUCKET}/${KEY}` });
   });
 });
 
@@ -314,27 +408,34 @@ describe('S3ReportDownloadLinks.downloadUrl', () => {
     expect(url.searchParams.get('X-Amz-Expires')).toBe('60');
   });
 
-  it('signs exactly what the SDK presigner signs for the same GetObject', async () => {
+  it.each(DOT_KEYS)('keeps %s literally in the path it signs', async (key) => {
+    const url = await storage.downloadUrl(key, { filename: 'r.pdf', expiresInSeconds: 60 });
+
+    // Not parsed with `new URL()`, which would resolve the dot segments.
+    expect(url.split('?')[0]).toBe(`https://${BUCKET}.s3.eu-west-1.amazonaws.com/${key}`);
+  });
+
+  it.each([KEY, ...DOT_KEYS])('signs exactly what the SDK presigner signs for the same GetObject of %s', async (key) => {
     vi.useFakeTimers({ now: new Date('2026-03-01T10:00:00Z'), toFake: ['Date'] });
     const options = { filename: 'report-user-1-20260301.pdf', expiresInSeconds: 300 };
 
-    const ours = new URL(await storage.downloadUrl(KEY, options));
-    const sdk = new URL(
-      await getSignedUrl(
-        // Without the flexible-checksum parameters the SDK adds by default, which a browser download has no use for.
-        new S3Client({ region: 'eu-west-1', credentials, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),
-        new GetObjectCommand({
-          Bucket: BUCKET,
-          Key: KEY,
-          ResponseContentDisposition: `attachment; filename="${options.filename}"`,
-          ResponseContentType: 'application/pdf',
-        }),
-        { expiresIn: options.expiresInSeconds },
-      ),
+    const ours = await storage.downloadUrl(key, options);
+    const sdk = await getSignedUrl(
+      // Without the flexible-checksum parameters the SDK adds by default, which a browser download has no use for.
+      new S3Client({ region: 'eu-west-1', credentials, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),
+      new GetObjectCommand({
+        Bucket: BUCKET,
+        Key: key,
+        ResponseContentDisposition: `attachment; filename="${options.filename}"`,
+        ResponseContentType: 'application/pdf',
+      }),
+      { expiresIn: options.expiresInSeconds },
     );
 
-    expect(ours.origin + ours.pathname).toBe(sdk.origin + sdk.pathname);
-    expect(Object.fromEntries(ours.searchParams)).toEqual(Object.fromEntries(sdk.searchParams));
+    const [ourAddress, ourQuery] = ours.split('?');
+    const [sdkAddress, sdkQuery] = sdk.split('?');
+    expect(ourAddress).toBe(sdkAddress);
+    expect(Object.fromEntries(new URLSearchParams(ourQuery))).toEqual(Object.fromEntries(new URLSearchParams(sdkQuery)));
   });
 
   it('addresses an emulator endpoint path-style, with its port in the signed host', async () => {
