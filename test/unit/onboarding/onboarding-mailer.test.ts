@@ -1,5 +1,3 @@
-import { createServer, type IncomingHttpHeaders, type OutgoingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { HttpRequest, HttpResponse } from '@smithy/core/transport';
@@ -14,6 +12,7 @@ import {
   type SesOnboardingMailerOptions,
 } from '../../../shared/adapters/ses/onboarding-mailer.ts';
 import type { OnboardingEmail } from '../../../shared/domain/onboarding/ports.ts';
+import { expectedAuthorization, RecordingHttpEndpoint } from '../../support/recording-http-endpoint.ts';
 
 const REGION = 'eu-west-1';
 const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'fake-secret-key', sessionToken: 'fake-session-token' };
@@ -30,86 +29,30 @@ const SENDER = { senderAddress: 'no-reply@example.com', templateName: 'onboardin
 /** SES's text for an unverified recipient in the sandbox: it names the address. */
 const SES_MESSAGE = `Email address is not verified. The following identities failed the check in region EU-WEST-1: ${RECIPIENT}`;
 
-interface ReceivedRequest {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-interface Reply {
-  status: number;
-  headers?: OutgoingHttpHeaders;
-  body?: string;
-}
-
-/** A stand-in for SES v2 on 127.0.0.1: records every request and answers the scripted replies in turn, then 200 with a message id. */
-class FakeSes {
-  readonly requests: ReceivedRequest[] = [];
-  connections = 0;
-  private readonly replies: Reply[] = [];
-  private readonly server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      this.requests.push({ method: request.method!, path: request.url!, headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-      const reply = this.replies.shift() ?? { status: 200, body: '{"MessageId":"m-1"}' };
-      response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(reply.body);
-    });
-  }).on('connection', () => this.connections++);
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return this;
-  }
-
-  get endpoint(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  get port(): number {
-    return (this.server.address() as AddressInfo).port;
+/** A stand-in for SES v2: answers 200 with a message id unless a refusal is scripted. */
+class FakeSes extends RecordingHttpEndpoint {
+  constructor() {
+    super({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"MessageId":"m-1"}' });
   }
 
   /** An error as SES sends it: the type in a header and/or the body, SES's message in the body, the request id in a header. */
   refuse(status: number, error: { headerType?: string; bodyType?: Record<string, string>; requestId?: string } = {}): this {
-    this.replies.push({
+    return this.enqueue({
       status,
       headers: {
+        'content-type': 'application/json',
         ...(error.headerType ? { 'x-amzn-errortype': error.headerType } : {}),
         ...(error.requestId ? { 'x-amzn-requestid': error.requestId } : {}),
       },
       body: JSON.stringify({ ...error.bodyType, message: SES_MESSAGE }),
     });
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
   }
 }
 
 const mailerFor = (endpoint: string, options: Partial<SesOnboardingMailerOptions> = { retryDelaysMs: [1, 1] }) =>
   new SesOnboardingMailer({ region: REGION, credentials: CREDENTIALS, endpoint }, { ...SENDER, ...options });
 
-/** Signs the request as it arrived, with the headers it says it signed, and returns the authorization that gives. */
-async function expectedAuthorization(received: ReceivedRequest, port: number): Promise<string> {
-  const signedHeaderNames = /SignedHeaders=([^,]+)/.exec(received.headers.authorization ?? '')![1]!.split(';');
-  const amzDate = received.headers['x-amz-date'] as string;
-  const signingDate = new Date(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
-  const request = new HttpRequest({
-    method: received.method,
-    protocol: 'http:',
-    hostname: '127.0.0.1',
-    port,
-    path: received.path,
-    headers: Object.fromEntries(signedHeaderNames.map((name) => [name, received.headers[name] as string])),
-    body: received.body,
-  });
-  const signer = new SignatureV4({ service: 'ses', region: REGION, credentials: CREDENTIALS, sha256 });
-  return (await signer.sign(request, { signingDate })).headers.authorization!;
-}
+const SES_SIGNING = { service: 'ses', region: REGION, credentials: CREDENTIALS };
 
 const failureOf = (promise: Promise<unknown>): Promise<Error> =>
   promise.then(
@@ -145,7 +88,7 @@ describe('SesOnboardingMailer', () => {
         'content-length': String(Buffer.byteLength(sent!.body)),
       },
     });
-    const body = JSON.parse(sent!.body);
+    const body = JSON.parse(sent!.body.toString());
     expect(body).toEqual({
       FromEmailAddress: 'no-reply@example.com',
       Destination: { ToAddresses: [RECIPIENT] },
@@ -163,11 +106,11 @@ describe('SesOnboardingMailer', () => {
   it('sends what the SDK sends for the same SendEmailCommand', async () => {
     await mailerFor(ses.endpoint).sendOnboardingToken(EMAIL);
     const sdk = new SESv2Client({ region: REGION, credentials: CREDENTIALS, endpoint: ses.endpoint });
-    await sdk.send(new SendEmailCommand(JSON.parse(ses.requests[0]!.body)));
+    await sdk.send(new SendEmailCommand(JSON.parse(ses.requests[0]!.body.toString())));
     sdk.destroy();
 
     const [ours, theirs] = ses.requests;
-    expect({ ...ours, headers: undefined, body: JSON.parse(ours!.body) }).toEqual({ ...theirs, headers: undefined, body: JSON.parse(theirs!.body) });
+    expect({ ...ours, headers: undefined, body: JSON.parse(ours!.body.toString()) }).toEqual({ ...theirs, headers: undefined, body: JSON.parse(theirs!.body.toString()) });
     expect(ours!.headers['content-type']).toBe(theirs!.headers['content-type']);
     expect(ours!.headers.authorization!.split(',')[0]).toBe(theirs!.headers.authorization!.split(',')[0]);
   });
@@ -184,7 +127,7 @@ describe('SesOnboardingMailer', () => {
       expect.arrayContaining(['content-length', 'content-type', 'host', 'x-amz-date', 'x-amz-security-token']),
     );
     expect(sent!.headers['x-amz-security-token']).toBe(CREDENTIALS.sessionToken);
-    expect(authorization).toBe(await expectedAuthorization(sent!, ses.port));
+    expect(authorization).toBe(await expectedAuthorization(sent!, ses.port, SES_SIGNING));
   });
 
   it.each([
@@ -239,8 +182,8 @@ describe('SesOnboardingMailer', () => {
 
     expect(ses.requests).toHaveLength(3);
     for (const sent of ses.requests) {
-      expect(sent.body).toBe(ses.requests[0]!.body);
-      expect(sent.headers.authorization).toBe(await expectedAuthorization(sent, ses.port));
+      expect(sent.body).toEqual(ses.requests[0]!.body);
+      expect(sent.headers.authorization).toBe(await expectedAuthorization(sent, ses.port, SES_SIGNING));
     }
   });
 

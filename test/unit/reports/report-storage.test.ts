@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { GetObjectCommand, PutObjectCommand, S3Client, type ServiceInputTypes, type ServiceOutputTypes } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { HttpRequest, HttpResponse } from '@smithy/core/transport';
@@ -13,6 +11,7 @@ import { S3ReportDownloadLinks } from '../../../shared/adapters/s3/report-downlo
 import { S3PutObjectError, S3ReportStorage } from '../../../shared/adapters/s3/report-storage.ts';
 import { objectAddress, s3BucketFromEnvironment } from '../../../shared/adapters/s3/s3-bucket.ts';
 import { DependencyUnavailableError } from '../../../shared/domain/errors.ts';
+import { expectedAuthorization, RecordingHttpEndpoint, signedHeaderNames, type RecordedRequest } from '../../support/recording-http-endpoint.ts';
 
 const BUCKET = 'reports-bucket';
 const KEY = 'reports/org-acme/1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed.pdf';
@@ -25,35 +24,10 @@ const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'fake-secret-
 const REQUEST_ID = '4442587FB7D0A2F9';
 const EXTENDED_REQUEST_ID = 'vlR7PnpV2Ce81l0PRw6jlUpck7Jo5ZsQjryTjKlc5aLWGVHPZLj5NeC6qMa0emYBDXOo6QBU0Wo=';
 
-interface ReceivedRequest {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** A stand-in for S3 on 127.0.0.1: records every request and answers the scripted replies in turn, then 200. */
-class FakeS3 {
-  readonly requests: ReceivedRequest[] = [];
-  connections = 0;
-  private readonly replies: Array<{ status: number; headers?: Record<string, string>; body?: string }> = [];
-  private readonly server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      this.requests.push({ method: request.method!, path: request.url!, headers: request.headers, body: Buffer.concat(chunks) });
-      const reply = this.replies.shift() ?? { status: 200 };
-      response.writeHead(reply.status, reply.headers).end(reply.body);
-    });
-  }).on('connection', () => this.connections++);
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return this;
-  }
-
-  get endpoint(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+/** A stand-in for S3: answers 200 unless an error is scripted. */
+class FakeS3 extends RecordingHttpEndpoint {
+  constructor() {
+    super({ status: 200 });
   }
 
   /** An error as S3 sends it: the code in an XML body that also quotes the request, the request ids in headers. */
@@ -62,13 +36,7 @@ class FakeS3 {
       ? `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>Secret detail of ${KEY}</Message><RequestId>${REQUEST_ID}</RequestId></Error>`
       : undefined;
     const headers = { 'x-amz-request-id': REQUEST_ID, 'x-amz-id-2': EXTENDED_REQUEST_ID, ...(body ? { 'content-type': 'application/xml' } : {}) };
-    this.replies.push({ status, headers, ...(body ? { body } : {}) });
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
+    return this.enqueue({ status, headers, ...(body ? { body } : {}) });
   }
 }
 
@@ -78,25 +46,7 @@ const storageFor = (endpoint: string) =>
     { retryDelaysMs: [1, 1] },
   );
 
-const signedHeaderNames = (received: ReceivedRequest): string[] => /SignedHeaders=([^,]+)/.exec(received.headers.authorization ?? '')![1]!.split(';');
-
-/** Signs the request as it arrived, with the headers it says it signed, and returns the authorization that gives. */
-async function expectedAuthorization(received: ReceivedRequest, port: number): Promise<string> {
-  const amzDate = received.headers['x-amz-date'] as string;
-  const signingDate = new Date(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
-  const request = new HttpRequest({
-    method: received.method,
-    protocol: 'http:',
-    hostname: '127.0.0.1',
-    port,
-    path: received.path,
-    headers: Object.fromEntries(signedHeaderNames(received).map((name) => [name, received.headers[name] as string])),
-    body: received.body,
-  });
-  const signer = new SignatureV4({ service: 's3', region: REGION, credentials: CREDENTIALS, sha256, uriEscapePath: false });
-  const signed = await signer.sign(request, { signingDate });
-  return signed.headers.authorization!;
-}
+const S3_SIGNING = { service: 's3', region: REGION, credentials: CREDENTIALS, uriEscapePath: false };
 
 describe('S3ReportStorage.save', () => {
   let s3: FakeS3;
@@ -153,7 +103,7 @@ describe('S3ReportStorage.save', () => {
       ]),
     );
     expect(put!.headers['x-amz-content-sha256']).toBe(createHash('sha256').update(put!.body).digest('hex'));
-    expect(authorization).toBe(await expectedAuthorization(put!, Number(new URL(s3.endpoint).port)));
+    expect(authorization).toBe(await expectedAuthorization(put!, s3.port, S3_SIGNING));
   });
 
   it('sends the key with its segments RFC 3986 encoded, and signs that path as it arrives', async () => {
@@ -163,7 +113,7 @@ describe('S3ReportStorage.save', () => {
 
     const [put] = s3.requests;
     expect(put!.path).toBe(`/${BUCKET}/reports/org%20acme/%281%29%2B%C3%A9%21%2A%27.pdf`);
-    expect(put!.headers.authorization).toBe(await expectedAuthorization(put!, Number(new URL(s3.endpoint).port)));
+    expect(put!.headers.authorization).toBe(await expectedAuthorization(put!, s3.port, S3_SIGNING));
   });
 
   it.each(DOT_KEYS)('puts %s under that key literally, without resolving its dot segments', async (key) => {
@@ -171,7 +121,7 @@ describe('S3ReportStorage.save', () => {
 
     const [put] = s3.requests;
     expect(put!.path).toBe(`/${BUCKET}/${key}`);
-    expect(put!.headers.authorization).toBe(await expectedAuthorization(put!, Number(new URL(s3.endpoint).port)));
+    expect(put!.headers.authorization).toBe(await expectedAuthorization(put!, s3.port, S3_SIGNING));
   });
 
   // The SDK names the operation in a query parameter (`x-id=PutObject`) and signs its own bookkeeping
@@ -213,7 +163,7 @@ describe('S3ReportStorage.save', () => {
     expect(ours!.path).toBe(theirs!.path.replace(/\?x-id=PutObject$/, ''));
     expect(signedHeaderNames(ours!)).toEqual(signedHeaderNames(theirs!).filter((name) => !SDK_ONLY_HEADERS.includes(name)));
     // Host, length, type, checksum, payload hash, encryption, date and session token, as each side sent them.
-    const signedValues = (received: ReceivedRequest) => Object.fromEntries(signedHeaderNames(ours!).map((name) => [name, received.headers[name]]));
+    const signedValues = (received: RecordedRequest) => Object.fromEntries(signedHeaderNames(ours!).map((name) => [name, received.headers[name]]));
     expect(signedValues(ours!)).toEqual(signedValues(theirs!));
     expect(ours!.headers.authorization!.split(',')[0]).toBe(theirs!.headers.authorization!.split(',')[0]);
     expect(ours!.body.equals(theirs!.body)).toBe(true);
@@ -286,7 +236,7 @@ describe('S3ReportStorage.save', () => {
     expect(s3.requests).toHaveLength(3);
     for (const put of s3.requests) {
       expect(put.body.equals(PDF)).toBe(true);
-      expect(put.headers.authorization).toBe(await expectedAuthorization(put, Number(new URL(s3.endpoint).port)));
+      expect(put.headers.authorization).toBe(await expectedAuthorization(put, s3.port, S3_SIGNING));
     }
   });
 
