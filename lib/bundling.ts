@@ -29,7 +29,7 @@ export const mainFields = ['module', 'main'];
  * at every cold start. Each file says what it replaces and why.
  */
 export const bundleAliases: Readonly<Record<string, string>> = {
-  '@aws-sdk/credential-provider-node': './shared/adapters/lambda-credentials.ts',
+  '@aws-sdk/credential-provider-node': './shared/bundle-substitutes/aws-credential-provider-node.ts',
   '@pdf-lib/standard-fonts': './shared/bundle-substitutes/pdf-lib-standard-fonts.ts',
   '@pdf-lib/upng': './shared/bundle-substitutes/pdf-lib-upng.ts',
 };
