@@ -56,7 +56,8 @@ export function summarize(samples: readonly number[], options: { p99?: boolean }
 export const single = (value: number): Stat => ({ median: value, n: 1 });
 
 export function check(row: Row): CheckedRow {
-  const ratio = row.baseline && row.baseline.value.median > 0 ? row.value.median / row.baseline.value.median : undefined;
+  const ratio =
+    row.baseline && row.baseline.value.median > 0 ? row.value.median / row.baseline.value.median : undefined;
   if (!row.budget) return { ...row, ...(ratio === undefined ? {} : { ratio }), result: 'info' };
   const measured = row.budget.on === 'ratio' ? ratio : row.budget.on === 'p99' ? row.value.p99 : row.value.median;
   const pass = measured !== undefined && measured <= row.budget.max;
@@ -64,7 +65,14 @@ export function check(row: Row): CheckedRow {
 }
 
 export function errorRow(measurement: string, message: string): CheckedRow {
-  return { measurement, subject: '(did not finish)', unit: 'count', value: { median: Number.NaN, n: 0 }, note: message, result: 'ERROR' };
+  return {
+    measurement,
+    subject: '(did not finish)',
+    unit: 'count',
+    value: { median: Number.NaN, n: 0 },
+    note: message,
+    result: 'ERROR',
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -109,9 +117,21 @@ function cells(row: CheckedRow): string[] {
 export function consoleTable(rows: readonly CheckedRow[]): string {
   const table = [COLUMNS.map(String), ...rows.map(cells)];
   const widths = COLUMNS.map((_, column) => Math.max(...table.map((line) => (line[column] as string).length)));
-  const line = (values: string[]) => values.map((value, column) => value.padEnd(widths[column] as number)).join('  ').trimEnd();
-  const out = [line(table[0] as string[]), widths.map((width) => '-'.repeat(width)).join('  '), ...table.slice(1).map(line)];
-  const notes = rows.filter((row) => row.note).map((row) => `  ${row.result === 'info' ? '' : `[${row.result}] `}${row.measurement} / ${row.subject}: ${row.note}`);
+  const line = (values: string[]) =>
+    values
+      .map((value, column) => value.padEnd(widths[column] as number))
+      .join('  ')
+      .trimEnd();
+  const out = [
+    line(table[0] as string[]),
+    widths.map((width) => '-'.repeat(width)).join('  '),
+    ...table.slice(1).map(line),
+  ];
+  const notes = rows
+    .filter((row) => row.note)
+    .map(
+      (row) => `  ${row.result === 'info' ? '' : `[${row.result}] `}${row.measurement} / ${row.subject}: ${row.note}`,
+    );
   return [...out, ...(notes.length ? ['', 'Notes:', ...notes] : [])].join('\n');
 }
 

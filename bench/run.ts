@@ -33,11 +33,16 @@ const MEASUREMENTS = [
 type MeasurementId = (typeof MEASUREMENTS)[number]['id'];
 
 const { values: options } = parseArgs({
-  options: { check: { type: 'boolean', default: false }, markdown: { type: 'boolean', default: false }, only: { type: 'string' } },
+  options: {
+    check: { type: 'boolean', default: false },
+    markdown: { type: 'boolean', default: false },
+    only: { type: 'string' },
+  },
 });
 const only = options.only?.split(',').map((id) => id.trim());
 const unknown = only?.filter((id) => !MEASUREMENTS.some((m) => m.id === id));
-if (unknown?.length) throw new Error(`unknown measurement(s) ${unknown.join(', ')}; known: ${MEASUREMENTS.map((m) => m.id).join(', ')}`);
+if (unknown?.length)
+  throw new Error(`unknown measurement(s) ${unknown.join(', ')}; known: ${MEASUREMENTS.map((m) => m.id).join(', ')}`);
 const selected = MEASUREMENTS.filter((m) => !only || only.includes(m.id));
 
 const progress = (message: string): void => void process.stderr.write(`${message}\n`);
@@ -54,10 +59,16 @@ const rowsById = new Map<MeasurementId, CheckedRow[]>();
 for (const group of groups) {
   const ids = group.map((m) => m.id);
   progress(`> ${ids.join(', ')}`);
-  const results = await runChild(ids, group.reduce((sum, m) => sum + m.timeoutMs, 0));
+  const results = await runChild(
+    ids,
+    group.reduce((sum, m) => sum + m.timeoutMs, 0),
+  );
   for (const measurement of group) {
     const result = results.find((r) => r.id === measurement.id);
-    if (!result) rowsById.set(measurement.id, [errorRow(measurement.title, 'no result (crashed or timed out; see bench/results/logs/)')]);
+    if (!result)
+      rowsById.set(measurement.id, [
+        errorRow(measurement.title, 'no result (crashed or timed out; see bench/results/logs/)'),
+      ]);
     else if ('error' in result) rowsById.set(measurement.id, [errorRow(measurement.title, result.error)]);
     else rowsById.set(measurement.id, result.rows.map(check));
   }
@@ -72,7 +83,12 @@ await writeFile(
     {
       startedAt: startedAt.toISOString(),
       durationSeconds: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000),
-      machine: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, cpu: cpus()[0]?.model },
+      machine: {
+        node: process.version,
+        platform: `${process.platform}-${process.arch}`,
+        cpus: cpus().length,
+        cpu: cpus()[0]?.model,
+      },
       measurements: selected.map((m) => m.id),
       passed: failures.length === 0,
       rows,
@@ -87,7 +103,9 @@ if (options.markdown) {
   process.stdout.write(`${markdownTable(rows)}\n`);
   progress(`\n${consoleTable(rows)}\n\n${summary}`);
 } else {
-  process.stdout.write(`\n${consoleTable(rows)}\n\n${summary}\nResults: ${path.relative(repoRoot, path.join(resultsDir, 'latest.json'))}\n`);
+  process.stdout.write(
+    `\n${consoleTable(rows)}\n\n${summary}\nResults: ${path.relative(repoRoot, path.join(resultsDir, 'latest.json'))}\n`,
+  );
 }
 if (options.check && failures.length > 0) process.exitCode = 1;
 
@@ -100,12 +118,16 @@ async function runChild(ids: readonly string[], timeoutMs: number): Promise<Chil
   // It adds tens of milliseconds to every Node.js start here, and Lambda does not set it.
   delete env.NODE_EXTRA_CA_CERTS;
   const log = await open(logFile, 'w');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(benchDir, 'support', 'child.ts'), resultFile, ...ids], {
-    cwd: repoRoot,
-    env,
-    detached: true, // its own process group, so a timeout also stops DynamoDB Local's Java process
-    stdio: ['ignore', log.fd, 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(benchDir, 'support', 'child.ts'), resultFile, ...ids],
+    {
+      cwd: repoRoot,
+      env,
+      detached: true, // its own process group, so a timeout also stops DynamoDB Local's Java process
+      stdio: ['ignore', log.fd, 'inherit'],
+    },
+  );
   const timer = setTimeout(() => {
     progress(`  timed out after ${timeoutMs / 1000} s; stopping ${ids.join(', ')}`);
     killGroup(child.pid, 'SIGTERM');

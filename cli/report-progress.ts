@@ -25,13 +25,20 @@ const secondsText = (ms: number): string => `${Math.round(ms / 1000)} s`;
  * per status change. Anywhere else (a pipe, a log): plain lines, one per status change, retry or
  * finished download, never a control character.
  */
-export function createReportProgressView(stream: ProgressStream, now: () => number = () => Date.now()): ReportProgressView {
+export function createReportProgressView(
+  stream: ProgressStream,
+  now: () => number = () => Date.now(),
+): ReportProgressView {
   const startedAt = now();
   if (!stream.isTTY) {
     return {
-      status: (p) => stream.write(`${p.status}${p.previousStatus ? ` (was ${p.previousStatus})` : ''} after ${secondsText(p.elapsedMs)}\n`),
+      status: (p) =>
+        stream.write(
+          `${p.status}${p.previousStatus ? ` (was ${p.previousStatus})` : ''} after ${secondsText(p.elapsedMs)}\n`,
+        ),
       wait: (w) => {
-        if (w.reason !== 'schedule') stream.write(`status check failed (${w.error?.message ?? w.reason}); next in ${secondsText(w.delayMs)}\n`);
+        if (w.reason !== 'schedule')
+          stream.write(`status check failed (${w.error?.message ?? w.reason}); next in ${secondsText(w.delayMs)}\n`);
       },
       download: (d) => {
         if (d.receivedBytes === d.totalBytes) stream.write(`downloaded ${d.receivedBytes} bytes\n`);
@@ -56,14 +63,17 @@ export function createReportProgressView(stream: ProgressStream, now: () => numb
 
   return {
     status: (p) => {
-      stream.write(`${CLEAR_LINE}${p.previousStatus ? `✔ ${p.previousStatus} → ${p.status}` : `• ${p.status}`} (${secondsText(p.elapsedMs)})\n`);
+      stream.write(
+        `${CLEAR_LINE}${p.previousStatus ? `✔ ${p.previousStatus} → ${p.status}` : `• ${p.status}`} (${secondsText(p.elapsedMs)})\n`,
+      );
       status = p.status;
       nextCheckAt = undefined;
       render();
     },
     wait: (w) => {
       nextCheckAt = now() + w.delayMs;
-      if (w.reason !== 'schedule') stream.write(`${CLEAR_LINE}! status check failed (${w.error?.message ?? w.reason}); retrying\n`);
+      if (w.reason !== 'schedule')
+        stream.write(`${CLEAR_LINE}! status check failed (${w.error?.message ?? w.reason}); retrying\n`);
       render();
     },
     download: (d) => {

@@ -28,7 +28,16 @@ import { parseResultKeys, parseUserFilters, UsageError } from './user-filters.ts
 export const EXIT = { ok: 0, apiError: 1, usage: 2, reportFailed: 3, downloadFailed: 4, interrupted: 130 } as const;
 
 export const DEFAULT_API_URL = 'http://127.0.0.1:3000';
-const DEFAULT_RESULT_KEYS = ['id', 'name', 'email', 'registration_status', 'mobile_registration_status', 'connection_status', 'created_at', 'updated_at'];
+const DEFAULT_RESULT_KEYS = [
+  'id',
+  'name',
+  'email',
+  'registration_status',
+  'mobile_registration_status',
+  'connection_status',
+  'created_at',
+  'updated_at',
+];
 const MAX_PAGE_SIZE = 1000;
 const TABLE_CELL_WIDTH_ON_TERMINAL = 40;
 
@@ -85,7 +94,10 @@ const commands: Record<string, Record<string, Command>> = {
           optionalIdempotencyKey(values),
         );
         if (values.json) out(JSON.stringify(created, null, 2));
-        else out(`onboarding_token  ${created.onboarding_token}\nexpires_at        ${created.expires_at}\n(e-mailed to ${email})`);
+        else
+          out(
+            `onboarding_token  ${created.onboarding_token}\nexpires_at        ${created.expires_at}\n(e-mailed to ${email})`,
+          );
         return EXIT.ok;
       },
     },
@@ -118,9 +130,15 @@ const commands: Record<string, Record<string, Command>> = {
       },
       run: async (context) => {
         const { values, client, out, err } = context;
-        const created = await client.createReportJob({ userId: required(values, 'user') }, optionalIdempotencyKey(values));
+        const created = await client.createReportJob(
+          { userId: required(values, 'user') },
+          optionalIdempotencyKey(values),
+        );
         const { job } = created;
-        if (created.rateLimit) err(`report requests left in this 10-minute window: ${created.rateLimit.remaining} of ${created.rateLimit.limit}`);
+        if (created.rateLimit)
+          err(
+            `report requests left in this 10-minute window: ${created.rateLimit.remaining} of ${created.rateLimit.limit}`,
+          );
         if (!values.wait && values.out === undefined) {
           if (values.json) out(JSON.stringify({ job }, null, 2));
           else out(`job ${job.jobId} ${job.status} (user ${job.userId})\nnext: onboarding report status ${job.jobId}`);
@@ -163,7 +181,11 @@ const commands: Record<string, Record<string, Command>> = {
       },
       run: async ({ values, client, out, err, io }) => {
         const all = values.all === true;
-        const limit = all ? Infinity : values.limit === undefined ? 50 : integer(values, 'limit', 1, Number.MAX_SAFE_INTEGER);
+        const limit = all
+          ? Infinity
+          : values.limit === undefined
+            ? 50
+            : integer(values, 'limit', 1, Number.MAX_SAFE_INTEGER);
         const offset = values.offset === undefined ? 0 : integer(values, 'offset', 0, Number.MAX_SAFE_INTEGER);
         const keys = values.keys === undefined ? undefined : parseResultKeys(values.keys as string);
         const request: UserStatusRequest = {
@@ -180,7 +202,13 @@ const commands: Record<string, Record<string, Command>> = {
           if (records.length >= limit) break;
         }
         if (values.json) {
-          out(JSON.stringify({ results: records, pagination: { offset, limit: all ? records.length : limit, total } }, null, 2));
+          out(
+            JSON.stringify(
+              { results: records, pagination: { offset, limit: all ? records.length : limit, total } },
+              null,
+              2,
+            ),
+          );
           return EXIT.ok;
         }
         const columns = keys ?? (records[0] ? Object.keys(records[0]) : DEFAULT_RESULT_KEYS);
@@ -239,12 +267,23 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
   const apiUrl = (values['api-url'] as string | undefined) ?? io.env.API_URL ?? DEFAULT_API_URL;
   const token = (values.token as string | undefined) ?? io.env.API_TOKEN;
-  if (!/^https?:\/\/\S+$/.test(apiUrl)) return usageError(err, `--api-url ${apiUrl} is not an http(s) URL`, helpCommand);
+  if (!/^https?:\/\/\S+$/.test(apiUrl))
+    return usageError(err, `--api-url ${apiUrl} is not an http(s) URL`, helpCommand);
   if (!token) {
-    return usageError(err, 'no token: pass --token <jwt> or set API_TOKEN (local stack: export API_TOKEN=$(npm run -s token -- --org demo-org))', helpCommand);
+    return usageError(
+      err,
+      'no token: pass --token <jwt> or set API_TOKEN (local stack: export API_TOKEN=$(npm run -s token -- --org demo-org))',
+      helpCommand,
+    );
   }
 
-  const client = new OnboardingApiClient({ baseUrl: apiUrl, token, userAgent: 'onboarding-cli', ...(io.fetch ? { fetch: io.fetch } : {}), ...(io.timers ? { timers: io.timers } : {}) });
+  const client = new OnboardingApiClient({
+    baseUrl: apiUrl,
+    token,
+    userAgent: 'onboarding-cli',
+    ...(io.fetch ? { fetch: io.fetch } : {}),
+    ...(io.timers ? { timers: io.timers } : {}),
+  });
   try {
     return await command.run({ values, positionals, client, io, out, err });
   } catch (error) {
@@ -279,13 +318,21 @@ async function download({ client, io, values, out }: CommandContext, job: Report
   try {
     const target = values.out === undefined ? undefined : path.resolve(io.cwd, values.out as string);
     // Without --out the file takes the service's suggested name, which needs the address first.
-    const destination = target ?? path.resolve(io.cwd, (await client.getReportDownloadUrl(job.jobId, { signal: io.signal })).filename);
-    downloaded = await client.downloadReport(job.jobId, destination, { job, signal: io.signal, onProgress: (p) => view.download(p) });
+    const destination =
+      target ?? path.resolve(io.cwd, (await client.getReportDownloadUrl(job.jobId, { signal: io.signal })).filename);
+    downloaded = await client.downloadReport(job.jobId, destination, {
+      job,
+      signal: io.signal,
+      onProgress: (p) => view.download(p),
+    });
   } finally {
     view.finish();
   }
   if (values.json) out(JSON.stringify({ job, download: downloaded }, null, 2));
-  else out(`saved ${path.relative(io.cwd, downloaded.path) || downloaded.path} (${downloaded.sizeBytes} bytes, sha256 ${downloaded.sha256} verified)`);
+  else
+    out(
+      `saved ${path.relative(io.cwd, downloaded.path) || downloaded.path} (${downloaded.sizeBytes} bytes, sha256 ${downloaded.sha256} verified)`,
+    );
   return EXIT.ok;
 }
 
@@ -298,7 +345,13 @@ function describeJob(job: ReportJob): string {
     ['createdAt', job.createdAt],
     ['updatedAt', job.updatedAt],
   ];
-  if (job.status === 'COMPLETE') lines.push(['completedAt', job.completedAt], ['sizeBytes', job.sizeBytes], ['sha256', job.sha256], ['durationMs', job.durationMs]);
+  if (job.status === 'COMPLETE')
+    lines.push(
+      ['completedAt', job.completedAt],
+      ['sizeBytes', job.sizeBytes],
+      ['sha256', job.sha256],
+      ['durationMs', job.durationMs],
+    );
   if (job.status === 'FAILED') lines.push(['errorCode', job.errorCode], ['durationMs', job.durationMs]);
   return lines.map(([key, value]) => `${key.padEnd(16)}${String(value)}`).join('\n');
 }
@@ -326,19 +379,25 @@ function reportFailure(error: unknown, err: (text: string) => void, io: CliIo, h
     return EXIT.apiError;
   }
   if (error instanceof ValidationError) {
-    err(`onboarding: ${error.method} ${error.path} answered 400${error.requestId ? ` (request ${error.requestId})` : ''}:`);
+    err(
+      `onboarding: ${error.method} ${error.path} answered 400${error.requestId ? ` (request ${error.requestId})` : ''}:`,
+    );
     for (const problem of error.errors) err(`  ${problem.field} ${problem.code}: ${problem.hint}`);
     return EXIT.apiError;
   }
   if (error instanceof ApiError) {
     err(`onboarding: ${error.message}`);
-    if (error instanceof ConflictError && error.openJobId) err(`the open job: onboarding report status ${error.openJobId}`);
-    if (error instanceof UnauthorizedError) err('check the token (--token or API_TOKEN): is it for this API and not expired?');
+    if (error instanceof ConflictError && error.openJobId)
+      err(`the open job: onboarding report status ${error.openJobId}`);
+    if (error instanceof UnauthorizedError)
+      err('check the token (--token or API_TOKEN): is it for this API and not expired?');
     if (error.retryAfterSeconds !== undefined) err(`retry after ${error.retryAfterSeconds} s`);
     return EXIT.apiError;
   }
   if (error instanceof ApiConnectionError) {
-    err(`onboarding: cannot reach the API: ${error.message}${error.url.startsWith(DEFAULT_API_URL) ? ' (is the local stack running? npm start)' : ''}`);
+    err(
+      `onboarding: cannot reach the API: ${error.message}${error.url.startsWith(DEFAULT_API_URL) ? ' (is the local stack running? npm start)' : ''}`,
+    );
     return EXIT.apiError;
   }
   err(`onboarding: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -366,7 +425,9 @@ function integer(values: Values, name: string, min: number, max: number): number
   const raw = values[name] as string;
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || value < min || value > max) {
-    throw new UsageError(`--${name} must be a whole number${max === Number.MAX_SAFE_INTEGER ? ` of at least ${min}` : ` from ${min} to ${max}`}`);
+    throw new UsageError(
+      `--${name} must be a whole number${max === Number.MAX_SAFE_INTEGER ? ` of at least ${min}` : ` from ${min} to ${max}`}`,
+    );
   }
   return value;
 }

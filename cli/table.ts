@@ -1,12 +1,21 @@
 /** Records as a text table: one column per key, a header and a rule; null and missing cells stay empty. */
-export function formatTable(records: ReadonlyArray<Record<string, unknown>>, keys: readonly string[], maxCellWidth = Infinity): string {
+export function formatTable(
+  records: ReadonlyArray<Record<string, unknown>>,
+  keys: readonly string[],
+  maxCellWidth = Infinity,
+): string {
   const cell = (value: unknown): string => {
-    const text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    const text =
+      value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
     const flat = text.replace(/\s+/g, ' ');
     return flat.length > maxCellWidth ? `${flat.slice(0, maxCellWidth - 1)}…` : flat;
   };
   const rows = records.map((record) => keys.map((key) => cell(record[key])));
   const widths = keys.map((key, column) => Math.max(key.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: readonly string[]): string => cells.map((text, column) => text.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((text, column) => text.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   return [line(keys), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }

@@ -8,8 +8,10 @@ export class UsageError extends Error {
 type Schema = { type?: string | string[]; properties?: Record<string, Schema> };
 
 /** The filter members as the OpenAPI document describes them: their JSON types come from there. */
-const filterSchemas = (openApiDocument.components.schemas.UserStatusRequest.properties.filters as Schema).properties ?? {};
-const userFields = openApiDocument.components.schemas.UserStatusRequest.properties.result_keys.items.enum as UserField[];
+const filterSchemas =
+  (openApiDocument.components.schemas.UserStatusRequest.properties.filters as Schema).properties ?? {};
+const userFields = openApiDocument.components.schemas.UserStatusRequest.properties.result_keys.items
+  .enum as UserField[];
 const RANGE_OPERATORS = ['gt', 'gte', 'lt', 'lte', 'eq'];
 
 /**
@@ -22,18 +24,22 @@ export function parseUserFilters(args: readonly string[]): UserStatusFilters {
   const filters: Record<string, unknown> = {};
   for (const arg of args) {
     const match = /^([A-Za-z_][A-Za-z0-9_]*)(?:\.([a-z]+))?=(.*)$/s.exec(arg);
-    if (!match) throw new UsageError(`--filter ${arg}: expected name=value or name.op=value (op: ${RANGE_OPERATORS.join(', ')})`);
+    if (!match)
+      throw new UsageError(`--filter ${arg}: expected name=value or name.op=value (op: ${RANGE_OPERATORS.join(', ')})`);
     const [, name, operator, raw] = match as unknown as [string, string, string | undefined, string];
     const schema = filterSchemas[name];
     if (operator !== undefined) {
-      if (!RANGE_OPERATORS.includes(operator)) throw new UsageError(`--filter ${arg}: unknown operator ${operator} (use ${RANGE_OPERATORS.join(', ')})`);
-      if (schema && schema.type !== 'object') throw new UsageError(`--filter ${arg}: ${name} is matched exactly; write ${name}=value`);
+      if (!RANGE_OPERATORS.includes(operator))
+        throw new UsageError(`--filter ${arg}: unknown operator ${operator} (use ${RANGE_OPERATORS.join(', ')})`);
+      if (schema && schema.type !== 'object')
+        throw new UsageError(`--filter ${arg}: ${name} is matched exactly; write ${name}=value`);
       const bound = schema?.properties?.[operator]?.type === 'number' ? toNumber(arg, raw) : raw;
       const range = (filters[name] ??= {}) as Record<string, unknown>;
       range[operator] = bound;
       continue;
     }
-    if (schema?.type === 'object') throw new UsageError(`--filter ${arg}: ${name} is a range; write ${name}.gte=value (or gt, lt, lte, eq)`);
+    if (schema?.type === 'object')
+      throw new UsageError(`--filter ${arg}: ${name} is a range; write ${name}.gte=value (or gt, lt, lte, eq)`);
     filters[name] = schema?.type === 'boolean' ? toBoolean(arg, raw) : raw;
   }
   return filters as UserStatusFilters;
@@ -41,10 +47,14 @@ export function parseUserFilters(args: readonly string[]): UserStatusFilters {
 
 /** `--keys a,b,c`; names the document does not know are refused here, with the list of known ones. */
 export function parseResultKeys(value: string): UserField[] {
-  const keys = value.split(',').map((key) => key.trim()).filter(Boolean);
+  const keys = value
+    .split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
   if (keys.length === 0) throw new UsageError('--keys needs at least one field name');
   const unknown = keys.filter((key) => !userFields.includes(key as UserField));
-  if (unknown.length > 0) throw new UsageError(`--keys: unknown field ${unknown.join(', ')}; known fields: ${userFields.join(', ')}`);
+  if (unknown.length > 0)
+    throw new UsageError(`--keys: unknown field ${unknown.join(', ')}; known fields: ${userFields.join(', ')}`);
   return keys as UserField[];
 }
 

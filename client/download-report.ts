@@ -58,7 +58,11 @@ export async function downloadReport(
     }
     if (!response.ok || !response.body) {
       await response.body?.cancel();
-      throw new ReportDownloadError(jobId, response.status, `report ${jobId}: object storage answered ${response.status} for the download address`);
+      throw new ReportDownloadError(
+        jobId,
+        response.status,
+        `report ${jobId}: object storage answered ${response.status} for the download address`,
+      );
     }
     const received = await saveVerified(response.body as NodeReadableStream<Uint8Array>, path, job, options);
     return { path, ...received, filename: address.filename, attempts: attempt };
@@ -92,7 +96,11 @@ async function saveVerified(
     await pipeline(Readable.fromWeb(body), measure, createWriteStream(partial), { signal: options.signal });
     const sha256 = hash.digest('hex');
     if (sizeBytes !== job.sizeBytes || sha256 !== job.sha256) {
-      throw new ReportIntegrityError(job.jobId, { sizeBytes: job.sizeBytes, sha256: job.sha256 }, { sizeBytes, sha256 });
+      throw new ReportIntegrityError(
+        job.jobId,
+        { sizeBytes: job.sizeBytes, sha256: job.sha256 },
+        { sizeBytes, sha256 },
+      );
     }
     await rename(partial, path);
     return { sizeBytes, sha256 };

@@ -1,4 +1,11 @@
-import type { FailedReportJob, FieldError, ReportJob, ReportJobCreated, StandardErrorBody, ValidationErrorBody } from './types.ts';
+import type {
+  FailedReportJob,
+  FieldError,
+  ReportJob,
+  ReportJobCreated,
+  StandardErrorBody,
+  ValidationErrorBody,
+} from './types.ts';
 
 /** What the client knows about a response that was not a success. */
 export interface ApiErrorDetails {
@@ -112,7 +119,9 @@ export class ReportTimedOutError extends Error {
     readonly lastJob: ReportJob | ReportJobCreated | undefined,
     readonly waitedMs: number,
   ) {
-    super(`report job ${jobId} not complete after ${Math.round(waitedMs / 1000)} s (last status ${lastJob?.status ?? 'unknown'}); treated as failed`);
+    super(
+      `report job ${jobId} not complete after ${Math.round(waitedMs / 1000)} s (last status ${lastJob?.status ?? 'unknown'}); treated as failed`,
+    );
   }
 }
 
@@ -168,7 +177,12 @@ export function apiErrorFor(details: ApiErrorDetails): ApiError {
 }
 
 function isStandardBody(body: unknown): body is StandardErrorBody {
-  return typeof body === 'object' && body !== null && typeof (body as StandardErrorBody).error === 'string' && typeof (body as StandardErrorBody).message === 'string';
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    typeof (body as StandardErrorBody).error === 'string' &&
+    typeof (body as StandardErrorBody).message === 'string'
+  );
 }
 
 function isValidationBody(body: unknown): body is ValidationErrorBody {

@@ -87,7 +87,13 @@ export class HttpTransport {
     }
 
     const requestId = response.headers.get('x-request-id') ?? undefined;
-    this.options.onResponse?.({ method: request.method, path: request.path, status: response.status, requestId, headers: response.headers });
+    this.options.onResponse?.({
+      method: request.method,
+      path: request.path,
+      status: response.status,
+      requestId,
+      headers: response.headers,
+    });
     const text = await response.text();
     const parsed = parseJson(text);
     if (!response.ok) {

@@ -3,7 +3,11 @@
  * seed's polling schedule, verified report downloads and user-status pages. Runtime dependencies:
  * fetch, plus Node's fs, stream and crypto modules for downloads.
  */
-export { OnboardingApiClient, type CreatedReportJob, type OnboardingApiClientOptions } from './onboarding-api-client.ts';
+export {
+  OnboardingApiClient,
+  type CreatedReportJob,
+  type OnboardingApiClientOptions,
+} from './onboarding-api-client.ts';
 export type { ApiResponse, Fetch, RequestOptions, ResponseInfo, TokenSource } from './http-transport.ts';
 export {
   SEED_POLLING_SCHEDULE,

@@ -50,12 +50,20 @@ export class OnboardingApiClient {
 
   /** POST /v1/onboarding-token (scope onboarding:write): creates a token and e-mails it. */
   async createOnboardingToken(request: OnboardingTokenRequest, options: RequestOptions = {}): Promise<OnboardingToken> {
-    const response = await this.http.send<OnboardingToken>({ method: 'POST', path: '/v1/onboarding-token', body: request, ...options });
+    const response = await this.http.send<OnboardingToken>({
+      method: 'POST',
+      path: '/v1/onboarding-token',
+      body: request,
+      ...options,
+    });
     return response.body;
   }
 
   /** GET /v1/onboarding-tokens (scope onboarding:read): one page of the dashboard, newest first. */
-  async listOnboardingTokens(request: OnboardingTokenListRequest = {}, options: RequestOptions = {}): Promise<OnboardingTokenPage> {
+  async listOnboardingTokens(
+    request: OnboardingTokenListRequest = {},
+    options: RequestOptions = {},
+  ): Promise<OnboardingTokenPage> {
     const response = await this.http.send<OnboardingTokenPage>({
       method: 'GET',
       path: '/v1/onboarding-tokens',
@@ -67,7 +75,12 @@ export class OnboardingApiClient {
 
   /** POST /v1/document/api (scope reports:write): queues a report job. */
   async createReportJob(request: ReportJobRequest, options: RequestOptions = {}): Promise<CreatedReportJob> {
-    const response = await this.http.send<ReportJobCreated>({ method: 'POST', path: '/v1/document/api', body: request, ...options });
+    const response = await this.http.send<ReportJobCreated>({
+      method: 'POST',
+      path: '/v1/document/api',
+      body: request,
+      ...options,
+    });
     const header = (name: string): number | undefined => {
       const value = response.headers.get(name);
       return value === null ? undefined : Number(value);
@@ -77,7 +90,9 @@ export class OnboardingApiClient {
       job: response.body,
       location: response.headers.get('location') ?? undefined,
       rateLimit:
-        limit === undefined ? undefined : { limit, remaining: header('ratelimit-remaining') ?? 0, resetSeconds: header('ratelimit-reset') ?? 0 },
+        limit === undefined
+          ? undefined
+          : { limit, remaining: header('ratelimit-remaining') ?? 0, resetSeconds: header('ratelimit-reset') ?? 0 },
       replayed: response.headers.get('idempotent-replayed') === 'true',
       requestId: response.requestId,
     };
@@ -85,7 +100,11 @@ export class OnboardingApiClient {
 
   /** GET /v1/document/api/{id} (scope reports:read). */
   async getReportJob(jobId: string, options: Pick<RequestOptions, 'signal'> = {}): Promise<ReportJob> {
-    const response = await this.http.send<ReportJob>({ method: 'GET', path: `/v1/document/api/${encodeURIComponent(jobId)}`, signal: options.signal });
+    const response = await this.http.send<ReportJob>({
+      method: 'GET',
+      path: `/v1/document/api/${encodeURIComponent(jobId)}`,
+      signal: options.signal,
+    });
     return response.body;
   }
 
@@ -100,8 +119,16 @@ export class OnboardingApiClient {
   }
 
   /** POST /v1/user-status (scope users:read): one page. */
-  async queryUserStatusPage(request: UserStatusRequest = {}, options: Pick<RequestOptions, 'signal'> = {}): Promise<UserStatusPage> {
-    const response = await this.http.send<UserStatusPage>({ method: 'POST', path: '/v1/user-status', body: request, signal: options.signal });
+  async queryUserStatusPage(
+    request: UserStatusRequest = {},
+    options: Pick<RequestOptions, 'signal'> = {},
+  ): Promise<UserStatusPage> {
+    const response = await this.http.send<UserStatusPage>({
+      method: 'POST',
+      path: '/v1/user-status',
+      body: request,
+      signal: options.signal,
+    });
     return response.body;
   }
 
@@ -109,11 +136,17 @@ export class OnboardingApiClient {
    * Every page of a user-status query, from `pagination.offset` (default 0) on, `pagination.limit`
    * records a page (default the service's 50), until `total` records have been seen.
    */
-  async *queryUserStatus(request: UserStatusRequest = {}, options: Pick<RequestOptions, 'signal'> = {}): AsyncGenerator<UserStatusPage, void, undefined> {
+  async *queryUserStatus(
+    request: UserStatusRequest = {},
+    options: Pick<RequestOptions, 'signal'> = {},
+  ): AsyncGenerator<UserStatusPage, void, undefined> {
     const limit = request.pagination?.limit;
     let offset = request.pagination?.offset ?? 0;
     for (;;) {
-      const page = await this.queryUserStatusPage({ ...request, pagination: { ...(limit === undefined ? {} : { limit }), offset } }, options);
+      const page = await this.queryUserStatusPage(
+        { ...request, pagination: { ...(limit === undefined ? {} : { limit }), offset } },
+        options,
+      );
       yield page;
       offset += page.results.length;
       if (page.results.length === 0 || offset >= page.pagination.total) return;
@@ -121,13 +154,21 @@ export class OnboardingApiClient {
   }
 
   /** The records of `queryUserStatus`, one by one. */
-  async *userStatusRecords(request: UserStatusRequest = {}, options: Pick<RequestOptions, 'signal'> = {}): AsyncGenerator<UserStatusRecord, void, undefined> {
+  async *userStatusRecords(
+    request: UserStatusRequest = {},
+    options: Pick<RequestOptions, 'signal'> = {},
+  ): AsyncGenerator<UserStatusRecord, void, undefined> {
     for await (const page of this.queryUserStatus(request, options)) yield* page.results;
   }
 
   /** GET /v1/openapi.json (no token). */
   async getOpenApiDocument(options: Pick<RequestOptions, 'signal'> = {}): Promise<Record<string, unknown>> {
-    const response = await this.http.send<Record<string, unknown>>({ method: 'GET', path: '/v1/openapi.json', anonymous: true, signal: options.signal });
+    const response = await this.http.send<Record<string, unknown>>({
+      method: 'GET',
+      path: '/v1/openapi.json',
+      anonymous: true,
+      signal: options.signal,
+    });
     return response.body;
   }
 

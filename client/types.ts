@@ -200,10 +200,31 @@ export interface RangeFilter<T> {
 }
 
 type StringFilterField =
-  | 'id' | 'email' | 'name' | 'first_name' | 'last_name' | 'middle_name' | 'phone' | 'organization_name'
-  | 'organization_id' | 'city' | 'state' | 'country' | 'full_address' | 'address1' | 'address2' | 'postcode'
-  | 'guardian_name' | 'override_status' | 'override_notes' | 'provider_high_level_result' | 'high_level_result'
-  | 'document_overall_validation' | 'idcheck_match_status' | 'connection_status' | 'mobile_registration_status';
+  | 'id'
+  | 'email'
+  | 'name'
+  | 'first_name'
+  | 'last_name'
+  | 'middle_name'
+  | 'phone'
+  | 'organization_name'
+  | 'organization_id'
+  | 'city'
+  | 'state'
+  | 'country'
+  | 'full_address'
+  | 'address1'
+  | 'address2'
+  | 'postcode'
+  | 'guardian_name'
+  | 'override_status'
+  | 'override_notes'
+  | 'provider_high_level_result'
+  | 'high_level_result'
+  | 'document_overall_validation'
+  | 'idcheck_match_status'
+  | 'connection_status'
+  | 'mobile_registration_status';
 
 /** Filters combine with AND. Dates and timestamps are ISO 8601 strings. */
 export type UserStatusFilters = { [K in StringFilterField]?: string } & {

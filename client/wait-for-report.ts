@@ -67,7 +67,11 @@ export type ReadReportJob = (jobId: string, signal: AbortSignal | undefined) => 
  * Retry-After before the next; other 5XX answers and network failures are retried on the schedule
  * until the deadline; any other error ends the wait. Aborting the signal rejects with its reason.
  */
-export async function waitForReport(readJob: ReadReportJob, jobId: string, options: WaitForReportOptions = {}): Promise<CompleteReportJob> {
+export async function waitForReport(
+  readJob: ReadReportJob,
+  jobId: string,
+  options: WaitForReportOptions = {},
+): Promise<CompleteReportJob> {
   const schedule = options.schedule ?? SEED_POLLING_SCHEDULE;
   const timers = options.timers ?? systemTimers;
   const { signal } = options;
@@ -91,7 +95,12 @@ export async function waitForReport(readJob: ReadReportJob, jobId: string, optio
   for (;;) {
     if (pause) {
       const delayMs = nextDelay(schedule, timers, elapsed(), pause.retryAfterMs);
-      options.onWait?.({ reason: pause.reason, ...(pause.error ? { error: pause.error } : {}), delayMs, elapsedMs: elapsed() });
+      options.onWait?.({
+        reason: pause.reason,
+        ...(pause.error ? { error: pause.error } : {}),
+        delayMs,
+        elapsedMs: elapsed(),
+      });
       await timers.sleep(delayMs, signal);
     }
     try {
@@ -103,7 +112,10 @@ export async function waitForReport(readJob: ReadReportJob, jobId: string, optio
     } catch (error) {
       if (!isRetryable(error)) throw error;
       const retryAfterSeconds = error instanceof ApiError ? error.retryAfterSeconds : undefined;
-      pause = retryAfterSeconds === undefined ? { reason: 'error', error } : { reason: 'retry-after', error, retryAfterMs: retryAfterSeconds * 1000 };
+      pause =
+        retryAfterSeconds === undefined
+          ? { reason: 'error', error }
+          : { reason: 'retry-after', error, retryAfterMs: retryAfterSeconds * 1000 };
     }
     if (elapsed() >= schedule.deadlineMs) throw new ReportTimedOutError(jobId, last, elapsed());
   }

@@ -31,7 +31,10 @@ async function failRecord(record: SQSRecord): Promise<void> {
     const failed = await failJob(message);
     logger.warn('report job dead-lettered', { jobId: message.jobId, orgId: message.orgId, markedFailed: failed });
   } catch (error) {
-    logger.error('could not fail a dead-lettered report job; SQS will retry', { jobId: message.jobId, error: error as Error });
+    logger.error('could not fail a dead-lettered report job; SQS will retry', {
+      jobId: message.jobId,
+      error: error as Error,
+    });
     throw error;
   }
 }

@@ -25,5 +25,6 @@ const downloadFor = getReportDownload({
 export const handler = createApiHandler({
   requiredScope: 'reports:read',
   verifyToken: tokenVerifierFrom(config),
-  handle: async ({ event, principal }) => ok(await downloadFor({ orgId: principal.orgId, jobId: reportJobIdFrom(event) })),
+  handle: async ({ event, principal }) =>
+    ok(await downloadFor({ orgId: principal.orgId, jobId: reportJobIdFrom(event) })),
 });

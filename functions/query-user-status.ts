@@ -10,7 +10,9 @@ import { userStatusRequestSchema } from '#shared/http/schemas/user-status-schema
 const config = loadApiConfig({ USERS_TABLE_NAME: requiredString('USERS_TABLE_NAME') });
 const dynamoDb = createDynamoDbClients();
 
-const queryUsers = queryUserStatus({ users: new DynamoDbUserStatusReader(dynamoDb.documents, config.USERS_TABLE_NAME) });
+const queryUsers = queryUserStatus({
+  users: new DynamoDbUserStatusReader(dynamoDb.documents, config.USERS_TABLE_NAME),
+});
 
 export const handler = createApiHandler({
   requiredScope: 'users:read',

@@ -54,9 +54,13 @@ export class AlarmsConstruct extends Construct {
 
   /** Alarms when any message lands in a dead-letter queue. */
   addDeadLetterQueueAlarm(queue: IQueue): Alarm {
-    return this.addAlarm(`${queue.node.id}Messages`, queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }), {
-      description: `Messages are waiting in the dead-letter queue ${queue.node.id}`,
-    });
+    return this.addAlarm(
+      `${queue.node.id}Messages`,
+      queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+      {
+        description: `Messages are waiting in the dead-letter queue ${queue.node.id}`,
+      },
+    );
   }
 
   /**
@@ -65,9 +69,13 @@ export class AlarmsConstruct extends Construct {
    * the receive count cannot.
    */
   addDeadLetterReceivesAlarm(queue: IQueue): Alarm {
-    return this.addAlarm(`${queue.node.id}Received`, queue.metricNumberOfMessagesReceived({ period, statistic: 'Sum' }), {
-      description: `A message was dead-lettered and received from ${queue.node.id}`,
-    });
+    return this.addAlarm(
+      `${queue.node.id}Received`,
+      queue.metricNumberOfMessagesReceived({ period, statistic: 'Sum' }),
+      {
+        description: `A message was dead-lettered and received from ${queue.node.id}`,
+      },
+    );
   }
 
   /** Alarms on 5XX answers: a function that maps a failure to a 500/503 does not count as a Lambda error. */

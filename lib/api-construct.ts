@@ -95,7 +95,8 @@ export class ApiConstruct extends Construct {
     NagSuppressions.addResourceSuppressions(fallbackRoute, [
       {
         id: 'AwsSolutions-APIG4',
-        reason: 'The $default route only answers unmatched paths and methods with the contract’s 404/405 body; it reads no data.',
+        reason:
+          'The $default route only answers unmatched paths and methods with the contract’s 404/405 body; it reads no data.',
       },
     ]);
 

@@ -9,7 +9,12 @@ export type TableAccessMode = 'read' | 'write' | 'readWrite';
  * action of their own: IAM authorizes each item of a TransactWriteItems / TransactGetItems call
  * against PutItem, UpdateItem, DeleteItem, ConditionCheckItem and GetItem.
  */
-export const tableReadActions = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
+export const tableReadActions = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:ConditionCheckItem',
+];
 export const tableWriteActions = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',

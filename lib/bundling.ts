@@ -1,6 +1,12 @@
 import path from 'node:path';
 import type { BuildOptions } from 'esbuild';
-import { LogLevel, OutputFormat, SourceMapMode, type BundlingOptions, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  LogLevel,
+  OutputFormat,
+  SourceMapMode,
+  type BundlingOptions,
+  type ICommandHooks,
+} from 'aws-cdk-lib/aws-lambda-nodejs';
 import { repoRoot } from './repo-root.ts';
 
 /**

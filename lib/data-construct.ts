@@ -27,7 +27,10 @@ export class DataConstruct extends Construct {
       if (!found) throw new Error(`Table "${tableId}" is not in allTables (lib/table-definitions.ts)`);
       return found;
     };
-    this.tables = Object.fromEntries(knownTables.map(({ id: tableId }) => [tableId, table(tableId)])) as Record<TableId, ServiceTable>;
+    this.tables = Object.fromEntries(knownTables.map(({ id: tableId }) => [tableId, table(tableId)])) as Record<
+      TableId,
+      ServiceTable
+    >;
   }
 
   get onboardingTokens(): ServiceTable {

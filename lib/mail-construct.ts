@@ -26,7 +26,9 @@ export class MailConstruct extends Construct {
     // A domain identity is verified by DNS (Easy DKIM records); an address identity by a link
     // SES mails to it. Either must be verified before the first send.
     this.identity = new EmailIdentity(this, 'SenderIdentity', {
-      identity: props.senderIdentity.includes('@') ? Identity.email(props.senderIdentity) : Identity.domain(props.senderIdentity),
+      identity: props.senderIdentity.includes('@')
+        ? Identity.email(props.senderIdentity)
+        : Identity.domain(props.senderIdentity),
     });
     // The name is fixed by the contract (`onboarding-token`), so one stack per account and region.
     this.onboardingTemplate = new CfnTemplate(this, 'OnboardingTemplate', {

@@ -10,7 +10,11 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 // Plain constants and node:fs/node:path only: importing them does not pull pdf-lib into the CDK app.
-import { REPORT_FONT_FILES, REPORT_FONT_PACKAGE_PATHS, REPORT_FONTS_DIR_ENV } from '../shared/domain/reports/pdf/report-fonts.ts';
+import {
+  REPORT_FONT_FILES,
+  REPORT_FONT_PACKAGE_PATHS,
+  REPORT_FONTS_DIR_ENV,
+} from '../shared/domain/reports/pdf/report-fonts.ts';
 import { MAX_RECEIVES } from '../shared/queue/report-job-messages.ts';
 import { bindTable } from './bind-table.ts';
 import { reportPipelineFunctions } from './routes.ts';
@@ -104,7 +108,8 @@ export class ReportPipelineConstruct extends Construct {
     NagSuppressions.addResourceSuppressions(this.accessLogsBucket, [
       {
         id: 'AwsSolutions-S1',
-        reason: 'This is the access-log bucket of the reports bucket; logging its own access would log the log deliveries, recursively.',
+        reason:
+          'This is the access-log bucket of the reports bucket; logging its own access would log the log deliveries, recursively.',
       },
     ]);
 
@@ -138,7 +143,8 @@ export class ReportPipelineConstruct extends Construct {
     NagSuppressions.addResourceSuppressions(deadLetterQueue, [
       {
         id: 'AwsSolutions-SQS3',
-        reason: 'This queue is the dead-letter queue of the report job queue; its own messages are handled by FailDeadLetteredReportJobs and alarmed on.',
+        reason:
+          'This queue is the dead-letter queue of the report job queue; its own messages are handled by FailDeadLetteredReportJobs and alarmed on.',
       },
     ]);
     this.deadLetterQueue = deadLetterQueue;
@@ -167,7 +173,11 @@ export class ReportPipelineConstruct extends Construct {
     bindTable(this.worker, props.users, 'read');
     this.grantReportWrites(this.worker);
     this.worker.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: 5, maxConcurrency: workerConcurrency, reportBatchItemFailures: true }),
+      new SqsEventSource(this.queue, {
+        batchSize: 5,
+        maxConcurrency: workerConcurrency,
+        reportBatchItemFailures: true,
+      }),
     );
 
     this.deadLetterHandler = new ServiceFunction(this, reportPipelineFunctions.deadLetters.name, {

@@ -17,14 +17,29 @@ export interface ApiRoute {
 }
 
 export const onboardingRoutes = [
-  { method: 'POST', path: '/v1/onboarding-token', entry: 'functions/create-onboarding-token.ts', name: 'CreateOnboardingToken' },
-  { method: 'GET', path: '/v1/onboarding-tokens', entry: 'functions/list-onboarding-tokens.ts', name: 'ListOnboardingTokens' },
+  {
+    method: 'POST',
+    path: '/v1/onboarding-token',
+    entry: 'functions/create-onboarding-token.ts',
+    name: 'CreateOnboardingToken',
+  },
+  {
+    method: 'GET',
+    path: '/v1/onboarding-tokens',
+    entry: 'functions/list-onboarding-tokens.ts',
+    name: 'ListOnboardingTokens',
+  },
 ] as const satisfies readonly ApiRoute[];
 
 export const reportRoutes = [
   { method: 'POST', path: '/v1/document/api', entry: 'functions/create-report-job.ts', name: 'CreateReportJob' },
   { method: 'GET', path: '/v1/document/api/{id}', entry: 'functions/get-report-job.ts', name: 'GetReportJob' },
-  { method: 'GET', path: '/v1/document/api/{id}/url', entry: 'functions/get-report-download-url.ts', name: 'GetReportDownloadUrl' },
+  {
+    method: 'GET',
+    path: '/v1/document/api/{id}/url',
+    entry: 'functions/get-report-download-url.ts',
+    name: 'GetReportDownloadUrl',
+  },
 ] as const satisfies readonly ApiRoute[];
 
 export const userStatusRoutes = [
@@ -33,7 +48,13 @@ export const userStatusRoutes = [
 
 /** The OpenAPI document (generated into openapi.json by `npm run openapi`), served without a token. */
 export const documentationRoutes = [
-  { method: 'GET', path: '/v1/openapi.json', entry: 'functions/get-openapi-document.ts', name: 'GetOpenApiDocument', public: true },
+  {
+    method: 'GET',
+    path: '/v1/openapi.json',
+    entry: 'functions/get-openapi-document.ts',
+    name: 'GetOpenApiDocument',
+    public: true,
+  },
 ] as const satisfies readonly ApiRoute[];
 
 /** Lambdas the report pipeline runs outside the API: the queue worker, the dead-letter handler and the sweep. */
@@ -49,4 +70,9 @@ export const fallbackRoute = {
   name: 'RouteNotFound',
 } as const;
 
-export const apiRoutes: readonly ApiRoute[] = [...onboardingRoutes, ...reportRoutes, ...userStatusRoutes, ...documentationRoutes];
+export const apiRoutes: readonly ApiRoute[] = [
+  ...onboardingRoutes,
+  ...reportRoutes,
+  ...userStatusRoutes,
+  ...documentationRoutes,
+];

@@ -112,7 +112,10 @@ export class ServiceStack extends Stack {
     const { config } = props;
 
     this.data = new DataConstruct(this, 'Data');
-    this.mail = new MailConstruct(this, 'Mail', { senderEmail: config.senderEmail, senderIdentity: config.senderIdentity });
+    this.mail = new MailConstruct(this, 'Mail', {
+      senderEmail: config.senderEmail,
+      senderIdentity: config.senderIdentity,
+    });
     // Its functions run outside the API: they get no token settings.
     this.reports = new ReportPipelineConstruct(this, 'Reports', {
       reportJobs: this.data.tables.ReportJobs,
@@ -131,7 +134,8 @@ export class ServiceStack extends Stack {
     const routeFunctions = new Map<string, ServiceFunction>();
     for (const route of apiRoutes) {
       const grants = routeGrants[route.name];
-      if (!grants) throw new Error(`Route ${route.name} (${route.method} ${route.path}) has no grants in lib/service-stack.ts`);
+      if (!grants)
+        throw new Error(`Route ${route.name} (${route.method} ${route.path}) has no grants in lib/service-stack.ts`);
       const fn = new ServiceFunction(this, route.name, {
         entry: route.entry,
         description: `${route.method} ${route.path}`,

@@ -7,10 +7,14 @@ import * as v from 'valibot';
  * with a message naming it.
  */
 
-const required = (key: string) => v.pipe(v.string(`${key} is required`), v.trim(), v.minLength(1, `${key} must not be empty`));
+const required = (key: string) =>
+  v.pipe(v.string(`${key} is required`), v.trim(), v.minLength(1, `${key} must not be empty`));
 
 const claimName = (key: string, defaultValue: string) =>
-  v.optional(v.pipe(v.string(`${key} must be a string`), v.regex(/^[A-Za-z0-9_:/.-]{1,100}$/, `${key} must be a claim name`)), defaultValue);
+  v.optional(
+    v.pipe(v.string(`${key} must be a string`), v.regex(/^[A-Za-z0-9_:/.-]{1,100}$/, `${key} must be a claim name`)),
+    defaultValue,
+  );
 
 const email = (key: string, missing = `${key} must be an e-mail address`) =>
   v.pipe(v.string(missing), v.trim(), v.email(`${key} must be an e-mail address`));
@@ -40,7 +44,11 @@ export const stackConfigSchema = v.pipe(
     /** Audience every token's `aud` must contain. */
     jwtAudience: required('jwtAudience'),
     /** Remote key set the functions verify tokens against. */
-    jwksUrl: v.pipe(required('jwksUrl'), v.url('jwksUrl must be a URL'), v.startsWith('https://', 'jwksUrl must use https')),
+    jwksUrl: v.pipe(
+      required('jwksUrl'),
+      v.url('jwksUrl must be a URL'),
+      v.startsWith('https://', 'jwksUrl must use https'),
+    ),
     /** Claim holding the organization id. */
     orgClaim: claimName('orgClaim', 'org_id'),
     /** Claim holding the organization's display name (used in the onboarding e-mail). */
@@ -65,7 +73,10 @@ export const stackConfigSchema = v.pipe(
     ),
     ['senderIdentity'],
   ),
-  v.transform((config) => ({ ...config, senderIdentity: config.senderIdentity?.toLowerCase() ?? domainOf(config.senderEmail) })),
+  v.transform((config) => ({
+    ...config,
+    senderIdentity: config.senderIdentity?.toLowerCase() ?? domainOf(config.senderEmail),
+  })),
 );
 
 export type StackConfig = v.InferOutput<typeof stackConfigSchema>;

@@ -66,4 +66,9 @@ export const idempotencyTable = {
   globalSecondaryIndexes: [],
 } as const satisfies TableDefinition;
 
-export const allTables: readonly TableDefinition[] = [onboardingTokensTable, reportJobsTable, usersTable, idempotencyTable];
+export const allTables: readonly TableDefinition[] = [
+  onboardingTokensTable,
+  reportJobsTable,
+  usersTable,
+  idempotencyTable,
+];

@@ -109,7 +109,17 @@ const REGISTRATION_FOR_MOBILE: Record<MobileStatus, readonly RegistrationStatus[
 
 /** Most users finished; the rest are spread over the flow. */
 const MOBILE_STATUS_WEIGHTS: ReadonlyArray<readonly [MobileStatus, number]> = MOBILE_REGISTRATION_STATUSES.map(
-  (status) => [status, status === 'REGISTRATION_COMPLETED' ? 40 : status === 'VERIFICATION_PASSED' ? 20 : status === 'ADMIN_REVIEW' ? 6 : 2] as const,
+  (status) =>
+    [
+      status,
+      status === 'REGISTRATION_COMPLETED'
+        ? 40
+        : status === 'VERIFICATION_PASSED'
+          ? 20
+          : status === 'ADMIN_REVIEW'
+            ? 6
+            : 2,
+    ] as const,
 );
 
 /** Steps of the mobile flow, in order: what a user at a step has already given. */
@@ -172,15 +182,56 @@ const LOCALES: readonly Locale[] = [
     country: 'United Kingdom',
     countryIsoCode: 'GB',
     phone: (r) => `+44 7700 900${digits(r, 3)}`,
-    givenNames: [['Oliver'], ['Amelia'], ['Harry'], ['Isla'], ['George'], ['Ava'], ['Siobhán'], ['Niamh'], ['Rhys'], ['Eilidh'], ['Seán'], ['Chloë']],
-    familyNames: [['Smith'], ['Jones'], ["O'Brien", 'obrien'], ['Taylor'], ['Williams'], ['MacLeod'], ['Davies'], ['Evans'], ['Ní Bhriain'], ['Brontë']],
-    street: (r) => `${r.int(1, 220)} ${r.pick(['Baker Street', 'High Street', 'Station Road', 'Victoria Road', 'Church Lane', 'Mill Lane'])}`,
+    givenNames: [
+      ['Oliver'],
+      ['Amelia'],
+      ['Harry'],
+      ['Isla'],
+      ['George'],
+      ['Ava'],
+      ['Siobhán'],
+      ['Niamh'],
+      ['Rhys'],
+      ['Eilidh'],
+      ['Seán'],
+      ['Chloë'],
+    ],
+    familyNames: [
+      ['Smith'],
+      ['Jones'],
+      ["O'Brien", 'obrien'],
+      ['Taylor'],
+      ['Williams'],
+      ['MacLeod'],
+      ['Davies'],
+      ['Evans'],
+      ['Ní Bhriain'],
+      ['Brontë'],
+    ],
+    street: (r) =>
+      `${r.int(1, 220)} ${r.pick(['Baker Street', 'High Street', 'Station Road', 'Victoria Road', 'Church Lane', 'Mill Lane'])}`,
     secondLine: (r) => `Flat ${r.int(1, 40)}`,
     places: (r) => [
-      { city: 'London', state: 'England', postcode: () => `${r.pick(['NW1', 'E14', 'SW9', 'N7'])} ${r.int(1, 9)}${r.pick(['AB', 'DX', 'QT', 'LR'])}` },
-      { city: 'Manchester', state: 'England', postcode: () => `M${r.int(1, 40)} ${r.int(1, 9)}${r.pick(['AA', 'HE', 'WS'])}` },
-      { city: 'Edinburgh', state: 'Scotland', postcode: () => `EH${r.int(1, 17)} ${r.int(1, 9)}${r.pick(['BX', 'NQ', 'TY'])}` },
-      { city: 'Cardiff', state: 'Wales', postcode: () => `CF${r.int(10, 24)} ${r.int(1, 9)}${r.pick(['AH', 'GP', 'LL'])}` },
+      {
+        city: 'London',
+        state: 'England',
+        postcode: () => `${r.pick(['NW1', 'E14', 'SW9', 'N7'])} ${r.int(1, 9)}${r.pick(['AB', 'DX', 'QT', 'LR'])}`,
+      },
+      {
+        city: 'Manchester',
+        state: 'England',
+        postcode: () => `M${r.int(1, 40)} ${r.int(1, 9)}${r.pick(['AA', 'HE', 'WS'])}`,
+      },
+      {
+        city: 'Edinburgh',
+        state: 'Scotland',
+        postcode: () => `EH${r.int(1, 17)} ${r.int(1, 9)}${r.pick(['BX', 'NQ', 'TY'])}`,
+      },
+      {
+        city: 'Cardiff',
+        state: 'Wales',
+        postcode: () => `CF${r.int(10, 24)} ${r.int(1, 9)}${r.pick(['AH', 'GP', 'LL'])}`,
+      },
     ],
   },
   {
@@ -188,9 +239,30 @@ const LOCALES: readonly Locale[] = [
     country: 'France',
     countryIsoCode: 'FR',
     phone: (r) => `+33 6 ${digits(r, 2)} ${digits(r, 2)} ${digits(r, 2)} ${digits(r, 2)}`,
-    givenNames: [['Zoé'], ['Chloé'], ['Émile'], ['Hélène'], ['François'], ['Léa'], ['Noël'], ['Anaïs'], ['Jérôme'], ['Maëlle']],
-    familyNames: [['Lefèvre'], ['Dubois'], ['Fontaine'], ['Gauthier'], ['Bérénger'], ['Lemaître'], ['Château'], ['Mercier']],
-    street: (r) => `${r.int(1, 120)} ${r.pick(['rue de la Paix', 'avenue Jean-Jaurès', 'boulevard Saint-Michel', 'rue des Écoles', 'place de l’Église'])}`,
+    givenNames: [
+      ['Zoé'],
+      ['Chloé'],
+      ['Émile'],
+      ['Hélène'],
+      ['François'],
+      ['Léa'],
+      ['Noël'],
+      ['Anaïs'],
+      ['Jérôme'],
+      ['Maëlle'],
+    ],
+    familyNames: [
+      ['Lefèvre'],
+      ['Dubois'],
+      ['Fontaine'],
+      ['Gauthier'],
+      ['Bérénger'],
+      ['Lemaître'],
+      ['Château'],
+      ['Mercier'],
+    ],
+    street: (r) =>
+      `${r.int(1, 120)} ${r.pick(['rue de la Paix', 'avenue Jean-Jaurès', 'boulevard Saint-Michel', 'rue des Écoles', 'place de l’Église'])}`,
     secondLine: (r) => `Bâtiment ${r.pick(['A', 'B', 'C'])}, ${r.int(1, 6)}e étage`,
     places: (r) => [
       { city: 'Paris', state: 'Île-de-France', postcode: () => `750${String(r.int(1, 20)).padStart(2, '0')}` },
@@ -203,9 +275,21 @@ const LOCALES: readonly Locale[] = [
     country: 'Germany',
     countryIsoCode: 'DE',
     phone: (r) => `+49 151 ${digits(r, 8)}`,
-    givenNames: [['Jürgen'], ['Björn'], ['Sören'], ['Käthe'], ['Jörg'], ['Lukas'], ['Hannah'], ['Mia'], ['Günther'], ['Lena']],
+    givenNames: [
+      ['Jürgen'],
+      ['Björn'],
+      ['Sören'],
+      ['Käthe'],
+      ['Jörg'],
+      ['Lukas'],
+      ['Hannah'],
+      ['Mia'],
+      ['Günther'],
+      ['Lena'],
+    ],
     familyNames: [['Müller'], ['Schröder'], ['Weiß'], ['Groß'], ['Köhler'], ['Schäfer'], ['Becker'], ['Fuß']],
-    street: (r) => `${r.pick(['Hauptstraße', 'Schloßallee', 'Gartenstraße', 'Lindenweg', 'Bahnhofstraße'])} ${r.int(1, 90)}`,
+    street: (r) =>
+      `${r.pick(['Hauptstraße', 'Schloßallee', 'Gartenstraße', 'Lindenweg', 'Bahnhofstraße'])} ${r.int(1, 90)}`,
     secondLine: (r) => `${r.pick(['Hinterhaus', 'Vorderhaus', 'Seitenflügel'])}, ${r.int(1, 5)}. OG`,
     places: (r) => [
       { city: 'Berlin', state: 'Berlin', postcode: () => `10${digits(r, 3)}` },
@@ -220,7 +304,8 @@ const LOCALES: readonly Locale[] = [
     phone: (r) => `+34 6${digits(r, 2)} ${digits(r, 3)} ${digits(r, 3)}`,
     givenNames: [['José'], ['María'], ['Iñaki'], ['Begoña'], ['Íñigo'], ['Sofía'], ['Lucía'], ['Álvaro']],
     familyNames: [['Núñez'], ['Peña'], ['Ibáñez'], ['Fernández'], ['Muñoz'], ['Gómez'], ['Martínez']],
-    street: (r) => `${r.pick(['Calle de Alcalá', 'Avenida de la Constitución', 'Plaza Mayor', 'Calle Larios'])}, ${r.int(1, 150)}`,
+    street: (r) =>
+      `${r.pick(['Calle de Alcalá', 'Avenida de la Constitución', 'Plaza Mayor', 'Calle Larios'])}, ${r.int(1, 150)}`,
     secondLine: (r) => `${r.int(1, 8)}º ${r.pick(['A', 'B', 'C', 'D'])}`,
     places: (r) => [
       { city: 'Madrid', state: 'Comunidad de Madrid', postcode: () => `280${digits(r, 2)}` },
@@ -292,8 +377,22 @@ const LOCALES: readonly Locale[] = [
     country: 'Greece',
     countryIsoCode: 'GR',
     phone: (r) => `+30 69${digits(r, 2)} ${digits(r, 3)} ${digits(r, 3)}`,
-    givenNames: [['Γιώργος', 'giorgos'], ['Ελένη', 'eleni'], ['Δημήτρης', 'dimitris'], ['Κατερίνα', 'katerina'], ['Νίκος', 'nikos'], ['Σοφία', 'sofia'], ['Αθηνά', 'athina']],
-    familyNames: [['Παπαδόπουλος', 'papadopoulos'], ['Οικονόμου', 'oikonomou'], ['Γεωργίου', 'georgiou'], ['Καραγιάννη', 'karagianni'], ['Βασιλείου', 'vasileiou']],
+    givenNames: [
+      ['Γιώργος', 'giorgos'],
+      ['Ελένη', 'eleni'],
+      ['Δημήτρης', 'dimitris'],
+      ['Κατερίνα', 'katerina'],
+      ['Νίκος', 'nikos'],
+      ['Σοφία', 'sofia'],
+      ['Αθηνά', 'athina'],
+    ],
+    familyNames: [
+      ['Παπαδόπουλος', 'papadopoulos'],
+      ['Οικονόμου', 'oikonomou'],
+      ['Γεωργίου', 'georgiou'],
+      ['Καραγιάννη', 'karagianni'],
+      ['Βασιλείου', 'vasileiou'],
+    ],
     street: (r) => `${r.pick(['Οδός Ερμού', 'Λεωφόρος Αλεξάνδρας', 'Οδός Αθηνάς', 'Οδός Τσιμισκή'])} ${r.int(1, 200)}`,
     secondLine: (r) => `${r.int(1, 7)}ος όροφος`,
     places: (r) => [
@@ -306,8 +405,21 @@ const LOCALES: readonly Locale[] = [
     country: 'Ukraine',
     countryIsoCode: 'UA',
     phone: (r) => `+380 67 ${digits(r, 3)} ${digits(r, 2)} ${digits(r, 2)}`,
-    givenNames: [['Олександр', 'oleksandr'], ['Оксана', 'oksana'], ['Андрій', 'andrii'], ['Ірина', 'iryna'], ['Юлія', 'yuliia'], ['Богдан', 'bohdan']],
-    familyNames: [['Шевченко', 'shevchenko'], ['Коваленко', 'kovalenko'], ['Бондаренко', 'bondarenko'], ['Ткаченко', 'tkachenko'], ['Мельник', 'melnyk']],
+    givenNames: [
+      ['Олександр', 'oleksandr'],
+      ['Оксана', 'oksana'],
+      ['Андрій', 'andrii'],
+      ['Ірина', 'iryna'],
+      ['Юлія', 'yuliia'],
+      ['Богдан', 'bohdan'],
+    ],
+    familyNames: [
+      ['Шевченко', 'shevchenko'],
+      ['Коваленко', 'kovalenko'],
+      ['Бондаренко', 'bondarenko'],
+      ['Ткаченко', 'tkachenko'],
+      ['Мельник', 'melnyk'],
+    ],
     street: (r) => `вул. ${r.pick(['Хрещатик', 'Саксаганського', 'Шевченка', 'Городоцька'])}, ${r.int(1, 150)}`,
     secondLine: (r) => `кв. ${r.int(1, 120)}`,
     places: (r) => [
@@ -321,8 +433,21 @@ const LOCALES: readonly Locale[] = [
     country: 'Bulgaria',
     countryIsoCode: 'BG',
     phone: (r) => `+359 88 ${digits(r, 3)} ${digits(r, 4)}`,
-    givenNames: [['Георги', 'georgi'], ['Мария', 'maria'], ['Иван', 'ivan'], ['Елена', 'elena'], ['Стоян', 'stoyan'], ['Цветелина', 'tsvetelina']],
-    familyNames: [['Димитров', 'dimitrov'], ['Петрова', 'petrova'], ['Георгиев', 'georgiev'], ['Николова', 'nikolova'], ['Стоянов', 'stoyanov']],
+    givenNames: [
+      ['Георги', 'georgi'],
+      ['Мария', 'maria'],
+      ['Иван', 'ivan'],
+      ['Елена', 'elena'],
+      ['Стоян', 'stoyan'],
+      ['Цветелина', 'tsvetelina'],
+    ],
+    familyNames: [
+      ['Димитров', 'dimitrov'],
+      ['Петрова', 'petrova'],
+      ['Георгиев', 'georgiev'],
+      ['Николова', 'nikolova'],
+      ['Стоянов', 'stoyanov'],
+    ],
     street: (r) => `ул. ${r.pick(['Витоша', 'Граф Игнатиев', 'Шипка', 'Раковски'])} ${r.int(1, 120)}`,
     secondLine: (r) => `ет. ${r.int(1, 8)}, ап. ${r.int(1, 40)}`,
     places: (r) => [
@@ -336,8 +461,20 @@ const LOCALES: readonly Locale[] = [
     country: 'China',
     countryIsoCode: 'CN',
     phone: (r) => `+86 139 ${digits(r, 4)} ${digits(r, 4)}`,
-    givenNames: [['伟', 'wei'], ['芳', 'fang'], ['娜', 'na'], ['静', 'jing'], ['强', 'qiang']],
-    familyNames: [['王', 'wang'], ['李', 'li'], ['张', 'zhang'], ['刘', 'liu'], ['陈', 'chen']],
+    givenNames: [
+      ['伟', 'wei'],
+      ['芳', 'fang'],
+      ['娜', 'na'],
+      ['静', 'jing'],
+      ['强', 'qiang'],
+    ],
+    familyNames: [
+      ['王', 'wang'],
+      ['李', 'li'],
+      ['张', 'zhang'],
+      ['刘', 'liu'],
+      ['陈', 'chen'],
+    ],
     familyFirst: true,
     separator: '',
     street: (r) => `${r.pick(['长安街', '南京路', '建国路'])}${r.int(1, 200)}号`,
@@ -352,8 +489,18 @@ const LOCALES: readonly Locale[] = [
     country: 'Japan',
     countryIsoCode: 'JP',
     phone: (r) => `+81 90 ${digits(r, 4)} ${digits(r, 4)}`,
-    givenNames: [['花子', 'hanako'], ['一郎', 'ichiro'], ['さくら', 'sakura'], ['健太', 'kenta']],
-    familyNames: [['佐藤', 'sato'], ['鈴木', 'suzuki'], ['高橋', 'takahashi'], ['田中', 'tanaka']],
+    givenNames: [
+      ['花子', 'hanako'],
+      ['一郎', 'ichiro'],
+      ['さくら', 'sakura'],
+      ['健太', 'kenta'],
+    ],
+    familyNames: [
+      ['佐藤', 'sato'],
+      ['鈴木', 'suzuki'],
+      ['高橋', 'takahashi'],
+      ['田中', 'tanaka'],
+    ],
     familyFirst: true,
     street: (r) => `千代田${r.int(1, 5)}-${r.int(1, 20)}-${r.int(1, 30)}`,
     secondLine: (r) => `${r.int(1, 12)}階`,
@@ -444,7 +591,12 @@ function randomUser({ random, org, index, mobile, registration, ids, emails }: R
     data_sharing_agreed: hasGiven(mobile, 'REQUEST_DATA_SHARING_AGREEMENT') && !random.chance(0.03),
     ...override(random, registration),
     is_deleted: deleted,
-    ...(verified ? { selfie_liveness_score: score(random, mobile === 'FACE_READ_FAILED' ? 0.2 : 0.82), fmc_score: score(random, mobile === 'FACEMATCH_FAILED' ? 0.3 : 0.8) } : {}),
+    ...(verified
+      ? {
+          selfie_liveness_score: score(random, mobile === 'FACE_READ_FAILED' ? 0.2 : 0.82),
+          fmc_score: score(random, mobile === 'FACEMATCH_FAILED' ? 0.3 : 0.8),
+        }
+      : {}),
     ...(verified ? verificationResults(random, mobile, registration) : {}),
     registration_submitted: flowStep(mobile) >= FLOW_ORDER.length,
     registration_status: registration,
@@ -492,7 +644,12 @@ function uniqueId(random: SeededRandom, index: number, ids: Set<string>): string
 /** Unique whatever the case; a few are stored in mixed case, as users type them. */
 function uniqueEmail(random: SeededRandom, given: string, family: string, emails: Set<string | undefined>): string {
   const domain = random.pick(EMAIL_DOMAINS);
-  const local = random.pick([`${given}.${family}`, `${given.slice(0, 1)}${family}`, `${family}.${given}`, `${given}${random.int(1, 99)}`]);
+  const local = random.pick([
+    `${given}.${family}`,
+    `${given.slice(0, 1)}${family}`,
+    `${family}.${given}`,
+    `${given}${random.int(1, 99)}`,
+  ]);
   let email = `${local}@${domain}`;
   for (let n = 2; emails.has(email.toLowerCase()); n++) email = `${local}${n}@${domain}`;
   emails.add(email.toLowerCase());
@@ -523,15 +680,33 @@ function override(random: SeededRandom, registration: RegistrationStatus): Parti
   if (!random.chance(0.1)) return {};
   const approved = registration === 'Activated' || registration === 'Complete';
   return approved
-    ? { override_status: 'APPROVED', override_notes: random.pick(['Document re-checked manually — approved by compliance.', 'Address confirmed by utility bill.', 'Name transliteration accepted (passport vs. national ID).']) }
-    : { override_status: random.pick(['REJECTED', 'ON_HOLD']), override_notes: random.pick(['Selfie does not match the document photo.', 'Waiting for a guardian’s signed consent.', 'Sanction match under review by the MLRO.']) };
+    ? {
+        override_status: 'APPROVED',
+        override_notes: random.pick([
+          'Document re-checked manually — approved by compliance.',
+          'Address confirmed by utility bill.',
+          'Name transliteration accepted (passport vs. national ID).',
+        ]),
+      }
+    : {
+        override_status: random.pick(['REJECTED', 'ON_HOLD']),
+        override_notes: random.pick([
+          'Selfie does not match the document photo.',
+          'Waiting for a guardian’s signed consent.',
+          'Sanction match under review by the MLRO.',
+        ]),
+      };
 }
 
 function score(random: SeededRandom, around: number): number {
   return Math.round(Math.min(1, Math.max(0, around + (random.next() - 0.5) * 0.36)) * 1000) / 1000;
 }
 
-function verificationResults(random: SeededRandom, mobile: MobileStatus, registration: RegistrationStatus): Partial<UserRecord> {
+function verificationResults(
+  random: SeededRandom,
+  mobile: MobileStatus,
+  registration: RegistrationStatus,
+): Partial<UserRecord> {
   const failed = mobile.endsWith('_FAILED') || registration === 'Rejected';
   const referred = registration === 'Referred' || registration === 'For Review';
   const [provider, overall, document, match] = failed
@@ -550,12 +725,24 @@ function verificationResults(random: SeededRandom, mobile: MobileStatus, registr
 const DATASETS = ['PEP-CURRENT', 'PEP-FORMER', 'PEP-LINKED', 'SAN-CURRENT', 'SAN-FORMER', 'RRE', 'INS'];
 
 function screening(random: SeededRandom, locale: Locale, timestamp: string): Partial<UserRecord> {
-  const pepCount = random.weighted([[0, 70], [1, 18], [2, 8], [3, 4]] as const);
-  const sanctionCount = random.weighted([[0, 82], [1, 12], [2, 6]] as const);
+  const pepCount = random.weighted([
+    [0, 70],
+    [1, 18],
+    [2, 8],
+    [3, 4],
+  ] as const);
+  const sanctionCount = random.weighted([
+    [0, 82],
+    [1, 12],
+    [2, 6],
+  ] as const);
   const pep_result = Array.from({ length: pepCount }, () => screeningEntry(random, locale, 'PEP'));
   const sanction_result = Array.from({ length: sanctionCount }, () => screeningEntry(random, locale, 'SAN'));
   const matches = pepCount + sanctionCount;
-  const status: PepSanctionResult['status'] = matches === 0 ? random.pick(['Cleared', 'Cleared', 'Pending'] as const) : random.pick(['Flagged', 'Cleared'] as const);
+  const status: PepSanctionResult['status'] =
+    matches === 0
+      ? random.pick(['Cleared', 'Cleared', 'Pending'] as const)
+      : random.pick(['Flagged', 'Cleared'] as const);
   return {
     idcheck_pep_sanction_status: status === 'Flagged' ? 'POTENTIAL_MATCH' : status === 'Pending' ? 'PENDING' : 'CLEAR',
     idcheck_pep_sanction_result: { status, timestamp, pep_result, sanction_result },
@@ -573,13 +760,24 @@ function screeningEntry(random: SeededRandom, locale: Locale, kind: 'PEP' | 'SAN
     status: random.pick(['Active', 'Inactive']),
     aliases: random.chance(0.3) ? [`${firstName} ${lastName}-${random.pick(['Marin', 'Kovač', 'Berg'])}`] : [],
     version: random.int(1, 6),
-    datasets: random.pickSome(DATASETS.filter((d) => d.startsWith(kind) || random.chance(0.2)), random.int(1, 2)),
+    datasets: random.pickSome(
+      DATASETS.filter((d) => d.startsWith(kind) || random.chance(0.2)),
+      random.int(1, 2),
+    ),
     lastName,
     firstName,
     middleName,
     addresses: Array.from({ length: random.int(1, 2) }, () => screeningAddress(random, locale)),
     ddEntries: [],
-    evidences: random.chance(0.4) ? [{ evidenceId: `EV-${digits(random, 6)}`, title: random.pick(EVIDENCE_TITLES), datePublished: isoDate(random.int(WINDOW_START - 3_000 * DAY_MS, WINDOW_END)) }] : [],
+    evidences: random.chance(0.4)
+      ? [
+          {
+            evidenceId: `EV-${digits(random, 6)}`,
+            title: random.pick(EVIDENCE_TITLES),
+            datePublished: isoDate(random.int(WINDOW_START - 3_000 * DAY_MS, WINDOW_END)),
+          },
+        ]
+      : [],
     griEntries: [],
     insEntries: [],
     isDeleted: random.chance(0.05),
@@ -600,9 +798,23 @@ function screeningAddress(random: SeededRandom, locale: Locale): ScreeningAddres
   };
 }
 
-const PEP_NOTES = ['Member of a regional parliament (2014–2019).', 'Board member of a state-owned enterprise.', 'Close associate of a serving minister.', 'Former deputy mayor.'];
-const SANCTION_NOTES = ['Listed under an asset-freeze regime.', 'Travel ban; listing under review.', 'Delisted entry kept for history.'];
-const EVIDENCE_TITLES = ['Official gazette entry', 'Parliament membership register', 'Consolidated sanctions list', 'News report'];
+const PEP_NOTES = [
+  'Member of a regional parliament (2014–2019).',
+  'Board member of a state-owned enterprise.',
+  'Close associate of a serving minister.',
+  'Former deputy mayor.',
+];
+const SANCTION_NOTES = [
+  'Listed under an asset-freeze regime.',
+  'Travel ban; listing under review.',
+  'Delisted entry kept for history.',
+];
+const EVIDENCE_TITLES = [
+  'Official gazette entry',
+  'Parliament membership register',
+  'Consolidated sanctions list',
+  'News report',
+];
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const isoDate = (ms: number): string => iso(ms).slice(0, 10);
@@ -660,7 +872,17 @@ function wellKnownUsers(org: Organization): UserRecord[] {
             lastName: 'Ångström',
             firstName: 'Zoë',
             middleName: '',
-            addresses: [{ city: 'Uppsala', line1: 'Svartbäcksgatan 12', line2: '', county: 'Uppsala län', postcode: '753 20', addressType: 'Residential', countryIsoCode: 'SE' }],
+            addresses: [
+              {
+                city: 'Uppsala',
+                line1: 'Svartbäcksgatan 12',
+                line2: '',
+                county: 'Uppsala län',
+                postcode: '753 20',
+                addressType: 'Residential',
+                countryIsoCode: 'SE',
+              },
+            ],
             ddEntries: [],
             evidences: [],
             griEntries: [],
@@ -708,7 +930,12 @@ function wellKnownUsers(org: Organization): UserRecord[] {
       ...common,
       idcheck_match_status: 'PENDING',
       idcheck_pep_sanction_status: 'PENDING',
-      idcheck_pep_sanction_result: { status: 'Pending', timestamp: '2026-09-12T16:40:00.000Z', pep_result: [], sanction_result: [] },
+      idcheck_pep_sanction_result: {
+        status: 'Pending',
+        timestamp: '2026-09-12T16:40:00.000Z',
+        pep_result: [],
+        sanction_result: [],
+      },
       connection_status: 'PENDING',
       connection_status_updated_at: '2026-09-12T16:41:30.000Z',
       created_at: '2026-09-10T07:12:45.000Z',
@@ -750,25 +977,116 @@ function wellKnownUsers(org: Organization): UserRecord[] {
         status: 'Flagged',
         timestamp: '2026-04-02T11:03:27.000Z',
         pep_result: [
-          flaggedEntry('Олександра', 'Шевченко', 'Іванівна', ['PEP-CURRENT'], ['Member of the city council of Kyiv (since 2020).'], [
-            { city: 'Київ', line1: 'вул. Хрещатик, 22', line2: 'кв. 17', county: 'Київ', postcode: '01001', addressType: 'Residential', countryIsoCode: 'UA' },
-            { city: 'Київ', line1: 'вул. Хрещатик, 36', line2: '', county: 'Київ', postcode: '01044', addressType: 'Business', countryIsoCode: 'UA' },
-          ]),
-          flaggedEntry('Oleksandra', 'Shevchenko', '', ['PEP-FORMER'], ['Former board member of a state-owned energy company.'], [
-            { city: 'Odesa', line1: 'Deribasivska St 5', line2: '', county: 'Odesa Oblast', postcode: '65026', addressType: 'Previous', countryIsoCode: 'UA' },
-          ]),
-          flaggedEntry('Олександр', 'Шевченко', '', ['PEP-LINKED'], ['Spouse of a flagged person.'], [
-            { city: 'Львів', line1: 'вул. Городоцька, 100', line2: '', county: 'Львівська область', postcode: '79000', addressType: 'Residential', countryIsoCode: 'UA' },
-          ]),
+          flaggedEntry(
+            'Олександра',
+            'Шевченко',
+            'Іванівна',
+            ['PEP-CURRENT'],
+            ['Member of the city council of Kyiv (since 2020).'],
+            [
+              {
+                city: 'Київ',
+                line1: 'вул. Хрещатик, 22',
+                line2: 'кв. 17',
+                county: 'Київ',
+                postcode: '01001',
+                addressType: 'Residential',
+                countryIsoCode: 'UA',
+              },
+              {
+                city: 'Київ',
+                line1: 'вул. Хрещатик, 36',
+                line2: '',
+                county: 'Київ',
+                postcode: '01044',
+                addressType: 'Business',
+                countryIsoCode: 'UA',
+              },
+            ],
+          ),
+          flaggedEntry(
+            'Oleksandra',
+            'Shevchenko',
+            '',
+            ['PEP-FORMER'],
+            ['Former board member of a state-owned energy company.'],
+            [
+              {
+                city: 'Odesa',
+                line1: 'Deribasivska St 5',
+                line2: '',
+                county: 'Odesa Oblast',
+                postcode: '65026',
+                addressType: 'Previous',
+                countryIsoCode: 'UA',
+              },
+            ],
+          ),
+          flaggedEntry(
+            'Олександр',
+            'Шевченко',
+            '',
+            ['PEP-LINKED'],
+            ['Spouse of a flagged person.'],
+            [
+              {
+                city: 'Львів',
+                line1: 'вул. Городоцька, 100',
+                line2: '',
+                county: 'Львівська область',
+                postcode: '79000',
+                addressType: 'Residential',
+                countryIsoCode: 'UA',
+              },
+            ],
+          ),
         ],
         sanction_result: [
-          flaggedEntry('Aleksandra', 'Shevchenko', 'I.', ['SAN-CURRENT'], ['Listed under an asset-freeze regime.', 'Listing under review since 2026-03.'], [
-            { city: 'Limassol', line1: 'Agiou Andreou 12', line2: 'Office 4', county: 'Limassol District', postcode: '3036', addressType: 'Business', countryIsoCode: 'CY' },
-            { city: 'Wien', line1: 'Kärntner Straße 8', line2: '', county: 'Wien', postcode: '1010', addressType: 'Business', countryIsoCode: 'AT' },
-          ]),
-          flaggedEntry('Alexandra', 'Ševčenko', '', ['SAN-FORMER'], ['Delisted entry kept for history.'], [
-            { city: 'Praha', line1: 'Národní 33', line2: '', county: 'Hlavní město Praha', postcode: '110 00', addressType: 'Previous', countryIsoCode: 'CZ' },
-          ]),
+          flaggedEntry(
+            'Aleksandra',
+            'Shevchenko',
+            'I.',
+            ['SAN-CURRENT'],
+            ['Listed under an asset-freeze regime.', 'Listing under review since 2026-03.'],
+            [
+              {
+                city: 'Limassol',
+                line1: 'Agiou Andreou 12',
+                line2: 'Office 4',
+                county: 'Limassol District',
+                postcode: '3036',
+                addressType: 'Business',
+                countryIsoCode: 'CY',
+              },
+              {
+                city: 'Wien',
+                line1: 'Kärntner Straße 8',
+                line2: '',
+                county: 'Wien',
+                postcode: '1010',
+                addressType: 'Business',
+                countryIsoCode: 'AT',
+              },
+            ],
+          ),
+          flaggedEntry(
+            'Alexandra',
+            'Ševčenko',
+            '',
+            ['SAN-FORMER'],
+            ['Delisted entry kept for history.'],
+            [
+              {
+                city: 'Praha',
+                line1: 'Národní 33',
+                line2: '',
+                county: 'Hlavní město Praha',
+                postcode: '110 00',
+                addressType: 'Previous',
+                countryIsoCode: 'CZ',
+              },
+            ],
+          ),
         ],
       },
       connection_status: 'CONNECTED',
@@ -807,4 +1125,3 @@ function flaggedEntry(
     isDeceased: false,
   };
 }
-

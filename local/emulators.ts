@@ -39,7 +39,12 @@ export async function startEmulators(ports: EmulatorPorts = {}): Promise<Running
   ]);
   const stoppers: Array<() => Promise<void>> = [];
   const stop = async (): Promise<void> => {
-    await Promise.allSettled(stoppers.splice(0).reverse().map((stopOne) => stopOne()));
+    await Promise.allSettled(
+      stoppers
+        .splice(0)
+        .reverse()
+        .map((stopOne) => stopOne()),
+    );
   };
   try {
     const dynamodb = await startDynamoDbLocal(dynamodbPort);
@@ -152,7 +157,11 @@ function waitForOutput(child: ChildProcess, ready: RegExp, name: string): Promis
     };
     const onExit = (code: number | null): void => fail(new Error(`${name} exited with code ${code}:\n${output}`));
     const onError = (error: Error): void =>
-      fail(new Error(`${name} could not start (${error.message}); is Java installed? (apt-get install default-jre-headless)`));
+      fail(
+        new Error(
+          `${name} could not start (${error.message}); is Java installed? (apt-get install default-jre-headless)`,
+        ),
+      );
     function fail(error: Error): void {
       cleanup();
       reject(error);

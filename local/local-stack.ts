@@ -3,8 +3,21 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fallbackRoute, apiRoutes } from '../lib/routes.ts';
 import { allTables } from '../lib/table-definitions.ts';
-import { issueDevToken, keysDirectory, LOCAL_AUDIENCE, LOCAL_ISSUER, publicJwks, type DevTokenOptions } from './dev-keys.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, startEmulators, type EmulatorPorts, type RunningEmulators } from './emulators.ts';
+import {
+  issueDevToken,
+  keysDirectory,
+  LOCAL_AUDIENCE,
+  LOCAL_ISSUER,
+  publicJwks,
+  type DevTokenOptions,
+} from './dev-keys.ts';
+import {
+  LOCAL_CREDENTIALS,
+  LOCAL_REGION,
+  startEmulators,
+  type EmulatorPorts,
+  type RunningEmulators,
+} from './emulators.ts';
 import { createHandlerLoader, type HandlerLoader } from './handler-modules.ts';
 import { localPollers, type PollerFactory, type RunningPoller } from './pollers.ts';
 import { createLocalResources, type LocalResources } from './resources.ts';
@@ -85,7 +98,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const resources = await createLocalResources(emulators.endpoints, {
       queueVisibilityTimeoutSeconds: options.queueVisibilityTimeoutSeconds,
     });
-    const env = await handlerEnvironment({ endpoints: emulators.endpoints, resources, keysDir, quiet, prettyLogs: options.prettyLogs ?? false });
+    const env = await handlerEnvironment({
+      endpoints: emulators.endpoints,
+      resources,
+      keysDir,
+      quiet,
+      prettyLogs: options.prettyLogs ?? false,
+    });
     cleanups.push(applyEnvironment(env, options.prettyLogs ? [] : ['POWERTOOLS_DEV']));
 
     const loadHandler = options.loadHandler ?? createHandlerLoader();
@@ -95,7 +114,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       loadHandler,
       ...(quiet
         ? {}
-        : { onResponse: (r) => console.log(`${r.method} ${r.path} -> ${r.statusCode} (${r.durationMs} ms, ${r.routeKey}, ${r.requestId})`) }),
+        : {
+            onResponse: (r) =>
+              console.log(
+                `${r.method} ${r.path} -> ${r.statusCode} (${r.durationMs} ms, ${r.routeKey}, ${r.requestId})`,
+              ),
+          }),
     });
     const port = await listen(router, options.port ?? 0);
     cleanups.push(() => close(router));
@@ -133,7 +157,13 @@ interface EnvironmentInput {
 }
 
 /** What the functions read in AWS (set by CDK there), pointed at the emulators. */
-async function handlerEnvironment({ endpoints, resources, keysDir, quiet, prettyLogs }: EnvironmentInput): Promise<Record<string, string>> {
+async function handlerEnvironment({
+  endpoints,
+  resources,
+  keysDir,
+  quiet,
+  prettyLogs,
+}: EnvironmentInput): Promise<Record<string, string>> {
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,

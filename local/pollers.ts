@@ -71,7 +71,10 @@ export function reportPipelinePollers(options: ReportPipelineOptions = {}): Poll
         // A line only when the sweep found something: it runs every minute.
         onResult: (result, durationMs) => {
           const timedOut = (result as { timedOut?: number } | undefined)?.timedOut ?? 0;
-          if (timedOut > 0) log(context)?.(`[schedule ${reportPipelineFunctions.sweep.name}] ${timedOut} job(s) timed out (${durationMs} ms)`);
+          if (timedOut > 0)
+            log(context)?.(
+              `[schedule ${reportPipelineFunctions.sweep.name}] ${timedOut} job(s) timed out (${durationMs} ms)`,
+            );
         },
       }),
   ];

@@ -16,7 +16,13 @@ import {
   UpdateEmailTemplateCommand,
   type EmailTemplateContent,
 } from '@aws-sdk/client-sesv2';
-import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  SetQueueAttributesCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { onboardingEmailTemplate } from '../lib/onboarding-email-template.ts';
 import { allTables, type KeySchema, type TableDefinition } from '../lib/table-definitions.ts';
 import { MAX_RECEIVES } from '../shared/queue/report-job-messages.ts';
@@ -100,7 +106,10 @@ async function createTable(client: DynamoDBClient, table: TableDefinition): Prom
     keyAttributes.add(keys.partitionKey);
     if (keys.sortKey) keyAttributes.add(keys.sortKey);
   }
-  const attributeDefinitions: AttributeDefinition[] = [...keyAttributes].map((name) => ({ AttributeName: name, AttributeType: 'S' }));
+  const attributeDefinitions: AttributeDefinition[] = [...keyAttributes].map((name) => ({
+    AttributeName: name,
+    AttributeType: 'S',
+  }));
   try {
     await client.send(
       new CreateTableCommand({
@@ -142,7 +151,9 @@ function visibilityTimeoutFromEnv(): number {
   const seconds = Number(value);
   // SQS allows 0 to 12 hours; 0 would hand a message to the next poll while it is being processed.
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > 43_200) {
-    throw new Error(`${QUEUE_VISIBILITY_TIMEOUT_VARIABLE} must be a whole number of seconds from 1 to 43200, got "${value}"`);
+    throw new Error(
+      `${QUEUE_VISIBILITY_TIMEOUT_VARIABLE} must be a whole number of seconds from 1 to 43200, got "${value}"`,
+    );
   }
   return seconds;
 }
@@ -174,7 +185,9 @@ async function createQueue(client: SQSClient, name: string, attributes: Record<s
     await client.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: attributes }));
   }
   if (!url) throw new Error(`SQS returned no URL for queue ${name}`);
-  const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
+  const { Attributes } = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+  );
   const arn = Attributes?.QueueArn;
   if (!arn) throw new Error(`SQS returned no ARN for queue ${name}`);
   return { name, url, arn };

@@ -86,11 +86,25 @@ export function createLocalRouter(options: LocalRouterOptions): Server {
     const route = matchRoute(method, rawPath);
     res.setHeader('apigw-requestid', requestId);
     const finish = (statusCode: number): void =>
-      options.onResponse?.({ requestId, method, path: rawPath, routeKey: route.routeKey, statusCode, durationMs: Date.now() - startedAt });
+      options.onResponse?.({
+        requestId,
+        method,
+        path: rawPath,
+        routeKey: route.routeKey,
+        statusCode,
+        durationMs: Date.now() - startedAt,
+      });
 
     const body = await readBody(req, maxBodyBytes);
     if (body === 'too-large') {
-      writeStandardError(res, { requestId, method, path: rawPath, status: 413, error: 'PAYLOAD_TOO_LARGE', message: 'request body is too large' });
+      writeStandardError(res, {
+        requestId,
+        method,
+        path: rawPath,
+        status: 413,
+        error: 'PAYLOAD_TOO_LARGE',
+        message: 'request body is too large',
+      });
       return finish(413);
     }
 
@@ -101,8 +115,18 @@ export function createLocalRouter(options: LocalRouterOptions): Server {
       const handler = await loadHandler(route.entry);
       result = await withTimeout(handler(event, context), timeoutMs);
     } catch (error) {
-      onError(`[local-router] ${route.routeKey} ${method} ${rawPath} failed (request ${requestId}, invocation ${context.awsRequestId}):`, error);
-      writeStandardError(res, { requestId, method, path: rawPath, status: 500, error: 'INTERNAL_SERVER_ERROR', message: 'internal error' });
+      onError(
+        `[local-router] ${route.routeKey} ${method} ${rawPath} failed (request ${requestId}, invocation ${context.awsRequestId}):`,
+        error,
+      );
+      writeStandardError(res, {
+        requestId,
+        method,
+        path: rawPath,
+        status: 500,
+        error: 'INTERNAL_SERVER_ERROR',
+        message: 'internal error',
+      });
       return finish(500);
     }
     const statusCode = writeResult(res, result);
@@ -152,7 +176,16 @@ interface EventInput {
   startedAt: number;
 }
 
-function buildEvent({ req, requestId, method, rawPath, rawQueryString, route, body, startedAt }: EventInput): APIGatewayProxyEventV2 {
+function buildEvent({
+  req,
+  requestId,
+  method,
+  rawPath,
+  rawQueryString,
+  route,
+  body,
+  startedAt,
+}: EventInput): APIGatewayProxyEventV2 {
   const headers = joinHeaders(req.rawHeaders);
   const cookies = headers.cookie
     ?.split(';')
@@ -164,7 +197,8 @@ function buildEvent({ req, requestId, method, rawPath, rawQueryString, route, bo
   headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${headers['x-forwarded-for']}, ${sourceIp}` : sourceIp;
   headers['x-forwarded-port'] = String(req.socket.localPort ?? '');
   headers['x-forwarded-proto'] = 'http';
-  headers['x-amzn-trace-id'] ??= `Root=1-${Math.floor(startedAt / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
+  headers['x-amzn-trace-id'] ??=
+    `Root=1-${Math.floor(startedAt / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
 
   const hostname = host.replace(/:\d+$/, '');
   const isIpAddress = /^[\d.]+$/.test(hostname) || hostname.startsWith('[');

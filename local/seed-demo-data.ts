@@ -34,7 +34,11 @@ export interface SeededDemoData {
 export async function seedDemoData(stack: Pick<LocalStack, 'endpoints' | 'resources'>): Promise<SeededDemoData> {
   const tableName = stack.resources.tables[usersTable.envVar];
   if (!tableName) throw new Error('the local stack has no Users table');
-  const client = new DynamoDBClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: stack.endpoints.dynamodb });
+  const client = new DynamoDBClient({
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    endpoint: stack.endpoints.dynamodb,
+  });
   try {
     const { written } = await seedUsers({ documents: DynamoDBDocumentClient.from(client), tableName });
     return { orgId: DEMO_ORG_ID, users: written, exampleUserId: WELL_KNOWN_DEMO_USERS.adult };
@@ -43,7 +47,12 @@ export async function seedDemoData(stack: Pick<LocalStack, 'endpoints' | 'resour
   }
 }
 
-export async function seedUsers({ documents, tableName, orgId = DEMO_ORG_ID, users = generateDemoUsers({ orgId }) }: SeedUsersInput): Promise<{ written: number }> {
+export async function seedUsers({
+  documents,
+  tableName,
+  orgId = DEMO_ORG_ID,
+  users = generateDemoUsers({ orgId }),
+}: SeedUsersInput): Promise<{ written: number }> {
   const writer = new UserBatchWriter<string>({ documents, tableName });
   for (const user of users) {
     // The same validation and normalisation as `npm run users:import`.

@@ -85,7 +85,10 @@ export function startSqsPoller(options: SqsPollerOptions): RunningPoller {
       const result = await withTimeout(handler(event, context), timeoutMs);
       failedIds = failedMessageIds(result, event);
     } catch (error) {
-      onError(`${label} invocation ${context.awsRequestId} failed; its ${messages.length} message(s) stay on the queue:`, error);
+      onError(
+        `${label} invocation ${context.awsRequestId} failed; its ${messages.length} message(s) stay on the queue:`,
+        error,
+      );
       return;
     }
     const done = event.Records.filter((record) => !failedIds.has(record.messageId));

@@ -65,7 +65,9 @@ try {
 } catch (error) {
   if (error instanceof PortInUseError) {
     const variable = portVariables[error.purpose as keyof typeof portVariables] ?? 'the port variable';
-    console.error(`\nCannot start: ${error.message}.\nStop whatever uses it, or choose another port: ${variable}=<port> npm start (0 = any free port).`);
+    console.error(
+      `\nCannot start: ${error.message}.\nStop whatever uses it, or choose another port: ${variable}=<port> npm start (0 = any free port).`,
+    );
   } else {
     console.error('\nCannot start the local stack:', error);
   }

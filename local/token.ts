@@ -39,7 +39,8 @@ function parse(argv: string[]) {
   if (!ORGANIZATION_ID.test(values.org)) throw new UsageError(ORGANIZATION_ID_RULE);
   let expiresInSeconds: number | undefined;
   if (values['expires-in'] !== undefined) {
-    if (!/^-?\d+$/.test(values['expires-in'].trim())) throw new UsageError('--expires-in must be a whole number of seconds');
+    if (!/^-?\d+$/.test(values['expires-in'].trim()))
+      throw new UsageError('--expires-in must be a whole number of seconds');
     expiresInSeconds = Number(values['expires-in']);
   }
   return {

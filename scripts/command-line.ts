@@ -14,7 +14,8 @@ export function parseCommandLine<T>(command: string, usage: string, parse: () =>
   try {
     return parse();
   } catch (error) {
-    const isUsageMistake = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const isUsageMistake =
+      error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     process.stderr.write(`${command}: ${isUsageMistake ? (error as Error).message : String(error)}\n\n${usage}\n`);
     return undefined;
   }

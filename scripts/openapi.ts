@@ -1,7 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { repoRoot } from '../lib/repo-root.ts';
-import { buildOpenApiDocument, OPENAPI_DOCUMENT_FILE, serializeOpenApiDocument } from './openapi/build-openapi-document.ts';
+import {
+  buildOpenApiDocument,
+  OPENAPI_DOCUMENT_FILE,
+  serializeOpenApiDocument,
+} from './openapi/build-openapi-document.ts';
 
 /**
  * `npm run openapi`: writes openapi.json from the route table and the handlers' schemas.

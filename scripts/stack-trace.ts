@@ -23,5 +23,7 @@ const mapFile = parseCommandLine('stack-trace', USAGE, () => {
 });
 if (mapFile === undefined) process.exit(2);
 
-const sourceMap = new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]);
+const sourceMap = new SourceMap(
+  JSON.parse(readFileSync(mapFile, 'utf8')) as ConstructorParameters<typeof SourceMap>[0],
+);
 process.stdout.write(decodeStackTrace(readFileSync(0, 'utf8'), sourceMap));

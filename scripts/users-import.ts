@@ -69,16 +69,20 @@ function parse(argv: string[]): ImportOptions | { help: true } {
   if (values.help) return { help: true };
   if (values.org === undefined) throw new UsageError('--org is required');
   if (!ORGANIZATION_ID.test(values.org)) throw new UsageError(ORGANIZATION_ID_RULE);
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'a file is required' : `unexpected argument: ${positionals[1]}`);
-  if (values.region !== undefined && values.table === undefined) throw new UsageError('--region needs --table (the local stack is always us-east-1)');
+  if (positionals.length !== 1)
+    throw new UsageError(positionals.length === 0 ? 'a file is required' : `unexpected argument: ${positionals[1]}`);
+  if (values.region !== undefined && values.table === undefined)
+    throw new UsageError('--region needs --table (the local stack is always us-east-1)');
   if (values.table !== undefined && values.table.trim() === '') throw new UsageError('--table must name a table');
   const concurrency = values.concurrency === undefined ? 4 : Number(values.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32) throw new UsageError('--concurrency must be a whole number from 1 to 32');
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32)
+    throw new UsageError('--concurrency must be a whole number from 1 to 32');
   return { orgId: values.org, file: positionals[0]!, table: values.table, region: values.region, concurrency };
 }
 
 function clientConfig(options: ImportOptions): DynamoDBClientConfig {
-  if (options.table === undefined) return { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: localEndpoint() };
+  if (options.table === undefined)
+    return { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: localEndpoint() };
   return options.region === undefined ? {} : { region: options.region };
 }
 
@@ -89,9 +93,11 @@ async function checkTarget(client: DynamoDBClient, tableName: string, local: boo
     return undefined;
   } catch (error) {
     const name = (error as Error).name;
-    if (name === 'ResourceNotFoundException') return `table ${tableName} does not exist${local ? ' (is the local stack running? npm start)' : ''}`;
+    if (name === 'ResourceNotFoundException')
+      return `table ${tableName} does not exist${local ? ' (is the local stack running? npm start)' : ''}`;
     if (name === 'AccessDeniedException') return undefined; // May write without DescribeTable permission.
-    if (local && isDependencyUnavailable(error)) return `cannot reach DynamoDB Local at ${localEndpoint()}; start the local stack with npm start`;
+    if (local && isDependencyUnavailable(error))
+      return `cannot reach DynamoDB Local at ${localEndpoint()}; start the local stack with npm start`;
     const message = (error as Error).message;
     return `cannot use table ${tableName}: ${message}${/region is missing/i.test(message) ? ' (pass --region or set AWS_REGION)' : ''}`;
   }
@@ -131,7 +137,9 @@ async function main(): Promise<number> {
     const input = options.file === '-' ? process.stdin : createReadStream(options.file, { encoding: 'utf8' });
     const lines = createInterface({ input, crlfDelay: Infinity });
     const progress = createProgressReporter(process.stderr);
-    process.stderr.write(`importing ${options.file === '-' ? 'standard input' : options.file} into ${tableName} for organization ${options.orgId}\n`);
+    process.stderr.write(
+      `importing ${options.file === '-' ? 'standard input' : options.file} into ${tableName} for organization ${options.orgId}\n`,
+    );
 
     let counts: ImportCounts;
     try {
@@ -148,12 +156,16 @@ async function main(): Promise<number> {
       progress.finish();
       if (!(error instanceof ImportAbortedError)) throw error;
       process.stderr.write(`users:import: ${error.message}\n`);
-      process.stdout.write(`imported ${error.counts.imported}, rejected ${error.counts.rejected} (stopped after line ${error.counts.lines})\n`);
+      process.stdout.write(
+        `imported ${error.counts.imported}, rejected ${error.counts.rejected} (stopped after line ${error.counts.lines})\n`,
+      );
       return 1;
     }
     progress.finish();
     if (counts.duplicateIds > 0) {
-      process.stderr.write(`note: ${counts.duplicateIds} line(s) repeated an earlier id; the last line of each id was kept\n`);
+      process.stderr.write(
+        `note: ${counts.duplicateIds} line(s) repeated an earlier id; the last line of each id was kept\n`,
+      );
     }
     process.stdout.write(`imported ${counts.imported}, rejected ${counts.rejected}\n`);
     return counts.rejected > 0 ? 1 : 0;

@@ -47,17 +47,27 @@ export default {
     try {
       const targets: Target[] = [
         { name: 'GET report status', method: 'GET', path: `/v1/document/api/${jobId}` },
-        { name: 'POST user-status', method: 'POST', path: '/v1/user-status', body: { filters: { registration_status: 'active' }, pagination: { limit: 20 } } },
+        {
+          name: 'POST user-status',
+          method: 'POST',
+          path: '/v1/user-status',
+          body: { filters: { registration_status: 'active' }, pagination: { limit: 20 } },
+        },
       ];
       const rows: Row[] = [];
       for (const target of targets) {
         for (let i = 0; i < WARMUP_REQUESTS; i++) {
-          const { status } = await callLocalApi(stack.baseUrl, target.method, target.path, { token, body: target.body });
+          const { status } = await callLocalApi(stack.baseUrl, target.method, target.path, {
+            token,
+            body: target.body,
+          });
           if (status !== 200) throw new Error(`${target.name} answered ${status} before the load`);
         }
         const measured = await runLoad(`${stack.baseUrl}${target.path}`, target, token);
         const baseline = await runLoad(`${trivial.baseUrl}/bench/trivial`, target, token);
-        context.log(`load: ${target.name}: ${measured.requestsPerSecond.median} req/s, trivial ${baseline.requestsPerSecond.median} req/s`);
+        context.log(
+          `load: ${target.name}: ${measured.requestsPerSecond.median} req/s, trivial ${baseline.requestsPerSecond.median} req/s`,
+        );
         rows.push(
           {
             measurement: this.title,
@@ -72,7 +82,9 @@ export default {
             unit: 'ms',
             value: measured.latency,
             baseline: { subject: 'trivial handler', value: baseline.latency },
-            ...(baseline.latency.median === 0 ? { note: 'autocannon records whole milliseconds; the trivial handler answers within one' } : {}),
+            ...(baseline.latency.median === 0
+              ? { note: 'autocannon records whole milliseconds; the trivial handler answers within one' }
+              : {}),
           },
           {
             measurement: this.title,
@@ -97,11 +109,20 @@ export default {
 /** The stack's router, with one trivial handler for every path and method. */
 async function startTrivialRouter(): Promise<{ server: Server; baseUrl: string }> {
   const entry = 'bench:trivial';
-  const routes: ApiRoute[] = (['GET', 'POST'] as const).map((method) => ({ method, path: '/bench/trivial', entry, name: 'Trivial' }));
+  const routes: ApiRoute[] = (['GET', 'POST'] as const).map((method) => ({
+    method,
+    path: '/bench/trivial',
+    entry,
+    name: 'Trivial',
+  }));
   const server = createLocalRouter({
     routes,
     fallback: { entry, name: fallbackRoute.name },
-    loadHandler: async () => async () => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' }),
+    loadHandler: async () => async () => ({
+      statusCode: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '{"ok":true}',
+    }),
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   return { server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
@@ -111,7 +132,15 @@ async function startTrivialRouter(): Promise<{ server: Server; baseUrl: string }
 async function runLoad(url: string, target: Target, token: string): Promise<LoadResult> {
   if (!url.startsWith('http://127.0.0.1:')) throw new Error(`load is for loopback only, not ${url}`);
   const autocannon = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
-  const args = [autocannon, '--json', '--no-progress', '-c', String(LOAD.connections), '-d', String(LOAD.durationSeconds)];
+  const args = [
+    autocannon,
+    '--json',
+    '--no-progress',
+    '-c',
+    String(LOAD.connections),
+    '-d',
+    String(LOAD.durationSeconds),
+  ];
   args.push('-m', target.method, '-H', `authorization=Bearer ${token}`);
   if (target.body !== undefined) args.push('-H', 'content-type=application/json', '-b', JSON.stringify(target.body));
   const { stdout } = await promisify(execFile)(process.execPath, [...args, url], {

@@ -37,15 +37,16 @@ export default {
       if ((round + 1) % 10 === 0) context.log(`module init: ${round + 1}/${RUNS} rounds`);
     }
     const baseline = { subject: 'node -e 0', value: summarize(bare) };
-    return bundles.map(
-      (bundle, index): Row => ({
-        measurement: this.title,
-        subject: bundle.name,
-        unit: 'ms',
-        value: summarize(init[index]!),
-        baseline,
-        budget: { on: 'ratio', max: bundle.name === reportPipelineFunctions.worker.name ? WORKER_MAX_RATIO : API_MAX_RATIO },
-      }),
-    );
+    return bundles.map((bundle, index): Row => ({
+      measurement: this.title,
+      subject: bundle.name,
+      unit: 'ms',
+      value: summarize(init[index]!),
+      baseline,
+      budget: {
+        on: 'ratio',
+        max: bundle.name === reportPipelineFunctions.worker.name ? WORKER_MAX_RATIO : API_MAX_RATIO,
+      },
+    }));
   },
 } satisfies Measurement;

@@ -6,7 +6,12 @@ import { layoutUserReport } from '../../shared/domain/reports/pdf/layout-user-re
 import { loadReportFonts } from '../../shared/domain/reports/pdf/report-fonts.ts';
 import { reportTypeface } from '../../shared/domain/reports/pdf/report-typeface.ts';
 import { REPORT_TEMPLATE_VERSION } from '../../shared/domain/reports/report-template-version.ts';
-import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, userWithMatches } from '../../test/unit/reports/pdf/user-report-fixtures.ts';
+import {
+  GENERATED_AT,
+  JOB_ID,
+  ORGANIZATION_NAME,
+  userWithMatches,
+} from '../../test/unit/reports/pdf/user-report-fixtures.ts';
 import { single, summarize, type Row } from '../report.ts';
 import { copyReportFonts } from '../support/bundles.ts';
 import type { Measurement } from '../support/measurement.ts';
@@ -46,7 +51,11 @@ export default {
     const env = { ...process.env, ...(await copyReportFonts(path.dirname(script))) };
     const fresh = (subject: PdfSubject, matches: number): number[] =>
       Array.from({ length: FRESH_PROCESSES }, () => {
-        const result = spawnSync(process.execPath, [script, subject, String(matches)], { env, encoding: 'utf8', timeout: 60_000 });
+        const result = spawnSync(process.execPath, [script, subject, String(matches)], {
+          env,
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
         if (result.status !== 0) throw new Error(`render-once ${subject} failed: ${result.stderr.slice(0, 1000)}`);
         return (JSON.parse(result.stdout) as { ms: number }).ms;
       });
@@ -93,8 +102,14 @@ export default {
 function matchesForPages(pages: number): number {
   const typeface = reportTypeface(loadReportFonts());
   for (let matches = 1; matches <= 200; matches++) {
-    const input = { user: userWithMatches(matches), organizationName: ORGANIZATION_NAME, jobId: JOB_ID, generatedAt: GENERATED_AT };
-    if (layoutUserReport({ ...input, templateVersion: REPORT_TEMPLATE_VERSION }, typeface).pages.length === pages) return matches;
+    const input = {
+      user: userWithMatches(matches),
+      organizationName: ORGANIZATION_NAME,
+      jobId: JOB_ID,
+      generatedAt: GENERATED_AT,
+    };
+    if (layoutUserReport({ ...input, templateVersion: REPORT_TEMPLATE_VERSION }, typeface).pages.length === pages)
+      return matches;
   }
   throw new Error(`no screening size gives a ${pages}-page report`);
 }

@@ -28,7 +28,10 @@ export default {
     for (let job = 0; job < WARMUP_JOBS + JOBS; job++) {
       if (job % perOrg === 0) {
         const orgId = `bench-e2e-${context.runId}-${job / perOrg}`;
-        organization = { users: await seedOrganization(context, orgId, perOrg), token: await stack.issueToken({ orgId }) };
+        organization = {
+          users: await seedOrganization(context, orgId, perOrg),
+          token: await stack.issueToken({ orgId }),
+        };
       }
       const { users, token } = organization!;
       const startedAt = performance.now();
@@ -42,7 +45,9 @@ export default {
     const statusTimes: number[] = [];
     for (let i = 0; i < STATUS_CALLS; i++) {
       const startedAt = performance.now();
-      const { status } = await callLocalApi(stack.baseUrl, 'GET', `/v1/document/api/${finished.jobId}`, { token: finished.token });
+      const { status } = await callLocalApi(stack.baseUrl, 'GET', `/v1/document/api/${finished.jobId}`, {
+        token: finished.token,
+      });
       statusTimes.push(performance.now() - startedAt);
       if (status !== 200) throw new Error(`GET status answered ${status}`);
     }

@@ -70,17 +70,27 @@ const tokenItems = Array.from({ length: 21 }, (_, i) => ({
   expiresAt: new Date(Date.now() + 14 * 86_400_000).toISOString(),
 }));
 /** A user-status page: 50 projected matches, then the remaining pages only counted. */
-const projectedUsers = users.slice(0, 50).map((user) => Object.fromEntries(DEFAULT_RESULT_KEYS.map((key) => [key, user[key]])));
+const projectedUsers = users
+  .slice(0, 50)
+  .map((user) => Object.fromEntries(DEFAULT_RESULT_KEYS.map((key) => [key, user[key]])));
 
 /** Per route name; a route not listed (a new one) is called with its path and a token, and must answer 2XX. */
 const scenarios: Record<string, Scenario> = {
-  CreateOnboardingToken: { event: { body: { email: 'zoe@example.com', first_name: 'Zoë', last_name: 'Ångström' } }, status: 201 },
+  CreateOnboardingToken: {
+    event: { body: { email: 'zoe@example.com', first_name: 'Zoë', last_name: 'Ångström' } },
+    status: 201,
+  },
   ListOnboardingTokens: { event: { query: { limit: '20' } }, status: 200 },
   CreateReportJob: { event: { body: { userId: users[0]!.id } }, status: 202 },
   GetReportJob: { event: { path: `/v1/document/api/${JOB_ID}`, pathParameters: { id: JOB_ID } }, status: 200 },
-  GetReportDownloadUrl: { event: { path: `/v1/document/api/${JOB_ID}/url`, pathParameters: { id: JOB_ID } }, status: 200 },
+  GetReportDownloadUrl: {
+    event: { path: `/v1/document/api/${JOB_ID}/url`, pathParameters: { id: JOB_ID } },
+    status: 200,
+  },
   QueryUserStatus: {
-    event: { body: { filters: { registration_status: 'active', age: { gte: 18 } }, pagination: { limit: 50, offset: 0 } } },
+    event: {
+      body: { filters: { registration_status: 'active', age: { gte: 18 } }, pagination: { limit: 50, offset: 0 } },
+    },
     status: 200,
   },
   [fallbackRoute.name]: { event: { path: '/v1/no-such-thing' }, status: 404 },
@@ -89,12 +99,15 @@ const scenarios: Record<string, Scenario> = {
 function mockAwsClients(): void {
   const documents = mockClient(DynamoDBDocumentClient);
   documents.onAnyCommand().resolves({});
-  documents.on(GetCommand).callsFake((input: { Key: { sk: string } }) =>
-    input.Key.sk === 'JOB' ? { Item: completedJob } : input.Key.sk.startsWith('USER#') ? { Item: userItem } : {},
-  );
+  documents
+    .on(GetCommand)
+    .callsFake((input: { Key: { sk: string } }) =>
+      input.Key.sk === 'JOB' ? { Item: completedJob } : input.Key.sk.startsWith('USER#') ? { Item: userItem } : {},
+    );
   documents.on(QueryCommand).callsFake((input: { Select?: string; IndexName?: string }) => {
     if (input.Select === 'COUNT') return { Count: 140 };
-    if (input.IndexName === 'byCreatedAt') return { Items: projectedUsers, LastEvaluatedKey: { pk: 'p', sk: 's', createdAtSk: 'c' } };
+    if (input.IndexName === 'byCreatedAt')
+      return { Items: projectedUsers, LastEvaluatedKey: { pk: 'p', sk: 's', createdAtSk: 'c' } };
     return { Items: tokenItems };
   });
   mockClient(DynamoDBClient).onAnyCommand().resolves({});
@@ -125,8 +138,15 @@ export default {
     answerSignedRequestsInProcess();
     const token = await signToken(validClaims({ exp: Math.floor(Date.now() / 1000) + 3600 }), { key: signingKey });
 
-    const trivial: Handler = async () => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' });
-    const routes: ApiRoute[] = [...apiRoutes, { method: 'GET', path: '/v1/no-such-thing', entry: fallbackRoute.entry, name: fallbackRoute.name }];
+    const trivial: Handler = async () => ({
+      statusCode: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '{"ok":true}',
+    });
+    const routes: ApiRoute[] = [
+      ...apiRoutes,
+      { method: 'GET', path: '/v1/no-such-thing', entry: fallbackRoute.entry, name: fallbackRoute.name },
+    ];
     const rows: Row[] = [];
     for (const route of routes) {
       const scenario = scenarios[route.name] ?? { event: {}, status: 0 };
@@ -136,7 +156,11 @@ export default {
           method: route.method,
           path: scenario.event.path ?? route.path,
           routeKey: route.name === fallbackRoute.name ? '$default' : `${route.method} ${route.path}`,
-          headers: { ...bearer(token), ...(scenario.event.body === undefined ? {} : { 'content-type': 'application/json' }), ...scenario.event.headers },
+          headers: {
+            ...bearer(token),
+            ...(scenario.event.body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...scenario.event.headers,
+          },
         });
       const module = (await import(`../../${route.entry}`)) as { handler: Handler };
       const check = (result: APIGatewayProxyStructuredResultV2): void => {

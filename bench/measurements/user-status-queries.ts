@@ -21,10 +21,16 @@ const MAX_RATIO = 1.3;
 
 const QUERIES = [
   { name: 'registration_status category', body: { filters: { registration_status: 'pending' } } },
-  { name: 'age range + data_sharing_agreed', body: { filters: { age: { gte: 18, lt: 30 }, data_sharing_agreed: true } } },
+  {
+    name: 'age range + data_sharing_agreed',
+    body: { filters: { age: { gte: 18, lt: 30 }, data_sharing_agreed: true } },
+  },
   {
     name: 'created_at range + country',
-    body: { filters: { created_at: { gte: '2025-04-01', lt: '2026-04-01' }, country: 'Germany' }, pagination: { limit: 100 } },
+    body: {
+      filters: { created_at: { gte: '2025-04-01', lt: '2026-04-01' }, country: 'Germany' },
+      pagination: { limit: 100 },
+    },
   },
 ] as const;
 
@@ -37,7 +43,9 @@ export default {
     const orgId = `bench-users-${context.runId}`;
 
     const importStarted = performance.now();
-    const lines = generateDemoUsers({ orgId, count: USERS, organizationName: 'Benchmark Users Ltd' }).map((user) => JSON.stringify(user));
+    const lines = generateDemoUsers({ orgId, count: USERS, organizationName: 'Benchmark Users Ltd' }).map((user) =>
+      JSON.stringify(user),
+    );
     const counts = await importUserLines({ lines: toAsync(lines), orgId, documents, tableName });
     if (counts.imported !== USERS) throw new Error(`imported ${counts.imported} of ${USERS} users`);
     context.log(`user status: ${USERS} users imported in ${((performance.now() - importStarted) / 1000).toFixed(1)} s`);
@@ -62,7 +70,10 @@ export default {
       if (items !== USERS) throw new Error(`the bare query read ${items} users, not ${USERS}`);
     };
     const filtered = QUERIES.map((query) => async (): Promise<void> => {
-      const { status, body } = await callLocalApi(stack.baseUrl, 'POST', '/v1/user-status', { token, body: query.body });
+      const { status, body } = await callLocalApi(stack.baseUrl, 'POST', '/v1/user-status', {
+        token,
+        body: query.body,
+      });
       if (status !== 200) throw new Error(`${query.name}: ${status} ${JSON.stringify(body).slice(0, 300)}`);
     });
 
@@ -77,16 +88,14 @@ export default {
       }
     }
     const baseline = { subject: 'bare paginated Query', value: summarize(samples[0]!) };
-    return QUERIES.map(
-      (query, index): Row => ({
-        measurement: this.title,
-        subject: query.name,
-        unit: 'ms',
-        value: summarize(samples[index + 1]!),
-        baseline,
-        budget: { on: 'ratio', max: MAX_RATIO },
-      }),
-    );
+    return QUERIES.map((query, index): Row => ({
+      measurement: this.title,
+      subject: query.name,
+      unit: 'ms',
+      value: summarize(samples[index + 1]!),
+      baseline,
+      budget: { on: 'ratio', max: MAX_RATIO },
+    }));
   },
 } satisfies Measurement;
 

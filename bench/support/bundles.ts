@@ -4,7 +4,11 @@ import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { bundleFileName, esbuildOptionsFor } from '../../lib/bundling.ts';
 import { apiRoutes, fallbackRoute, reportPipelineFunctions } from '../../lib/routes.ts';
-import { REPORT_FONT_FILES, REPORT_FONT_PACKAGE_PATHS, REPORT_FONTS_DIR_ENV } from '../../shared/domain/reports/pdf/report-fonts.ts';
+import {
+  REPORT_FONT_FILES,
+  REPORT_FONT_PACKAGE_PATHS,
+  REPORT_FONTS_DIR_ENV,
+} from '../../shared/domain/reports/pdf/report-fonts.ts';
 
 /** Every Lambda of the service, built the way CDK builds it (lib/bundling.ts), into a temporary folder. */
 
@@ -28,7 +32,11 @@ export interface LambdaBundle {
 export const lambdaEntries: ReadonlyArray<{ name: string; entry: string; kind: LambdaKind }> = [
   ...apiRoutes.map((route) => ({ name: route.name, entry: route.entry, kind: 'api' as const })),
   { name: fallbackRoute.name, entry: fallbackRoute.entry, kind: 'fallback' },
-  ...Object.values(reportPipelineFunctions).map((fn) => ({ name: fn.name, entry: fn.entry, kind: 'pipeline' as const })),
+  ...Object.values(reportPipelineFunctions).map((fn) => ({
+    name: fn.name,
+    entry: fn.entry,
+    kind: 'pipeline' as const,
+  })),
 ];
 
 export async function buildLambdaBundles(outDir: string): Promise<LambdaBundle[]> {
@@ -40,9 +48,26 @@ export async function buildLambdaBundles(outDir: string): Promise<LambdaBundle[]
     const output = Object.entries(metafile.outputs).find(([out]) => out.endsWith(bundleFileName));
     if (!output) throw new Error(`esbuild wrote no ${bundleFileName} for ${entry}`);
     const inputs = Object.keys(output[1].inputs);
-    const awsClients = [...new Set(inputs.map((input) => /node_modules\/@aws-sdk\/client-([^/]+)\//.exec(input)?.[1]).filter((c) => c !== undefined))];
-    const environment = inputs.some((input) => input.includes('shared/domain/reports/pdf/')) ? await copyReportFonts(dir) : {};
-    bundles.push({ name, entry, kind, file, bytes: output[1].bytes, awsClients: awsClients.sort(), environment, metafile });
+    const awsClients = [
+      ...new Set(
+        inputs
+          .map((input) => /node_modules\/@aws-sdk\/client-([^/]+)\//.exec(input)?.[1])
+          .filter((c) => c !== undefined),
+      ),
+    ];
+    const environment = inputs.some((input) => input.includes('shared/domain/reports/pdf/'))
+      ? await copyReportFonts(dir)
+      : {};
+    bundles.push({
+      name,
+      entry,
+      kind,
+      file,
+      bytes: output[1].bytes,
+      awsClients: awsClients.sort(),
+      environment,
+      metafile,
+    });
   }
   return bundles;
 }

@@ -12,7 +12,8 @@ export type ChildResult = { id: string; rows: Row[] } | { id: string; error: str
 const [resultFile, ...ids] = process.argv.slice(2);
 if (!resultFile || ids.length === 0) throw new Error('usage: child.ts <result-file> <measurement-id>...');
 
-const log = (message: string): void => void process.stderr.write(`  [${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+const log = (message: string): void =>
+  void process.stderr.write(`  [${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 const context = await createContext(log);
 const results: ChildResult[] = [];
 try {

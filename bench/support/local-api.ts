@@ -20,7 +20,10 @@ export async function callLocalApi(
 ): Promise<ApiResponse> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${options.token}`, ...(options.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${options.token}`,
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
   });
   const text = await response.text();
@@ -28,10 +31,19 @@ export async function callLocalApi(
 }
 
 /** `count` demo users in a new organization, written through the import path; returns them. */
-export async function seedOrganization(context: MeasurementContext, orgId: string, count: number): Promise<UserRecord[]> {
+export async function seedOrganization(
+  context: MeasurementContext,
+  orgId: string,
+  count: number,
+): Promise<UserRecord[]> {
   const stack = await context.localStack();
   const users = generateDemoUsers({ orgId, count, organizationName: `Benchmark ${orgId}` });
-  await seedUsers({ documents: await context.localDocuments(), tableName: stack.env[usersTable.envVar]!, orgId, users });
+  await seedUsers({
+    documents: await context.localDocuments(),
+    tableName: stack.env[usersTable.envVar]!,
+    orgId,
+    users,
+  });
   return users;
 }
 
@@ -48,7 +60,8 @@ export async function waitUntilComplete(
     if (status !== 200) throw new Error(`GET report job ${jobId}: ${status} ${JSON.stringify(body)}`);
     if (body.status === 'COMPLETE') return;
     if (body.status === 'FAILED') throw new Error(`report job ${jobId} failed: ${body.errorCode}`);
-    if (Date.now() > deadline) throw new Error(`report job ${jobId} still ${body.status} after ${options.timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`report job ${jobId} still ${body.status} after ${options.timeoutMs} ms`);
     await sleep(options.intervalMs);
   }
 }

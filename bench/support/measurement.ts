@@ -26,7 +26,9 @@ export interface MeasurementContext {
   runId: string;
 }
 
-export async function createContext(log: (message: string) => void): Promise<MeasurementContext & { close(): Promise<void> }> {
+export async function createContext(
+  log: (message: string) => void,
+): Promise<MeasurementContext & { close(): Promise<void> }> {
   const workDir = await mkdtemp(join(tmpdir(), 'bench-'));
   let stack: Promise<LocalStack> | undefined;
   let documents: DynamoDBDocumentClient | undefined;

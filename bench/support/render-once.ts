@@ -3,7 +3,13 @@ import { PDFDocument } from 'pdf-lib';
 import { renderUserReport } from '../../shared/domain/reports/pdf/render-user-report.ts';
 import { loadReportFonts } from '../../shared/domain/reports/pdf/report-fonts.ts';
 import type { UserRecord } from '../../shared/domain/users/user-record.ts';
-import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, typicalUser, userWithMatches } from '../../test/unit/reports/pdf/user-report-fixtures.ts';
+import {
+  GENERATED_AT,
+  JOB_ID,
+  ORGANIZATION_NAME,
+  typicalUser,
+  userWithMatches,
+} from '../../test/unit/reports/pdf/user-report-fixtures.ts';
 
 /**
  * The PDF work the benchmark times, shared by the warm loop and the fresh-process run. As a
@@ -17,7 +23,8 @@ export function renderer(subject: PdfSubject, pepMatches: number): () => Promise
   if (subject === 'empty') return emptyA4;
   const fonts = loadReportFonts();
   const user: UserRecord = pepMatches === 0 ? typicalUser() : userWithMatches(pepMatches);
-  return () => renderUserReport({ user, organizationName: ORGANIZATION_NAME, jobId: JOB_ID, generatedAt: GENERATED_AT, fonts });
+  return () =>
+    renderUserReport({ user, organizationName: ORGANIZATION_NAME, jobId: JOB_ID, generatedAt: GENERATED_AT, fonts });
 }
 
 /** The baseline: pdf-lib writing an empty A4 page. */
@@ -35,4 +42,5 @@ async function renderOnce(subject: PdfSubject, pepMatches: number): Promise<void
 }
 
 // A CommonJS bundle, like the worker's: no top-level await.
-if (process.argv[1]?.endsWith('render-once.js')) void renderOnce(process.argv[2] as PdfSubject, Number(process.argv[3] ?? 0));
+if (process.argv[1]?.endsWith('render-once.js'))
+  void renderOnce(process.argv[2] as PdfSubject, Number(process.argv[3] ?? 0));

@@ -4,7 +4,10 @@ import { performance } from 'node:perf_hooks';
 /** Bounded timing loops: every loop has a fixed count, every wait a deadline. */
 
 /** Milliseconds of each of `runs` calls, after `warmup` untimed calls. */
-export async function timeEach(fn: () => Promise<unknown>, options: { warmup: number; runs: number }): Promise<number[]> {
+export async function timeEach(
+  fn: () => Promise<unknown>,
+  options: { warmup: number; runs: number },
+): Promise<number[]> {
   for (let i = 0; i < options.warmup; i++) await fn();
   const samples: number[] = [];
   for (let i = 0; i < options.runs; i++) {
@@ -36,7 +39,9 @@ export function timeProcess(command: string, args: readonly string[], env: Recor
   const result = spawnSync(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 30_000 });
   const elapsed = performance.now() - startedAt;
   if (result.status !== 0) {
-    throw new Error(`${[command, ...args].join(' ')} exited with ${result.status ?? result.signal}: ${result.stderr.toString().slice(0, 2000)}`);
+    throw new Error(
+      `${[command, ...args].join(' ')} exited with ${result.status ?? result.signal}: ${result.stderr.toString().slice(0, 2000)}`,
+    );
   }
   return elapsed;
 }

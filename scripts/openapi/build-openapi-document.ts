@@ -90,7 +90,10 @@ const operations: Record<string, OperationSpec> = {
     scope: 'onboarding:read',
     parameters: onboardingTokenListParameters(),
     success: { 200: jsonResponse('A page of tokens.', 'OnboardingTokenPage') },
-    errors: { 400: '`limit` is not an integer from 1 to 100, or `cursor` is not one this endpoint gave out.', ...AUTHENTICATED },
+    errors: {
+      400: '`limit` is not an integer from 1 to 100, or `cursor` is not one this endpoint gave out.',
+      ...AUTHENTICATED,
+    },
   },
   CreateReportJob: {
     operationId: 'createReportJob',
@@ -122,7 +125,8 @@ const operations: Record<string, OperationSpec> = {
     operationId: 'getReportJob',
     tag: 'Report jobs',
     summary: 'Read a report job',
-    description: 'The job’s status. A job not COMPLETE or FAILED 5 minutes after creation is answered as FAILED with errorCode TIMED_OUT.',
+    description:
+      'The job’s status. A job not COMPLETE or FAILED 5 minutes after creation is answered as FAILED with errorCode TIMED_OUT.',
     scope: 'reports:read',
     parameters: [{ $ref: '#/components/parameters/JobId' }],
     success: { 200: jsonResponse('The job.', 'ReportJob') },
@@ -152,7 +156,8 @@ const operations: Record<string, OperationSpec> = {
     operationId: 'queryUserStatus',
     tag: 'User status',
     summary: 'Query user records',
-    description: 'User records of the organization matching every filter, with the requested fields, ordered by created_at then id, one page at a time.',
+    description:
+      'User records of the organization matching every filter, with the requested fields, ordered by created_at then id, one page at a time.',
     scope: 'users:read',
     requestBody: 'UserStatusRequest',
     success: { 200: jsonResponse('A page of records.', 'UserStatusPage') },
@@ -244,7 +249,9 @@ function operationObject(spec: OperationSpec): Record<string, unknown> {
     tags: [spec.tag],
     summary: spec.summary,
     description: `${spec.description}\n\n${scopeNote}`,
-    ...(spec.scope === 'public' ? { security: [] } : { security: [{ bearerAuth: [spec.scope] }], 'x-required-scope': spec.scope }),
+    ...(spec.scope === 'public'
+      ? { security: [] }
+      : { security: [{ bearerAuth: [spec.scope] }], 'x-required-scope': spec.scope }),
     ...(spec.parameters ? { parameters: spec.parameters } : {}),
     ...(spec.requestBody
       ? {
@@ -265,7 +272,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of apiRoutes) {
     const spec = operations[route.name];
-    if (!spec) throw new Error(`route ${route.name} (${route.method} ${route.path}) has no operation in scripts/openapi/build-openapi-document.ts`);
+    if (!spec)
+      throw new Error(
+        `route ${route.name} (${route.method} ${route.path}) has no operation in scripts/openapi/build-openapi-document.ts`,
+      );
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operationObject(spec);
   }
   const unrouted = Object.keys(operations).filter((name) => !apiRoutes.some((route) => route.name === name));

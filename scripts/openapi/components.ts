@@ -3,8 +3,15 @@ import { STATUS_NAMES } from '../../shared/http/error-mapper.ts';
 import { userRecordSchema } from '../../shared/domain/users/user-record-schema.ts';
 import { MAX_LIMIT } from '../../shared/domain/users/user-status-query.ts';
 import { REPORT_REQUEST_RATE_LIMIT } from '../../shared/domain/reports/rate-limit.ts';
-import { DOWNLOAD_URL_TTL_SECONDS, REPORT_ERROR_CODES, REPORT_JOB_STATUSES } from '../../shared/domain/reports/report-job.ts';
-import { onboardingTokenListQuerySchema, onboardingTokenRequestSchema } from '../../shared/http/schemas/onboarding-token-schemas.ts';
+import {
+  DOWNLOAD_URL_TTL_SECONDS,
+  REPORT_ERROR_CODES,
+  REPORT_JOB_STATUSES,
+} from '../../shared/domain/reports/report-job.ts';
+import {
+  onboardingTokenListQuerySchema,
+  onboardingTokenRequestSchema,
+} from '../../shared/http/schemas/onboarding-token-schemas.ts';
 import { reportJobRequestSchema } from '../../shared/http/schemas/report-job-schemas.ts';
 import { userStatusRequestSchema } from '../../shared/http/schemas/user-status-schemas.ts';
 import { jsonSchemaOf, type SchemaObject } from './valibot-json-schema.ts';
@@ -40,7 +47,10 @@ function describe(schema: SchemaObject, description: string, members: Record<str
     description,
     ...schema,
     properties: Object.fromEntries(
-      Object.entries(properties).map(([name, member]) => [name, members[name] ? { description: members[name], ...member } : member]),
+      Object.entries(properties).map(([name, member]) => [
+        name,
+        members[name] ? { description: members[name], ...member } : member,
+      ]),
     ),
   };
 }
@@ -96,13 +106,29 @@ const standardError: SchemaObject = {
   properties: {
     code: { type: 'integer', description: 'The HTTP status.', examples: [404] },
     timestamp: instant('When the error occurred.'),
-    path: { type: 'string', description: 'The requested path.', examples: ['/v1/document/api/6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1'] },
+    path: {
+      type: 'string',
+      description: 'The requested path.',
+      examples: ['/v1/document/api/6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1'],
+    },
     method: { type: 'string', description: 'The HTTP method of the request.', examples: ['GET'] },
     error: { type: 'string', enum: [...new Set(Object.values(STATUS_NAMES))], description: 'The status as a name.' },
     message: { type: 'string', description: 'A short text.' },
-    jobId: { type: 'string', format: 'uuid', description: '409 on POST /v1/document/api: the job already open for this user (additive member).' },
-    status: { type: 'string', enum: [...REPORT_JOB_STATUSES], description: '422 on a download address for a job not yet COMPLETE: its status (additive member).' },
-    errorCode: { type: 'string', enum: [...REPORT_ERROR_CODES], description: '422 on a download address for a FAILED job: why it failed (additive member).' },
+    jobId: {
+      type: 'string',
+      format: 'uuid',
+      description: '409 on POST /v1/document/api: the job already open for this user (additive member).',
+    },
+    status: {
+      type: 'string',
+      enum: [...REPORT_JOB_STATUSES],
+      description: '422 on a download address for a job not yet COMPLETE: its status (additive member).',
+    },
+    errorCode: {
+      type: 'string',
+      enum: [...REPORT_ERROR_CODES],
+      description: '422 on a download address for a FAILED job: why it failed (additive member).',
+    },
   },
 };
 
@@ -121,7 +147,8 @@ const validationError: SchemaObject = {
         properties: {
           field: {
             type: 'string',
-            description: 'camelCase path of the offending input (`firstName`, `filters.age.gte`, `resultKeys[2]`, `pagination.limit`); `body` for the body as a whole.',
+            description:
+              'camelCase path of the offending input (`firstName`, `filters.age.gte`, `resultKeys[2]`, `pagination.limit`); `body` for the body as a whole.',
             examples: ['firstName'],
           },
           code: {
@@ -130,7 +157,11 @@ const validationError: SchemaObject = {
               'The rule: isNotEmpty, isObject, isArray, isNumber, isString, isBoolean, isInt, isEmail, isIn (a value not allowed, or an unknown member), isDateString, min, max, maxLength, isJson (the body is not a JSON object).',
             examples: ['isNotEmpty'],
           },
-          hint: { type: 'string', description: 'A short text naming the member as it was sent.', examples: ['first_name must not be empty'] },
+          hint: {
+            type: 'string',
+            description: 'A short text naming the member as it was sent.',
+            examples: ['first_name must not be empty'],
+          },
         },
       },
     },
@@ -175,7 +206,8 @@ export function componentSchemas(): Record<string, SchemaObject> {
           type: 'string',
           readOnly: true,
           pattern: '^[A-Za-z0-9_-]{32}$',
-          description: '32 characters of base64url (192 random bits). Shown here and in the e-mail only; the service stores its SHA-256.',
+          description:
+            '32 characters of base64url (192 random bits). Shown here and in the e-mail only; the service stores its SHA-256.',
         },
         expires_at: instant('14 days after creation (additive member).'),
       },
@@ -187,7 +219,11 @@ export function componentSchemas(): Record<string, SchemaObject> {
         email: { type: 'string', description: 'Lower-cased.' },
         firstName: { type: 'string' },
         lastName: { type: 'string' },
-        status: { type: 'string', enum: ['Issued', 'Used', 'Expired'], description: 'Issued until expiresAt, Expired after.' },
+        status: {
+          type: 'string',
+          enum: ['Issued', 'Used', 'Expired'],
+          description: 'Issued until expiresAt, Expired after.',
+        },
         tokenHint: { type: 'string', minLength: 4, maxLength: 4, description: 'The token’s last 4 characters.' },
         createdAt: instant('When the token was issued.'),
         expiresAt: instant('When the token expires.'),
@@ -198,7 +234,10 @@ export function componentSchemas(): Record<string, SchemaObject> {
       required: ['results', 'nextCursor'],
       properties: {
         results: { type: 'array', items: ref('OnboardingTokenSummary'), description: 'Newest first.' },
-        nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' },
+        nextCursor: {
+          type: ['string', 'null'],
+          description: 'Pass as `cursor` for the next page; null on the last page.',
+        },
       },
     },
     ReportJobRequest: describe(jsonSchemaOf(reportJobRequestSchema), 'The user to report on.', {
@@ -207,7 +246,8 @@ export function componentSchemas(): Record<string, SchemaObject> {
     ReportJobState: {
       type: 'string',
       enum: [...REPORT_JOB_STATUSES],
-      description: 'PENDING = queued, IN_PROGRESS = being rendered, COMPLETE = a download address is available, FAILED = generation failed. COMPLETE and FAILED are final.',
+      description:
+        'PENDING = queued, IN_PROGRESS = being rendered, COMPLETE = a download address is available, FAILED = generation failed. COMPLETE and FAILED are final.',
     },
     ReportJobCreated: {
       type: 'object',
@@ -237,7 +277,11 @@ export function componentSchemas(): Record<string, SchemaObject> {
       completedAt: instant('When the report was stored.'),
     }),
     FailedReportJob: reportJob('A job that failed; request a new one.', ['FAILED'], {
-      errorCode: { type: 'string', enum: [...REPORT_ERROR_CODES], description: 'Why the job failed; TIMED_OUT when it was not complete 5 minutes after creation.' },
+      errorCode: {
+        type: 'string',
+        enum: [...REPORT_ERROR_CODES],
+        description: 'Why the job failed; TIMED_OUT when it was not complete 5 minutes after creation.',
+      },
       durationMs: { type: 'integer', minimum: 0, description: 'Processing time in milliseconds.' },
     }),
     ReportDownload: {
@@ -247,11 +291,16 @@ export function componentSchemas(): Record<string, SchemaObject> {
         url: {
           type: 'string',
           format: 'uri',
-          description: 'Pre-signed GET address of the PDF, valid 5 minutes; after that object storage answers 403 and a new call gives a fresh address.',
+          description:
+            'Pre-signed GET address of the PDF, valid 5 minutes; after that object storage answers 403 and a new call gives a fresh address.',
         },
         expiresInSeconds: { type: 'integer', const: DOWNLOAD_URL_TTL_SECONDS },
         expiresAt: instant('When the address stops working (additive member).'),
-        filename: { type: 'string', pattern: '^report-[A-Za-z0-9_-]+-\\d{8}\\.pdf$', description: 'Suggested file name.' },
+        filename: {
+          type: 'string',
+          pattern: '^report-[A-Za-z0-9_-]+-\\d{8}\\.pdf$',
+          description: 'Suggested file name.',
+        },
       },
     },
     UserStatusRequest: userStatusRequest(),
@@ -299,16 +348,33 @@ const header = (description: string, schema: SchemaObject, required = true) => (
 export const componentHeaders = {
   XRequestId: header('The request id; log lines carry it too. Quote it when reporting a problem.', { type: 'string' }),
   CacheControl: header('Responses are never cached.', { type: 'string', const: 'no-store' }),
-  Location: header('Path of the created job.', { type: 'string', format: 'uri-reference', examples: ['/v1/document/api/6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1'] }),
+  Location: header('Path of the created job.', {
+    type: 'string',
+    format: 'uri-reference',
+    examples: ['/v1/document/api/6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1'],
+  }),
   RetryAfter: header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }),
-  RateLimitLimit: header('Report requests allowed per 10-minute window and organization.', { type: 'integer', const: REPORT_REQUEST_RATE_LIMIT.capacity }),
+  RateLimitLimit: header('Report requests allowed per 10-minute window and organization.', {
+    type: 'integer',
+    const: REPORT_REQUEST_RATE_LIMIT.capacity,
+  }),
   RateLimitRemaining: header('Report requests left in the window.', { type: 'integer', minimum: 0 }),
-  RateLimitReset: header('Seconds until the next spent request returns to the window (0 when none is spent).', { type: 'integer', minimum: 0 }),
-  IdempotentReplayed: header('Present on a replayed response: the first response to this Idempotency-Key.', { type: 'string', const: 'true' }, false),
+  RateLimitReset: header('Seconds until the next spent request returns to the window (0 when none is spent).', {
+    type: 'integer',
+    minimum: 0,
+  }),
+  IdempotentReplayed: header(
+    'Present on a replayed response: the first response to this Idempotency-Key.',
+    { type: 'string', const: 'true' },
+    false,
+  ),
   WwwAuthenticate: header('The authentication scheme.', { type: 'string', const: 'Bearer' }),
 };
 
-const commonHeaders = { 'x-request-id': { $ref: '#/components/headers/XRequestId' }, 'cache-control': { $ref: '#/components/headers/CacheControl' } };
+const commonHeaders = {
+  'x-request-id': { $ref: '#/components/headers/XRequestId' },
+  'cache-control': { $ref: '#/components/headers/CacheControl' },
+};
 
 export function jsonResponse(description: string, schemaName: string, headers: Record<string, unknown> = {}) {
   return {
@@ -331,9 +397,13 @@ export const successHeaders = {
 
 export const componentResponses = {
   BadRequest: jsonResponse('Validation failed; `errors` lists every problem.', 'ValidationError'),
-  Unauthorized: jsonResponse('The bearer token is missing, malformed, expired or not for this service.', 'StandardError', {
-    'www-authenticate': { $ref: '#/components/headers/WwwAuthenticate' },
-  }),
+  Unauthorized: jsonResponse(
+    'The bearer token is missing, malformed, expired or not for this service.',
+    'StandardError',
+    {
+      'www-authenticate': { $ref: '#/components/headers/WwwAuthenticate' },
+    },
+  ),
   Forbidden: jsonResponse('The token lacks the operation’s scope.', 'StandardError'),
   NotFound: jsonResponse('Not found.', 'StandardError'),
   Conflict: jsonResponse('Conflict with the current state.', 'StandardError'),
@@ -343,10 +413,17 @@ export const componentResponses = {
     'retry-after': { $ref: '#/components/headers/RetryAfter' },
     ...rateLimitHeaders,
   }),
-  InternalServerError: jsonResponse('Unexpected failure; the log line with the same x-request-id has the details.', 'StandardError'),
-  ServiceUnavailable: jsonResponse('A dependency is throttling or unavailable; retry after Retry-After seconds.', 'StandardError', {
-    'retry-after': { $ref: '#/components/headers/RetryAfter' },
-  }),
+  InternalServerError: jsonResponse(
+    'Unexpected failure; the log line with the same x-request-id has the details.',
+    'StandardError',
+  ),
+  ServiceUnavailable: jsonResponse(
+    'A dependency is throttling or unavailable; retry after Retry-After seconds.',
+    'StandardError',
+    {
+      'retry-after': { $ref: '#/components/headers/RetryAfter' },
+    },
+  ),
 };
 
 export const componentParameters = {

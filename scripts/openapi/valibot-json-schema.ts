@@ -1,6 +1,11 @@
 import { toJsonSchema, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { ISO_DATE_OR_TIMESTAMP, isIsoDateOrTimestamp, toCalendarDate, toInstant } from '../../shared/domain/users/user-status-query.ts';
+import {
+  ISO_DATE_OR_TIMESTAMP,
+  isIsoDateOrTimestamp,
+  toCalendarDate,
+  toInstant,
+} from '../../shared/domain/users/user-status-query.ts';
 import { isStorableMagnitude, namesABound, toUserStatusQuery } from '../../shared/http/schemas/user-status-schemas.ts';
 
 /** A JSON Schema (draft 2020-12, OpenAPI 3.1's dialect) as it is written into the document. */
@@ -51,7 +56,10 @@ const conversion: ConversionConfig = {
   overrideSchema: ({ valibotSchema, jsonSchema }) => {
     // A default is written as the handler receives it (`'25'` from a query string); the document
     // gives it as the pipeline produces it (25), like the rest of the schema.
-    if (valibotSchema.type === 'optional' && (valibotSchema as v.OptionalSchema<v.GenericSchema, unknown>).default !== undefined) {
+    if (
+      valibotSchema.type === 'optional' &&
+      (valibotSchema as v.OptionalSchema<v.GenericSchema, unknown>).default !== undefined
+    ) {
       return { ...jsonSchema, default: v.parse(valibotSchema, undefined) as JsonSchema['default'] };
     }
     return undefined;

@@ -18,7 +18,8 @@ export function decodeStackTrace(text: string, sourceMap: SourceMap): string {
       originalLine: number;
       originalColumn: number;
     }>;
-    if (entry.originalSource === undefined || entry.originalLine === undefined || entry.originalColumn === undefined) return position;
+    if (entry.originalSource === undefined || entry.originalLine === undefined || entry.originalColumn === undefined)
+      return position;
     const source = entry.originalSource.replace(/^(?:\.\.\/)+/, '');
     return `${source}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
   });

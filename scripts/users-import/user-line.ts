@@ -12,7 +12,9 @@ export type UserLine =
 
 /** Every attribute the Users table or one of its indexes uses as a key. */
 const USER_KEY_ATTRIBUTES: KeyAttributes = {
-  partition: [...new Set([usersTable.partitionKey, ...usersTable.globalSecondaryIndexes.map((index) => index.partitionKey)])],
+  partition: [
+    ...new Set([usersTable.partitionKey, ...usersTable.globalSecondaryIndexes.map((index) => index.partitionKey)]),
+  ],
   sort: [...new Set([usersTable.sortKey, ...usersTable.globalSecondaryIndexes.map((index) => index.sortKey)])],
 };
 

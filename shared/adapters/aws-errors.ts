@@ -38,7 +38,11 @@ export function isDependencyUnavailable(error: unknown, depth = 0): boolean {
   if (UNAVAILABLE_ERROR_NAMES.has(error.name)) return true;
   if (sdkError.code !== undefined && NETWORK_ERROR_CODES.has(sdkError.code)) return true;
   // A transaction cancelled by throttling or by contention that outlasted our retries.
-  if (sdkError.CancellationReasons?.some((reason) => reason.Code === 'ThrottlingError' || reason.Code === 'TransactionConflict')) {
+  if (
+    sdkError.CancellationReasons?.some(
+      (reason) => reason.Code === 'ThrottlingError' || reason.Code === 'TransactionConflict',
+    )
+  ) {
     return true;
   }
   // Libraries (e.g. Powertools idempotency) wrap the SDK's error.

@@ -10,7 +10,9 @@ import { ConfigurationError, loadConfig, optionalString } from './load-config.ts
 export function loadApiConfig<TEntries extends v.ObjectEntries>(entries: TEntries) {
   const config = loadConfig(v.object({ ...authEnvironment, ORG_NAME_CLAIM: optionalString('org_name'), ...entries }));
   if ((config.JWKS_URL === undefined) === (config.JWKS_JSON === undefined)) {
-    throw new ConfigurationError('Invalid configuration:\n  set exactly one of JWKS_URL (remote key set) or JWKS_JSON (inline key set)');
+    throw new ConfigurationError(
+      'Invalid configuration:\n  set exactly one of JWKS_URL (remote key set) or JWKS_JSON (inline key set)',
+    );
   }
   return config;
 }

@@ -31,21 +31,30 @@ export class ForbiddenError extends Error {
 export class ConflictError extends Error {
   override name = 'ConflictError';
   /** Additive members for the error body, e.g. the open job's `jobId`. */
-  constructor(message: string, readonly details: Record<string, string> = {}) {
+  constructor(
+    message: string,
+    readonly details: Record<string, string> = {},
+  ) {
     super(message);
   }
 }
 
 export class UnprocessableError extends Error {
   override name = 'UnprocessableError';
-  constructor(message: string, readonly details: Record<string, string> = {}) {
+  constructor(
+    message: string,
+    readonly details: Record<string, string> = {},
+  ) {
     super(message);
   }
 }
 
 export class RateLimitedError extends Error {
   override name = 'RateLimitedError';
-  constructor(readonly retryAfterSeconds: number, readonly headers: Record<string, string> = {}) {
+  constructor(
+    readonly retryAfterSeconds: number,
+    readonly headers: Record<string, string> = {},
+  ) {
     super('rate limit exceeded');
   }
 }
@@ -53,7 +62,10 @@ export class RateLimitedError extends Error {
 /** A dependency (database, queue, storage, mail) is throttling or unavailable; the client may retry. */
 export class DependencyUnavailableError extends Error {
   override name = 'DependencyUnavailableError';
-  constructor(readonly dependency: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly dependency: string,
+    options?: { cause?: unknown },
+  ) {
     super(`${dependency} is unavailable`, options);
   }
 }

@@ -1,4 +1,12 @@
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
 import { DependencyUnavailableError } from '../domain/errors.ts';
 import type { Principal } from './api-types.ts';
 import { UnauthorizedError } from './http-errors.ts';
@@ -39,7 +47,11 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       }));
     } catch (error) {
       // The key server being down or answering garbage says nothing about the token: 503, not 401.
-      if (!(error instanceof errors.JOSEError) || error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) {
+      if (
+        !(error instanceof errors.JOSEError) ||
+        error instanceof errors.JWKSTimeout ||
+        error instanceof errors.JWKSInvalid
+      ) {
         throw new DependencyUnavailableError('identity provider keys', { cause: error });
       }
       throw new UnauthorizedError('invalid bearer token', { cause: error });

@@ -50,7 +50,11 @@ export function createIdempotentRequests(options: {
       const key = request.idempotencyKey.trim();
       if (!IDEMPOTENCY_KEY.test(key)) {
         throw new InvalidInputError([
-          { field: 'idempotencyKey', code: 'isIn', hint: 'Idempotency-Key must be 1 to 255 printable ASCII characters' },
+          {
+            field: 'idempotencyKey',
+            code: 'isIn',
+            hint: 'Idempotency-Key must be 1 to 255 printable ASCII characters',
+          },
         ]);
       }
       config.registerLambdaContext(request.lambdaContext);

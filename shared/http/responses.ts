@@ -12,4 +12,5 @@ export function jsonResponse(statusCode: number, body: unknown, headers: Record<
 
 export const ok = (body: unknown, headers?: Record<string, string>): ApiResult => jsonResponse(200, body, headers);
 export const created = (body: unknown, headers?: Record<string, string>): ApiResult => jsonResponse(201, body, headers);
-export const accepted = (body: unknown, headers?: Record<string, string>): ApiResult => jsonResponse(202, body, headers);
+export const accepted = (body: unknown, headers?: Record<string, string>): ApiResult =>
+  jsonResponse(202, body, headers);

@@ -22,12 +22,20 @@ export function toFieldProblem(issue: AnyIssue): FieldProblem {
   const code = unknownKey ? 'isIn' : missingKey ? 'isNotEmpty' : codeFor(issue);
   const clientPath = formatPath(path, (key) => key);
   // An issue with the whole input (no path) is about the body, as in requireJsonObjectBody.
-  return { field: formatPath(path, toCamelCase) || 'body', code, hint: `${clientPath || 'body'} ${phraseFor(code, issue)}` };
+  return {
+    field: formatPath(path, toCamelCase) || 'body',
+    code,
+    hint: `${clientPath || 'body'} ${phraseFor(code, issue)}`,
+  };
 }
 
 function isMissingKey(issue: AnyIssue): boolean {
-  return (issue.type === 'object' || issue.type === 'strict_object' || issue.type === 'loose_object') &&
-    issue.received === 'undefined' && issue.expected !== null && issue.expected.startsWith('"');
+  return (
+    (issue.type === 'object' || issue.type === 'strict_object' || issue.type === 'loose_object') &&
+    issue.received === 'undefined' &&
+    issue.expected !== null &&
+    issue.expected.startsWith('"')
+  );
 }
 
 function isUnknownKey(issue: AnyIssue): boolean {
@@ -100,7 +108,9 @@ function phraseFor(code: string, issue: AnyIssue): string {
       return `must be at most ${String(issue.requirement)} characters`;
     case 'isIn':
       if (isUnknownKey(issue)) return 'is not a known member';
-      return issue.expected ? `must be one of ${issue.expected.replace(/^\((.*)\)$/, '$1').replaceAll(' | ', ', ')}` : 'is not an allowed value';
+      return issue.expected
+        ? `must be one of ${issue.expected.replace(/^\((.*)\)$/, '$1').replaceAll(' | ', ', ')}`
+        : 'is not an allowed value';
     default: {
       const [, hint] = issue.message.split(/:\s*/, 2);
       return hint ?? issue.message;

@@ -20,7 +20,9 @@ describe('AlarmsConstruct', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^JobsDeadLetters'), 'QueueName'] } }],
+      Dimensions: [
+        { Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^JobsDeadLetters'), 'QueueName'] } },
+      ],
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       AlarmActions: [{ Ref: Match.stringLikeRegexp('^AlarmsAlarmTopic') }],
@@ -32,7 +34,9 @@ describe('AlarmsConstruct', () => {
       Namespace: 'AWS/SQS',
       MetricName: 'NumberOfMessagesReceived',
       Statistic: 'Sum',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^JobsDeadLetters'), 'QueueName'] } }],
+      Dimensions: [
+        { Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^JobsDeadLetters'), 'QueueName'] } },
+      ],
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       TreatMissingData: 'notBreaching',

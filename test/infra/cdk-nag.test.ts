@@ -7,7 +7,8 @@ import { buildServiceStack } from './service-stack-fixture.ts';
 
 type Finding = ReturnType<Annotations['findError']>[number];
 
-const readable = (findings: Finding[]) => findings.map((finding) => `${finding.id}: ${String(finding.entry.data)}`).join('\n');
+const readable = (findings: Finding[]) =>
+  findings.map((finding) => `${finding.id}: ${String(finding.entry.data)}`).join('\n');
 
 let stack: ServiceStack;
 
@@ -32,16 +33,21 @@ describe('cdk-nag AwsSolutions', () => {
   it('checked the stack: the alarm topic exists and every suppression carries a reason', () => {
     const resources = Object.values(Template.fromStack(stack).toJSON().Resources as Record<string, any>);
     expect(resources.some((resource) => resource.Type === 'AWS::SNS::Topic')).toBe(true);
-    const suppressions = resources.flatMap((resource) => resource.Metadata?.cdk_nag?.rules_to_suppress ?? []) as Array<{ id: string; reason: string }>;
+    const suppressions = resources.flatMap((resource) => resource.Metadata?.cdk_nag?.rules_to_suppress ?? []) as Array<{
+      id: string;
+      reason: string;
+    }>;
     expect(suppressions.length).toBeGreaterThan(0);
     for (const suppression of suppressions) expect(suppression.reason.length, suppression.id).toBeGreaterThan(40);
   });
 
   it('suppresses IAM5 only for the reports/ object prefix of the reports bucket, never for a whole policy', () => {
     const resources = Object.values(Template.fromStack(stack).toJSON().Resources as Record<string, any>);
-    const iam5 = resources.flatMap((resource) => resource.Metadata?.cdk_nag?.rules_to_suppress ?? []).filter(
-      (suppression: { id: string }) => suppression.id === 'AwsSolutions-IAM5',
-    ) as Array<{ applies_to?: unknown[] }>;
+    const iam5 = resources
+      .flatMap((resource) => resource.Metadata?.cdk_nag?.rules_to_suppress ?? [])
+      .filter((suppression: { id: string }) => suppression.id === 'AwsSolutions-IAM5') as Array<{
+      applies_to?: unknown[];
+    }>;
     expect(iam5.length).toBeGreaterThan(0);
     const bucketArn = `<${stack.getLogicalId(stack.reports.bucket.node.defaultChild as CfnElement)}.Arn>`;
     for (const suppression of iam5) expect(suppression.applies_to).toEqual([`Resource::${bucketArn}/reports/*`]);
@@ -51,9 +57,12 @@ describe('cdk-nag AwsSolutions', () => {
     const template = Template.fromStack(stack).toJSON().Resources as Record<string, any>;
     const suppressedOn = (rule: string) =>
       Object.entries(template)
-        .filter(([, resource]) => (resource.Metadata?.cdk_nag?.rules_to_suppress ?? []).some((s: { id: string }) => s.id === rule))
+        .filter(([, resource]) =>
+          (resource.Metadata?.cdk_nag?.rules_to_suppress ?? []).some((s: { id: string }) => s.id === rule),
+        )
         .map(([id]) => id);
-    const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+    const idOf = (construct: { node: { defaultChild?: unknown } }) =>
+      stack.getLogicalId(construct.node.defaultChild as CfnElement);
     expect(suppressedOn('AwsSolutions-SQS3')).toEqual([idOf(stack.reports.deadLetterQueue)]);
     expect(suppressedOn('AwsSolutions-S1')).toEqual([idOf(stack.reports.accessLogsBucket)]);
   });

@@ -38,8 +38,14 @@ describe('Lambda bundles', () => {
 
   it('leave the S3 client, fontkit, and pdf-lib’s standard fonts and PNG decoder out of the worker', async () => {
     const file = path.join(outDir, 'worker', bundleFileName);
-    const { metafile } = await build({ ...esbuildOptionsFor(reportPipelineFunctions.worker.entry, file), metafile: true, write: false });
-    const packages = new Set(Object.keys(metafile.inputs).map((input) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1]));
+    const { metafile } = await build({
+      ...esbuildOptionsFor(reportPipelineFunctions.worker.entry, file),
+      metafile: true,
+      write: false,
+    });
+    const packages = new Set(
+      Object.keys(metafile.inputs).map((input) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1]),
+    );
 
     expect(packages).toContain('pdf-lib');
     for (const left of ['@aws-sdk/client-s3', '@pdf-lib/fontkit', '@pdf-lib/standard-fonts', '@pdf-lib/upng']) {
@@ -67,7 +73,9 @@ describe('Lambda bundles', () => {
   });
 
   it('fail loudly, naming what is missing, if a standard PDF font is asked for', async () => {
-    const { exports } = await bundle<{ embedHelvetica: () => Promise<void> }>('test/infra/fixtures/standard-font-entry.ts');
+    const { exports } = await bundle<{ embedHelvetica: () => Promise<void> }>(
+      'test/infra/fixtures/standard-font-entry.ts',
+    );
 
     await expect(exports.embedHelvetica()).rejects.toThrow(/standard PDF fonts are not part of this bundle/);
   });

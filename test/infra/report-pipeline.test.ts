@@ -46,18 +46,26 @@ const tableArn = (id: 'ReportJobs' | 'Users' | 'Idempotency') => `<${logicalIdOf
 
 /** Statements of the bucket policy of `bucket` that deny requests. */
 function denyStatementsOfBucketPolicy(bucketLogicalId: string): Statement[] {
-  const policies = queries.ofType('AWS::S3::BucketPolicy').filter(([, policy]) => policy.Properties.Bucket.Ref === bucketLogicalId);
+  const policies = queries
+    .ofType('AWS::S3::BucketPolicy')
+    .filter(([, policy]) => policy.Properties.Bucket.Ref === bucketLogicalId);
   expect(policies).toHaveLength(1);
-  return (policies[0]![1].Properties.PolicyDocument.Statement as Statement[]).filter((statement) => statement.Effect === 'Deny');
+  return (policies[0]![1].Properties.PolicyDocument.Statement as Statement[]).filter(
+    (statement) => statement.Effect === 'Deny',
+  );
 }
 
 /** The queue policy statements of one queue that deny requests. */
 function denyStatementsOfQueuePolicy(queueLogicalId: string): Statement[] {
   const policies = queries
     .ofType('AWS::SQS::QueuePolicy')
-    .filter(([, policy]) => (policy.Properties.Queues as Array<{ Ref: string }>).some((queue) => queue.Ref === queueLogicalId));
+    .filter(([, policy]) =>
+      (policy.Properties.Queues as Array<{ Ref: string }>).some((queue) => queue.Ref === queueLogicalId),
+    );
   expect(policies).toHaveLength(1);
-  return (policies[0]![1].Properties.PolicyDocument.Statement as Statement[]).filter((statement) => statement.Effect === 'Deny');
+  return (policies[0]![1].Properties.PolicyDocument.Statement as Statement[]).filter(
+    (statement) => statement.Effect === 'Deny',
+  );
 }
 
 const insecureTransport = { Bool: { 'aws:SecureTransport': 'false' } };
@@ -83,7 +91,9 @@ describe('reports bucket', () => {
   it('refuses every request not made over TLS, on the bucket and its objects', () => {
     const bucketId = logicalIdOf(reports().bucket);
     const denials = denyStatementsOfBucketPolicy(bucketId);
-    const tlsOnly = denials.find((statement) => JSON.stringify(statement.Condition) === JSON.stringify(insecureTransport));
+    const tlsOnly = denials.find(
+      (statement) => JSON.stringify(statement.Condition) === JSON.stringify(insecureTransport),
+    );
     expect(tlsOnly).toMatchObject({ Action: 's3:*', Principal: { AWS: '*' } });
     expect(resourcesOf(tlsOnly!)).toEqual([`<${bucketId}.Arn>`, `<${bucketId}.Arn>/*`]);
   });
@@ -99,7 +109,8 @@ describe('reports bucket', () => {
   it('takes the expiry from the retentionDays context', () => {
     const { stack: shortLived } = buildServiceStack({ bundle: false, context: { retentionDays: 7 } });
     const template = Template.fromStack(shortLived);
-    const rules = template.toJSON().Resources[logicalIdOf(shortLived.reports.bucket)].Properties.LifecycleConfiguration.Rules;
+    const rules =
+      template.toJSON().Resources[logicalIdOf(shortLived.reports.bucket)].Properties.LifecycleConfiguration.Rules;
     expect(rules).toContainEqual(expect.objectContaining({ Prefix: 'reports/', ExpirationInDays: 7 }));
   });
 
@@ -120,10 +131,21 @@ describe('reports bucket', () => {
     expect(logBucket.DeletionPolicy).toBe('Retain');
     expect(logBucket.Properties.PublicAccessBlockConfiguration.RestrictPublicBuckets).toBe(true);
     expect(logBucket.Properties.AccessControl).toBeUndefined();
-    expect(logBucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
-    expect(denyStatementsOfBucketPolicy(logBucketId).some((statement) => JSON.stringify(statement.Condition) === JSON.stringify(insecureTransport))).toBe(true);
-    const [[, policy]] = queries.ofType('AWS::S3::BucketPolicy').filter(([, p]) => p.Properties.Bucket.Ref === logBucketId) as [[string, any]];
-    const delivery = (policy.Properties.PolicyDocument.Statement as Statement[]).find((statement) => statement.Effect === 'Allow');
+    expect(
+      logBucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault
+        .SSEAlgorithm,
+    ).toBe('AES256');
+    expect(
+      denyStatementsOfBucketPolicy(logBucketId).some(
+        (statement) => JSON.stringify(statement.Condition) === JSON.stringify(insecureTransport),
+      ),
+    ).toBe(true);
+    const [[, policy]] = queries
+      .ofType('AWS::S3::BucketPolicy')
+      .filter(([, p]) => p.Properties.Bucket.Ref === logBucketId) as [[string, any]];
+    const delivery = (policy.Properties.PolicyDocument.Statement as Statement[]).find(
+      (statement) => statement.Effect === 'Allow',
+    );
     expect(delivery).toMatchObject({
       Action: 's3:PutObject',
       Principal: { Service: 'logging.s3.amazonaws.com' },
@@ -137,7 +159,9 @@ describe('job queue and dead-letter queue', () => {
     for (const queue of [reports().queue, reports().deadLetterQueue]) {
       expect(queries.propertiesOf(queue).SqsManagedSseEnabled).toBe(true);
       const denials = denyStatementsOfQueuePolicy(logicalIdOf(queue));
-      expect(denials.some((statement) => JSON.stringify(statement.Condition) === JSON.stringify(insecureTransport))).toBe(true);
+      expect(
+        denials.some((statement) => JSON.stringify(statement.Condition) === JSON.stringify(insecureTransport)),
+      ).toBe(true);
     }
   });
 
@@ -158,7 +182,9 @@ describe('job queue and dead-letter queue', () => {
     const workerTimeout = queries.propertiesOf(reports().worker).Timeout as number;
     expect(queries.propertiesOf(reports().queue).VisibilityTimeout).toBeGreaterThanOrEqual(6 * workerTimeout);
     const handlerTimeout = queries.propertiesOf(reports().deadLetterHandler).Timeout as number;
-    expect(queries.propertiesOf(reports().deadLetterQueue).VisibilityTimeout).toBeGreaterThanOrEqual(6 * handlerTimeout);
+    expect(queries.propertiesOf(reports().deadLetterQueue).VisibilityTimeout).toBeGreaterThanOrEqual(
+      6 * handlerTimeout,
+    );
   });
 
   it('keeps dead letters 14 days', () => {
@@ -185,7 +211,9 @@ describe('worker', () => {
       .ofType('AWS::Lambda::EventSourceMapping')
       .filter(([, m]) => m.Properties.FunctionName.Ref === logicalIdOf(reports().worker)) as [[string, any]];
     // The poller never invokes more workers than are reserved, so messages are not throttled back to the queue.
-    expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBeLessThanOrEqual(worker.ReservedConcurrentExecutions);
+    expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBeLessThanOrEqual(
+      worker.ReservedConcurrentExecutions,
+    );
   });
 
   it('has 15 s and 1024 MB to render (three receives of six timeouts each fit the 5-minute deadline)', () => {
@@ -234,7 +262,9 @@ describe('dead-letter handler', () => {
     expect(tablesWith(fn, 'dynamodb:UpdateItem')).toEqual([tableArn('ReportJobs')]);
     expect(tablesWith(fn, 'dynamodb:GetItem')).toEqual([tableArn('ReportJobs')]);
     expect(actionsOfFunction(fn).filter((action) => action.startsWith('s3:'))).toEqual([]);
-    expect(queries.environmentOf(fn)).toMatchObject({ REPORT_JOBS_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.ReportJobs) } });
+    expect(queries.environmentOf(fn)).toMatchObject({
+      REPORT_JOBS_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.ReportJobs) },
+    });
   });
 });
 
@@ -246,7 +276,10 @@ describe('sweep', () => {
     expect(rule.Targets).toEqual([expect.objectContaining({ Arn: arnOf(reports().sweep) })]);
     const permissions = queries
       .ofType('AWS::Lambda::Permission')
-      .filter(([, permission]) => JSON.stringify(permission.Properties.FunctionName) === JSON.stringify(arnOf(reports().sweep)));
+      .filter(
+        ([, permission]) =>
+          JSON.stringify(permission.Properties.FunctionName) === JSON.stringify(arnOf(reports().sweep)),
+      );
     expect(permissions.map(([, permission]) => permission.Properties)).toEqual([
       expect.objectContaining({ Principal: 'events.amazonaws.com', SourceArn: arnOf(reports().sweepSchedule) }),
     ]);
@@ -264,7 +297,9 @@ describe('sweep', () => {
       .flatMap(resourcesOf);
     expect(indexQueries).toEqual([`${tableArn('ReportJobs')}/index/openJobsByAge`]);
     expect(tablesWith(fn, 'dynamodb:UpdateItem')).toEqual([tableArn('ReportJobs')]);
-    expect(actionsOfFunction(fn).filter((action) => !action.startsWith('dynamodb:') && !action.startsWith('logs:'))).toEqual([]);
+    expect(
+      actionsOfFunction(fn).filter((action) => !action.startsWith('dynamodb:') && !action.startsWith('logs:')),
+    ).toEqual([]);
   });
 });
 
@@ -272,7 +307,9 @@ describe('report routes', () => {
   it('CreateReportJob may write jobs and idempotency records, read users and only send to the job queue', () => {
     const fn = routeFunction('CreateReportJob');
     expect(tablesWith(fn, 'dynamodb:UpdateItem')).toEqual([tableArn('Idempotency'), tableArn('ReportJobs')].sort());
-    expect(tablesWith(fn, 'dynamodb:GetItem')).toEqual([tableArn('Idempotency'), tableArn('ReportJobs'), tableArn('Users')].sort());
+    expect(tablesWith(fn, 'dynamodb:GetItem')).toEqual(
+      [tableArn('Idempotency'), tableArn('ReportJobs'), tableArn('Users')].sort(),
+    );
     const sqs = queries.statementsFor(fn, 'sqs:');
     expect(sqs).toHaveLength(1);
     expect(actionsOf(sqs[0]!)).toEqual(['sqs:SendMessage']);
@@ -291,7 +328,9 @@ describe('report routes', () => {
     const fn = routeFunction('GetReportJob');
     expect(tablesWith(fn, 'dynamodb:UpdateItem')).toEqual([tableArn('ReportJobs')]);
     expect(tablesWith(fn, 'dynamodb:GetItem')).toEqual([tableArn('ReportJobs')]);
-    expect(actionsOfFunction(fn).filter((action) => !action.startsWith('dynamodb:') && !action.startsWith('logs:'))).toEqual([]);
+    expect(
+      actionsOfFunction(fn).filter((action) => !action.startsWith('dynamodb:') && !action.startsWith('logs:')),
+    ).toEqual([]);
   });
 
   it('GetReportDownloadUrl may get objects under reports/ only, and never put them', () => {
@@ -307,7 +346,12 @@ describe('report routes', () => {
   });
 
   it('no report function may scan a table', () => {
-    const fns = [...['CreateReportJob', 'GetReportJob', 'GetReportDownloadUrl'].map(routeFunction), reports().worker, reports().deadLetterHandler, reports().sweep];
+    const fns = [
+      ...['CreateReportJob', 'GetReportJob', 'GetReportDownloadUrl'].map(routeFunction),
+      reports().worker,
+      reports().deadLetterHandler,
+      reports().sweep,
+    ];
     for (const fn of fns) expect(actionsOfFunction(fn), fn.node.id).not.toContain('dynamodb:Scan');
   });
 });
@@ -320,7 +364,9 @@ describe('alarms', () => {
         alarm.Namespace === 'AWS/SQS' &&
         alarm.MetricName === metricName &&
         JSON.stringify(alarm.Dimensions) ===
-          JSON.stringify([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalIdOf(reports().deadLetterQueue), 'QueueName'] } }]),
+          JSON.stringify([
+            { Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalIdOf(reports().deadLetterQueue), 'QueueName'] } },
+          ]),
     );
 
   it('alarms as soon as a message waits in the dead-letter queue', () => {
@@ -339,7 +385,12 @@ describe('alarms', () => {
     const alarmed = alarms()
       .filter((alarm) => alarm.Namespace === 'AWS/Lambda' && alarm.MetricName === 'Errors')
       .map((alarm) => (alarm.Dimensions[0].Value as { Ref: string }).Ref);
-    const fns = [reports().worker, reports().deadLetterHandler, reports().sweep, ...['CreateReportJob', 'GetReportJob', 'GetReportDownloadUrl'].map(routeFunction)];
+    const fns = [
+      reports().worker,
+      reports().deadLetterHandler,
+      reports().sweep,
+      ...['CreateReportJob', 'GetReportJob', 'GetReportDownloadUrl'].map(routeFunction),
+    ];
     for (const fn of fns) expect(alarmed, fn.node.id).toContain(logicalIdOf(fn));
   });
 });
@@ -359,7 +410,9 @@ describe('report fonts in the worker bundle', () => {
   it('copies files that exist in the installed package', () => {
     const require = createRequire(import.meta.url);
     for (const face of ['regular', 'bold'] as const) {
-      expect(readFileSync(require.resolve(REPORT_FONT_PACKAGE_PATHS[face])).subarray(0, 4)).toEqual(Buffer.from([0, 1, 0, 0]));
+      expect(readFileSync(require.resolve(REPORT_FONT_PACKAGE_PATHS[face])).subarray(0, 4)).toEqual(
+        Buffer.from([0, 1, 0, 0]),
+      );
     }
   });
 

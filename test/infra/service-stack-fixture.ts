@@ -5,9 +5,11 @@ import { ServiceStack } from '../../lib/service-stack.ts';
 import { readStackConfig } from '../../lib/stack-config.ts';
 
 /** The example context from cdk.json, so the tests synthesize what `npx cdk synth` does. */
-export const exampleContext = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
-  context: Record<string, unknown>;
-}).context;
+export const exampleContext = (
+  JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+    context: Record<string, unknown>;
+  }
+).context;
 
 export interface FixtureOptions {
   /** Context values replacing or adding to cdk.json's. */

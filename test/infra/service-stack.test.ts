@@ -105,7 +105,9 @@ describe('functions', () => {
   });
 
   it('send every function’s logs to its own log group, kept one month', () => {
-    const logGroupIds = ofType('AWS::Lambda::Function').map(([, fn]) => (fn.Properties.LoggingConfig.LogGroup as { Ref: string }).Ref);
+    const logGroupIds = ofType('AWS::Lambda::Function').map(
+      ([, fn]) => (fn.Properties.LoggingConfig.LogGroup as { Ref: string }).Ref,
+    );
     expect(new Set(logGroupIds).size).toBe(functionCount);
     for (const id of logGroupIds) expect(resources[id]?.Properties.RetentionInDays).toBe(30);
     for (const [, logGroup] of ofType('AWS::Logs::LogGroup')) expect(logGroup.Properties.RetentionInDays).toBe(30);
@@ -119,11 +121,22 @@ describe('functions', () => {
       ORG_CLAIM: 'org_id',
       ORG_NAME_CLAIM: 'org_name',
     };
-    for (const { name } of apiRoutes.filter((route) => !route.public)) expect(environmentOf(routeFunction(name))).toMatchObject(expected);
+    for (const { name } of apiRoutes.filter((route) => !route.public))
+      expect(environmentOf(routeFunction(name))).toMatchObject(expected);
     const publicFunctions = apiRoutes.filter((route) => route.public).map((route) => routeFunction(route.name));
     expect(publicFunctions).toHaveLength(1);
-    for (const fn of [...publicFunctions, fallbackFunction(), stack.reports.worker, stack.reports.deadLetterHandler, stack.reports.sweep]) {
-      expect(Object.keys(environmentOf(fn)).filter((name) => name.startsWith('JWT') || name.startsWith('JWKS') || name.startsWith('ORG_'))).toEqual([]);
+    for (const fn of [
+      ...publicFunctions,
+      fallbackFunction(),
+      stack.reports.worker,
+      stack.reports.deadLetterHandler,
+      stack.reports.sweep,
+    ]) {
+      expect(
+        Object.keys(environmentOf(fn)).filter(
+          (name) => name.startsWith('JWT') || name.startsWith('JWKS') || name.startsWith('ORG_'),
+        ),
+      ).toEqual([]);
     }
   });
 
@@ -132,7 +145,9 @@ describe('functions', () => {
   });
 
   it('grant no action wildcard, no resource wildcard but the reports/ object prefix, and never dynamodb:Scan', () => {
-    const statements = ofType('AWS::IAM::Policy').flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[]);
+    const statements = ofType('AWS::IAM::Policy').flatMap(
+      ([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[],
+    );
     const actions = statements.flatMap(actionsOf);
     expect(actions).not.toContain('dynamodb:Scan');
     expect(actions.filter((action) => action.includes('*'))).toEqual([]);
@@ -151,7 +166,9 @@ describe('functions', () => {
 describe('CreateOnboardingToken', () => {
   it('may send e-mail only through the sender identity and the onboarding template, from the sender address', () => {
     const fn = routeFunction('CreateOnboardingToken');
-    const sesStatements = statementsOf(fn).filter((statement) => actionsOf(statement).some((action) => action.startsWith('ses:')));
+    const sesStatements = statementsOf(fn).filter((statement) =>
+      actionsOf(statement).some((action) => action.startsWith('ses:')),
+    );
     expect(sesStatements).toHaveLength(1);
     const [statement] = sesStatements;
     expect(actionsOf(statement!)).toEqual(['ses:SendEmail']);
@@ -161,16 +178,27 @@ describe('CreateOnboardingToken', () => {
     expect(resourceArns).toContain(`{"Ref":"${logicalIdOf(stack.mail.identity)}"}`);
     expect(resourceArns).toContain(':template/onboarding-token');
     expect(statement!.Condition).toEqual({ StringEquals: { 'ses:FromAddress': exampleContext.senderEmail } });
-    expect(environmentOf(fn)).toMatchObject({ SENDER_EMAIL: exampleContext.senderEmail, ONBOARDING_TEMPLATE_NAME: 'onboarding-token' });
+    expect(environmentOf(fn)).toMatchObject({
+      SENDER_EMAIL: exampleContext.senderEmail,
+      ONBOARDING_TEMPLATE_NAME: 'onboarding-token',
+    });
   });
 
   it('may read and write the onboarding tokens and idempotency tables and no other', () => {
     const fn = routeFunction('CreateOnboardingToken');
-    const dynamoStatements = statementsOf(fn).filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
-    const tables = dynamoStatements.map((statement) => (statement.Resource as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]).sort();
-    expect(tables).toEqual([logicalIdOf(stack.data.tables.Idempotency), logicalIdOf(stack.data.tables.OnboardingTokens)].sort());
+    const dynamoStatements = statementsOf(fn).filter((statement) =>
+      actionsOf(statement).some((action) => action.startsWith('dynamodb:')),
+    );
+    const tables = dynamoStatements
+      .map((statement) => (statement.Resource as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0])
+      .sort();
+    expect(tables).toEqual(
+      [logicalIdOf(stack.data.tables.Idempotency), logicalIdOf(stack.data.tables.OnboardingTokens)].sort(),
+    );
     for (const statement of dynamoStatements) {
-      expect(actionsOf(statement)).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:ConditionCheckItem']));
+      expect(actionsOf(statement)).toEqual(
+        expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:ConditionCheckItem']),
+      );
       expect(actionsOf(statement)).not.toContain('dynamodb:Scan');
     }
     expect(environmentOf(fn)).toMatchObject({
@@ -189,7 +217,9 @@ describe('ListOnboardingTokens', () => {
       expect(actions).not.toContain(write);
     }
     expect(actions.filter((action) => action.startsWith('ses:'))).toEqual([]);
-    expect(environmentOf(fn)).toMatchObject({ ONBOARDING_TOKENS_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.OnboardingTokens) } });
+    expect(environmentOf(fn)).toMatchObject({
+      ONBOARDING_TOKENS_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.OnboardingTokens) },
+    });
   });
 });
 
@@ -220,7 +250,10 @@ describe('tables', () => {
       expect(table.DeletionPolicy).toBe('Retain');
       expect(table.UpdateReplacePolicy).toBe('Retain');
       expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
-      expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: definition.timeToLiveAttribute, Enabled: true });
+      expect(table.Properties.TimeToLiveSpecification).toEqual({
+        AttributeName: definition.timeToLiveAttribute,
+        Enabled: true,
+      });
       expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
       expect(table.Properties.SSESpecification).toEqual({ SSEEnabled: true });
       expect(table.Properties.KeySchema).toEqual([
@@ -228,7 +261,9 @@ describe('tables', () => {
         ...(definition.sortKey ? [{ AttributeName: definition.sortKey, KeyType: 'RANGE' }] : []),
       ]);
       const indexes = (table.Properties.GlobalSecondaryIndexes ?? []) as Array<Record<string, any>>;
-      expect(indexes.map((index) => index.IndexName)).toEqual(definition.globalSecondaryIndexes.map((index) => index.indexName));
+      expect(indexes.map((index) => index.IndexName)).toEqual(
+        definition.globalSecondaryIndexes.map((index) => index.indexName),
+      );
       for (const index of indexes) expect(index.Projection).toEqual({ ProjectionType: 'ALL' });
     },
   );
@@ -249,7 +284,11 @@ describe('mail and alarms', () => {
       .filter(([, alarm]) => alarm.Properties.MetricName === 'Errors')
       .map(([, alarm]) => (alarm.Properties.Dimensions[0].Value as { Ref: string }).Ref)
       .sort();
-    expect(alarmedFunctions).toEqual(ofType('AWS::Lambda::Function').map(([id]) => id).sort());
+    expect(alarmedFunctions).toEqual(
+      ofType('AWS::Lambda::Function')
+        .map(([id]) => id)
+        .sort(),
+    );
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5xx' });
     template.resourceCountIs('AWS::SNS::Topic', 0);
   });
@@ -305,7 +344,9 @@ describe('user-status route', () => {
 
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:Query', 'dynamodb:GetItem']));
     expect(actions.filter((a) => /^dynamodb:.*(Put|Update|Delete|Write|Scan)/.test(a))).toEqual([]);
-    const tableRefs = JSON.stringify(statements.filter((s) => [s.Action].flat().some((a) => String(a).startsWith('dynamodb:'))));
+    const tableRefs = JSON.stringify(
+      statements.filter((s) => [s.Action].flat().some((a) => String(a).startsWith('dynamodb:'))),
+    );
     expect(tableRefs).toContain('Users');
     expect(tableRefs).not.toMatch(/ReportJobs|OnboardingTokens|Idempotency/);
     expect(environmentOf(routeFunction('QueryUserStatus'))).toMatchObject({ USERS_TABLE_NAME: expect.anything() });

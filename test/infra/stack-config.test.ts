@@ -29,7 +29,9 @@ describe('stack configuration from CDK context', () => {
   });
 
   it('names a jwksUrl that is not a URL', () => {
-    expect(() => parseStackConfig({ ...exampleContext, jwksUrl: 'auth.example.com/jwks' })).toThrow(/jwksUrl: jwksUrl must be a URL/);
+    expect(() => parseStackConfig({ ...exampleContext, jwksUrl: 'auth.example.com/jwks' })).toThrow(
+      /jwksUrl: jwksUrl must be a URL/,
+    );
   });
 
   it('names every invalid key at once', () => {

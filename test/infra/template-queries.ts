@@ -9,7 +9,13 @@ export type Resource = {
   UpdateReplacePolicy?: string;
   Metadata?: Record<string, any>;
 };
-export type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown; Principal?: unknown };
+export type Statement = {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: unknown;
+  Principal?: unknown;
+};
 
 export const actionsOf = (statement: Statement): string[] => [statement.Action].flat();
 
@@ -43,9 +49,11 @@ export function templateQueries(template: Template) {
   const statementsFor = (fn: IFunction, prefix: string) =>
     statementsOf(fn).filter((statement) => actionsOf(statement).some((action) => action.startsWith(prefix)));
 
-  const environmentOf = (fn: IFunction): Record<string, unknown> => resources[logicalIdOf(fn)]!.Properties.Environment.Variables;
+  const environmentOf = (fn: IFunction): Record<string, unknown> =>
+    resources[logicalIdOf(fn)]!.Properties.Environment.Variables;
 
-  const propertiesOf = (construct: Parameters<typeof logicalIdOf>[0]): Record<string, any> => resources[logicalIdOf(construct)]!.Properties;
+  const propertiesOf = (construct: Parameters<typeof logicalIdOf>[0]): Record<string, any> =>
+    resources[logicalIdOf(construct)]!.Properties;
 
   return { resources, ofType, statementsOf, statementsFor, environmentOf, propertiesOf };
 }

@@ -28,7 +28,11 @@ function onboarding(args: string[], env: Record<string, string> = {}): Promise<R
       process.execPath,
       [path.join(repoRoot, 'cli', 'onboarding.mjs'), ...args],
       // No TTY: the CLI must print plain lines. API_URL/API_TOKEN as a user would export them.
-      { cwd: dir, env: { PATH: process.env.PATH ?? '', API_URL: inject('baseUrl'), API_TOKEN: token, ...env }, timeout: 60_000 },
+      {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', API_URL: inject('baseUrl'), API_TOKEN: token, ...env },
+        timeout: 60_000,
+      },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -47,7 +51,16 @@ afterAll(async () => {
 
 describe('onboarding token create', () => {
   it('creates a token, prints it and its expiry, exit 0; the same e-mail again is exit 1 naming 409 and the request id', async () => {
-    const args = ['token', 'create', '--email', `grace.${orgId}@example.com`, '--first-name', 'Grace', '--last-name', 'Hopper'];
+    const args = [
+      'token',
+      'create',
+      '--email',
+      `grace.${orgId}@example.com`,
+      '--first-name',
+      'Grace',
+      '--last-name',
+      'Hopper',
+    ];
 
     const first = await onboarding(args);
     const again = await onboarding(args);
@@ -59,9 +72,22 @@ describe('onboarding token create', () => {
   });
 
   it('prints the body as JSON with --json', async () => {
-    const run = await onboarding(['token', 'create', '--email', `json.${orgId}@example.com`, '--first-name', 'J', '--last-name', 'S', '--json']);
+    const run = await onboarding([
+      'token',
+      'create',
+      '--email',
+      `json.${orgId}@example.com`,
+      '--first-name',
+      'J',
+      '--last-name',
+      'S',
+      '--json',
+    ]);
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ onboarding_token: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/), expires_at: expect.any(String) });
+    expect(JSON.parse(run.stdout)).toEqual({
+      onboarding_token: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/),
+      expires_at: expect.any(String),
+    });
   });
 });
 
@@ -77,7 +103,10 @@ describe('onboarding report create --wait --out', () => {
     expect(run.stderr).toContain('PENDING after 0 s');
     expect(run.stderr).toMatch(/COMPLETE \(was (PENDING|IN_PROGRESS)\) after \d+ s/);
     expect(run.stderr).not.toContain('\u001b'); // no terminal control characters in a pipe
-    const job = (await callApi('GET', `/v1/document/api/${jobId}`, { token })).body as { sha256: string; sizeBytes: number };
+    const job = (await callApi('GET', `/v1/document/api/${jobId}`, { token })).body as {
+      sha256: string;
+      sizeBytes: number;
+    };
     const bytes = await readFile(path.join(dir, 'report.pdf'));
     expect(bytes.length).toBe(job.sizeBytes);
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(job.sha256);
@@ -113,7 +142,18 @@ describe('onboarding users query', () => {
   });
 
   it('filters with typed values and prints a table of the chosen keys', async () => {
-    const run = await onboarding(['users', 'query', '--filter', 'age.gte=18', '--filter', 'is_deleted=false', '--keys', 'id,age', '--limit', '5']);
+    const run = await onboarding([
+      'users',
+      'query',
+      '--filter',
+      'age.gte=18',
+      '--filter',
+      'is_deleted=false',
+      '--keys',
+      'id,age',
+      '--limit',
+      '5',
+    ]);
 
     expect(run.code, run.stderr).toBe(0);
     const [header, rule, ...rows] = run.stdout.trimEnd().split('\n');
@@ -137,7 +177,13 @@ describe('onboarding users query', () => {
 
 describe('onboarding, the command itself', () => {
   it('--help everywhere (exit 0), no token (exit 2), a bad token (exit 1), an unreachable API (exit 1)', async () => {
-    for (const args of [['--help'], ['report', '--help'], ['report', 'create', '--help'], ['users', 'query', '-h'], ['token', 'list', '--help']]) {
+    for (const args of [
+      ['--help'],
+      ['report', '--help'],
+      ['report', 'create', '--help'],
+      ['users', 'query', '-h'],
+      ['token', 'list', '--help'],
+    ]) {
       const run = await onboarding(args);
       expect(run.code, args.join(' ')).toBe(0);
       expect(run.stdout).toMatch(/^Usage: onboarding/);
@@ -152,7 +198,9 @@ describe('onboarding, the command itself', () => {
   });
 
   it('is what package.json names as the onboarding bin', async () => {
-    const manifest = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    const manifest = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
     expect(manifest.bin).toEqual({ onboarding: 'cli/onboarding.mjs' });
   });
 });

@@ -48,14 +48,25 @@ describe('onboarding tokens', () => {
     const conflict = await client.createOnboardingToken(request).catch((error: unknown) => error);
 
     expect(created.onboarding_token).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect(page.results[0]).toMatchObject({ email: request.email.toLowerCase(), status: 'Issued', tokenHint: created.onboarding_token.slice(-4) });
+    expect(page.results[0]).toMatchObject({
+      email: request.email.toLowerCase(),
+      status: 'Issued',
+      tokenHint: created.onboarding_token.slice(-4),
+    });
     expect(conflict).toBeInstanceOf(ConflictError);
     expect((conflict as ConflictError).requestId).toEqual(expect.any(String));
-    expect((conflict as ConflictError).standardBody).toMatchObject({ code: 409, error: 'CONFLICT', path: '/v1/onboarding-token', method: 'POST' });
+    expect((conflict as ConflictError).standardBody).toMatchObject({
+      code: 409,
+      error: 'CONFLICT',
+      path: '/v1/onboarding-token',
+      method: 'POST',
+    });
   });
 
   it('throws ValidationError listing every problem, and UnauthorizedError for a bad token', async () => {
-    const invalid = await client.createOnboardingToken({ email: 'nope', first_name: '', last_name: 'x' }).catch((error: unknown) => error);
+    const invalid = await client
+      .createOnboardingToken({ email: 'nope', first_name: '', last_name: 'x' })
+      .catch((error: unknown) => error);
     expect(invalid).toBeInstanceOf(ValidationError);
     expect((invalid as ValidationError).errors.map((problem) => problem.field).sort()).toEqual(['email', 'firstName']);
 
@@ -71,12 +82,19 @@ describe('reports', () => {
 
     const created = await client.createReportJob({ userId: user!.id });
     const startedAt = Date.now();
-    const job = await client.waitForReport(created.job.jobId, { job: created.job, onProgress: (p) => progress.push(p) });
+    const job = await client.waitForReport(created.job.jobId, {
+      job: created.job,
+      onProgress: (p) => progress.push(p),
+    });
     const waitedMs = Date.now() - startedAt;
     const target = path.join(dir, 'report.pdf');
     const downloaded = await client.downloadReport(job.jobId, target, { job });
 
-    expect(created).toMatchObject({ location: `/v1/document/api/${created.job.jobId}`, replayed: false, rateLimit: { limit: 10 } });
+    expect(created).toMatchObject({
+      location: `/v1/document/api/${created.job.jobId}`,
+      replayed: false,
+      rateLimit: { limit: 10 },
+    });
     // The local worker finishes in about a second; the first poll of the seed's schedule comes after 3-5 s.
     expect(waitedMs).toBeGreaterThanOrEqual(SEED_POLLING_SCHEDULE.initialIntervalMs[0] - 50);
     expect(waitedMs).toBeLessThan(SEED_POLLING_SCHEDULE.initialPhaseMs);
@@ -91,7 +109,12 @@ describe('reports', () => {
 
   it('waits on a faster schedule passed as an option, and treats a job stuck past the deadline as failed', async () => {
     const stuck = await writeOpenJob(reportJobStore(), { orgId, userId: users[1]!.id });
-    const fast = { initialIntervalMs: [100, 150] as const, initialPhaseMs: 500, laterIntervalMs: [200, 250] as const, deadlineMs: 1_500 };
+    const fast = {
+      initialIntervalMs: [100, 150] as const,
+      initialPhaseMs: 500,
+      laterIntervalMs: [200, 250] as const,
+      deadlineMs: 1_500,
+    };
 
     const error = await client.waitForReport(stuck.jobId, { schedule: fast }).catch((e: unknown) => e);
 
@@ -116,7 +139,8 @@ describe('reports', () => {
 describe('user status', () => {
   it('iterates every page of the demo data set: each record once, in order, as one big page has them', async () => {
     const pages: UserStatusPage[] = [];
-    for await (const page of client.queryUserStatus({ result_keys: ['id', 'created_at'], pagination: { limit: 64 } })) pages.push(page);
+    for await (const page of client.queryUserStatus({ result_keys: ['id', 'created_at'], pagination: { limit: 64 } }))
+      pages.push(page);
     const whole = await client.queryUserStatusPage({ result_keys: ['id', 'created_at'], pagination: { limit: 1000 } });
 
     expect(pages.map((page) => page.results.length)).toEqual([64, 64, 64, 64, 44]);
@@ -128,7 +152,11 @@ describe('user status', () => {
 
   it('iterates filtered records one by one', async () => {
     const adults: unknown[] = [];
-    for await (const record of client.userStatusRecords({ filters: { age: { gte: 18 } }, result_keys: ['id', 'age'], pagination: { limit: 50 } })) {
+    for await (const record of client.userStatusRecords({
+      filters: { age: { gte: 18 } },
+      result_keys: ['id', 'age'],
+      pagination: { limit: 50 },
+    })) {
       adults.push(record.age);
     }
     expect(adults.length).toBe(users.filter((user) => (user.age ?? 0) >= 18).length);

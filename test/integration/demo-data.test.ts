@@ -1,9 +1,18 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
-import { DEMO_ORG_ID, DEMO_ORGANIZATION_NAME, generateDemoUsers, WELL_KNOWN_DEMO_USERS } from '../../local/demo-users.ts';
+import {
+  DEMO_ORG_ID,
+  DEMO_ORGANIZATION_NAME,
+  generateDemoUsers,
+  WELL_KNOWN_DEMO_USERS,
+} from '../../local/demo-users.ts';
 import { seedUsers } from '../../local/seed-demo-data.ts';
 import { toUserItem, userKey } from '../../shared/adapters/dynamodb/user-items.ts';
-import { MOBILE_REGISTRATION_STATUSES, REGISTRATION_STATUSES, USER_RECORD_FIELDS } from '../../shared/domain/users/user-record.ts';
+import {
+  MOBILE_REGISTRATION_STATUSES,
+  REGISTRATION_STATUSES,
+  USER_RECORD_FIELDS,
+} from '../../shared/domain/users/user-record.ts';
 import { uniqueOrg } from './api-client.ts';
 import { documentClient } from './report-support.ts';
 
@@ -23,7 +32,9 @@ describe('demo users', () => {
     expect(new Set(users.map((u) => u.id)).size).toBe(users.length);
     expect(users.every((u) => u.id.length >= 1 && u.id.length <= 16)).toBe(true);
     expect(new Set(users.map((u) => u.email!.toLowerCase())).size).toBe(users.length);
-    expect(users.every((u) => u.organization_id === DEMO_ORG_ID && u.organization_name === DEMO_ORGANIZATION_NAME)).toBe(true);
+    expect(
+      users.every((u) => u.organization_id === DEMO_ORG_ID && u.organization_name === DEMO_ORGANIZATION_NAME),
+    ).toBe(true);
     expect(users.map((u) => u.id)).toEqual(expect.arrayContaining(Object.values(WELL_KNOWN_DEMO_USERS)));
   });
 
@@ -70,7 +81,9 @@ describe('demo users', () => {
         notes: expect.any(Array),
         aliases: expect.any(Array),
         datasets: expect.any(Array),
-        addresses: expect.arrayContaining([expect.objectContaining({ city: expect.any(String), countryIsoCode: expect.stringMatching(/^[A-Z]{2}$/) })]),
+        addresses: expect.arrayContaining([
+          expect.objectContaining({ city: expect.any(String), countryIsoCode: expect.stringMatching(/^[A-Z]{2}$/) }),
+        ]),
         ddEntries: expect.any(Array),
         evidences: expect.any(Array),
         griEntries: expect.any(Array),

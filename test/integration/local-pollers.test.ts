@@ -81,7 +81,10 @@ async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 8_
 
 async function messagesLeft(queue: LocalQueue): Promise<number> {
   const { Attributes } = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: queue.url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+    new GetQueueAttributesCommand({
+      QueueUrl: queue.url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
   );
   return Number(Attributes?.ApproximateNumberOfMessages) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible);
 }
@@ -116,7 +119,12 @@ describe('local SQS poller', () => {
       }),
       messageAttributes: {
         trace: { stringValue: 'abc', stringListValues: [], binaryListValues: [], dataType: 'String' },
-        blob: { binaryValue: Buffer.from([1, 2, 3]).toString('base64'), stringListValues: [], binaryListValues: [], dataType: 'Binary' },
+        blob: {
+          binaryValue: Buffer.from([1, 2, 3]).toString('base64'),
+          stringListValues: [],
+          binaryListValues: [],
+          dataType: 'Binary',
+        },
       },
       md5OfBody: createHash('md5').update('{"hello":"wörld"}').digest('hex'),
       md5OfMessageAttributes: expect.stringMatching(/^[0-9a-f]{32}$/),
@@ -134,7 +142,9 @@ describe('local SQS poller', () => {
   it('deletes the messages not reported in batchItemFailures; the failed one comes back with a higher receive count', async () => {
     const { queue } = await queuePair();
     const stub = recorder((event) => ({
-      batchItemFailures: event.Records.filter((r) => r.body === 'fail-once' && r.attributes.ApproximateReceiveCount === '1').map((r) => ({
+      batchItemFailures: event.Records.filter(
+        (r) => r.body === 'fail-once' && r.attributes.ApproximateReceiveCount === '1',
+      ).map((r) => ({
         itemIdentifier: r.messageId,
       })),
     }));
@@ -151,7 +161,9 @@ describe('local SQS poller', () => {
   it('keeps the whole batch when the answer names a message that is not in it', async () => {
     const { queue } = await queuePair();
     const stub = recorder((event) =>
-      event.Records[0]!.attributes.ApproximateReceiveCount === '1' ? { batchItemFailures: [{ itemIdentifier: 'not-in-this-batch' }] } : undefined,
+      event.Records[0]!.attributes.ApproximateReceiveCount === '1'
+        ? { batchItemFailures: [{ itemIdentifier: 'not-in-this-batch' }] }
+        : undefined,
     );
     await send(queue, 'only');
 

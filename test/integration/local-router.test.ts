@@ -30,7 +30,11 @@ const echo: LambdaHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResul
   invocations.push({ event, context, remainingMs: context.getRemainingTimeInMillis() });
   return {
     statusCode: 201,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': event.requestContext.requestId, 'x-count': 7 },
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'x-request-id': event.requestContext.requestId,
+      'x-count': 7,
+    },
     cookies: ['a=1; Path=/', 'b=2; HttpOnly'],
     body: JSON.stringify({ ok: true }),
   };
@@ -45,7 +49,12 @@ const handlers: Record<string, LambdaHandler> = {
   boom: async () => {
     throw new Error('table Secret-Table-Name is on fire');
   },
-  binary: async () => ({ statusCode: 200, headers: { 'content-type': 'application/pdf' }, body: Buffer.from([0x25, 0x50, 0x44, 0x46, 0xff]).toString('base64'), isBase64Encoded: true }),
+  binary: async () => ({
+    statusCode: 200,
+    headers: { 'content-type': 'application/pdf' },
+    body: Buffer.from([0x25, 0x50, 0x44, 0x46, 0xff]).toString('base64'),
+    isBase64Encoded: true,
+  }),
   inferred: async () => ({ hello: 'world' }),
   slow: () => new Promise((resolve) => setTimeout(() => resolve({ statusCode: 200 }), 1_000)),
 };
@@ -110,7 +119,11 @@ describe('local router', () => {
       isBase64Encoded: false,
     });
     expect(event.pathParameters).toBeUndefined();
-    expect(event.headers).toMatchObject({ 'content-type': 'application/json', 'x-multi': 'one,two', 'user-agent': 'router-test/1.0' });
+    expect(event.headers).toMatchObject({
+      'content-type': 'application/json',
+      'x-multi': 'one,two',
+      'user-agent': 'router-test/1.0',
+    });
     expect(event.headers.cookie).toBeUndefined();
     expect(Object.keys(event.headers).every((name) => name === name.toLowerCase())).toBe(true);
     expect(event.requestContext).toMatchObject({
@@ -118,7 +131,13 @@ describe('local router', () => {
       apiId: expect.any(String),
       domainName: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
       domainPrefix: expect.any(String),
-      http: { method: 'POST', path: '/v1/things', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'router-test/1.0' },
+      http: {
+        method: 'POST',
+        path: '/v1/things',
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: 'router-test/1.0',
+      },
       requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       routeKey: 'POST /v1/things',
       stage: '$default',
@@ -143,7 +162,11 @@ describe('local router', () => {
   });
 
   it('writes the status, headers, cookies and body the handler returns', async () => {
-    const response = await fetch(`${baseUrl}/v1/things`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const response = await fetch(`${baseUrl}/v1/things`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
 
     expect(response.status).toBe(201);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -167,9 +190,21 @@ describe('local router', () => {
 
   it('base64-encodes bodies that are not text, as HTTP APIs do', async () => {
     const bytes = Buffer.from([0, 1, 2, 250, 251]);
-    await fetch(`${baseUrl}/v1/things`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: bytes });
-    await fetch(`${baseUrl}/v1/things`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' });
-    await fetch(`${baseUrl}/v1/things`, { method: 'POST', headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'plain' });
+    await fetch(`${baseUrl}/v1/things`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: bytes,
+    });
+    await fetch(`${baseUrl}/v1/things`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'a=1',
+    });
+    await fetch(`${baseUrl}/v1/things`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+      body: 'plain',
+    });
 
     expect(invocations.map(({ event }) => [event.isBase64Encoded, event.body])).toEqual([
       [true, bytes.toString('base64')],
@@ -199,7 +234,14 @@ describe('local router', () => {
 
     expect(unknown.status).toBe(404);
     expect(wrongMethod.status).toBe(404);
-    expect(invocations.map(({ event }) => [event.routeKey, event.requestContext.routeKey, event.requestContext.http.method, event.rawPath])).toEqual([
+    expect(
+      invocations.map(({ event }) => [
+        event.routeKey,
+        event.requestContext.routeKey,
+        event.requestContext.http.method,
+        event.rawPath,
+      ]),
+    ).toEqual([
       ['$default', '$default', 'GET', '/v1/nothing-here'],
       ['$default', '$default', 'DELETE', '/v1/things'],
     ]);
@@ -226,10 +268,19 @@ describe('local router', () => {
   });
 
   it('refuses a body over the payload limit with 413 and the standard body', async () => {
-    const response = await fetch(`${baseUrl}/v1/things`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(2048) });
+    const response = await fetch(`${baseUrl}/v1/things`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'x'.repeat(2048),
+    });
 
     expect(response.status).toBe(413);
-    expect(await response.json()).toMatchObject({ code: 413, path: '/v1/things', method: 'POST', error: 'PAYLOAD_TOO_LARGE' });
+    expect(await response.json()).toMatchObject({
+      code: 413,
+      path: '/v1/things',
+      method: 'POST',
+      error: 'PAYLOAD_TOO_LARGE',
+    });
     expect(invocations).toHaveLength(0);
   });
 

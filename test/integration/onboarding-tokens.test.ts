@@ -33,7 +33,10 @@ describe('POST /v1/onboarding-token', () => {
     const email = uniqueEmail();
     const token = await tokenFor(orgId, { orgName: 'Acme Health' });
 
-    const response = await callApi('POST', '/v1/onboarding-token', { token, body: person(`  ${email.toUpperCase()} `) });
+    const response = await callApi('POST', '/v1/onboarding-token', {
+      token,
+      body: person(`  ${email.toUpperCase()} `),
+    });
 
     expect(response.status).toBe(201);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -48,7 +51,11 @@ describe('POST /v1/onboarding-token', () => {
 
     const { documents, tableName } = tokenTable();
     const stored = await documents.send(
-      new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `ORG#${orgId}` } }),
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `ORG#${orgId}` },
+      }),
     );
     expect(stored.Items).toHaveLength(2);
     expect(JSON.stringify(stored.Items)).not.toContain(onboardingToken);
@@ -71,7 +78,10 @@ describe('POST /v1/onboarding-token', () => {
     const email = uniqueEmail();
     await callApi('POST', '/v1/onboarding-token', { token: await tokenFor(uniqueOrg()), body: person(email) });
 
-    const other = await callApi('POST', '/v1/onboarding-token', { token: await tokenFor(uniqueOrg()), body: person(email) });
+    const other = await callApi('POST', '/v1/onboarding-token', {
+      token: await tokenFor(uniqueOrg()),
+      body: person(email),
+    });
 
     expect(other.status).toBe(201);
   });
@@ -92,7 +102,10 @@ describe('POST /v1/onboarding-token', () => {
   it('reports every validation problem at once in the contract body', async () => {
     const token = await tokenFor(uniqueOrg());
 
-    const response = await callApi('POST', '/v1/onboarding-token', { token, body: { email: 'not-an-email', last_name: 7 } });
+    const response = await callApi('POST', '/v1/onboarding-token', {
+      token,
+      body: { email: 'not-an-email', last_name: 7 },
+    });
 
     expect(response.status).toBe(400);
     expect(response.body).toEqual({
@@ -132,10 +145,18 @@ describe('POST /v1/onboarding-token', () => {
     ['a token without an organization', async () => tokenFor('acme', { claims: { org_id: undefined } })],
     ['a token for another audience', async () => tokenFor('acme', { audience: 'someone-else' })],
   ])('answers %s with 401', async (_, makeToken) => {
-    const response = await callApi('POST', '/v1/onboarding-token', { token: await makeToken(), body: person(uniqueEmail()) });
+    const response = await callApi('POST', '/v1/onboarding-token', {
+      token: await makeToken(),
+      body: person(uniqueEmail()),
+    });
 
     expect(response.status).toBe(401);
-    expect(response.body).toMatchObject({ code: 401, error: 'UNAUTHORIZED', path: '/v1/onboarding-token', method: 'POST' });
+    expect(response.body).toMatchObject({
+      code: 401,
+      error: 'UNAUTHORIZED',
+      path: '/v1/onboarding-token',
+      method: 'POST',
+    });
   });
 
   it('answers a token without onboarding:write with 403', async () => {
@@ -184,8 +205,16 @@ describe('Idempotency-Key on POST /v1/onboarding-token', () => {
     const email = uniqueEmail();
     const headers = { 'idempotency-key': 'same-key-in-two-orgs' };
 
-    const first = await callApi('POST', '/v1/onboarding-token', { token: await tokenFor(uniqueOrg()), body: person(email), headers });
-    const second = await callApi('POST', '/v1/onboarding-token', { token: await tokenFor(uniqueOrg()), body: person(email), headers });
+    const first = await callApi('POST', '/v1/onboarding-token', {
+      token: await tokenFor(uniqueOrg()),
+      body: person(email),
+      headers,
+    });
+    const second = await callApi('POST', '/v1/onboarding-token', {
+      token: await tokenFor(uniqueOrg()),
+      body: person(email),
+      headers,
+    });
 
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);

@@ -70,7 +70,11 @@ describe('success responses match the document', () => {
   });
 
   it('GET a job past its deadline: 200 FAILED (TIMED_OUT), and its address 422 naming the error code', async () => {
-    const job = await writeOpenJob(reportJobStore(), { orgId, userId: userIds[1]!, createdAt: new Date(Date.now() - 6 * 60_000) });
+    const job = await writeOpenJob(reportJobStore(), {
+      orgId,
+      userId: userIds[1]!,
+      createdAt: new Date(Date.now() - 6 * 60_000),
+    });
     const failed = await callApi('GET', `${JOBS_PATH}/${job.jobId}`, { token });
     expectDocumented(GET(JOB_PATH), failed, 200);
     expect(failed.body).toMatchObject({ status: 'FAILED', errorCode: 'TIMED_OUT' });
@@ -83,7 +87,10 @@ describe('success responses match the document', () => {
     expectDocumented(POST(USERS_PATH), await callApi('POST', USERS_PATH, { token, body: {} }), 200);
     const everything = await callApi('POST', USERS_PATH, {
       token,
-      body: { result_keys: Object.keys(document.components.schemas.UserStatusRecord.properties), pagination: { limit: 12 } },
+      body: {
+        result_keys: Object.keys(document.components.schemas.UserStatusRecord.properties),
+        pagination: { limit: 12 },
+      },
     });
     expectDocumented(POST(USERS_PATH), everything, 200);
     expect(everything.body.results).toHaveLength(12);
@@ -121,7 +128,11 @@ describe('error responses match the document', () => {
     const unknownJob = '00000000-0000-4000-8000-000000000000';
     expectDocumented(GET(JOB_PATH), await callApi('GET', `${JOBS_PATH}/${unknownJob}`, { token }), 404);
     expectDocumented(GET(URL_PATH), await callApi('GET', `${JOBS_PATH}/${unknownJob}/url`, { token }), 404);
-    expectDocumented(POST(JOBS_PATH), await callApi('POST', JOBS_PATH, { token, body: { userId: 'no-such-user' } }), 404);
+    expectDocumented(
+      POST(JOBS_PATH),
+      await callApi('POST', JOBS_PATH, { token, body: { userId: 'no-such-user' } }),
+      404,
+    );
   });
 
   it('409 for a duplicate token and for a user’s open job (naming it)', async () => {
@@ -141,14 +152,26 @@ describe('error responses match the document', () => {
     expect(notReady.body.status).toBe('PENDING');
 
     const headers = { 'idempotency-key': `reuse-${orgId}` };
-    await callApi('POST', TOKEN_PATH, { token, headers, body: { email: `k1-${orgId}@example.com`, first_name: 'A', last_name: 'B' } });
-    const reused = await callApi('POST', TOKEN_PATH, { token, headers, body: { email: `k2-${orgId}@example.com`, first_name: 'A', last_name: 'B' } });
+    await callApi('POST', TOKEN_PATH, {
+      token,
+      headers,
+      body: { email: `k1-${orgId}@example.com`, first_name: 'A', last_name: 'B' },
+    });
+    const reused = await callApi('POST', TOKEN_PATH, {
+      token,
+      headers,
+      body: { email: `k2-${orgId}@example.com`, first_name: 'A', last_name: 'B' },
+    });
     expectDocumented(POST(TOKEN_PATH), reused, 422);
   });
 
   it('413 for a body over 64 KiB', async () => {
     const rawBody = JSON.stringify({ filters: { name: 'x'.repeat(70 * 1024) } });
-    const response = await callApi('POST', USERS_PATH, { token, rawBody, headers: { 'content-type': 'application/json' } });
+    const response = await callApi('POST', USERS_PATH, {
+      token,
+      rawBody,
+      headers: { 'content-type': 'application/json' },
+    });
     expectDocumented(POST(USERS_PATH), response, 413);
   });
 
@@ -156,7 +179,9 @@ describe('error responses match the document', () => {
     const limitedOrg = uniqueOrg('openapi-429');
     const limitedToken = await tokenFor(limitedOrg);
     // Every authenticated request counts, accepted or not: ten 404s spend the window.
-    await Promise.all(Array.from({ length: 10 }, () => callApi('POST', JOBS_PATH, { token: limitedToken, body: { userId: 'nobody' } })));
+    await Promise.all(
+      Array.from({ length: 10 }, () => callApi('POST', JOBS_PATH, { token: limitedToken, body: { userId: 'nobody' } })),
+    );
     const refused = await callApi('POST', JOBS_PATH, { token: limitedToken, body: { userId: 'nobody' } });
     expectDocumented(POST(JOBS_PATH), refused, 429);
   });

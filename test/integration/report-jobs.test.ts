@@ -56,7 +56,13 @@ describe('POST /v1/document/api', () => {
     const [first] = accepted;
     const jobId: string = first!.body.jobId;
     expect(jobId).toMatch(UUID_V4);
-    expect(first!.body).toEqual({ jobId, status: 'PENDING', userId: user!.id, createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(first!.body).toEqual({
+      jobId,
+      status: 'PENDING',
+      userId: user!.id,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
     expect(first!.headers.get('location')).toBe(`/v1/document/api/${jobId}`);
     expect(first!.headers.get('ratelimit-limit')).toBe('10');
     expect(first!.headers.get('ratelimit-remaining')).toMatch(/^\d$/);
@@ -83,7 +89,9 @@ describe('POST /v1/document/api', () => {
       Array.from({ length: 10 }, () => writeOpenJob(jobs, { orgId, userId: 'contended' })),
     );
 
-    const written = writes.filter((w): w is PromiseFulfilledResult<Awaited<ReturnType<typeof writeOpenJob>>> => w.status === 'fulfilled');
+    const written = writes.filter(
+      (w): w is PromiseFulfilledResult<Awaited<ReturnType<typeof writeOpenJob>>> => w.status === 'fulfilled',
+    );
     const refused = writes.filter((w): w is PromiseRejectedResult => w.status === 'rejected');
     expect(written).toHaveLength(1);
     expect(refused).toHaveLength(9);
@@ -97,7 +105,9 @@ describe('POST /v1/document/api', () => {
     const users = await seedOrganization(orgId, 13);
     const token = await tokenFor(orgId);
 
-    const burst = await Promise.all(users.slice(0, 12).map((user) => callApi('POST', CREATE, { token, body: { userId: user.id } })));
+    const burst = await Promise.all(
+      users.slice(0, 12).map((user) => callApi('POST', CREATE, { token, body: { userId: user.id } })),
+    );
     const thirteenth = await callApi('POST', CREATE, { token, body: { userId: users[12]!.id } });
 
     expect(burst.map((r) => r.status).sort()).toEqual([202, 202, 202, 202, 202, 202, 202, 202, 202, 202, 429, 429]);
@@ -119,7 +129,11 @@ describe('POST /v1/document/api', () => {
     // Every authenticated request spends a token, whatever its outcome.
     for (let i = 0; i < 10; i++) await callApi('POST', CREATE, { token, body: { userId: `nobody-${i}` } });
 
-    const malformed = await callApi('POST', CREATE, { token, rawBody: '{"userId": ', headers: { 'content-type': 'application/json' } });
+    const malformed = await callApi('POST', CREATE, {
+      token,
+      rawBody: '{"userId": ',
+      headers: { 'content-type': 'application/json' },
+    });
 
     expect(malformed.status).toBe(429);
   });
@@ -136,7 +150,10 @@ describe('POST /v1/document/api', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual(standardBody(404, 'NOT_FOUND', CREATE, 'POST'));
     expect(tooLong.status).toBe(400);
-    expect(tooLong.body).toEqual({ code: 400, errors: [{ field: 'userId', code: 'maxLength', hint: expect.stringContaining('userId') }] });
+    expect(tooLong.body).toEqual({
+      code: 400,
+      errors: [{ field: 'userId', code: 'maxLength', hint: expect.stringContaining('userId') }],
+    });
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ code: 400, errors: [expect.objectContaining({ field: 'userId' })] });
   });
@@ -169,7 +186,11 @@ describe('POST /v1/document/api', () => {
     expect(retry.headers.get('location')).toBe(`/v1/document/api/${first.body.jobId}`);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     const guard = await documents.send(
-      new GetCommand({ TableName: reportJobsTableName(), Key: { pk: `ORG#${orgId}`, sk: `OPEN_JOB#${user!.id}` }, ConsistentRead: true }),
+      new GetCommand({
+        TableName: reportJobsTableName(),
+        Key: { pk: `ORG#${orgId}`, sk: `OPEN_JOB#${user!.id}` },
+        ConsistentRead: true,
+      }),
     );
     expect(guard.Item).toBeUndefined();
   });
@@ -203,7 +224,12 @@ describe('a report from request to download', () => {
     const filename = `report-${user!.id}-${(job.completedAt as string).slice(0, 10).replaceAll('-', '')}.pdf`;
     expect(download.status).toBe(200);
     expect(download.headers.get('cache-control')).toBe('no-store');
-    expect(download.body).toEqual({ url: expect.stringMatching(/^http/), expiresInSeconds: 300, expiresAt: expect.any(String), filename });
+    expect(download.body).toEqual({
+      url: expect.stringMatching(/^http/),
+      expiresInSeconds: 300,
+      expiresAt: expect.any(String),
+      filename,
+    });
     const expiresAt = Date.parse(download.body.expiresAt);
     expect(expiresAt).toBeGreaterThanOrEqual(beforeUrl + 299_000);
     expect(expiresAt).toBeLessThanOrEqual(Date.now() + 301_000);
@@ -235,7 +261,10 @@ describe('a report from request to download', () => {
       const path = `/v1/document/api/${job.jobId}/url`;
       const response = await callApi('GET', path, { token });
       expect(response.status).toBe(422);
-      expect(response.body).toMatchObject({ ...standardBody(422, 'UNPROCESSABLE_ENTITY', path, 'GET'), message: 'report is not ready' });
+      expect(response.body).toMatchObject({
+        ...standardBody(422, 'UNPROCESSABLE_ENTITY', path, 'GET'),
+        message: 'report is not ready',
+      });
     }
     expect((await callApi('GET', `/v1/document/api/${pending.jobId}`, { token })).body.status).toBe('PENDING');
     expect((await callApi('GET', `/v1/document/api/${started.jobId}`, { token })).body.status).toBe('IN_PROGRESS');
@@ -253,7 +282,10 @@ describe('a report from request to download', () => {
     const status = await callApi('GET', `/v1/document/api/${job.jobId}`, { token });
 
     expect(response.status).toBe(422);
-    expect(response.body).toMatchObject({ ...standardBody(422, 'UNPROCESSABLE_ENTITY', path, 'GET'), errorCode: 'RENDER_FAILED' });
+    expect(response.body).toMatchObject({
+      ...standardBody(422, 'UNPROCESSABLE_ENTITY', path, 'GET'),
+      errorCode: 'RENDER_FAILED',
+    });
     expect(status.body).toMatchObject({ status: 'FAILED', errorCode: 'RENDER_FAILED', durationMs: expect.any(Number) });
     expect(status.body.sha256).toBeUndefined();
   });
@@ -286,7 +318,12 @@ describe('the report worker', () => {
     });
     const stored = await jobs.get(job.jobId);
     expect(stored).toMatchObject({ status: 'COMPLETE', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    const object = await s3Client().send(new GetObjectCommand({ Bucket: inject('localEnv').REPORTS_BUCKET_NAME!, Key: `reports/${orgId}/${job.jobId}.pdf` }));
+    const object = await s3Client().send(
+      new GetObjectCommand({
+        Bucket: inject('localEnv').REPORTS_BUCKET_NAME!,
+        Key: `reports/${orgId}/${job.jobId}.pdf`,
+      }),
+    );
     const bytes = await object.Body!.transformToByteArray();
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(stored!.sha256);
   });
@@ -296,13 +333,22 @@ describe('the report worker', () => {
     const [user] = await seedOrganization(orgId, 1);
     const token = await tokenFor(orgId);
     const job = await writeOpenJob(jobs, { orgId, userId: user!.id });
-    const { handler } = await coldStart<SQSEvent, SQSBatchResponse>('process-report-jobs', { REPORTS_BUCKET_NAME: `missing-${randomUUID()}` });
+    const { handler } = await coldStart<SQSEvent, SQSBatchResponse>('process-report-jobs', {
+      REPORTS_BUCKET_NAME: `missing-${randomUUID()}`,
+    });
 
-    const result = await handler(sqsEvent(reportJobRecord({ orgId, jobId: job.jobId })), lambdaContext('ProcessReportJobs'));
+    const result = await handler(
+      sqsEvent(reportJobRecord({ orgId, jobId: job.jobId })),
+      lambdaContext('ProcessReportJobs'),
+    );
 
     expect(result).toEqual({ batchItemFailures: [] });
     const status = await callApi('GET', `/v1/document/api/${job.jobId}`, { token });
-    expect(status.body).toMatchObject({ status: 'FAILED', errorCode: 'STORAGE_FAILED', durationMs: expect.any(Number) });
+    expect(status.body).toMatchObject({
+      status: 'FAILED',
+      errorCode: 'STORAGE_FAILED',
+      durationMs: expect.any(Number),
+    });
     const retry = await callApi('POST', CREATE, { token, body: { userId: user!.id } });
     expect(retry.status).toBe(202);
   });
@@ -319,7 +365,12 @@ describe('the report worker', () => {
       credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID!, secretAccessKey: env.AWS_SECRET_ACCESS_KEY! },
     });
 
-    await sqs.send(new SendMessageCommand({ QueueUrl: env.REPORT_DLQ_URL, MessageBody: JSON.stringify({ orgId, jobId: job.jobId }) }));
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: env.REPORT_DLQ_URL,
+        MessageBody: JSON.stringify({ orgId, jobId: job.jobId }),
+      }),
+    );
 
     const failed = await waitForJob(job.jobId, token, ['FAILED', 'COMPLETE'], 10_000);
     expect(failed).toMatchObject({ status: 'FAILED', errorCode: 'INTERNAL_ERROR' });
@@ -332,7 +383,12 @@ describe('jobs past the five-minute deadline', () => {
     const orgId = uniqueOrg('reports');
     const [user] = await seedOrganization(orgId, 1);
     const token = await tokenFor(orgId);
-    const job = await writeOpenJob(jobs, { orgId, userId: user!.id, status: 'IN_PROGRESS', createdAt: new Date(Date.now() - 6 * 60_000) });
+    const job = await writeOpenJob(jobs, {
+      orgId,
+      userId: user!.id,
+      status: 'IN_PROGRESS',
+      createdAt: new Date(Date.now() - 6 * 60_000),
+    });
     const { handler } = await coldStart<ScheduledEvent, { timedOut: number }>('sweep-timed-out-report-jobs');
 
     const result = await handler(scheduledEvent(), lambdaContext('SweepTimedOutReportJobs'));
@@ -340,7 +396,11 @@ describe('jobs past the five-minute deadline', () => {
     expect(result).toEqual({ timedOut: expect.any(Number) });
     expect(await jobs.get(job.jobId)).toMatchObject({ status: 'FAILED', errorCode: 'TIMED_OUT' });
     const guard = await documents.send(
-      new GetCommand({ TableName: reportJobsTableName(), Key: { pk: `ORG#${orgId}`, sk: `OPEN_JOB#${user!.id}` }, ConsistentRead: true }),
+      new GetCommand({
+        TableName: reportJobsTableName(),
+        Key: { pk: `ORG#${orgId}`, sk: `OPEN_JOB#${user!.id}` },
+        ConsistentRead: true,
+      }),
     );
     expect(guard.Item).toBeUndefined();
     const status = await callApi('GET', `/v1/document/api/${job.jobId}`, { token });

@@ -29,7 +29,11 @@ export function reportJobStore(documents = documentClient()): DynamoDbReportJobS
 }
 
 /** `count` demo users written into the organization; returns their records. */
-export async function seedOrganization(orgId: string, count: number, documents = documentClient()): Promise<UserRecord[]> {
+export async function seedOrganization(
+  orgId: string,
+  count: number,
+  documents = documentClient(),
+): Promise<UserRecord[]> {
   const users = generateDemoUsers({ orgId, count, organizationName: `Org ${orgId}` });
   await seedUsers({ documents, tableName: inject('localEnv').USERS_TABLE_NAME!, orgId, users });
   return users;
@@ -51,7 +55,11 @@ export async function writeOpenJob(
     createdAt,
     updatedAt: createdAt,
     ...(status === 'IN_PROGRESS'
-      ? { attemptId: randomUUID(), startedAt: createdAt, leaseExpiresAt: new Date(Date.parse(createdAt) + 65_000).toISOString() }
+      ? {
+          attemptId: randomUUID(),
+          startedAt: createdAt,
+          leaseExpiresAt: new Date(Date.parse(createdAt) + 65_000).toISOString(),
+        }
       : {}),
   };
   await store.createOpenJob(job);
@@ -68,7 +76,8 @@ export async function waitForJob(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const response = await callApi('GET', `/v1/document/api/${jobId}`, { token });
-    if (response.status !== 200) throw new Error(`GET job ${jobId}: ${response.status} ${JSON.stringify(response.body)}`);
+    if (response.status !== 200)
+      throw new Error(`GET job ${jobId}: ${response.status} ${JSON.stringify(response.body)}`);
     if (statuses.includes(response.body.status)) return response.body;
     if (Date.now() > deadline) throw new Error(`job ${jobId} still ${response.body.status} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 150));
@@ -118,7 +127,12 @@ export function reportJobRecord(message: { orgId: string; jobId: string }, recei
     messageId: randomUUID(),
     receiptHandle: randomUUID(),
     body: JSON.stringify(message),
-    attributes: { ApproximateReceiveCount: String(receiveCount), SentTimestamp: now, SenderId: '000000000000', ApproximateFirstReceiveTimestamp: now },
+    attributes: {
+      ApproximateReceiveCount: String(receiveCount),
+      SentTimestamp: now,
+      SenderId: '000000000000',
+      ApproximateFirstReceiveTimestamp: now,
+    },
     messageAttributes: {},
     md5OfBody: '',
     eventSource: 'aws:sqs',

@@ -24,7 +24,8 @@ type Filters = Record<string, unknown>;
 function matches(user: UserRecord, filters: Filters): boolean {
   return Object.entries(filters).every(([field, wanted]) => {
     const actual = (user as unknown as Record<string, unknown>)[field];
-    if (field === 'email') return typeof actual === 'string' && actual.toLowerCase() === String(wanted).trim().toLowerCase();
+    if (field === 'email')
+      return typeof actual === 'string' && actual.toLowerCase() === String(wanted).trim().toLowerCase();
     if (field === 'registration_status') {
       const allowed = REGISTRATION_CATEGORIES[wanted as string] ?? [wanted];
       return allowed.includes(actual as string);
@@ -50,7 +51,9 @@ function oracle(users: UserRecord[], filters: Filters, keys: readonly string[], 
     .sort((x, y) => (x.created_at === y.created_at ? (x.id < y.id ? -1 : 1) : x.created_at < y.created_at ? -1 : 1));
   const results = matching
     .slice(offset, offset + limit)
-    .map((user) => Object.fromEntries(keys.map((key) => [key, (user as unknown as Record<string, unknown>)[key] ?? null])));
+    .map((user) =>
+      Object.fromEntries(keys.map((key) => [key, (user as unknown as Record<string, unknown>)[key] ?? null])),
+    );
   return { results, pagination: { limit, offset, total: matching.length } };
 }
 
@@ -84,7 +87,11 @@ const filterMakers: Array<(rng: Rng, users: UserRecord[]) => Filters> = [
   (rng, users) => ({ created_at: { lt: rng.pick(users).created_at } }),
   (rng, users) => ({ created_at: { eq: rng.pick(users).created_at } }),
   (rng, users) => ({ updated_at: { gte: String(field(rng.pick(users), 'updated_at') ?? '2025-01-01T00:00:00Z') } }),
-  (rng, users) => ({ connection_status_updated_at: { lte: String(field(rng.pick(users), 'connection_status_updated_at') ?? '2026-01-01') } }),
+  (rng, users) => ({
+    connection_status_updated_at: {
+      lte: String(field(rng.pick(users), 'connection_status_updated_at') ?? '2026-01-01'),
+    },
+  }),
 ];
 
 describe('POST /v1/user-status against DynamoDB Local', () => {
@@ -111,9 +118,13 @@ describe('POST /v1/user-status against DynamoDB Local', () => {
     // Queries read indexes DynamoDB updates shortly after the table: wait until both orgs are whole.
     const otherToken = await tokenFor(otherOrgId);
     const total = async (as: string) => (await query({ pagination: { limit: 1 } }, as)).body.pagination.total;
-    await vi.waitFor(async () => {
-      if ((await total(token)) !== 400 || (await total(otherToken)) !== 60) throw new Error('indexes not yet complete');
-    }, { timeout: 15_000, interval: 250 });
+    await vi.waitFor(
+      async () => {
+        if ((await total(token)) !== 400 || (await total(otherToken)) !== 60)
+          throw new Error('indexes not yet complete');
+      },
+      { timeout: 15_000, interval: 250 },
+    );
   });
 
   const query = (body: unknown, as = token) => callApi('POST', '/v1/user-status', { token: as, body });
@@ -123,7 +134,8 @@ describe('POST /v1/user-status against DynamoDB Local', () => {
     for (let run = 0; run < 60; run++) {
       const filters: Filters = {};
       for (let n = rng.int(3) + 1; n > 0; n--) Object.assign(filters, rng.pick(filterMakers)(rng, users));
-      const keys = rng.next() < 0.3 ? undefined : Array.from({ length: 1 + rng.int(5) }, () => rng.pick(USER_RECORD_FIELDS));
+      const keys =
+        rng.next() < 0.3 ? undefined : Array.from({ length: 1 + rng.int(5) }, () => rng.pick(USER_RECORD_FIELDS));
       const pagination = rng.next() < 0.3 ? undefined : { limit: 1 + rng.int(40), offset: rng.int(30) };
       const body = { filters, ...(keys ? { result_keys: keys } : {}), ...(pagination ? { pagination } : {}) };
 
@@ -136,7 +148,10 @@ describe('POST /v1/user-status against DynamoDB Local', () => {
         pagination?.limit ?? 50,
         pagination?.offset ?? 0,
       );
-      expect({ status: response.status, body: response.body }, JSON.stringify(body)).toEqual({ status: 200, body: expected });
+      expect({ status: response.status, body: response.body }, JSON.stringify(body)).toEqual({
+        status: 200,
+        body: expected,
+      });
     }
   });
 
@@ -164,14 +179,19 @@ describe('POST /v1/user-status against DynamoDB Local', () => {
     expect(byId.body.results).toEqual([{ id: shared.id, organization_id: otherOrgId }]);
     expect(byEmail.body.results.every((r: { organization_id: string }) => r.organization_id === otherOrgId)).toBe(true);
     expect(all.body.pagination.total).toBe(60);
-    expect(new Set(all.body.results.map((r: { organization_id: string }) => r.organization_id))).toEqual(new Set([otherOrgId]));
+    expect(new Set(all.body.results.map((r: { organization_id: string }) => r.organization_id))).toEqual(
+      new Set([otherOrgId]),
+    );
   });
 
   it('returns the default dataset, the nested screening result whole, and null for absent fields', async () => {
     const flagged = users.find((u) => (u.idcheck_pep_sanction_result?.pep_result.length ?? 0) > 0)!;
 
     const defaults = await query({ filters: { id: flagged.id } });
-    const nested = await query({ filters: { id: flagged.id }, result_keys: ['idcheck_pep_sanction_result', 'middle_name', 'id'] });
+    const nested = await query({
+      filters: { id: flagged.id },
+      result_keys: ['idcheck_pep_sanction_result', 'middle_name', 'id'],
+    });
 
     expect(Object.keys(defaults.body.results[0])).toEqual([...DEFAULT_RESULT_KEYS]);
     expect(nested.body.results[0]).toEqual({

@@ -18,7 +18,10 @@ export interface TestSigningKey {
 }
 
 /** A fresh key pair; generating RSA keys takes a moment, so do it once per file (beforeAll). */
-export async function generateSigningKey(alg: TestAlgorithm, kid = `${alg.toLowerCase()}-${randomUUID()}`): Promise<TestSigningKey> {
+export async function generateSigningKey(
+  alg: TestAlgorithm,
+  kid = `${alg.toLowerCase()}-${randomUUID()}`,
+): Promise<TestSigningKey> {
   const { privateKey, publicKey } = await generateKeyPair(alg);
   const publicJwk: JWK = { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' };
   return { alg, kid, privateKey, publicJwk };
@@ -29,7 +32,11 @@ export function jwksOf(...keys: readonly TestSigningKey[]): JSONWebKeySet {
 }
 
 /** An RS256 and an ES256 key and the JWKS that publishes both. */
-export async function createTestKeySet(): Promise<{ rs256: TestSigningKey; es256: TestSigningKey; jwks: JSONWebKeySet }> {
+export async function createTestKeySet(): Promise<{
+  rs256: TestSigningKey;
+  es256: TestSigningKey;
+  jwks: JSONWebKeySet;
+}> {
   const [rs256, es256] = await Promise.all([generateSigningKey('RS256'), generateSigningKey('ES256')]);
   return { rs256, es256, jwks: jwksOf(rs256, es256) };
 }
@@ -69,7 +76,12 @@ export interface SignTokenOptions {
 /** Signs exactly the given claims (no defaults added) as a compact JWS. */
 export async function signToken(claims: Record<string, unknown>, options: SignTokenOptions): Promise<string> {
   const kid = options.kid === undefined ? options.key.kid : options.kid;
-  const header = { alg: options.alg ?? options.key.alg, ...(kid === null ? {} : { kid }), typ: 'JWT', ...options.header };
+  const header = {
+    alg: options.alg ?? options.key.alg,
+    ...(kid === null ? {} : { kid }),
+    typ: 'JWT',
+    ...options.header,
+  };
   return new SignJWT(claims).setProtectedHeader(header).sign(options.key.privateKey);
 }
 
@@ -79,7 +91,10 @@ export function unsecuredToken(claims: Record<string, unknown>): string {
 }
 
 /** An HS256 token; with a trusted key's `kid` it is the classic algorithm-confusion attempt. */
-export async function hmacToken(claims: Record<string, unknown>, options: { secret: Uint8Array; kid?: string }): Promise<string> {
+export async function hmacToken(
+  claims: Record<string, unknown>,
+  options: { secret: Uint8Array; kid?: string },
+): Promise<string> {
   const header = { alg: 'HS256', typ: 'JWT', ...(options.kid ? { kid: options.kid } : {}) };
   return new SignJWT(claims).setProtectedHeader(header).sign(options.secret);
 }

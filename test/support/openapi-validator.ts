@@ -77,7 +77,11 @@ export function openApiValidator(document: Json, options: OpenApiValidatorOption
       if (!schema) return problems;
       const validate = schema.$ref ? byPointer((schema.$ref as string).slice(1)) : ajv.compile(schema);
       if (!validate(response.body)) {
-        problems.push(...(validate.errors ?? []).map((error) => `body${error.instancePath} ${error.message} ${JSON.stringify(error.params)}`));
+        problems.push(
+          ...(validate.errors ?? []).map(
+            (error) => `body${error.instancePath} ${error.message} ${JSON.stringify(error.params)}`,
+          ),
+        );
       }
       return problems;
     },

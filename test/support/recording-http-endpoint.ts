@@ -30,7 +30,12 @@ export class RecordingHttpEndpoint {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      this.requests.push({ method: request.method!, path: request.url!, headers: request.headers, body: Buffer.concat(chunks) });
+      this.requests.push({
+        method: request.method!,
+        path: request.url!,
+        headers: request.headers,
+        body: Buffer.concat(chunks),
+      });
       const reply = this.replies.shift() ?? this.defaultReply;
       response.writeHead(reply.status, reply.headers).end(reply.body);
     });

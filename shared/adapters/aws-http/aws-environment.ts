@@ -30,7 +30,8 @@ export interface AwsAddress {
 export function serviceAccessFromEnvironment(serviceId: string): AwsServiceAccess {
   const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   if (!region) throw new Error('AWS_REGION is not set');
-  const endpoint = process.env[`AWS_ENDPOINT_URL_${serviceId.toUpperCase().replaceAll(' ', '_')}`] ?? process.env.AWS_ENDPOINT_URL;
+  const endpoint =
+    process.env[`AWS_ENDPOINT_URL_${serviceId.toUpperCase().replaceAll(' ', '_')}`] ?? process.env.AWS_ENDPOINT_URL;
   return { region, credentials: fromEnv(), ...(endpoint ? { endpoint } : {}) };
 }
 

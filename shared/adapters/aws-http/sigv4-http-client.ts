@@ -39,8 +39,13 @@ export class AwsRequestRefusedError extends Error {
     /** S3's `x-amz-id-2`, which AWS support asks for along with the request id. */
     readonly extendedRequestId?: string,
   ) {
-    const ids = [requestId && `request ${requestId}`, extendedRequestId && `extended request ${extendedRequestId}`].filter(Boolean);
-    super(`${operation} failed: HTTP ${statusCode}${code ? ` ${code}` : ''}${ids.length ? ` (${ids.join(', ')})` : ''}`);
+    const ids = [
+      requestId && `request ${requestId}`,
+      extendedRequestId && `extended request ${extendedRequestId}`,
+    ].filter(Boolean);
+    super(
+      `${operation} failed: HTTP ${statusCode}${code ? ` ${code}` : ''}${ids.length ? ` (${ids.join(', ')})` : ''}`,
+    );
   }
 }
 
@@ -131,7 +136,11 @@ export class SigV4HttpClient {
   private isTransient(error: unknown): boolean {
     // The handler's timeouts are TimeoutErrors; refused, reset and hung-up connections carry their network code.
     if (!(error instanceof AwsRequestRefusedError)) return isDependencyUnavailable(error);
-    return error.statusCode >= 500 || error.statusCode === 429 || this.options.transientErrorCodes?.has(error.code ?? '') === true;
+    return (
+      error.statusCode >= 500 ||
+      error.statusCode === 429 ||
+      this.options.transientErrorCodes?.has(error.code ?? '') === true
+    );
   }
 }
 

@@ -26,7 +26,10 @@ export function itemLimitProblems(item: Record<string, unknown>, keys: KeyAttrib
   for (const [name, value] of Object.entries(item)) {
     walk(value, name, 1, problems);
   }
-  for (const [attributes, limit] of [[keys.partition, MAX_PARTITION_KEY_BYTES], [keys.sort, MAX_SORT_KEY_BYTES]] as const) {
+  for (const [attributes, limit] of [
+    [keys.partition, MAX_PARTITION_KEY_BYTES],
+    [keys.sort, MAX_SORT_KEY_BYTES],
+  ] as const) {
     for (const attribute of attributes) {
       const value = item[attribute];
       if (typeof value === 'string' && utf8Bytes(value) > limit) {
@@ -35,14 +38,17 @@ export function itemLimitProblems(item: Record<string, unknown>, keys: KeyAttrib
     }
   }
   const size = itemSizeBytes(item);
-  if (size > MAX_ITEM_BYTES) problems.push(`record: about ${size} bytes stored, over DynamoDB's ${MAX_ITEM_BYTES}-byte item limit`);
+  if (size > MAX_ITEM_BYTES)
+    problems.push(`record: about ${size} bytes stored, over DynamoDB's ${MAX_ITEM_BYTES}-byte item limit`);
   return problems;
 }
 
 function walk(value: unknown, path: string, depth: number, problems: string[]): void {
   if (typeof value === 'number') {
     if (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) {
-      problems.push(`${path}: number ${value} cannot be stored exactly (at most ${Number.MAX_SAFE_INTEGER} in magnitude)`);
+      problems.push(
+        `${path}: number ${value} cannot be stored exactly (at most ${Number.MAX_SAFE_INTEGER} in magnitude)`,
+      );
     } else if (value !== 0 && Math.abs(value) < SMALLEST_MAGNITUDE) {
       problems.push(`${path}: number ${value} is too small for DynamoDB (use 0 or at least 1e-130 in magnitude)`);
     }
@@ -75,7 +81,10 @@ function valueSize(value: unknown): number {
   if (typeof value === 'number') return 21;
   if (Array.isArray(value)) return value.reduce<number>((sum, element) => sum + 1 + valueSize(element), 3);
   if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).reduce<number>((sum, [name, member]) => sum + 1 + utf8Bytes(name) + valueSize(member), 3);
+    return Object.entries(value).reduce<number>(
+      (sum, [name, member]) => sum + 1 + utf8Bytes(name) + valueSize(member),
+      3,
+    );
   }
   return 1;
 }

@@ -85,7 +85,10 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
     await withTransactionConflictRetry(() => this.documents.send(command));
   }
 
-  async listByOrganization(orgId: string, page: { limit: number; cursor: string | undefined }): Promise<OnboardingTokenPage> {
+  async listByOrganization(
+    orgId: string,
+    page: { limit: number; cursor: string | undefined },
+  ): Promise<OnboardingTokenPage> {
     const startAfter = page.cursor === undefined ? undefined : decodeCursor(page.cursor, TOKEN_PREFIX);
     // One extra item tells whether another page exists, so the last page never carries a cursor.
     const result = await this.documents.send(

@@ -13,7 +13,8 @@ export function decodeCursor(cursor: string, expectedPrefix: string): string {
   try {
     const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     const sortKey = (decoded as { sk?: unknown } | null)?.sk;
-    if (typeof sortKey === 'string' && sortKey.startsWith(expectedPrefix) && Buffer.byteLength(sortKey, 'utf8') <= 1024) return sortKey;
+    if (typeof sortKey === 'string' && sortKey.startsWith(expectedPrefix) && Buffer.byteLength(sortKey, 'utf8') <= 1024)
+      return sortKey;
   } catch {
     // fall through to the validation error
   }

@@ -66,7 +66,8 @@ export class DynamoDbReportJobStore implements ReportJobStore {
     try {
       await withTransactionConflictRetry(() => this.documents.send(command));
     } catch (error) {
-      const existingGuard = error instanceof TransactionCanceledException ? error.CancellationReasons?.[0]?.Item : undefined;
+      const existingGuard =
+        error instanceof TransactionCanceledException ? error.CancellationReasons?.[0]?.Item : undefined;
       if (cancellationReasons(error)[0] === 'ConditionalCheckFailed' && existingGuard) {
         throw new OpenJobExistsError(existingGuard.jobId?.S ?? 'unknown', existingGuard.createdAt?.S ?? job.createdAt);
       }
@@ -87,16 +88,16 @@ export class DynamoDbReportJobStore implements ReportJobStore {
     await withTransactionConflictRetry(() =>
       this.documents.send(
         new TransactWriteCommand({
-          TransactItems: [
-            { Delete: { TableName: this.tableName, Key: jobKey(job.jobId) } },
-            this.releaseGuard(job),
-          ],
+          TransactItems: [{ Delete: { TableName: this.tableName, Key: jobKey(job.jobId) } }, this.releaseGuard(job)],
         }),
       ),
     );
   }
 
-  async start(jobId: string, attempt: { attemptId: string; now: Date; leaseMs: number }): Promise<ReportJob | undefined> {
+  async start(
+    jobId: string,
+    attempt: { attemptId: string; now: Date; leaseMs: number },
+  ): Promise<ReportJob | undefined> {
     const now = attempt.now.toISOString();
     try {
       const result = await this.documents.send(
@@ -170,7 +171,8 @@ export class DynamoDbReportJobStore implements ReportJobStore {
     // A job seen in the hands of one attempt is failed only if no other attempt took it over since.
     const sameAttempt = job.attemptId ? { ':attemptId': job.attemptId } : {};
     return this.finish(job, {
-      UpdateExpression: 'SET #status = :failed, errorCode = :errorCode, durationMs = :durationMs, updatedAt = :now REMOVE leaseExpiresAt',
+      UpdateExpression:
+        'SET #status = :failed, errorCode = :errorCode, durationMs = :durationMs, updatedAt = :now REMOVE leaseExpiresAt',
       ConditionExpression: `#status IN (:pending, :inProgress)${job.attemptId ? ' AND attemptId = :attemptId' : ''}`,
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
@@ -212,7 +214,10 @@ export class DynamoDbReportJobStore implements ReportJobStore {
       await withTransactionConflictRetry(() =>
         this.documents.send(
           new TransactWriteCommand({
-            TransactItems: [{ Update: { TableName: this.tableName, Key: jobKey(job.jobId), ...update } }, this.releaseGuard(job)],
+            TransactItems: [
+              { Update: { TableName: this.tableName, Key: jobKey(job.jobId), ...update } },
+              this.releaseGuard(job),
+            ],
           }),
         ),
       );

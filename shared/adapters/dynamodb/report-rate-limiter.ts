@@ -23,7 +23,9 @@ export class DynamoDbReportRateLimiter implements ReportRateLimiter {
   async spend(orgId: string, now: Date): Promise<RateLimitDecision> {
     const key = { pk: organizationPartition(orgId), sk: 'RATE_LIMIT#report-create' };
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const { Item } = await this.documents.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
+      const { Item } = await this.documents.send(
+        new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+      );
       const version = typeof Item?.version === 'number' ? Item.version : 0;
       const decision = spendToken((Item?.spentAt as number[] | undefined) ?? [], now.getTime(), this.policy);
       if (!decision.allowed) return decision;

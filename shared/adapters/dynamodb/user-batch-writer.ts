@@ -125,7 +125,8 @@ export class UserBatchWriter<TTag = number> {
         await Promise.all(earlierWrites);
         if (!this.failure) await this.writeBatch(entries);
       } catch (error) {
-        this.failure ??= error instanceof BatchWriteError ? error : new BatchWriteError(describe(error), { cause: error });
+        this.failure ??=
+          error instanceof BatchWriteError ? error : new BatchWriteError(describe(error), { cause: error });
       } finally {
         this.inFlight.delete(batch.done);
         for (const entry of entries) {
@@ -144,7 +145,9 @@ export class UserBatchWriter<TTag = number> {
       try {
         const output = await this.documents.send(
           new BatchWriteCommand({
-            RequestItems: { [this.tableName]: pending.map((entry): PutRequest => ({ PutRequest: { Item: entry.item } })) },
+            RequestItems: {
+              [this.tableName]: pending.map((entry): PutRequest => ({ PutRequest: { Item: entry.item } })),
+            },
           }),
         );
         unprocessed = this.entriesOf(pending, (output.UnprocessedItems?.[this.tableName] ?? []) as PutRequest[]);
@@ -155,7 +158,10 @@ export class UserBatchWriter<TTag = number> {
         }
         if (!isDependencyUnavailable(error)) throw error;
         if (attempt >= this.maxAttempts) {
-          throw new BatchWriteError(`${pending.length} record(s) not written after ${attempt} attempts: ${describe(error)}`, { cause: error });
+          throw new BatchWriteError(
+            `${pending.length} record(s) not written after ${attempt} attempts: ${describe(error)}`,
+            { cause: error },
+          );
         }
         unprocessed = pending;
       }
@@ -163,7 +169,9 @@ export class UserBatchWriter<TTag = number> {
       if (written.length > 0) this.callbacks.onWritten?.(written.map((entry) => entry.tag));
       if (unprocessed.length === 0) return;
       if (attempt >= this.maxAttempts) {
-        throw new BatchWriteError(`${unprocessed.length} record(s) still unprocessed after ${attempt} attempts (the table keeps throttling)`);
+        throw new BatchWriteError(
+          `${unprocessed.length} record(s) still unprocessed after ${attempt} attempts (the table keeps throttling)`,
+        );
       }
       await this.sleep(this.backoffMs(attempt));
       pending = unprocessed;

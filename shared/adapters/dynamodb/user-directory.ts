@@ -10,7 +10,9 @@ export class DynamoDbUserDirectory implements UserDirectory {
   ) {}
 
   async find(orgId: string, userId: string): Promise<UserRecord | undefined> {
-    const { Item } = await this.documents.send(new GetCommand({ TableName: this.tableName, Key: userKey(orgId, userId) }));
+    const { Item } = await this.documents.send(
+      new GetCommand({ TableName: this.tableName, Key: userKey(orgId, userId) }),
+    );
     return Item ? fromUserItem(Item) : undefined;
   }
 }

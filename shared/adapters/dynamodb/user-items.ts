@@ -7,7 +7,8 @@ import { organizationPartition } from './keys.ts';
  */
 export const userKey = (orgId: string, userId: string) => ({ pk: organizationPartition(orgId), sk: `USER#${userId}` });
 export const createdAtSortKey = (createdAt: string, userId: string): string => `${createdAt}#${userId}`;
-export const emailPartitionKey = (orgId: string, email: string): string => `${organizationPartition(orgId)}#EMAIL#${email.trim().toLowerCase()}`;
+export const emailPartitionKey = (orgId: string, email: string): string =>
+  `${organizationPartition(orgId)}#EMAIL#${email.trim().toLowerCase()}`;
 
 const KEY_ATTRIBUTES = ['pk', 'sk', 'createdAtSk', 'emailPk', 'ttl'] as const;
 

@@ -45,7 +45,9 @@ export function planUserQuery(
   const expression = new ExpressionBuilder();
   const idFilter = singleValue(filters, 'id');
   const emailFilter = singleValue(filters, 'email');
-  const createdAt = filters.find((f): f is Extract<UserFilter, { kind: 'range' }> => f.kind === 'range' && f.field === 'created_at');
+  const createdAt = filters.find(
+    (f): f is Extract<UserFilter, { kind: 'range' }> => f.kind === 'range' && f.field === 'created_at',
+  );
 
   let keyCondition: string;
   let indexName: string | undefined;
@@ -99,12 +101,16 @@ export function planUserQuery(
 
 function singleValue(filters: readonly UserFilter[], field: UserField) {
   return filters.find(
-    (f): f is Extract<UserFilter, { kind: 'equals' }> => f.kind === 'equals' && f.field === field && f.values.length === 1,
+    (f): f is Extract<UserFilter, { kind: 'equals' }> =>
+      f.kind === 'equals' && f.field === field && f.values.length === 1,
   );
 }
 
 /** Inclusive bounds on `createdAtSk` (`{created_at}#{id}`) equivalent to a created_at range. */
-function createdAtKeyRange(bounds: Partial<Record<RangeOperator, number | string>>): { lower?: string; upper?: string } {
+function createdAtKeyRange(bounds: Partial<Record<RangeOperator, number | string>>): {
+  lower?: string;
+  upper?: string;
+} {
   const lowers: string[] = [];
   const uppers: string[] = [];
   for (const [op, raw] of Object.entries(bounds) as Array<[RangeOperator, string]>) {
@@ -119,7 +125,10 @@ function createdAtKeyRange(bounds: Partial<Record<RangeOperator, number | string
   };
 }
 
-function rangeKeyCondition(expression: ExpressionBuilder, range: { lower?: string; upper?: string }): string | undefined {
+function rangeKeyCondition(
+  expression: ExpressionBuilder,
+  range: { lower?: string; upper?: string },
+): string | undefined {
   if (range.lower !== undefined && range.upper !== undefined) {
     return `createdAtSk BETWEEN ${expression.value(range.lower)} AND ${expression.value(range.upper)}`;
   }
@@ -134,7 +143,9 @@ function filterCondition(expression: ExpressionBuilder, filter: UserFilter, orgI
   if (filter.kind === 'equals') {
     // E-mail is matched case-insensitively through the lower-cased e-mail in the index key.
     const name = filter.field === 'email' ? expression.name('emailPk') : expression.name(filter.field);
-    const values = filter.values.map((value) => expression.value(filter.field === 'email' ? emailPartitionKey(orgId, value) : value));
+    const values = filter.values.map((value) =>
+      expression.value(filter.field === 'email' ? emailPartitionKey(orgId, value) : value),
+    );
     return values.length === 1 ? `${name} = ${values[0]}` : `${name} IN (${values.join(', ')})`;
   }
   if (filter.kind === 'boolean') return `${expression.name(filter.field)} = ${expression.value(filter.value)}`;
@@ -189,7 +200,9 @@ export class DynamoDbUserStatusReader implements UserStatusReader {
       const page = await this.documents.send(
         new QueryCommand({
           ...plan.input,
-          ...(windowFull ? { Select: 'COUNT', ProjectionExpression: undefined, ExpressionAttributeNames: countNames(plan) } : {}),
+          ...(windowFull
+            ? { Select: 'COUNT', ProjectionExpression: undefined, ExpressionAttributeNames: countNames(plan) }
+            : {}),
           ExclusiveStartKey: startKey,
         }),
       );
@@ -211,6 +224,8 @@ export class DynamoDbUserStatusReader implements UserStatusReader {
 function countNames(plan: UserQueryPlan): Record<string, string> | undefined {
   const used = `${plan.input.KeyConditionExpression ?? ''} ${plan.input.FilterExpression ?? ''}`;
   const isUsed = (placeholder: string) => new RegExp(`${placeholder}(?![A-Za-z0-9_])`).test(used);
-  const names = Object.fromEntries(Object.entries(plan.input.ExpressionAttributeNames ?? {}).filter(([placeholder]) => isUsed(placeholder)));
+  const names = Object.fromEntries(
+    Object.entries(plan.input.ExpressionAttributeNames ?? {}).filter(([placeholder]) => isUsed(placeholder)),
+  );
   return Object.keys(names).length ? names : undefined;
 }

@@ -62,7 +62,12 @@ export class S3ReportStorage implements ReportStorage {
       transientErrorCodes: TRANSIENT_S3_CODES,
       maxResponseBytes: MAX_ERROR_BODY_BYTES,
       refusal: ({ statusCode, headers, body }) =>
-        new S3PutObjectError(statusCode, /<Code>([\w.-]{1,64})<\/Code>/.exec(body)?.[1], headers['x-amz-request-id'], headers['x-amz-id-2']),
+        new S3PutObjectError(
+          statusCode,
+          /<Code>([\w.-]{1,64})<\/Code>/.exec(body)?.[1],
+          headers['x-amz-request-id'],
+          headers['x-amz-id-2'],
+        ),
     });
   }
 

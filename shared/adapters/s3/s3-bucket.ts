@@ -1,4 +1,10 @@
-import { addressAt, regionalEndpoint, serviceAccessFromEnvironment, type AwsAddress, type AwsServiceAccess } from '../aws-http/aws-environment.ts';
+import {
+  addressAt,
+  regionalEndpoint,
+  serviceAccessFromEnvironment,
+  type AwsAddress,
+  type AwsServiceAccess,
+} from '../aws-http/aws-environment.ts';
 
 /**
  * A bucket as the S3 adapters address it and sign requests to it themselves, without an S3
@@ -15,7 +21,11 @@ export interface S3Bucket extends AwsServiceAccess {
  * local stack points it at the emulator with the SDK's `AWS_ENDPOINT_URL_S3` and path style.
  */
 export function s3BucketFromEnvironment(bucketName: string): S3Bucket {
-  return { bucketName, ...serviceAccessFromEnvironment('S3'), forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true' };
+  return {
+    bucketName,
+    ...serviceAccessFromEnvironment('S3'),
+    forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true',
+  };
 }
 
 /** The object's address, its key's segments encoded as SigV4 canonicalizes them for S3, `.` and `..` kept as they are. */

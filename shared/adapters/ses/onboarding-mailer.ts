@@ -1,6 +1,12 @@
 import { DependencyUnavailableError } from '../../domain/errors.ts';
 import type { OnboardingEmail, OnboardingMailer } from '../../domain/onboarding/ports.ts';
-import { addressAt, regionalEndpoint, serviceAccessFromEnvironment, type AwsAddress, type AwsServiceAccess } from '../aws-http/aws-environment.ts';
+import {
+  addressAt,
+  regionalEndpoint,
+  serviceAccessFromEnvironment,
+  type AwsAddress,
+  type AwsServiceAccess,
+} from '../aws-http/aws-environment.ts';
 import { AwsRequestRefusedError, SigV4HttpClient, type AwsResponse } from '../aws-http/sigv4-http-client.ts';
 
 const SEND_EMAIL_PATH = '/v2/email/outbound-emails';
@@ -51,7 +57,12 @@ export class SesOnboardingMailer implements OnboardingMailer {
       transientErrorCodes: TRANSIENT_SES_ERRORS,
       maxResponseBytes: MAX_RESPONSE_BYTES,
       refusal: (response) =>
-        new AwsRequestRefusedError('SES SendEmail', response.statusCode, sesErrorType(response), response.headers['x-amzn-requestid']),
+        new AwsRequestRefusedError(
+          'SES SendEmail',
+          response.statusCode,
+          sesErrorType(response),
+          response.headers['x-amzn-requestid'],
+        ),
     });
     this.sendEmailAddress = addressAt(ses.endpoint ?? regionalEndpoint('email', ses.region), SEND_EMAIL_PATH);
   }
@@ -67,7 +78,8 @@ export class SesOnboardingMailer implements OnboardingMailer {
     } catch (error) {
       // SES's refusals and outages are described without its text; anything else (a bug, no
       // credentials) is passed on as it is, stack and all.
-      if (error instanceof AwsRequestRefusedError || error instanceof DependencyUnavailableError) throw new MailDeliveryError(error);
+      if (error instanceof AwsRequestRefusedError || error instanceof DependencyUnavailableError)
+        throw new MailDeliveryError(error);
       throw error;
     }
   }

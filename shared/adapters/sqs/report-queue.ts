@@ -9,7 +9,10 @@ export class SqsReportQueue implements ReportQueue {
 
   async enqueue(message: ReportJobMessage): Promise<void> {
     await this.sqs.send(
-      new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify({ orgId: message.orgId, jobId: message.jobId }) }),
+      new SendMessageCommand({
+        QueueUrl: this.queueUrl,
+        MessageBody: JSON.stringify({ orgId: message.orgId, jobId: message.jobId }),
+      }),
     );
   }
 }

@@ -19,7 +19,11 @@ export interface OnboardingTokenListing {
 
 /** The organization's dashboard: its tokens, newest first, one page at a time. */
 export function listOnboardingTokens(deps: { tokens: OnboardingTokenStore; clock: Clock }) {
-  return async (input: { orgId: string; limit: number; cursor: string | undefined }): Promise<OnboardingTokenListing> => {
+  return async (input: {
+    orgId: string;
+    limit: number;
+    cursor: string | undefined;
+  }): Promise<OnboardingTokenListing> => {
     const page = await deps.tokens.listByOrganization(input.orgId, { limit: input.limit, cursor: input.cursor });
     const now = deps.clock.now();
     return {

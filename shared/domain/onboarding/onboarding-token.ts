@@ -36,7 +36,10 @@ export function tokenExpiry(createdAt: Date): Date {
 }
 
 /** Status is derived, not stored: `Used` once redeemed, else `Expired` from `expiresAt` on. */
-export function tokenStatus(record: Pick<OnboardingTokenRecord, 'expiresAt' | 'usedAt'>, now: Date): OnboardingTokenStatus {
+export function tokenStatus(
+  record: Pick<OnboardingTokenRecord, 'expiresAt' | 'usedAt'>,
+  now: Date,
+): OnboardingTokenStatus {
   if (record.usedAt) return 'Used';
   return now.getTime() >= Date.parse(record.expiresAt) ? 'Expired' : 'Issued';
 }

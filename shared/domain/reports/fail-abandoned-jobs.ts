@@ -2,7 +2,12 @@ import type { Clock } from '../clock.ts';
 import type { ReportJobMessage, ReportJobStore } from './ports.ts';
 import { REPORT_DEADLINE_MS, type ReportErrorCode } from './report-job.ts';
 
-async function failIfOpen(jobs: ReportJobStore, jobId: string, errorCode: ReportErrorCode, clock: Clock): Promise<boolean> {
+async function failIfOpen(
+  jobs: ReportJobStore,
+  jobId: string,
+  errorCode: ReportErrorCode,
+  clock: Clock,
+): Promise<boolean> {
   const job = await jobs.get(jobId);
   if (!job) return false;
   return jobs.fail(job, errorCode, clock.now());
@@ -10,7 +15,8 @@ async function failIfOpen(jobs: ReportJobStore, jobId: string, errorCode: Report
 
 /** A message SQS gave up on (3 receives): its job, if still open, failed with INTERNAL_ERROR. */
 export function failDeadLetteredJob(deps: { jobs: ReportJobStore; clock: Clock }) {
-  return (message: ReportJobMessage): Promise<boolean> => failIfOpen(deps.jobs, message.jobId, 'INTERNAL_ERROR', deps.clock);
+  return (message: ReportJobMessage): Promise<boolean> =>
+    failIfOpen(deps.jobs, message.jobId, 'INTERNAL_ERROR', deps.clock);
 }
 
 /** The scheduled sweep: every open job older than the deadline is failed with TIMED_OUT. */

@@ -2,7 +2,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { DependencyUnavailableError } from '../errors.ts';
 import type { ReportJobMessage, ReportJobStore, ReportRenderer, ReportStorage, UserDirectory } from './ports.ts';
-import { isOpen, isPastDeadline, processingDurationMs, reportObjectKey, type ReportErrorCode, type ReportJob } from './report-job.ts';
+import {
+  isOpen,
+  isPastDeadline,
+  processingDurationMs,
+  reportObjectKey,
+  type ReportErrorCode,
+  type ReportJob,
+} from './report-job.ts';
 
 export interface ProcessReportJobDeps {
   jobs: ReportJobStore;
@@ -23,7 +30,10 @@ export interface ProcessingAttempt {
 export type ProcessOutcome =
   | { outcome: 'completed'; job: ReportJob }
   | { outcome: 'failed'; job: ReportJob; errorCode: ReportErrorCode; /** What failed, for the log. */ cause?: unknown }
-  | { outcome: 'skipped'; reason: 'unknown-job' | 'already-finished' | 'taken-by-another-attempt' | 'lost-to-another-writer' };
+  | {
+      outcome: 'skipped';
+      reason: 'unknown-job' | 'already-finished' | 'taken-by-another-attempt' | 'lost-to-another-writer';
+    };
 
 /**
  * Primary course: take the PENDING job (conditional, so a duplicate message never renders
@@ -45,7 +55,11 @@ export function processReportJob(deps: ProcessReportJobDeps) {
     if (!isOpen(queued.status)) return { outcome: 'skipped', reason: 'already-finished' };
     if (isPastDeadline(queued, deps.clock.now())) return fail(queued, 'TIMED_OUT');
 
-    const job = await deps.jobs.start(queued.jobId, { attemptId: randomUUID(), now: deps.clock.now(), leaseMs: attempt.leaseMs });
+    const job = await deps.jobs.start(queued.jobId, {
+      attemptId: randomUUID(),
+      now: deps.clock.now(),
+      leaseMs: attempt.leaseMs,
+    });
     if (!job) return { outcome: 'skipped', reason: 'taken-by-another-attempt' };
 
     const user = await deps.users.find(job.orgId, job.userId);

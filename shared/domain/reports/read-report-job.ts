@@ -13,7 +13,11 @@ import {
  * Loads a job for the calling organization. Jobs are addressed by id alone, so a job of another
  * organization is refused (403) rather than hidden. A job past its deadline is failed on read.
  */
-async function readOwnJob(deps: { jobs: ReportJobStore; clock: Clock }, orgId: string, jobId: string): Promise<ReportJob> {
+async function readOwnJob(
+  deps: { jobs: ReportJobStore; clock: Clock },
+  orgId: string,
+  jobId: string,
+): Promise<ReportJob> {
   const job = await deps.jobs.get(jobId);
   if (!job) throw new NotFoundError(`report job ${jobId} not found`);
   if (job.orgId !== orgId) throw new ForbiddenError('this report job belongs to another organization');

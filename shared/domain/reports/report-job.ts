@@ -1,7 +1,13 @@
 export const REPORT_JOB_STATUSES = ['PENDING', 'IN_PROGRESS', 'COMPLETE', 'FAILED'] as const;
 export type ReportJobStatus = (typeof REPORT_JOB_STATUSES)[number];
 
-export const REPORT_ERROR_CODES = ['USER_NOT_FOUND', 'RENDER_FAILED', 'STORAGE_FAILED', 'TIMED_OUT', 'INTERNAL_ERROR'] as const;
+export const REPORT_ERROR_CODES = [
+  'USER_NOT_FOUND',
+  'RENDER_FAILED',
+  'STORAGE_FAILED',
+  'TIMED_OUT',
+  'INTERNAL_ERROR',
+] as const;
 export type ReportErrorCode = (typeof REPORT_ERROR_CODES)[number];
 
 /** A job that is neither COMPLETE nor FAILED this long after creation has failed (the seed's polling guidance). */
@@ -47,7 +53,13 @@ export function processingDurationMs(job: Pick<ReportJob, 'startedAt' | 'created
 }
 
 export function toCreateResponse(job: ReportJob) {
-  return { jobId: job.jobId, status: job.status, userId: job.userId, createdAt: job.createdAt, updatedAt: job.updatedAt };
+  return {
+    jobId: job.jobId,
+    status: job.status,
+    userId: job.userId,
+    createdAt: job.createdAt,
+    updatedAt: job.updatedAt,
+  };
 }
 
 export function toStatusResponse(job: ReportJob) {

@@ -1,5 +1,11 @@
 import type { UserRecord } from './user-record.ts';
-import { selectFields, type UserFilter, type UserStatusPage, type UserStatusQuery, type UserField } from './user-status-query.ts';
+import {
+  selectFields,
+  type UserFilter,
+  type UserStatusPage,
+  type UserStatusQuery,
+  type UserField,
+} from './user-status-query.ts';
 
 export interface UserStatusReader {
   /**

@@ -7,9 +7,17 @@ const count = v.optional(v.pipe(v.number(), v.minValue(0)));
 const score = v.optional(v.number());
 const flag = v.optional(v.boolean());
 /** Stored as `YYYY-MM-DD`; a timestamp is cut to its UTC date. */
-const calendarDate = v.pipe(v.string(), v.check(validDate, 'isDateString: must be an ISO date'), v.transform(toCalendarDate));
+const calendarDate = v.pipe(
+  v.string(),
+  v.check(validDate, 'isDateString: must be an ISO date'),
+  v.transform(toCalendarDate),
+);
 /** Stored in one canonical form, so text order is time order in DynamoDB. */
-const instant = v.pipe(v.string(), v.check(validDate, 'isDateString: must be an ISO timestamp'), v.transform(toInstant));
+const instant = v.pipe(
+  v.string(),
+  v.check(validDate, 'isDateString: must be an ISO timestamp'),
+  v.transform(toInstant),
+);
 
 /**
  * valibot's object schemas take arrays too (`[{...}]` would pass as an object with a member "0"),
@@ -17,12 +25,21 @@ const instant = v.pipe(v.string(), v.check(validDate, 'isDateString: must be an 
  */
 const entryObject = <TEntries extends v.ObjectEntries>(entries: TEntries) =>
   v.pipe(
-    v.custom<Record<string, unknown>>((input) => typeof input === 'object' && input !== null && !Array.isArray(input), 'must be an object'),
+    v.custom<Record<string, unknown>>(
+      (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
+      'must be an object',
+    ),
     v.looseObject(entries),
   );
 
 const screeningAddress = entryObject({
-  city: text, line1: text, line2: text, county: text, postcode: text, addressType: text, countryIsoCode: text,
+  city: text,
+  line1: text,
+  line2: text,
+  county: text,
+  postcode: text,
+  addressType: text,
+  countryIsoCode: text,
 });
 const screeningEntry = entryObject({
   notes: v.optional(v.array(v.unknown())),
@@ -45,7 +62,10 @@ const screeningEntry = entryObject({
 });
 /** The seed types these as arrays but samples one object: a single object becomes a one-element array. */
 const screeningEntries = v.pipe(
-  v.custom<object>((input) => typeof input === 'object' && input !== null, 'must be an array of entries or one entry object'),
+  v.custom<object>(
+    (input) => typeof input === 'object' && input !== null,
+    'must be an array of entries or one entry object',
+  ),
   // Decided by shape, not by a union: a union let an array with a bad entry pass as "one object".
   v.transform((input): unknown[] => (Array.isArray(input) ? input : [input])),
   v.array(screeningEntry),
@@ -119,7 +139,10 @@ export function parseUserRecord(
       : input;
   const result = v.safeParse(userRecordSchema, withoutNulls, { abortEarly: false, abortPipeEarly: true });
   if (!result.success) {
-    return { success: false, problems: result.issues.map((issue) => `${v.getDotPath(issue) ?? 'record'}: ${issue.message}`) };
+    return {
+      success: false,
+      problems: result.issues.map((issue) => `${v.getDotPath(issue) ?? 'record'}: ${issue.message}`),
+    };
   }
   if (result.output.organization_id !== undefined && result.output.organization_id !== orgId) {
     return { success: false, problems: [`organization_id: is ${result.output.organization_id}, not ${orgId}`] };

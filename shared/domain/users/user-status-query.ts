@@ -6,20 +6,62 @@ export type RangeOperator = (typeof RANGE_OPERATORS)[number];
 
 /** Fields matched by exact string equality (`email` case-insensitively). */
 export const STRING_FILTER_FIELDS = [
-  'id', 'email', 'name', 'first_name', 'last_name', 'middle_name', 'phone', 'organization_name', 'organization_id',
-  'city', 'state', 'country', 'full_address', 'address1', 'address2', 'postcode', 'guardian_name', 'override_status',
-  'override_notes', 'provider_high_level_result', 'high_level_result', 'document_overall_validation',
-  'idcheck_match_status', 'connection_status', 'registration_status', 'mobile_registration_status',
+  'id',
+  'email',
+  'name',
+  'first_name',
+  'last_name',
+  'middle_name',
+  'phone',
+  'organization_name',
+  'organization_id',
+  'city',
+  'state',
+  'country',
+  'full_address',
+  'address1',
+  'address2',
+  'postcode',
+  'guardian_name',
+  'override_status',
+  'override_notes',
+  'provider_high_level_result',
+  'high_level_result',
+  'document_overall_validation',
+  'idcheck_match_status',
+  'connection_status',
+  'registration_status',
+  'mobile_registration_status',
 ] as const satisfies readonly UserField[];
-export const BOOLEAN_FILTER_FIELDS = ['data_sharing_agreed', 'is_deleted', 'registration_submitted'] as const satisfies readonly UserField[];
+export const BOOLEAN_FILTER_FIELDS = [
+  'data_sharing_agreed',
+  'is_deleted',
+  'registration_submitted',
+] as const satisfies readonly UserField[];
 /** Compared as calendar dates (`YYYY-MM-DD`). */
 export const DATE_FILTER_FIELDS = ['dob', 'guardian_dob'] as const satisfies readonly UserField[];
-export const NUMBER_FILTER_FIELDS = ['age', 'guardian_age', 'selfie_liveness_score', 'fmc_score'] as const satisfies readonly UserField[];
+export const NUMBER_FILTER_FIELDS = [
+  'age',
+  'guardian_age',
+  'selfie_liveness_score',
+  'fmc_score',
+] as const satisfies readonly UserField[];
 /** Compared as instants (normalised ISO 8601, UTC, milliseconds). */
-export const INSTANT_FILTER_FIELDS = ['connection_status_updated_at', 'created_at', 'updated_at'] as const satisfies readonly UserField[];
+export const INSTANT_FILTER_FIELDS = [
+  'connection_status_updated_at',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly UserField[];
 
 export const DEFAULT_RESULT_KEYS: readonly UserField[] = [
-  'id', 'name', 'email', 'registration_status', 'mobile_registration_status', 'connection_status', 'created_at', 'updated_at',
+  'id',
+  'name',
+  'email',
+  'registration_status',
+  'mobile_registration_status',
+  'connection_status',
+  'created_at',
+  'updated_at',
 ];
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 1000;
@@ -36,7 +78,12 @@ export type UserFilter =
   /** Matches when the field equals any of `values`. */
   | { kind: 'equals'; field: UserField; values: readonly string[] }
   | { kind: 'boolean'; field: UserField; value: boolean }
-  | { kind: 'range'; field: UserField; valueType: 'number' | 'date' | 'instant'; bounds: Partial<Record<RangeOperator, number | string>> };
+  | {
+      kind: 'range';
+      field: UserField;
+      valueType: 'number' | 'date' | 'instant';
+      bounds: Partial<Record<RangeOperator, number | string>>;
+    };
 
 export interface UserStatusQuery {
   filters: readonly UserFilter[];
@@ -75,10 +122,18 @@ export function isIsoDateOrTimestamp(value: string): boolean {
   const daysInMonth = month === 2 ? (leapYear ? 29 : 28) : [4, 6, 9, 11].includes(month!) ? 30 : 31;
   const time = Date.parse(value);
   return (
-    month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth &&
-    hour <= 23 && minute <= 59 && second <= 59 && zoneHour <= 23 && zoneMinute <= 59 &&
+    month! >= 1 &&
+    month! <= 12 &&
+    day! >= 1 &&
+    day! <= daysInMonth &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    zoneHour <= 23 &&
+    zoneMinute <= 59 &&
     // A zone offset may push an instant out of years 0000-9999, where ISO text loses its fixed width and order.
-    time >= FIRST_INSTANT && time <= LAST_INSTANT
+    time >= FIRST_INSTANT &&
+    time <= LAST_INSTANT
   );
 }
 

@@ -1,5 +1,9 @@
 import * as v from 'valibot';
-import { MOBILE_REGISTRATION_STATUSES, REGISTRATION_STATUSES, USER_RECORD_FIELDS } from '../../domain/users/user-record.ts';
+import {
+  MOBILE_REGISTRATION_STATUSES,
+  REGISTRATION_STATUSES,
+  USER_RECORD_FIELDS,
+} from '../../domain/users/user-record.ts';
 import {
   BOOLEAN_FILTER_FIELDS,
   DATE_FILTER_FIELDS,
@@ -113,7 +117,9 @@ export function toUserFilters(filters: Record<string, unknown>): UserFilter[] {
     if (raw === undefined) continue;
     const field = name as UserField;
     if (field === 'registration_status') {
-      const category = Object.hasOwn(REGISTRATION_CATEGORIES, raw as string) ? REGISTRATION_CATEGORIES[raw as string] : undefined;
+      const category = Object.hasOwn(REGISTRATION_CATEGORIES, raw as string)
+        ? REGISTRATION_CATEGORIES[raw as string]
+        : undefined;
       result.push({ kind: 'equals', field, values: category ?? [raw as string] });
     } else if (field === 'email') {
       result.push({ kind: 'equals', field, values: [(raw as string).trim().toLowerCase()] });
@@ -122,9 +128,17 @@ export function toUserFilters(filters: Record<string, unknown>): UserFilter[] {
     } else if (includes(BOOLEAN_FILTER_FIELDS, field)) {
       result.push({ kind: 'boolean', field, value: raw as boolean });
     } else {
-      const valueType = includes(NUMBER_FILTER_FIELDS, field) ? 'number' : includes(DATE_FILTER_FIELDS, field) ? 'date' : 'instant';
+      const valueType = includes(NUMBER_FILTER_FIELDS, field)
+        ? 'number'
+        : includes(DATE_FILTER_FIELDS, field)
+          ? 'date'
+          : 'instant';
       const normalise = (value: number | string) =>
-        valueType === 'date' ? toCalendarDate(value as string) : valueType === 'instant' ? toInstant(value as string) : value;
+        valueType === 'date'
+          ? toCalendarDate(value as string)
+          : valueType === 'instant'
+            ? toInstant(value as string)
+            : value;
       const bounds = Object.fromEntries(
         Object.entries(raw as Record<string, number | string | undefined>)
           .filter((entry): entry is [string, number | string] => entry[1] !== undefined)

@@ -5,7 +5,11 @@ import { connect, type AddressInfo } from 'node:net';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AwsAddress } from '../../../shared/adapters/aws-http/aws-environment.ts';
-import { AwsRequestRefusedError, SigV4HttpClient, type SigV4HttpClientOptions } from '../../../shared/adapters/aws-http/sigv4-http-client.ts';
+import {
+  AwsRequestRefusedError,
+  SigV4HttpClient,
+  type SigV4HttpClientOptions,
+} from '../../../shared/adapters/aws-http/sigv4-http-client.ts';
 import { DependencyUnavailableError } from '../../../shared/domain/errors.ts';
 
 const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'fake-secret-key' };
@@ -20,7 +24,12 @@ interface Target {
   stop: () => Promise<void>;
 }
 
-const addressOf = (port: number): AwsAddress => ({ protocol: 'http:', hostname: '127.0.0.1', port, path: '/v1/things' });
+const addressOf = (port: number): AwsAddress => ({
+  protocol: 'http:',
+  hostname: '127.0.0.1',
+  port,
+  path: '/v1/things',
+});
 
 /** A server on 127.0.0.1 that answers every request with `respond`, counting the requests. */
 async function serve(respond: (response: ServerResponse) => void): Promise<Target> {
@@ -84,11 +93,17 @@ const clientWith = (options: Partial<SigV4HttpClientOptions> = {}) =>
     timeBudgetMs: BUDGET_MS,
     retryDelaysMs: [10, 10],
     maxResponseBytes: 16,
-    refusal: ({ statusCode, headers }) => new AwsRequestRefusedError('Things Put', statusCode, headers['x-error-code'], headers['x-request-id']),
+    refusal: ({ statusCode, headers }) =>
+      new AwsRequestRefusedError('Things Put', statusCode, headers['x-error-code'], headers['x-request-id']),
     ...options,
   });
 
-const post = (address: AwsAddress) => ({ method: 'POST', address, headers: { 'content-type': 'application/json' }, body: '{"thing":1}' });
+const post = (address: AwsAddress) => ({
+  method: 'POST',
+  address,
+  headers: { 'content-type': 'application/json' },
+  body: '{"thing":1}',
+});
 
 describe('SigV4HttpClient.send', () => {
   let stop: (() => Promise<void>) | undefined;
@@ -100,19 +115,29 @@ describe('SigV4HttpClient.send', () => {
   });
 
   it('returns a 2XX answer with its headers and at most maxResponseBytes of its body', async () => {
-    const server = await serve((response) => response.writeHead(201, { 'x-request-id': 'r-1' }).end('{"id":"0123456789abcdefghij"}'));
+    const server = await serve((response) =>
+      response.writeHead(201, { 'x-request-id': 'r-1' }).end('{"id":"0123456789abcdefghij"}'),
+    );
     stop = server.stop;
 
     const answer = await clientWith().send(post(server.address));
 
-    expect(answer).toEqual({ statusCode: 201, headers: expect.objectContaining({ 'x-request-id': 'r-1' }), body: '{"id":"012345678' });
+    expect(answer).toEqual({
+      statusCode: 201,
+      headers: expect.objectContaining({ 'x-request-id': 'r-1' }),
+      body: '{"id":"012345678',
+    });
   });
 
   it('retries the codes it is told are transient, whatever their status', async () => {
-    const server = await serve((response) => response.writeHead(400, { 'x-error-code': 'Busy', 'x-request-id': 'r-9' }).end());
+    const server = await serve((response) =>
+      response.writeHead(400, { 'x-error-code': 'Busy', 'x-request-id': 'r-9' }).end(),
+    );
     stop = server.stop;
 
-    const error = await clientWith({ transientErrorCodes: new Set(['Busy']) }).send(post(server.address)).catch((e: unknown) => e);
+    const error = await clientWith({ transientErrorCodes: new Set(['Busy']) })
+      .send(post(server.address))
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(DependencyUnavailableError);
     expect(error).toMatchObject({ dependency: 'things', cause: { statusCode: 400, code: 'Busy', requestId: 'r-9' } });
@@ -124,7 +149,9 @@ describe('SigV4HttpClient.send', () => {
     stop = server.stop;
     const startedAt = Date.now();
 
-    const error = await clientWith().send(post(server.address)).catch((e: unknown) => e);
+    const error = await clientWith()
+      .send(post(server.address))
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(DependencyUnavailableError);
     expect((error as Error).cause).toMatchObject({ name: 'TimeoutError' });
@@ -135,11 +162,15 @@ describe('SigV4HttpClient.send', () => {
   });
 
   it('cuts a body that stalls at the attempt deadline, and judges the answer by its status', async () => {
-    const server = await serve((response) => response.writeHead(503, { 'x-error-code': 'SlowDown' }).write('{"message":'));
+    const server = await serve((response) =>
+      response.writeHead(503, { 'x-error-code': 'SlowDown' }).write('{"message":'),
+    );
     stop = server.stop;
     const startedAt = Date.now();
 
-    const error = await clientWith().send(post(server.address)).catch((e: unknown) => e);
+    const error = await clientWith()
+      .send(post(server.address))
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(DependencyUnavailableError);
     expect((error as Error).cause).toMatchObject({ statusCode: 503, code: 'SlowDown' });
@@ -148,9 +179,21 @@ describe('SigV4HttpClient.send', () => {
   });
 
   it.each([
-    ['a connection never accepted (connection timeout)', neverAccepting, { name: 'TimeoutError', message: expect.stringContaining('establish a connection') }],
-    ['an answer that never comes (request timeout)', () => serve(() => undefined), { name: 'TimeoutError', code: 'ETIMEDOUT' }],
-    ['a connection closed without an answer', () => serve((response) => response.socket!.destroy()), { code: 'ECONNRESET', message: 'socket hang up' }],
+    [
+      'a connection never accepted (connection timeout)',
+      neverAccepting,
+      { name: 'TimeoutError', message: expect.stringContaining('establish a connection') },
+    ],
+    [
+      'an answer that never comes (request timeout)',
+      () => serve(() => undefined),
+      { name: 'TimeoutError', code: 'ETIMEDOUT' },
+    ],
+    [
+      'a connection closed without an answer',
+      () => serve((response) => response.socket!.destroy()),
+      { code: 'ECONNRESET', message: 'socket hang up' },
+    ],
     ['a connection reset', () => serve((response) => response.socket!.resetAndDestroy()), { code: 'ECONNRESET' }],
     ['a refused connection', refusing, { code: 'ECONNREFUSED' }],
   ])('tries again after %s, then reports DependencyUnavailableError', async (_label, target, failure) => {
@@ -158,7 +201,9 @@ describe('SigV4HttpClient.send', () => {
     stop = server.stop;
     const handle = vi.spyOn(NodeHttpHandler.prototype, 'handle');
 
-    const error = await clientWith().send(post(server.address)).catch((e: unknown) => e);
+    const error = await clientWith()
+      .send(post(server.address))
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(DependencyUnavailableError);
     expect((error as Error).cause).toMatchObject(failure);
@@ -181,7 +226,9 @@ describe('SigV4HttpClient.send', () => {
   });
 
   it('refuses a path with a query, which the signer would sign as part of the path', async () => {
-    await expect(clientWith().send(post({ ...addressOf(1), path: '/v1/things?version=2' }))).rejects.toThrow('sends no query');
+    await expect(clientWith().send(post({ ...addressOf(1), path: '/v1/things?version=2' }))).rejects.toThrow(
+      'sends no query',
+    );
   });
 
   it('throws a failure to sign as it is, without sending anything', async () => {
@@ -189,7 +236,9 @@ describe('SigV4HttpClient.send', () => {
     stop = server.stop;
     const noCredentials = new Error('no credentials in the environment');
 
-    const error = await clientWith({ credentials: () => Promise.reject(noCredentials) }).send(post(server.address)).catch((e: unknown) => e);
+    const error = await clientWith({ credentials: () => Promise.reject(noCredentials) })
+      .send(post(server.address))
+      .catch((e: unknown) => e);
 
     expect(error).toBe(noCredentials);
     expect(server.requests()).toBe(0);

@@ -15,7 +15,13 @@ describe('report progress view', () => {
     view.status({ jobId: 'j', status: 'PENDING', previousStatus: undefined, job: JOB, elapsedMs: 0 });
     view.wait({ reason: 'schedule', delayMs: 4000, elapsedMs: 0 });
     view.wait({ reason: 'retry-after', delayMs: 20_000, elapsedMs: 4000, error: new Error('503 SERVICE_UNAVAILABLE') });
-    view.status({ jobId: 'j', status: 'COMPLETE', previousStatus: 'PENDING', job: { ...JOB, status: 'COMPLETE' }, elapsedMs: 24_000 });
+    view.status({
+      jobId: 'j',
+      status: 'COMPLETE',
+      previousStatus: 'PENDING',
+      job: { ...JOB, status: 'COMPLETE' },
+      elapsedMs: 24_000,
+    });
     view.download({ receivedBytes: 10, totalBytes: 20 });
     view.download({ receivedBytes: 20, totalBytes: 20 });
     view.finish();
@@ -38,7 +44,13 @@ describe('report progress view', () => {
     view.status({ jobId: 'j', status: 'PENDING', previousStatus: undefined, job: JOB, elapsedMs: 0 });
     view.wait({ reason: 'schedule', delayMs: 4000, elapsedMs: 0 });
     now += 1_000;
-    view.status({ jobId: 'j', status: 'IN_PROGRESS', previousStatus: 'PENDING', job: { ...JOB, status: 'IN_PROGRESS' }, elapsedMs: 4000 });
+    view.status({
+      jobId: 'j',
+      status: 'IN_PROGRESS',
+      previousStatus: 'PENDING',
+      job: { ...JOB, status: 'IN_PROGRESS' },
+      elapsedMs: 4000,
+    });
     view.finish();
 
     const text = out.text();

@@ -10,7 +10,13 @@ import { parseResultKeys, parseUserFilters } from '../../../cli/user-filters.ts'
 const JOB_ID = '6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1';
 const PDF = Buffer.from('%PDF-1.7 a small report');
 
-const baseJob = { jobId: JOB_ID, userId: 'u-1', templateVersion: 't', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' };
+const baseJob = {
+  jobId: JOB_ID,
+  userId: 'u-1',
+  templateVersion: 't',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+};
 const completeJob = {
   ...baseJob,
   status: 'COMPLETE',
@@ -63,12 +69,20 @@ describe('usage', () => {
     const noToken = await run(['report', 'status', JOB_ID], noFetch, {});
     expect(noToken.code).toBe(EXIT.usage);
     expect(noToken.stderr).toContain('API_TOKEN');
-    expect((await run(['users', 'query', '--limit', 'ten'], noFetch)).stderr).toContain('--limit must be a whole number');
+    expect((await run(['users', 'query', '--limit', 'ten'], noFetch)).stderr).toContain(
+      '--limit must be a whole number',
+    );
     expect((await run(['report', 'status'], noFetch)).stderr).toContain('expected <jobId>');
   });
 
   it('prints help on stdout and exits 0 for every command', async () => {
-    for (const argv of [['--help'], ['token', '--help'], ['token', 'create', '--help'], ['report', 'download', '-h'], ['users', 'query', '--help']]) {
+    for (const argv of [
+      ['--help'],
+      ['token', '--help'],
+      ['token', 'create', '--help'],
+      ['report', 'download', '-h'],
+      ['users', 'query', '--help'],
+    ]) {
       const result = await run(argv, noFetch, {});
       expect(result.code, argv.join(' ')).toBe(EXIT.ok);
       expect(result.stdout).toMatch(/^Usage: onboarding/);
@@ -82,25 +96,43 @@ describe('usage', () => {
       return json(200, completeJob);
     };
     await run(['report', 'status', JOB_ID], fetch, { API_URL: 'http://env.test', API_TOKEN: 'env-jwt' });
-    await run(['report', 'status', JOB_ID, '--api-url', 'http://flag.test/', '--token', 'flag-jwt'], fetch, { API_URL: 'http://env.test', API_TOKEN: 'env-jwt' });
-    expect(seen).toEqual([`http://env.test/v1/document/api/${JOB_ID} Bearer env-jwt`, `http://flag.test/v1/document/api/${JOB_ID} Bearer flag-jwt`]);
+    await run(['report', 'status', JOB_ID, '--api-url', 'http://flag.test/', '--token', 'flag-jwt'], fetch, {
+      API_URL: 'http://env.test',
+      API_TOKEN: 'env-jwt',
+    });
+    expect(seen).toEqual([
+      `http://env.test/v1/document/api/${JOB_ID} Bearer env-jwt`,
+      `http://flag.test/v1/document/api/${JOB_ID} Bearer flag-jwt`,
+    ]);
   });
 });
 
 describe('report create --wait', () => {
   const created = (status = 202) =>
-    json(status, { ...baseJob, status: 'PENDING' }, { location: `/v1/document/api/${JOB_ID}`, 'ratelimit-limit': '10', 'ratelimit-remaining': '9', 'ratelimit-reset': '600' });
+    json(
+      status,
+      { ...baseJob, status: 'PENDING' },
+      {
+        location: `/v1/document/api/${JOB_ID}`,
+        'ratelimit-limit': '10',
+        'ratelimit-remaining': '9',
+        'ratelimit-reset': '600',
+      },
+    );
 
   it('exits 3 when the job ends FAILED, naming the error code', async () => {
     const fetch: Fetch = async (input) =>
-      String(input).endsWith('/v1/document/api') ? created() : json(200, { ...baseJob, status: 'FAILED', errorCode: 'RENDER_FAILED', durationMs: 4 });
+      String(input).endsWith('/v1/document/api')
+        ? created()
+        : json(200, { ...baseJob, status: 'FAILED', errorCode: 'RENDER_FAILED', durationMs: 4 });
     const result = await run(['report', 'create', '--user', 'u-1', '--wait'], fetch);
     expect(result.code).toBe(EXIT.reportFailed);
     expect(result.stderr).toContain('failed: RENDER_FAILED');
   });
 
   it('exits 3 when the job is not COMPLETE within 5 minutes, after polling on the seed’s schedule', async () => {
-    const fetch: Fetch = async (input) => (String(input).endsWith('/v1/document/api') ? created() : json(200, { ...baseJob, status: 'IN_PROGRESS' }));
+    const fetch: Fetch = async (input) =>
+      String(input).endsWith('/v1/document/api') ? created() : json(200, { ...baseJob, status: 'IN_PROGRESS' });
     const result = await run(['report', 'create', '--user', 'u-1', '--wait'], fetch);
     expect(result.code).toBe(EXIT.reportFailed);
     expect(result.elapsedMs).toBe(5 * 60_000);
@@ -112,7 +144,13 @@ describe('report create --wait', () => {
     const fetch: Fetch = async (input) => {
       const url = String(input);
       if (url.endsWith('/v1/document/api')) return created();
-      if (url.endsWith('/url')) return json(200, { url: 'https://s3.test/x', expiresInSeconds: 300, expiresAt: '', filename: 'report-u-1-20260101.pdf' });
+      if (url.endsWith('/url'))
+        return json(200, {
+          url: 'https://s3.test/x',
+          expiresInSeconds: 300,
+          expiresAt: '',
+          filename: 'report-u-1-20260101.pdf',
+        });
       if (url.startsWith('https://s3.test/')) return new Response(Buffer.from('%PDF-1.7 a tampered report'));
       return json(200, completeJob);
     };
@@ -123,7 +161,15 @@ describe('report create --wait', () => {
 
   it('names the open job of a 409 and exits 1', async () => {
     const fetch: Fetch = async () =>
-      json(409, { code: 409, timestamp: '', path: '/v1/document/api', method: 'POST', error: 'CONFLICT', message: 'a report job for this user is already pending', jobId: JOB_ID });
+      json(409, {
+        code: 409,
+        timestamp: '',
+        path: '/v1/document/api',
+        method: 'POST',
+        error: 'CONFLICT',
+        message: 'a report job for this user is already pending',
+        jobId: JOB_ID,
+      });
     const result = await run(['report', 'create', '--user', 'u-1'], fetch);
     expect(result.code).toBe(EXIT.apiError);
     expect(result.stderr).toContain('409 CONFLICT: a report job for this user is already pending (request req-7)');
@@ -134,13 +180,22 @@ describe('report create --wait', () => {
     const fetch: Fetch = async (input) => {
       const url = String(input);
       if (url.endsWith('/v1/document/api')) return created();
-      if (url.endsWith('/url')) return json(200, { url: 'https://s3.test/x', expiresInSeconds: 300, expiresAt: '', filename: 'report-u-1-20260101.pdf' });
+      if (url.endsWith('/url'))
+        return json(200, {
+          url: 'https://s3.test/x',
+          expiresInSeconds: 300,
+          expiresAt: '',
+          filename: 'report-u-1-20260101.pdf',
+        });
       if (url.startsWith('https://s3.test/')) return new Response(PDF);
       return json(200, completeJob);
     };
     const result = await run(['report', 'create', '--user', 'u-1', '--out', 'r.pdf', '--json'], fetch);
     expect(result.code).toBe(EXIT.ok);
-    expect(JSON.parse(result.stdout)).toMatchObject({ job: { status: 'COMPLETE' }, download: { sizeBytes: PDF.length, sha256: completeJob.sha256, attempts: 1 } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      job: { status: 'COMPLETE' },
+      download: { sizeBytes: PDF.length, sha256: completeJob.sha256, attempts: 1 },
+    });
     expect(await readdir(dir)).toEqual(['r.pdf']);
   });
 });
@@ -148,7 +203,15 @@ describe('report create --wait', () => {
 describe('users query arguments', () => {
   it('types filter values by the OpenAPI document: booleans, numeric and date ranges, strings', () => {
     expect(
-      parseUserFilters(['is_deleted=false', 'age.gte=18', 'age.lt=65', 'dob.gte=2000-01-01', 'postcode=01234', 'registration_status=active', 'name=a=b']),
+      parseUserFilters([
+        'is_deleted=false',
+        'age.gte=18',
+        'age.lt=65',
+        'dob.gte=2000-01-01',
+        'postcode=01234',
+        'registration_status=active',
+        'name=a=b',
+      ]),
     ).toEqual({
       is_deleted: false,
       age: { gte: 18, lt: 65 },

@@ -17,7 +17,11 @@ import type {
 import type { FieldProblem } from '../../../shared/domain/errors.ts';
 import type { OnboardingTokenListing } from '../../../shared/domain/onboarding/list-onboarding-tokens.ts';
 import type { OnboardingTokenStatus as ServiceTokenStatus } from '../../../shared/domain/onboarding/onboarding-token.ts';
-import type { ReportErrorCode as ServiceErrorCode, ReportJobStatus as ServiceJobStatus, toCreateResponse } from '../../../shared/domain/reports/report-job.ts';
+import type {
+  ReportErrorCode as ServiceErrorCode,
+  ReportJobStatus as ServiceJobStatus,
+  toCreateResponse,
+} from '../../../shared/domain/reports/report-job.ts';
 import type { UserRecord, USER_RECORD_FIELDS } from '../../../shared/domain/users/user-record.ts';
 import type { UserStatusPage as ServiceUserStatusPage } from '../../../shared/domain/users/user-status-query.ts';
 import type { Scope as ServiceScope } from '../../../shared/http/api-types.ts';

@@ -38,7 +38,8 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'x-request-id': 'req-1' } });
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'x-request-id': 'req-1' } });
 
 /**
  * The API (job, fresh address per call: url-1, url-2, ...) and object storage, whose answers for
@@ -54,7 +55,12 @@ function fakeService(options: { job?: ReportJob; storage: Array<() => Response> 
     if (url.endsWith(`/v1/document/api/${JOB_ID}`)) return json(200, options.job ?? completeJob());
     if (url.endsWith(`/v1/document/api/${JOB_ID}/url`)) {
       addresses += 1;
-      return json(200, { url: `https://s3.test/url-${addresses}`, expiresInSeconds: 300, expiresAt: '2026-01-01T00:05:00.000Z', filename: 'report-u-1-20260101.pdf' });
+      return json(200, {
+        url: `https://s3.test/url-${addresses}`,
+        expiresInSeconds: 300,
+        expiresAt: '2026-01-01T00:05:00.000Z',
+        filename: 'report-u-1-20260101.pdf',
+      });
     }
     const answer = options.storage[downloads++] ?? options.storage.at(-1)!;
     return answer();
@@ -67,13 +73,15 @@ const pdfResponse = (bytes: Buffer = PDF) =>
   new Response(
     new ReadableStream({
       start(controller) {
-        for (let offset = 0; offset < bytes.length; offset += 65_536) controller.enqueue(bytes.subarray(offset, offset + 65_536));
+        for (let offset = 0; offset < bytes.length; offset += 65_536)
+          controller.enqueue(bytes.subarray(offset, offset + 65_536));
         controller.close();
       },
     }),
     { status: 200, headers: { 'content-type': 'application/pdf' } },
   );
-const expired = () => new Response('<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>', { status: 403 });
+const expired = () =>
+  new Response('<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>', { status: 403 });
 
 describe('downloadReport', () => {
   it('reads the job, gets a fresh address, streams the PDF to the file and verifies size and sha256', async () => {
@@ -83,7 +91,13 @@ describe('downloadReport', () => {
 
     const result = await client.downloadReport(JOB_ID, target, { onProgress: (p) => progress.push(p.receivedBytes) });
 
-    expect(result).toEqual({ path: target, sizeBytes: PDF.length, sha256: completeJob().sha256, filename: 'report-u-1-20260101.pdf', attempts: 1 });
+    expect(result).toEqual({
+      path: target,
+      sizeBytes: PDF.length,
+      sha256: completeJob().sha256,
+      filename: 'report-u-1-20260101.pdf',
+      attempts: 1,
+    });
     expect((await readFile(target)).equals(PDF)).toBe(true);
     expect(calls).toEqual([`/v1/document/api/${JOB_ID}`, `/v1/document/api/${JOB_ID}/url`, 'https://s3.test/url-1']);
     expect(progress.length).toBeGreaterThan(1);
@@ -103,16 +117,24 @@ describe('downloadReport', () => {
     const result = await client.downloadReport(JOB_ID, path.join(dir, 'report.pdf'));
 
     expect(result.attempts).toBe(2);
-    expect(calls.filter((call) => call.startsWith('https://'))).toEqual(['https://s3.test/url-1', 'https://s3.test/url-2']);
+    expect(calls.filter((call) => call.startsWith('https://'))).toEqual([
+      'https://s3.test/url-1',
+      'https://s3.test/url-2',
+    ]);
   });
 
   it('gives up after the second expired address, and on any other storage error, keeping no file', async () => {
     const twice = fakeService({ storage: [expired] });
-    await expect(twice.client.downloadReport(JOB_ID, path.join(dir, 'a.pdf'))).rejects.toMatchObject({ name: 'ReportDownloadError', status: 403 });
+    await expect(twice.client.downloadReport(JOB_ID, path.join(dir, 'a.pdf'))).rejects.toMatchObject({
+      name: 'ReportDownloadError',
+      status: 403,
+    });
     expect(twice.calls.filter((call) => call.startsWith('https://'))).toHaveLength(2);
 
     const missing = fakeService({ storage: [() => new Response('no', { status: 404 })] });
-    await expect(missing.client.downloadReport(JOB_ID, path.join(dir, 'b.pdf'))).rejects.toBeInstanceOf(ReportDownloadError);
+    await expect(missing.client.downloadReport(JOB_ID, path.join(dir, 'b.pdf'))).rejects.toBeInstanceOf(
+      ReportDownloadError,
+    );
     expect(missing.calls.filter((call) => call.startsWith('https://'))).toHaveLength(1);
     expect(await readdir(dir)).toEqual([]);
   });
@@ -136,9 +158,16 @@ describe('downloadReport', () => {
 
   it('does not ask for an address for a job that is not COMPLETE', async () => {
     const pending = fakeService({ job: { ...completeJob(), status: 'IN_PROGRESS' } as ReportJob, storage: [] });
-    await expect(pending.client.downloadReport(JOB_ID, path.join(dir, 'r.pdf'))).rejects.toBeInstanceOf(ReportNotReadyError);
-    const failed = fakeService({ job: { ...completeJob(), status: 'FAILED', errorCode: 'TIMED_OUT' } as ReportJob, storage: [] });
-    await expect(failed.client.downloadReport(JOB_ID, path.join(dir, 'r.pdf'))).rejects.toBeInstanceOf(ReportFailedError);
+    await expect(pending.client.downloadReport(JOB_ID, path.join(dir, 'r.pdf'))).rejects.toBeInstanceOf(
+      ReportNotReadyError,
+    );
+    const failed = fakeService({
+      job: { ...completeJob(), status: 'FAILED', errorCode: 'TIMED_OUT' } as ReportJob,
+      storage: [],
+    });
+    await expect(failed.client.downloadReport(JOB_ID, path.join(dir, 'r.pdf'))).rejects.toBeInstanceOf(
+      ReportFailedError,
+    );
     expect([...pending.calls, ...failed.calls].some((call) => call.endsWith('/url'))).toBe(false);
   });
 });

@@ -42,7 +42,10 @@ function fakeFetch(answer: (request: Recorded) => Response | Promise<Response>) 
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'req-42', ...headers } });
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'req-42', ...headers },
+  });
 
 const standard = (code: number, error: string, extra: Record<string, unknown> = {}) => ({
   code,
@@ -56,17 +59,27 @@ const standard = (code: number, error: string, extra: Record<string, unknown> = 
 
 describe('requests', () => {
   it('sends the bearer token, JSON body and Idempotency-Key, and returns the typed body', async () => {
-    const { fetch, requests } = fakeFetch(() => json(201, { onboarding_token: 'x'.repeat(32), expires_at: '2026-01-15T00:00:00.000Z' }));
+    const { fetch, requests } = fakeFetch(() =>
+      json(201, { onboarding_token: 'x'.repeat(32), expires_at: '2026-01-15T00:00:00.000Z' }),
+    );
     const client = new OnboardingApiClient({ baseUrl: BASE_URL, token: 'jwt-1', fetch });
 
-    const token = await client.createOnboardingToken({ email: 'a@example.com', first_name: 'A', last_name: 'B' }, { idempotencyKey: 'k-1' });
+    const token = await client.createOnboardingToken(
+      { email: 'a@example.com', first_name: 'A', last_name: 'B' },
+      { idempotencyKey: 'k-1' },
+    );
 
     expect(token.onboarding_token).toHaveLength(32);
     expect(requests).toEqual([
       {
         url: 'http://api.test/v1/onboarding-token',
         method: 'POST',
-        headers: { accept: 'application/json', authorization: 'Bearer jwt-1', 'content-type': 'application/json', 'idempotency-key': 'k-1' },
+        headers: {
+          accept: 'application/json',
+          authorization: 'Bearer jwt-1',
+          'content-type': 'application/json',
+          'idempotency-key': 'k-1',
+        },
         body: { email: 'a@example.com', first_name: 'A', last_name: 'B' },
       },
     ]);
@@ -120,7 +133,11 @@ describe('requests', () => {
 
 describe('errors', () => {
   const cases: Array<[number, unknown, new (...args: any[]) => ApiError]> = [
-    [400, { code: 400, errors: [{ field: 'firstName', code: 'isNotEmpty', hint: 'first_name is required' }] }, ValidationError],
+    [
+      400,
+      { code: 400, errors: [{ field: 'firstName', code: 'isNotEmpty', hint: 'first_name is required' }] },
+      ValidationError,
+    ],
     [401, standard(401, 'UNAUTHORIZED'), UnauthorizedError],
     [403, standard(403, 'FORBIDDEN'), ForbiddenError],
     [404, standard(404, 'NOT_FOUND'), NotFoundError],
@@ -132,7 +149,9 @@ describe('errors', () => {
   ];
 
   it.each(cases)('%i is a typed exception carrying the body and the request id', async (status, body, ErrorClass) => {
-    const { fetch } = fakeFetch(() => json(status, body, status === 429 || status === 503 ? { 'retry-after': '17' } : {}));
+    const { fetch } = fakeFetch(() =>
+      json(status, body, status === 429 || status === 503 ? { 'retry-after': '17' } : {}),
+    );
     const client = new OnboardingApiClient({ baseUrl: BASE_URL, token: 't', fetch });
 
     const error = await client.createReportJob({ userId: 'u-1' }).catch((e: unknown) => e);
@@ -146,12 +165,18 @@ describe('errors', () => {
 
   it('exposes the validation problems, the standard error name and the open job of a 409', async () => {
     const problems = [{ field: 'userId', code: 'isNotEmpty', hint: 'userId is required' }];
-    const client400 = new OnboardingApiClient({ baseUrl: BASE_URL, fetch: fakeFetch(() => json(400, { code: 400, errors: problems })).fetch });
+    const client400 = new OnboardingApiClient({
+      baseUrl: BASE_URL,
+      fetch: fakeFetch(() => json(400, { code: 400, errors: problems })).fetch,
+    });
     const validation = (await client400.createReportJob({ userId: '' }).catch((e: unknown) => e)) as ValidationError;
     expect(validation.errors).toEqual(problems);
     expect(validation.message).toContain('userId isNotEmpty: userId is required');
 
-    const client409 = new OnboardingApiClient({ baseUrl: BASE_URL, fetch: fakeFetch(() => json(409, standard(409, 'CONFLICT', { jobId: 'j-open' }))).fetch });
+    const client409 = new OnboardingApiClient({
+      baseUrl: BASE_URL,
+      fetch: fakeFetch(() => json(409, standard(409, 'CONFLICT', { jobId: 'j-open' }))).fetch,
+    });
     const conflict = (await client409.createReportJob({ userId: 'u' }).catch((e: unknown) => e)) as ConflictError;
     expect(conflict.openJobId).toBe('j-open');
     expect(conflict.error).toBe('CONFLICT');
@@ -200,8 +225,12 @@ describe('queryUserStatus', () => {
   const records = Array.from({ length: 7 }, (_, i) => ({ id: `u-${i}` }));
   const pagedFetch = () =>
     fakeFetch((request) => {
-      const { limit = 50, offset = 0 } = (request.body as { pagination?: { limit?: number; offset?: number } }).pagination ?? {};
-      const page: UserStatusPage = { results: records.slice(offset, offset + limit), pagination: { limit, offset, total: records.length } };
+      const { limit = 50, offset = 0 } =
+        (request.body as { pagination?: { limit?: number; offset?: number } }).pagination ?? {};
+      const page: UserStatusPage = {
+        results: records.slice(offset, offset + limit),
+        pagination: { limit, offset, total: records.length },
+      };
       return json(200, page);
     });
 
@@ -210,11 +239,18 @@ describe('queryUserStatus', () => {
     const client = new OnboardingApiClient({ baseUrl: BASE_URL, token: 't', fetch });
 
     const pages: UserStatusPage[] = [];
-    for await (const page of client.queryUserStatus({ filters: { is_deleted: false }, result_keys: ['id'], pagination: { limit: 3, offset: 1 } })) {
+    for await (const page of client.queryUserStatus({
+      filters: { is_deleted: false },
+      result_keys: ['id'],
+      pagination: { limit: 3, offset: 1 },
+    })) {
       pages.push(page);
     }
 
-    expect(pages.map((page) => page.results.map((r) => r.id))).toEqual([['u-1', 'u-2', 'u-3'], ['u-4', 'u-5', 'u-6']]);
+    expect(pages.map((page) => page.results.map((r) => r.id))).toEqual([
+      ['u-1', 'u-2', 'u-3'],
+      ['u-4', 'u-5', 'u-6'],
+    ]);
     expect(requests.map((r) => r.body)).toEqual([
       { filters: { is_deleted: false }, result_keys: ['id'], pagination: { limit: 3, offset: 1 } },
       { filters: { is_deleted: false }, result_keys: ['id'], pagination: { limit: 3, offset: 4 } },

@@ -19,9 +19,22 @@ const JOB_ID = '6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1';
 const SECOND = 1000;
 
 function job(status: ReportJob['status']): ReportJob {
-  const common = { jobId: JOB_ID, userId: 'u-1', templateVersion: 't1', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' };
+  const common = {
+    jobId: JOB_ID,
+    userId: 'u-1',
+    templateVersion: 't1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  };
   if (status === 'COMPLETE') {
-    return { ...common, status, sizeBytes: 10, sha256: 'a'.repeat(64), durationMs: 900, completedAt: '2026-01-01T00:00:01.000Z' };
+    return {
+      ...common,
+      status,
+      sizeBytes: 10,
+      sha256: 'a'.repeat(64),
+      durationMs: 900,
+      completedAt: '2026-01-01T00:00:01.000Z',
+    };
   }
   if (status === 'FAILED') return { ...common, status, errorCode: 'RENDER_FAILED', durationMs: 5 };
   return { ...common, status };
@@ -58,7 +71,14 @@ function scriptedReader(clock: { now: () => number }, ...answers: Array<ReportJo
 }
 
 const apiError = <T extends new (...args: any[]) => Error>(ErrorClass: T, status: number, retryAfterSeconds?: number) =>
-  new ErrorClass({ status, method: 'GET', path: `/v1/document/api/${JOB_ID}`, requestId: 'req-1', body: undefined, retryAfterSeconds });
+  new ErrorClass({
+    status,
+    method: 'GET',
+    path: `/v1/document/api/${JOB_ID}`,
+    requestId: 'req-1',
+    body: undefined,
+    retryAfterSeconds,
+  });
 
 const seconds = (times: number[]) => times.map((ms) => ms / SECOND);
 
@@ -79,9 +99,19 @@ describe('waitForReport on the seed schedule', () => {
     const clock = fakeTimers(() => 1);
     const reader = scriptedReader(clock, job('IN_PROGRESS'));
 
-    await expect(waitForReport(reader.read, JOB_ID, { job: created, timers: clock.timers })).rejects.toBeInstanceOf(ReportTimedOutError);
+    await expect(waitForReport(reader.read, JOB_ID, { job: created, timers: clock.timers })).rejects.toBeInstanceOf(
+      ReportTimedOutError,
+    );
 
-    expect(seconds(reader.pollsAt)).toEqual([5, 10, 15, 20, 25, 30, ...Array.from({ length: 18 }, (_, i) => 45 + i * 15)]);
+    expect(seconds(reader.pollsAt)).toEqual([
+      5,
+      10,
+      15,
+      20,
+      25,
+      30,
+      ...Array.from({ length: 18 }, (_, i) => 45 + i * 15),
+    ]);
   });
 
   it('draws every interval from 3-5 s while under 30 s and from 10-15 s after, and never polls past the deadline', async () => {
@@ -92,7 +122,9 @@ describe('waitForReport on the seed schedule', () => {
     });
     const reader = scriptedReader(clock, job('PENDING'));
 
-    await expect(waitForReport(reader.read, JOB_ID, { job: created, timers: clock.timers })).rejects.toBeInstanceOf(ReportTimedOutError);
+    await expect(waitForReport(reader.read, JOB_ID, { job: created, timers: clock.timers })).rejects.toBeInstanceOf(
+      ReportTimedOutError,
+    );
 
     const polls = [0, ...reader.pollsAt];
     for (let i = 1; i < polls.length; i += 1) {
@@ -114,7 +146,9 @@ describe('waitForReport on the seed schedule', () => {
     const clock = fakeTimers();
     const reader = scriptedReader(clock, job('PENDING'), job('IN_PROGRESS'));
 
-    const error = await waitForReport(reader.read, JOB_ID, { job: created, timers: clock.timers }).catch((e: unknown) => e);
+    const error = await waitForReport(reader.read, JOB_ID, { job: created, timers: clock.timers }).catch(
+      (e: unknown) => e,
+    );
 
     expect(error).toBeInstanceOf(ReportTimedOutError);
     expect(error).toMatchObject({ jobId: JOB_ID, lastJob: { status: 'IN_PROGRESS' }, waitedMs: 300 * SECOND });
@@ -126,7 +160,11 @@ describe('waitForReport on the seed schedule', () => {
     const reader = scriptedReader(clock, job('PENDING'), job('IN_PROGRESS'), job('IN_PROGRESS'), job('COMPLETE'));
     const progress: ReportProgress[] = [];
 
-    const complete = await waitForReport(reader.read, JOB_ID, { job: created, timers: clock.timers, onProgress: (p) => progress.push(p) });
+    const complete = await waitForReport(reader.read, JOB_ID, {
+      job: created,
+      timers: clock.timers,
+      onProgress: (p) => progress.push(p),
+    });
 
     expect(complete.status).toBe('COMPLETE');
     expect(seconds(reader.pollsAt)).toEqual([3, 6, 9, 12]);
@@ -141,7 +179,9 @@ describe('waitForReport on the seed schedule', () => {
     const clock = fakeTimers();
     const reader = scriptedReader(clock, job('COMPLETE'));
 
-    await expect(waitForReport(reader.read, JOB_ID, { timers: clock.timers })).resolves.toMatchObject({ status: 'COMPLETE' });
+    await expect(waitForReport(reader.read, JOB_ID, { timers: clock.timers })).resolves.toMatchObject({
+      status: 'COMPLETE',
+    });
     expect(reader.pollsAt).toEqual([0]);
     expect(clock.sleeps).toEqual([]);
   });
@@ -160,7 +200,12 @@ describe('waitForReport on the seed schedule', () => {
 describe('waitForReport when a poll fails', () => {
   it('waits at least Retry-After after a 503 and after a 429, longer than the schedule would', async () => {
     const clock = fakeTimers(() => 0);
-    const reader = scriptedReader(clock, apiError(ServerError, 503, 20), apiError(RateLimitedError, 429, 7), job('COMPLETE'));
+    const reader = scriptedReader(
+      clock,
+      apiError(ServerError, 503, 20),
+      apiError(RateLimitedError, 429, 7),
+      job('COMPLETE'),
+    );
     const waits: ReportWait[] = [];
 
     await waitForReport(reader.read, JOB_ID, { job: created, timers: clock.timers, onWait: (w) => waits.push(w) });
@@ -184,14 +229,23 @@ describe('waitForReport when a poll fails', () => {
 
   it('retries a 500 and a lost connection on the schedule until the deadline', async () => {
     const clock = fakeTimers(() => 0);
-    const reader = scriptedReader(clock, apiError(ServerError, 500), new ApiConnectionError('GET', 'http://x', new Error('ECONNRESET')), job('COMPLETE'));
+    const reader = scriptedReader(
+      clock,
+      apiError(ServerError, 500),
+      new ApiConnectionError('GET', 'http://x', new Error('ECONNRESET')),
+      job('COMPLETE'),
+    );
 
-    await expect(waitForReport(reader.read, JOB_ID, { job: created, timers: clock.timers })).resolves.toMatchObject({ status: 'COMPLETE' });
+    await expect(waitForReport(reader.read, JOB_ID, { job: created, timers: clock.timers })).resolves.toMatchObject({
+      status: 'COMPLETE',
+    });
     expect(seconds(reader.pollsAt)).toEqual([3, 6, 9]);
 
     const failing = scriptedReader(clock, apiError(ServerError, 500));
     const before = clock.now();
-    await expect(waitForReport(failing.read, JOB_ID, { timers: clock.timers })).rejects.toBeInstanceOf(ReportTimedOutError);
+    await expect(waitForReport(failing.read, JOB_ID, { timers: clock.timers })).rejects.toBeInstanceOf(
+      ReportTimedOutError,
+    );
     expect(clock.now() - before).toBe(300 * SECOND);
   });
 
@@ -199,7 +253,9 @@ describe('waitForReport when a poll fails', () => {
     const clock = fakeTimers();
     const reader = scriptedReader(clock, apiError(NotFoundError, 404));
 
-    await expect(waitForReport(reader.read, JOB_ID, { job: created, timers: clock.timers })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(waitForReport(reader.read, JOB_ID, { job: created, timers: clock.timers })).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
     expect(reader.pollsAt).toHaveLength(1);
   });
 });
@@ -223,7 +279,9 @@ describe('waitForReport cancellation', () => {
 
   it('does not start when the signal is already aborted', async () => {
     const reader = scriptedReader(fakeTimers(), job('PENDING'));
-    await expect(waitForReport(reader.read, JOB_ID, { signal: AbortSignal.abort(new Error('no')) })).rejects.toThrow('no');
+    await expect(waitForReport(reader.read, JOB_ID, { signal: AbortSignal.abort(new Error('no')) })).rejects.toThrow(
+      'no',
+    );
     expect(reader.pollsAt).toEqual([]);
   });
 

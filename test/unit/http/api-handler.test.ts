@@ -10,7 +10,16 @@ import { MAX_BODY_BYTES, type ApiContext, type ApiMiddleware } from '../../../sh
 import { ok } from '../../../shared/http/responses.ts';
 import { logger } from '../../../shared/observability/logger.ts';
 import { apiEvent, lambdaContext, type ApiEventOptions } from '../../support/api-event.ts';
-import { bearer, createTestKeySet, signToken, TEST_AUDIENCE, TEST_ISSUER, TEST_ORG_ID, validClaims, type TestSigningKey } from '../../support/jwt.ts';
+import {
+  bearer,
+  createTestKeySet,
+  signToken,
+  TEST_AUDIENCE,
+  TEST_ISSUER,
+  TEST_ORG_ID,
+  validClaims,
+  type TestSigningKey,
+} from '../../support/jwt.ts';
 
 // Quiet logs: the logger reads its level once, when shared/observability/logger.ts is first imported.
 const previousLogLevel = vi.hoisted(() => {
@@ -41,14 +50,21 @@ function echoHandler(overrides: { beforeBody?: ApiMiddleware[]; handle?: () => P
     verifyToken,
     bodySchema,
     ...(overrides.beforeBody ? { beforeBody: overrides.beforeBody } : {}),
-    handle: overrides.handle ?? (async ({ body, principal, requestId }) => ok({ body, orgId: principal.orgId, requestId })),
+    handle:
+      overrides.handle ?? (async ({ body, principal, requestId }) => ok({ body, orgId: principal.orgId, requestId })),
   });
 }
 
 const post = (options: Omit<ApiEventOptions, 'method' | 'path'> = {}): ApiEvent =>
-  apiEvent({ ...options, method: 'POST', path: PATH, headers: { ...bearer(writerToken), 'content-type': 'application/json', ...options.headers } });
+  apiEvent({
+    ...options,
+    method: 'POST',
+    path: PATH,
+    headers: { ...bearer(writerToken), 'content-type': 'application/json', ...options.headers },
+  });
 
-const bodyOf = (response: ApiResult): Record<string, unknown> => JSON.parse(response.body ?? 'null') as Record<string, unknown>;
+const bodyOf = (response: ApiResult): Record<string, unknown> =>
+  JSON.parse(response.body ?? 'null') as Record<string, unknown>;
 
 /** A JSON body of exactly `bytes` bytes that the schema accepts. */
 function validJsonOfSize(bytes: number): string {
@@ -122,7 +138,9 @@ describe('createApiHandler', () => {
 
     const response = await invoke(echoHandler(), event);
 
-    expect(response.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(response.headers['x-request-id']).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
     expect(bodyOf(response).requestId).toBe(response.headers['x-request-id']);
   });
 
@@ -156,7 +174,10 @@ describe('createApiHandler', () => {
   it('answers 403 FORBIDDEN to a valid token that lacks the route scope', async () => {
     const handle = vi.fn(async () => ok({}));
 
-    const response = await invoke(echoHandler({ handle }), post({ headers: bearer(readerToken), body: { name: 'a', count: 1 } }));
+    const response = await invoke(
+      echoHandler({ handle }),
+      post({ headers: bearer(readerToken), body: { name: 'a', count: 1 } }),
+    );
 
     expect(response.statusCode).toBe(403);
     expect(bodyOf(response)).toMatchObject({ code: 403, error: 'FORBIDDEN', path: PATH, method: 'POST' });
@@ -167,7 +188,10 @@ describe('createApiHandler', () => {
     const response = await invoke(echoHandler(), post({ body: '{"name": "a", "count": ' }));
 
     expect(response.statusCode).toBe(400);
-    expect(bodyOf(response)).toEqual({ code: 400, errors: [expect.objectContaining({ field: 'body', code: 'isJson' })] });
+    expect(bodyOf(response)).toEqual({
+      code: 400,
+      errors: [expect.objectContaining({ field: 'body', code: 'isJson' })],
+    });
   });
 
   it.each([
@@ -179,7 +203,10 @@ describe('createApiHandler', () => {
     const response = await invoke(echoHandler(), post({ body }));
 
     expect(response.statusCode).toBe(400);
-    expect(bodyOf(response)).toEqual({ code: 400, errors: [expect.objectContaining({ field: 'body', code: 'isJson' })] });
+    expect(bodyOf(response)).toEqual({
+      code: 400,
+      errors: [expect.objectContaining({ field: 'body', code: 'isJson' })],
+    });
   });
 
   it('accepts a JSON body sent without a content-type header', async () => {
@@ -241,8 +268,14 @@ describe('createApiHandler', () => {
   it('applies the body limit to the decoded size of a base64-encoded body', async () => {
     const encode = (json: string) => Buffer.from(json, 'utf8').toString('base64');
 
-    const atLimit = await invoke(echoHandler(), post({ body: encode(validJsonOfSize(MAX_BODY_BYTES)), isBase64Encoded: true }));
-    const overLimit = await invoke(echoHandler(), post({ body: encode(validJsonOfSize(MAX_BODY_BYTES + 1)), isBase64Encoded: true }));
+    const atLimit = await invoke(
+      echoHandler(),
+      post({ body: encode(validJsonOfSize(MAX_BODY_BYTES)), isBase64Encoded: true }),
+    );
+    const overLimit = await invoke(
+      echoHandler(),
+      post({ body: encode(validJsonOfSize(MAX_BODY_BYTES + 1)), isBase64Encoded: true }),
+    );
 
     expect(atLimit.statusCode).toBe(200);
     expect(overLimit.statusCode).toBe(413);
@@ -252,7 +285,10 @@ describe('createApiHandler', () => {
     const failure = new Error('ConditionalCheckFailed on arn:aws:dynamodb:eu-west-1:123456789012:table/Secret');
     const logError = vi.spyOn(logger, 'error');
 
-    const response = await invoke(echoHandler({ handle: () => Promise.reject(failure) }), post({ body: { name: 'a', count: 1 } }));
+    const response = await invoke(
+      echoHandler({ handle: () => Promise.reject(failure) }),
+      post({ body: { name: 'a', count: 1 } }),
+    );
 
     expect(response.statusCode).toBe(500);
     expect(bodyOf(response)).toEqual({
@@ -278,12 +314,19 @@ describe('createApiHandler', () => {
       const response = await invoke(echoHandler({ beforeBody: [rateLimited()] }), post({ body: '{not json' }));
 
       expect(response.statusCode).toBe(429);
-      expect(response.headers).toMatchObject({ 'retry-after': '42', 'ratelimit-limit': '10', 'ratelimit-remaining': '0' });
+      expect(response.headers).toMatchObject({
+        'retry-after': '42',
+        'ratelimit-limit': '10',
+        'ratelimit-remaining': '0',
+      });
       expect(bodyOf(response)).toMatchObject({ code: 429, error: 'TOO_MANY_REQUESTS' });
     });
 
     it('run before the body size check: a rate-limited oversized request is 429, not 413', async () => {
-      const response = await invoke(echoHandler({ beforeBody: [rateLimited()] }), post({ body: validJsonOfSize(MAX_BODY_BYTES + 10) }));
+      const response = await invoke(
+        echoHandler({ beforeBody: [rateLimited()] }),
+        post({ body: validJsonOfSize(MAX_BODY_BYTES + 10) }),
+      );
 
       expect(response.statusCode).toBe(429);
     });
@@ -297,7 +340,10 @@ describe('createApiHandler', () => {
     });
 
     it('run after the scope check: a token without the scope is 403, not 429', async () => {
-      const response = await invoke(echoHandler({ beforeBody: [rateLimited()] }), post({ headers: bearer(readerToken), body: '{}' }));
+      const response = await invoke(
+        echoHandler({ beforeBody: [rateLimited()] }),
+        post({ headers: bearer(readerToken), body: '{}' }),
+      );
 
       expect(response.statusCode).toBe(403);
     });
@@ -346,7 +392,8 @@ describe('createPublicHandler', () => {
 });
 
 describe('functions/route-not-found', () => {
-  const fallback = (method: string, path: string) => apiEvent({ method, path, routeKey: '$default', requestId: 'req-404' });
+  const fallback = (method: string, path: string) =>
+    apiEvent({ method, path, routeKey: '$default', requestId: 'req-404' });
 
   it('answers an unknown path with 404 NOT_FOUND and the standard body', async () => {
     const response = await invoke(routeNotFound, fallback('GET', '/v1/nothing-here'));
@@ -369,7 +416,12 @@ describe('functions/route-not-found', () => {
 
     expect(response.statusCode).toBe(405);
     expect(response.headers.allow).toBe('POST');
-    expect(bodyOf(response)).toMatchObject({ code: 405, error: 'METHOD_NOT_ALLOWED', path: '/v1/onboarding-token', method: 'GET' });
+    expect(bodyOf(response)).toMatchObject({
+      code: 405,
+      error: 'METHOD_NOT_ALLOWED',
+      path: '/v1/onboarding-token',
+      method: 'GET',
+    });
   });
 
   it('answers the other direction too: POST on the list route is 405 with allow: GET', async () => {

@@ -63,7 +63,9 @@ describe('createTokenVerifier', () => {
   });
 
   it('accepts a valid ES256 token and reads scopes from an scp array', async () => {
-    const token = await signToken(validClaims({ scope: undefined, scp: ['users:read', 'reports:write'] }), { key: es256 });
+    const token = await signToken(validClaims({ scope: undefined, scp: ['users:read', 'reports:write'] }), {
+      key: es256,
+    });
 
     const principal = await verify(token);
 
@@ -72,7 +74,9 @@ describe('createTokenVerifier', () => {
   });
 
   it('merges scope and scp, ignoring repeated spaces and non-string entries', async () => {
-    const token = await signToken(validClaims({ scope: '  onboarding:read   users:read ', scp: ['reports:read', 7] }), { key: es256 });
+    const token = await signToken(validClaims({ scope: '  onboarding:read   users:read ', scp: ['reports:read', 7] }), {
+      key: es256,
+    });
 
     const principal = await verify(token);
 
@@ -114,7 +118,9 @@ describe('createTokenVerifier', () => {
   });
 
   it('rejects an expired token', async () => {
-    await expectUnauthorized(await signToken(validClaims({ iat: nowInSeconds() - 3600, exp: nowInSeconds() - 600 }), { key: es256 }));
+    await expectUnauthorized(
+      await signToken(validClaims({ iat: nowInSeconds() - 3600, exp: nowInSeconds() - 600 }), { key: es256 }),
+    );
   });
 
   it('tolerates 30 s of clock skew on exp: expired 20 s ago is accepted, 40 s ago is rejected', async () => {
@@ -127,7 +133,9 @@ describe('createTokenVerifier', () => {
 
   it('rejects a token whose nbf is 60 s in the future and accepts one 20 s ahead', async () => {
     await expectUnauthorized(await signToken(validClaims({ nbf: nowInSeconds() + 60 }), { key: es256 }));
-    await expect(verify(await signToken(validClaims({ nbf: nowInSeconds() + 20 }), { key: es256 }))).resolves.toBeDefined();
+    await expect(
+      verify(await signToken(validClaims({ nbf: nowInSeconds() + 20 }), { key: es256 })),
+    ).resolves.toBeDefined();
   });
 
   it('rejects a token from another issuer', async () => {
@@ -172,7 +180,9 @@ describe('createTokenVerifier', () => {
 
   it('reads the organization from a custom claim name and ignores org_id then', async () => {
     const verifier = verifierWith({ orgClaim: 'https://claims.example/org' });
-    const withCustom = await signToken(validClaims({ org_id: undefined, 'https://claims.example/org': 'tenant-42' }), { key: rs256 });
+    const withCustom = await signToken(validClaims({ org_id: undefined, 'https://claims.example/org': 'tenant-42' }), {
+      key: rs256,
+    });
     const withDefaultOnly = await signToken(validClaims({ org_id: 'tenant-42' }), { key: rs256 });
 
     await expect(verifier(withCustom)).resolves.toMatchObject({ orgId: 'tenant-42' });
@@ -207,10 +217,18 @@ describe('bearerTokenFrom', () => {
 
 describe('createTokenVerifier when the key server fails', () => {
   const verifierWithKeys = (keySet: Parameters<typeof createTokenVerifier>[0]['keySet']): TokenVerifier =>
-    createTokenVerifier({ issuer: TEST_ISSUER, audience: TEST_AUDIENCE, keySet, orgClaim: 'org_id', orgNameClaim: 'org_name' });
+    createTokenVerifier({
+      issuer: TEST_ISSUER,
+      audience: TEST_AUDIENCE,
+      keySet,
+      orgClaim: 'org_id',
+      orgNameClaim: 'org_name',
+    });
 
   it('answers "unavailable" (503), not "invalid token" (401), when the key set cannot be fetched', async () => {
-    const unreachable = verifierWithKeys(createRemoteJWKSet(new URL('http://127.0.0.1:9/.well-known/jwks.json'), { timeoutDuration: 500 }));
+    const unreachable = verifierWithKeys(
+      createRemoteJWKSet(new URL('http://127.0.0.1:9/.well-known/jwks.json'), { timeoutDuration: 500 }),
+    );
     const token = await signToken(validClaims(), { key: rs256 });
 
     await expect(unreachable(token)).rejects.toBeInstanceOf(DependencyUnavailableError);

@@ -29,7 +29,13 @@ const bodyOf = (response: { body?: string | undefined }): Record<string, unknown
 async function jsonBodyParserError(body: string): Promise<unknown> {
   const parser = httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]);
   try {
-    await parser.before?.({ event: { headers: {}, body }, context: {}, response: undefined, error: undefined, internal: {} } as never);
+    await parser.before?.({
+      event: { headers: {}, body },
+      context: {},
+      response: undefined,
+      error: undefined,
+      internal: {},
+    } as never);
   } catch (error) {
     return error;
   }
@@ -75,21 +81,40 @@ describe('mapErrorToResponse: standard error body', () => {
   });
 
   it('adds ConflictError details to the standard body', () => {
-    const { response } = mapErrorToResponse(new ConflictError('an open job exists for this user', { jobId: 'job-1' }), event);
+    const { response } = mapErrorToResponse(
+      new ConflictError('an open job exists for this user', { jobId: 'job-1' }),
+      event,
+    );
 
     expect(response.statusCode).toBe(409);
-    expect(bodyOf(response)).toMatchObject({ code: 409, error: 'CONFLICT', message: 'an open job exists for this user', jobId: 'job-1' });
+    expect(bodyOf(response)).toMatchObject({
+      code: 409,
+      error: 'CONFLICT',
+      message: 'an open job exists for this user',
+      jobId: 'job-1',
+    });
     expect(Object.keys(bodyOf(response))).toEqual(['code', 'timestamp', 'path', 'method', 'error', 'message', 'jobId']);
   });
 
   it('adds UnprocessableError details to the standard body', () => {
-    const { response } = mapErrorToResponse(new UnprocessableError('report failed', { errorCode: 'RENDER_FAILED' }), event);
+    const { response } = mapErrorToResponse(
+      new UnprocessableError('report failed', { errorCode: 'RENDER_FAILED' }),
+      event,
+    );
 
     expect(bodyOf(response)).toMatchObject({ code: 422, error: 'UNPROCESSABLE_ENTITY', errorCode: 'RENDER_FAILED' });
   });
 
   it('never lets details replace a standard member', () => {
-    const details = { code: '200', error: 'OK', message: 'fine', path: '/elsewhere', method: 'GET', timestamp: 'never', jobId: 'j' };
+    const details = {
+      code: '200',
+      error: 'OK',
+      message: 'fine',
+      path: '/elsewhere',
+      method: 'GET',
+      timestamp: 'never',
+      jobId: 'j',
+    };
 
     const { response } = mapErrorToResponse(new ConflictError('an open job exists', details), event);
 
@@ -127,10 +152,16 @@ describe('mapErrorToResponse: standard error body', () => {
   });
 
   it('maps an Idempotency-Key reused with another body to 422', () => {
-    const { response } = mapErrorToResponse(new IdempotencyValidationError('Payload does not match stored record'), event);
+    const { response } = mapErrorToResponse(
+      new IdempotencyValidationError('Payload does not match stored record'),
+      event,
+    );
 
     expect(response.statusCode).toBe(422);
-    expect(bodyOf(response)).toMatchObject({ error: 'UNPROCESSABLE_ENTITY', message: expect.stringContaining('Idempotency-Key') });
+    expect(bodyOf(response)).toMatchObject({
+      error: 'UNPROCESSABLE_ENTITY',
+      message: expect.stringContaining('Idempotency-Key'),
+    });
   });
 
   it('maps a request whose Idempotency-Key is still in progress to 409', () => {
@@ -162,14 +193,19 @@ describe('mapErrorToResponse: validation body', () => {
     const { response } = mapErrorToResponse(parserError, event);
 
     expect(response.statusCode).toBe(400);
-    expect(bodyOf(response)).toEqual({ code: 400, errors: [{ field: 'body', code: 'isJson', hint: expect.any(String) }] });
+    expect(bodyOf(response)).toEqual({
+      code: 400,
+      errors: [{ field: 'body', code: 'isJson', hint: expect.any(String) }],
+    });
     expect(response.body).not.toContain('Unexpected end of JSON');
   });
 });
 
 describe('mapErrorToResponse: unexpected failures', () => {
   it('answers 500 INTERNAL_SERVER_ERROR without the original message or stack', () => {
-    const error = new TypeError('Cannot read properties of undefined (table arn:aws:dynamodb:eu-west-1:123456789012:table/Jobs)');
+    const error = new TypeError(
+      'Cannot read properties of undefined (table arn:aws:dynamodb:eu-west-1:123456789012:table/Jobs)',
+    );
 
     const { response, unexpected } = mapErrorToResponse(error, event);
 
@@ -214,11 +250,17 @@ describe('mapErrorToResponse: unexpected failures', () => {
     },
     {
       label: 'an SDK server fault',
-      error: Object.assign(new Error('Internal server error on arn:aws:s3:::bucket'), { name: 'InternalError', $fault: 'server' }),
+      error: Object.assign(new Error('Internal server error on arn:aws:s3:::bucket'), {
+        name: 'InternalError',
+        $fault: 'server',
+      }),
     },
     {
       label: 'a refused connection',
-      error: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED', syscall: 'connect' }),
+      error: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), {
+        code: 'ECONNREFUSED',
+        syscall: 'connect',
+      }),
     },
     { label: 'a DependencyUnavailableError', error: new DependencyUnavailableError('DynamoDB') },
   ])('answers 503 with retry-after for $label, naming no internals', ({ error }) => {
@@ -226,7 +268,12 @@ describe('mapErrorToResponse: unexpected failures', () => {
 
     expect(response.statusCode).toBe(503);
     expect(response.headers['retry-after']).toMatch(/^[1-9]\d*$/);
-    expect(bodyOf(response)).toMatchObject({ code: 503, error: 'SERVICE_UNAVAILABLE', path: '/v1/document/api', method: 'POST' });
+    expect(bodyOf(response)).toMatchObject({
+      code: 503,
+      error: 'SERVICE_UNAVAILABLE',
+      path: '/v1/document/api',
+      method: 'POST',
+    });
     expect(response.body).not.toContain(error.message);
     expect(response.body).not.toContain(error.name);
     expect(response.body).not.toContain('127.0.0.1');
@@ -234,7 +281,10 @@ describe('mapErrorToResponse: unexpected failures', () => {
   });
 
   it('does not treat an ordinary SDK client fault as a dependency outage', () => {
-    const error = Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException', $fault: 'client' });
+    const error = Object.assign(new Error('Requested resource not found'), {
+      name: 'ResourceNotFoundException',
+      $fault: 'client',
+    });
 
     const { response } = mapErrorToResponse(error, event);
 

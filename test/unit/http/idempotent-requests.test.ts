@@ -19,7 +19,10 @@ const TABLE = 'idempotency-test';
 const BODY = { email: 'jane.doe@example.com', first_name: 'Jane', last_name: 'Doe' };
 const KEY = 'client-key-4711';
 
-const dynamoDb = new DynamoDBClient({ region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+const dynamoDb = new DynamoDBClient({
+  region: 'eu-west-1',
+  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+});
 const dynamoDbMock = mockClient(DynamoDBClient);
 
 const idempotency = createIdempotentRequests({ route: ROUTE, tableName: TABLE, dynamoDbClient: dynamoDb });
@@ -32,7 +35,8 @@ const request = (overrides: Partial<IdempotentRequest> = {}): IdempotentRequest 
   ...overrides,
 });
 
-const firstResponse = (): ApiResult => created({ onboarding_token: 'tok_123', expires_at: '2025-01-15T00:00:00.000Z' }, { location: '/x' });
+const firstResponse = (): ApiResult =>
+  created({ onboarding_token: 'tok_123', expires_at: '2025-01-15T00:00:00.000Z' }, { location: '/x' });
 
 const putItems = (): Record<string, AttributeValue>[] =>
   dynamoDbMock.commandCalls(PutItemCommand).map((call) => call.args[0].input.Item ?? {});
@@ -122,7 +126,13 @@ describe('createIdempotentRequests', () => {
     if (values[':validation_key']) completedItem.validation = values[':validation_key'];
     dynamoDbMock
       .on(PutItemCommand)
-      .rejects(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {}, Item: completedItem }));
+      .rejects(
+        new ConditionalCheckFailedException({
+          message: 'The conditional request failed',
+          $metadata: {},
+          Item: completedItem,
+        }),
+      );
     dynamoDbMock.on(GetItemCommand).resolves({ Item: completedItem });
     const work = vi.fn(async () => created({ onboarding_token: 'tok_SECOND' }));
 
@@ -131,7 +141,10 @@ describe('createIdempotentRequests', () => {
 
     // Assert
     expect(work).not.toHaveBeenCalled();
-    expect(replayed).toEqual({ ...firstResponse(), headers: { ...firstResponse().headers, 'idempotent-replayed': 'true' } });
+    expect(replayed).toEqual({
+      ...firstResponse(),
+      headers: { ...firstResponse().headers, 'idempotent-replayed': 'true' },
+    });
   });
 
   it('stores the response body encrypted: the created token is not readable in the table', async () => {
@@ -149,7 +162,10 @@ describe('createIdempotentRequests', () => {
     await expect(idempotency.run(request(), () => Promise.reject(failure))).rejects.toBe(failure);
 
     expect(dynamoDbMock.commandCalls(UpdateItemCommand)).toHaveLength(0);
-    expect(dynamoDbMock.calls().map((call) => call.args[0].constructor.name)).toEqual(['PutItemCommand', 'DeleteItemCommand']);
+    expect(dynamoDbMock.calls().map((call) => call.args[0].constructor.name)).toEqual([
+      'PutItemCommand',
+      'DeleteItemCommand',
+    ]);
   });
 
   it.each([
@@ -159,16 +175,19 @@ describe('createIdempotentRequests', () => {
     ['a non-ASCII character', 'clé-1'],
     ['only whitespace', '   '],
     ['nothing', ''],
-  ])('rejects a key with %s as InvalidInputError on idempotencyKey, before any work or DynamoDB call', async (_, idempotencyKey) => {
-    const work = vi.fn(async () => firstResponse());
+  ])(
+    'rejects a key with %s as InvalidInputError on idempotencyKey, before any work or DynamoDB call',
+    async (_, idempotencyKey) => {
+      const work = vi.fn(async () => firstResponse());
 
-    const outcome = idempotency.run(request({ idempotencyKey }), work);
+      const outcome = idempotency.run(request({ idempotencyKey }), work);
 
-    await expect(outcome).rejects.toBeInstanceOf(InvalidInputError);
-    await expect(outcome).rejects.toMatchObject({ problems: [expect.objectContaining({ field: 'idempotencyKey' })] });
-    expect(work).not.toHaveBeenCalled();
-    expect(dynamoDbMock.calls()).toHaveLength(0);
-  });
+      await expect(outcome).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(outcome).rejects.toMatchObject({ problems: [expect.objectContaining({ field: 'idempotencyKey' })] });
+      expect(work).not.toHaveBeenCalled();
+      expect(dynamoDbMock.calls()).toHaveLength(0);
+    },
+  );
 
   it('accepts a key of exactly 255 printable characters', async () => {
     const work = vi.fn(async () => firstResponse());

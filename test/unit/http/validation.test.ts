@@ -50,15 +50,20 @@ describe('parseInput with the onboarding token schema', () => {
     const problems = problemsOf(onboardingTokenRequestSchema, { ...validRequest, first_name: 'a'.repeat(101) });
     const accepted = parseInput(onboardingTokenRequestSchema, { ...validRequest, first_name: 'a'.repeat(100) });
 
-    expect(problems).toEqual([{ field: 'firstName', code: 'maxLength', hint: 'first_name must be at most 100 characters' }]);
+    expect(problems).toEqual([
+      { field: 'firstName', code: 'maxLength', hint: 'first_name must be at most 100 characters' },
+    ]);
     expect(accepted.first_name).toHaveLength(100);
   });
 
-  it.each(['not-an-email', 'jane@', '@example.com', 'jane doe@example.com'])('rejects the e-mail %j with isEmail', (email) => {
-    const problems = problemsOf(onboardingTokenRequestSchema, { ...validRequest, email });
+  it.each(['not-an-email', 'jane@', '@example.com', 'jane doe@example.com'])(
+    'rejects the e-mail %j with isEmail',
+    (email) => {
+      const problems = problemsOf(onboardingTokenRequestSchema, { ...validRequest, email });
 
-    expect(problems).toEqual([{ field: 'email', code: 'isEmail', hint: 'email must be a valid e-mail address' }]);
-  });
+      expect(problems).toEqual([{ field: 'email', code: 'isEmail', hint: 'email must be a valid e-mail address' }]);
+    },
+  );
 
   it('reports an empty e-mail once, as isNotEmpty, not also as isEmail', () => {
     const problems = problemsOf(onboardingTokenRequestSchema, { ...validRequest, email: '   ' });
@@ -85,7 +90,11 @@ describe('parseInput with the onboarding token schema', () => {
   it('reports all problems of one request at once, not just the first', () => {
     const problems = problemsOf(onboardingTokenRequestSchema, { email: 'nope', first_name: 'b'.repeat(150) });
 
-    expect(problems.map((p) => `${p.field}:${p.code}`)).toEqual(['email:isEmail', 'firstName:maxLength', 'lastName:isNotEmpty']);
+    expect(problems.map((p) => `${p.field}:${p.code}`)).toEqual([
+      'email:isEmail',
+      'firstName:maxLength',
+      'lastName:isNotEmpty',
+    ]);
   });
 
   it('reports a body that is not an object as isObject on the body', () => {
@@ -121,7 +130,11 @@ describe('parseInput with ad-hoc schemas', () => {
         code: 'isDateString',
         hint: 'filters.guardian_dob.gte must be an ISO 8601 date (YYYY-MM-DD) or timestamp',
       },
-      { field: 'resultKeys[2]', code: 'isIn', hint: expect.stringMatching(/^result_keys\[2\] must be one of .*"id", "email", "first_name"/) },
+      {
+        field: 'resultKeys[2]',
+        code: 'isIn',
+        hint: expect.stringMatching(/^result_keys\[2\] must be one of .*"id", "email", "first_name"/),
+      },
     ]);
   });
 
@@ -149,12 +162,21 @@ describe('parseInput with ad-hoc schemas', () => {
     const problems = problemsOf(schema, { registration_status: 'archived' });
 
     expect(problems).toEqual([
-      { field: 'registrationStatus', code: 'isIn', hint: expect.stringMatching(/^registration_status must be one of .*"active", "pending"/) },
+      {
+        field: 'registrationStatus',
+        code: 'isIn',
+        hint: expect.stringMatching(/^registration_status must be one of .*"active", "pending"/),
+      },
     ]);
   });
 
   it.each([
-    { schema: v.object({ result_keys: v.array(v.string()) }), input: { result_keys: 'id' }, field: 'resultKeys', code: 'isArray' },
+    {
+      schema: v.object({ result_keys: v.array(v.string()) }),
+      input: { result_keys: 'id' },
+      field: 'resultKeys',
+      code: 'isArray',
+    },
     { schema: v.object({ filters: v.object({}) }), input: { filters: 'age>3' }, field: 'filters', code: 'isObject' },
     { schema: v.object({ is_minor: v.boolean() }), input: { is_minor: 'true' }, field: 'isMinor', code: 'isBoolean' },
   ])('reports a wrong container or boolean type as $code', ({ schema, input, field, code }) => {
@@ -164,7 +186,12 @@ describe('parseInput with ad-hoc schemas', () => {
   });
 
   it('takes the contract code and hint from a custom check message of the form "code: hint"', () => {
-    const schema = v.object({ job_id: v.pipe(v.string(), v.check((s) => s.length === 36, 'isUuid: must be a UUID')) });
+    const schema = v.object({
+      job_id: v.pipe(
+        v.string(),
+        v.check((s) => s.length === 36, 'isUuid: must be a UUID'),
+      ),
+    });
 
     const problems = problemsOf(schema, { job_id: 'abc' });
 
@@ -178,7 +205,11 @@ describe('parseInput with ad-hoc schemas', () => {
       flags: v.array(v.boolean()),
     });
 
-    const problems = problemsOf(schema, { user_id: '', pagination: { limit: 'x', offset: -1 }, flags: [true, 'no', 1] });
+    const problems = problemsOf(schema, {
+      user_id: '',
+      pagination: { limit: 'x', offset: -1 },
+      flags: [true, 'no', 1],
+    });
 
     expect(problems.map((p) => `${p.field}:${p.code}`)).toEqual([
       'userId:isNotEmpty',
@@ -196,7 +227,11 @@ describe('toFieldProblem', () => {
     const issue = result.issues?.[0];
     if (!issue) throw new Error('expected an issue');
 
-    expect(toFieldProblem(issue)).toEqual({ field: 'guardianDob.lte', code: 'isString', hint: 'guardian_dob.lte must be a string' });
+    expect(toFieldProblem(issue)).toEqual({
+      field: 'guardianDob.lte',
+      code: 'isString',
+      hint: 'guardian_dob.lte must be a string',
+    });
   });
 
   it('camelCases snake_case member names, including digits', () => {

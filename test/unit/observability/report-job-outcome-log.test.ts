@@ -23,7 +23,11 @@ describe('logReportJobOutcome', () => {
 
     logReportJobOutcome(logger, message, { outcome: 'failed', job, errorCode: 'STORAGE_FAILED', cause: refused });
 
-    expect(log.error).toHaveBeenCalledWith('report job failed', { ...message, errorCode: 'STORAGE_FAILED', error: refused });
+    expect(log.error).toHaveBeenCalledWith('report job failed', {
+      ...message,
+      errorCode: 'STORAGE_FAILED',
+      error: refused,
+    });
     expect(log.warn).not.toHaveBeenCalled();
   });
 
@@ -42,8 +46,17 @@ describe('logReportJobOutcome', () => {
     logReportJobOutcome(logger, message, { outcome: 'completed', job });
     logReportJobOutcome(logger, message, { outcome: 'skipped', reason: 'already-finished' });
 
-    expect(log.info).toHaveBeenNthCalledWith(1, 'report job processed', { ...message, outcome: 'completed', job: undefined });
-    expect(log.info).toHaveBeenNthCalledWith(2, 'report job processed', { ...message, outcome: 'skipped', reason: 'already-finished', job: undefined });
+    expect(log.info).toHaveBeenNthCalledWith(1, 'report job processed', {
+      ...message,
+      outcome: 'completed',
+      job: undefined,
+    });
+    expect(log.info).toHaveBeenNthCalledWith(2, 'report job processed', {
+      ...message,
+      outcome: 'skipped',
+      reason: 'already-finished',
+      job: undefined,
+    });
     expect(log.error).not.toHaveBeenCalled();
   });
 });

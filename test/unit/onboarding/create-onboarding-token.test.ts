@@ -43,7 +43,13 @@ function useCase(onWithdrawFailed = vi.fn()) {
   return { run, mailer, onWithdrawFailed };
 }
 
-const input = { orgId: 'acme', organizationName: 'Acme Ltd', email: 'zoe@example.com', firstName: 'Zoë', lastName: 'Ångström' };
+const input = {
+  orgId: 'acme',
+  organizationName: 'Acme Ltd',
+  email: 'zoe@example.com',
+  firstName: 'Zoë',
+  lastName: 'Ångström',
+};
 
 describe('createOnboardingToken', () => {
   beforeEach(() => {
@@ -100,10 +106,7 @@ describe('createOnboardingToken', () => {
   });
 
   it('retries a transaction cancelled only by a concurrent writer, then succeeds', async () => {
-    documentsMock
-      .on(TransactWriteCommand)
-      .rejectsOnce(cancelled('TransactionConflict', 'None'))
-      .resolves({});
+    documentsMock.on(TransactWriteCommand).rejectsOnce(cancelled('TransactionConflict', 'None')).resolves({});
     const { run } = useCase();
 
     await run(input);

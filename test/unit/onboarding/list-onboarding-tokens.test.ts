@@ -70,7 +70,9 @@ describe('listOnboardingTokens', () => {
   });
 
   it('has no cursor on the last page', async () => {
-    documentsMock.on(QueryCommand).resolves({ Items: [item(1, '2026-03-10T00:00:00.000Z', '2026-03-24T00:00:00.000Z')] });
+    documentsMock
+      .on(QueryCommand)
+      .resolves({ Items: [item(1, '2026-03-10T00:00:00.000Z', '2026-03-24T00:00:00.000Z')] });
 
     const page = await listing()({ orgId: 'acme', limit: 2, cursor: undefined });
 

@@ -15,7 +15,11 @@ import type { OnboardingEmail } from '../../../shared/domain/onboarding/ports.ts
 import { expectedAuthorization, RecordingHttpEndpoint } from '../../support/recording-http-endpoint.ts';
 
 const REGION = 'eu-west-1';
-const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'fake-secret-key', sessionToken: 'fake-session-token' };
+const CREDENTIALS = {
+  accessKeyId: 'AKIDEXAMPLE',
+  secretAccessKey: 'fake-secret-key',
+  sessionToken: 'fake-session-token',
+};
 const RECIPIENT = 'zoe@example.com';
 const EMAIL: OnboardingEmail = {
   to: RECIPIENT,
@@ -36,7 +40,10 @@ class FakeSes extends RecordingHttpEndpoint {
   }
 
   /** An error as SES sends it: the type in a header and/or the body, SES's message in the body, the request id in a header. */
-  refuse(status: number, error: { headerType?: string; bodyType?: Record<string, string>; requestId?: string } = {}): this {
+  refuse(
+    status: number,
+    error: { headerType?: string; bodyType?: Record<string, string>; requestId?: string } = {},
+  ): this {
     return this.enqueue({
       status,
       headers: {
@@ -110,7 +117,11 @@ describe('SesOnboardingMailer', () => {
     sdk.destroy();
 
     const [ours, theirs] = ses.requests;
-    expect({ ...ours, headers: undefined, body: JSON.parse(ours!.body.toString()) }).toEqual({ ...theirs, headers: undefined, body: JSON.parse(theirs!.body.toString()) });
+    expect({ ...ours, headers: undefined, body: JSON.parse(ours!.body.toString()) }).toEqual({
+      ...theirs,
+      headers: undefined,
+      body: JSON.parse(theirs!.body.toString()),
+    });
     expect(ours!.headers['content-type']).toBe(theirs!.headers['content-type']);
     expect(ours!.headers.authorization!.split(',')[0]).toBe(theirs!.headers.authorization!.split(',')[0]);
   });
@@ -144,7 +155,12 @@ describe('SesOnboardingMailer', () => {
 
     expect(sent).toHaveLength(1);
     const url = new URL(origin);
-    expect(sent[0]).toMatchObject({ method: 'POST', protocol: 'https:', hostname: url.hostname, path: '/v2/email/outbound-emails' });
+    expect(sent[0]).toMatchObject({
+      method: 'POST',
+      protocol: 'https:',
+      hostname: url.hostname,
+      path: '/v2/email/outbound-emails',
+    });
     expect(sent[0]!.headers).toMatchObject({ host: url.hostname });
     expect(sent[0]!.port).toBeUndefined();
   });
@@ -163,8 +179,18 @@ describe('SesOnboardingMailer', () => {
     ['a 500 without a type', 500, {}, 'unknown error'],
     ['a 503 ServiceUnavailable', 503, { bodyType: { code: 'ServiceUnavailable' } }, 'ServiceUnavailable'],
     ['a 429 TooManyRequestsException', 429, { headerType: 'TooManyRequestsException' }, 'TooManyRequestsException'],
-    ['a 400 ThrottlingException', 400, { bodyType: { __type: 'com.amazonaws.sesv2#ThrottlingException' } }, 'ThrottlingException'],
-    ['a 400 LimitExceededException', 400, { headerType: 'LimitExceededException:http://internal.amazon.com/' }, 'LimitExceededException'],
+    [
+      'a 400 ThrottlingException',
+      400,
+      { bodyType: { __type: 'com.amazonaws.sesv2#ThrottlingException' } },
+      'ThrottlingException',
+    ],
+    [
+      'a 400 LimitExceededException',
+      400,
+      { headerType: 'LimitExceededException:http://internal.amazon.com/' },
+      'LimitExceededException',
+    ],
   ])('tries %s three times in all, then fails naming the last answer', async (_label, status, error, type) => {
     for (let i = 1; i <= 3; i++) ses.refuse(status, { ...error, requestId: `req-${i}` });
 
@@ -204,7 +230,12 @@ describe('SesOnboardingMailer', () => {
       { headerType: 'MessageRejected:http://internal.amazon.com/coral/com.amazonaws.sesv2/' },
       'MessageRejected',
     ],
-    ['NotFoundException in the body', 404, { bodyType: { __type: 'com.amazonaws.sesv2#NotFoundException' } }, 'NotFoundException'],
+    [
+      'NotFoundException in the body',
+      404,
+      { bodyType: { __type: 'com.amazonaws.sesv2#NotFoundException' } },
+      'NotFoundException',
+    ],
     [
       'AccessDeniedException in both',
       403,
@@ -293,7 +324,9 @@ describe('onboardingMailerFromEnvironment', () => {
     await onboardingMailerFromEnvironment(SENDER).sendOnboardingToken(EMAIL);
 
     expect(ses.requests).toHaveLength(1);
-    expect(ses.requests[0]!.headers.authorization).toMatch(/Credential=AKIDFROMENV\/\d{8}\/eu-central-1\/ses\/aws4_request/);
+    expect(ses.requests[0]!.headers.authorization).toMatch(
+      /Credential=AKIDFROMENV\/\d{8}\/eu-central-1\/ses\/aws4_request/,
+    );
   });
 
   it('falls back to AWS_ENDPOINT_URL', async () => {

@@ -30,6 +30,8 @@ describe('onboarding token', () => {
     const record = { expiresAt: '2026-01-15T10:00:00.000Z' };
     expect(tokenStatus(record, new Date('2026-01-15T09:59:59.999Z'))).toBe('Issued');
     expect(tokenStatus(record, new Date('2026-01-15T10:00:00.000Z'))).toBe('Expired');
-    expect(tokenStatus({ ...record, usedAt: '2026-01-02T00:00:00.000Z' }, new Date('2026-01-03T00:00:00.000Z'))).toBe('Used');
+    expect(tokenStatus({ ...record, usedAt: '2026-01-02T00:00:00.000Z' }, new Date('2026-01-03T00:00:00.000Z'))).toBe(
+      'Used',
+    );
   });
 });

@@ -65,8 +65,11 @@ describe('openapi.json', () => {
   it('answers 401, 403, 500 and 503 on every authenticated operation, and 400 and 413 wherever a body is validated', () => {
     for (const route of apiRoutes.filter((r) => !r.public)) {
       const operation = committed.paths[route.path][route.method.toLowerCase()] as Json;
-      expect(Object.keys(operation.responses), route.name).toEqual(expect.arrayContaining(['401', '403', '500', '503']));
-      if (operation.requestBody) expect(Object.keys(operation.responses), route.name).toEqual(expect.arrayContaining(['400', '413']));
+      expect(Object.keys(operation.responses), route.name).toEqual(
+        expect.arrayContaining(['401', '403', '500', '503']),
+      );
+      if (operation.requestBody)
+        expect(Object.keys(operation.responses), route.name).toEqual(expect.arrayContaining(['400', '413']));
     }
   });
 
@@ -102,7 +105,11 @@ describe('request schemas agree with the handlers’ valibot schemas', () => {
         { email: 7, first_name: 'Ada', last_name: 'Lovelace' },
       ],
     ],
-    ['ReportJobRequest', reportJobRequestSchema, [{ userId: 'u-1' }, { userId: '' }, { userId: 'x'.repeat(17) }, {}, { userId: 12 }]],
+    [
+      'ReportJobRequest',
+      reportJobRequestSchema,
+      [{ userId: 'u-1' }, { userId: '' }, { userId: 'x'.repeat(17) }, {}, { userId: 12 }],
+    ],
     [
       'UserStatusRequest',
       userStatusRequestSchema,
@@ -149,9 +156,15 @@ describe('request schemas agree with the handlers’ valibot schemas', () => {
 describe('GET /v1/openapi.json function', () => {
   it('answers 200 with the committed document, a request id and no-store, without a token', async () => {
     const { handler } = await import('../../../functions/get-openapi-document.ts');
-    const response = await handler(apiEvent({ method: 'GET', path: '/v1/openapi.json' }), lambdaContext() as ApiContext);
+    const response = await handler(
+      apiEvent({ method: 'GET', path: '/v1/openapi.json' }),
+      lambdaContext() as ApiContext,
+    );
     expect(response.statusCode).toBe(200);
-    expect(response.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+    expect(response.headers).toMatchObject({
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+    });
     expect(response.headers['x-request-id']).toEqual(expect.any(String));
     expect(JSON.parse(response.body as string)).toEqual(committed);
   });
@@ -183,14 +196,22 @@ describe('the response checker the integration tests use', () => {
   it('in strict mode refuses a member the document does not name, which the document itself allows', () => {
     const body = { ...complete, surprise: true };
     expect(openApiValidator(committed).checkResponse(route, { status: 200, headers, body })).toEqual([]);
-    expect(openApiValidator(committed, { strict: true }).checkResponse(route, { status: 200, headers, body })).not.toEqual([]);
+    expect(
+      openApiValidator(committed, { strict: true }).checkResponse(route, { status: 200, headers, body }),
+    ).not.toEqual([]);
   });
 
   it('refuses an undocumented status and a missing x-request-id', () => {
     const validator = openApiValidator(committed, { strict: true });
-    expect(validator.checkResponse(route, { status: 418, headers, body: {} })).toEqual([`GET /v1/document/api/{id} does not list status 418`]);
-    expect(validator.checkResponse(route, { status: 200, headers: new Headers({ 'cache-control': 'no-store' }), body: complete })).toEqual([
-      'header x-request-id is missing',
+    expect(validator.checkResponse(route, { status: 418, headers, body: {} })).toEqual([
+      `GET /v1/document/api/{id} does not list status 418`,
     ]);
+    expect(
+      validator.checkResponse(route, {
+        status: 200,
+        headers: new Headers({ 'cache-control': 'no-store' }),
+        body: complete,
+      }),
+    ).toEqual(['header x-request-id is missing']);
   });
 });

@@ -21,20 +21,23 @@ beforeEach(() => {
 describe('failDeadLetteredJob', () => {
   const failDeadLettered = () => failDeadLetteredJob({ jobs, clock });
 
-  it.each(['PENDING', 'IN_PROGRESS'] as const)('fails an open %s job with INTERNAL_ERROR and releases its guard', async (status) => {
-    const job = jobs.seed(reportJob({ status }));
-    clock.advance(90_000);
+  it.each(['PENDING', 'IN_PROGRESS'] as const)(
+    'fails an open %s job with INTERNAL_ERROR and releases its guard',
+    async (status) => {
+      const job = jobs.seed(reportJob({ status }));
+      clock.advance(90_000);
 
-    const failed = await failDeadLettered()({ orgId: ORG_ID, jobId: job.jobId });
+      const failed = await failDeadLettered()({ orgId: ORG_ID, jobId: job.jobId });
 
-    expect(failed).toBe(true);
-    expect(await jobs.get(job.jobId)).toMatchObject({
-      status: 'FAILED',
-      errorCode: 'INTERNAL_ERROR',
-      updatedAt: clock.now().toISOString(),
-    });
-    expect(jobs.guards.size).toBe(0);
-  });
+      expect(failed).toBe(true);
+      expect(await jobs.get(job.jobId)).toMatchObject({
+        status: 'FAILED',
+        errorCode: 'INTERNAL_ERROR',
+        updatedAt: clock.now().toISOString(),
+      });
+      expect(jobs.guards.size).toBe(0);
+    },
+  );
 
   it('leaves a COMPLETE job alone', async () => {
     const job = jobs.seed(reportJob({ status: 'COMPLETE', completedAt: T0.toISOString(), sizeBytes: 10 }));
@@ -63,10 +66,15 @@ describe('sweepTimedOutJobs', () => {
   /** Open jobs of different users created `ageMs` before the sweep runs. */
   function seedOpenJobs(...agesMs: number[]): string[] {
     const sweepAt = T0.getTime() + 60 * 60 * 1000;
-    return agesMs.map((ageMs, i) =>
-      jobs.seed(
-        reportJob({ jobId: JOB_IDS[i]!, userId: `${USER_ID}-${i}`, createdAt: new Date(sweepAt - ageMs).toISOString() }),
-      ).jobId,
+    return agesMs.map(
+      (ageMs, i) =>
+        jobs.seed(
+          reportJob({
+            jobId: JOB_IDS[i]!,
+            userId: `${USER_ID}-${i}`,
+            createdAt: new Date(sweepAt - ageMs).toISOString(),
+          }),
+        ).jobId,
     );
   }
 
@@ -75,7 +83,11 @@ describe('sweepTimedOutJobs', () => {
   });
 
   it('fails with TIMED_OUT only the open jobs created more than 5 minutes ago', async () => {
-    const [old, young, justOld] = seedOpenJobs(REPORT_DEADLINE_MS + 60_000, REPORT_DEADLINE_MS - 1_000, REPORT_DEADLINE_MS + 1);
+    const [old, young, justOld] = seedOpenJobs(
+      REPORT_DEADLINE_MS + 60_000,
+      REPORT_DEADLINE_MS - 1_000,
+      REPORT_DEADLINE_MS + 1,
+    );
 
     const result = await sweepTimedOutJobs({ jobs, clock })();
 

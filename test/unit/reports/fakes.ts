@@ -9,7 +9,11 @@ import type {
   ReportStorage,
   UserDirectory,
 } from '../../../shared/domain/reports/ports.ts';
-import { processingDurationMs, type ReportErrorCode, type ReportJob } from '../../../shared/domain/reports/report-job.ts';
+import {
+  processingDurationMs,
+  type ReportErrorCode,
+  type ReportJob,
+} from '../../../shared/domain/reports/report-job.ts';
 import type { UserRecord } from '../../../shared/domain/users/user-record.ts';
 
 export const ORG_ID = 'org-acme';
@@ -61,7 +65,10 @@ export class InMemoryReportJobStore implements ReportJobStore {
   seed(job: ReportJob): ReportJob {
     this.jobs.set(job.jobId, clone(job));
     if (job.status === 'PENDING' || job.status === 'IN_PROGRESS') {
-      this.guards.set(InMemoryReportJobStore.guardKey(job.orgId, job.userId), { jobId: job.jobId, createdAt: job.createdAt });
+      this.guards.set(InMemoryReportJobStore.guardKey(job.orgId, job.userId), {
+        jobId: job.jobId,
+        createdAt: job.createdAt,
+      });
     }
     return clone(job);
   }
@@ -86,7 +93,10 @@ export class InMemoryReportJobStore implements ReportJobStore {
     this.releaseGuard(job);
   }
 
-  async start(jobId: string, attempt: { attemptId: string; now: Date; leaseMs: number }): Promise<ReportJob | undefined> {
+  async start(
+    jobId: string,
+    attempt: { attemptId: string; now: Date; leaseMs: number },
+  ): Promise<ReportJob | undefined> {
     const job = this.jobs.get(jobId);
     if (!job) return undefined;
     const now = attempt.now.toISOString();

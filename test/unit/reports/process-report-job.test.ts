@@ -112,7 +112,12 @@ describe('processReportJob', () => {
 
   it("skips a message for a FAILED job as 'already-finished'", async () => {
     job = jobs.seed(
-      reportJob({ jobId: '2c5ea4c0-4067-4fb5-8f38-5b3d8a0a2e11', userId: 'user-9', status: 'FAILED', errorCode: 'RENDER_FAILED' }),
+      reportJob({
+        jobId: '2c5ea4c0-4067-4fb5-8f38-5b3d8a0a2e11',
+        userId: 'user-9',
+        status: 'FAILED',
+        errorCode: 'RENDER_FAILED',
+      }),
     );
 
     const result = await process(message(), firstAttempt);

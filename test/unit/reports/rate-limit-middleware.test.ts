@@ -10,7 +10,15 @@ import type { ApiContext } from '../../../shared/http/middlewares.ts';
 import { limitRate, rateLimitHeaders } from '../../../shared/http/rate-limit.ts';
 import { accepted } from '../../../shared/http/responses.ts';
 import { apiEvent, lambdaContext } from '../../support/api-event.ts';
-import { bearer, createTestKeySet, signToken, TEST_AUDIENCE, TEST_ISSUER, TEST_ORG_ID, validClaims } from '../../support/jwt.ts';
+import {
+  bearer,
+  createTestKeySet,
+  signToken,
+  TEST_AUDIENCE,
+  TEST_ISSUER,
+  TEST_ORG_ID,
+  validClaims,
+} from '../../support/jwt.ts';
 import { FakeClock, T0 } from './fakes.ts';
 
 // Quiet logs: the logger reads its level once, when shared/observability/logger.ts is first imported.
@@ -56,7 +64,10 @@ function reportHandler(handle = vi.fn(async () => accepted({ jobId: 'job-1' }, {
 
 /** Spends the organization's ten tokens, one second apart, starting at T0. */
 function emptyTheBucket(): void {
-  limiter.buckets.set(TEST_ORG_ID, Array.from({ length: 10 }, (_, i) => T0.getTime() + i * 1000));
+  limiter.buckets.set(
+    TEST_ORG_ID,
+    Array.from({ length: 10 }, (_, i) => T0.getTime() + i * 1000),
+  );
 }
 
 beforeAll(async () => {

@@ -2,7 +2,16 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ForbiddenError, NotFoundError, UnprocessableError } from '../../../shared/domain/errors.ts';
 import { getReportDownload, getReportJob } from '../../../shared/domain/reports/read-report-job.ts';
 import { REPORT_DEADLINE_MS, type ReportErrorCode } from '../../../shared/domain/reports/report-job.ts';
-import { FakeClock, FakeReportStorage, InMemoryReportJobStore, ORG_ID, OTHER_ORG_ID, reportJob, T0, USER_ID } from './fakes.ts';
+import {
+  FakeClock,
+  FakeReportStorage,
+  InMemoryReportJobStore,
+  ORG_ID,
+  OTHER_ORG_ID,
+  reportJob,
+  T0,
+  USER_ID,
+} from './fakes.ts';
 
 const UNKNOWN_JOB_ID = 'a8098c1a-f86e-41d5-9c4b-0e2f3b7a6d10';
 const COMPLETED_AT = '2026-03-01T12:00:04.000Z';
@@ -41,16 +50,24 @@ describe('getReportJob', () => {
     expect((await jobs.get(job.jobId))?.status).toBe('PENDING');
   });
 
-  it.each(['PENDING', 'IN_PROGRESS'] as const)('fails a %s job found 5 minutes after creation with TIMED_OUT on read', async (status) => {
-    const job = jobs.seed(reportJob({ status }));
-    clock.advance(REPORT_DEADLINE_MS);
+  it.each(['PENDING', 'IN_PROGRESS'] as const)(
+    'fails a %s job found 5 minutes after creation with TIMED_OUT on read',
+    async (status) => {
+      const job = jobs.seed(reportJob({ status }));
+      clock.advance(REPORT_DEADLINE_MS);
 
-    const read1 = await read(job.jobId);
+      const read1 = await read(job.jobId);
 
-    expect(read1).toMatchObject({ jobId: job.jobId, status: 'FAILED', errorCode: 'TIMED_OUT', updatedAt: clock.now().toISOString() });
-    expect(await jobs.get(job.jobId)).toEqual(read1);
-    expect(guard()).toBeUndefined();
-  });
+      expect(read1).toMatchObject({
+        jobId: job.jobId,
+        status: 'FAILED',
+        errorCode: 'TIMED_OUT',
+        updatedAt: clock.now().toISOString(),
+      });
+      expect(await jobs.get(job.jobId)).toEqual(read1);
+      expect(guard()).toBeUndefined();
+    },
+  );
 
   it('leaves an open job alone 1 ms before its deadline', async () => {
     const job = jobs.seed(reportJob());
@@ -71,16 +88,19 @@ describe('getReportJob', () => {
 describe('getReportDownload', () => {
   const download = (jobId: string, orgId = ORG_ID) => getReportDownload({ jobs, storage, clock })({ orgId, jobId });
 
-  it.each(['PENDING', 'IN_PROGRESS'] as const)("refuses a %s job with 422 'report is not ready' naming the status", async (status) => {
-    const job = jobs.seed(reportJob({ status }));
+  it.each(['PENDING', 'IN_PROGRESS'] as const)(
+    "refuses a %s job with 422 'report is not ready' naming the status",
+    async (status) => {
+      const job = jobs.seed(reportJob({ status }));
 
-    const error = await download(job.jobId).catch((e: unknown) => e);
+      const error = await download(job.jobId).catch((e: unknown) => e);
 
-    expect(error).toBeInstanceOf(UnprocessableError);
-    expect((error as UnprocessableError).message).toBe('report is not ready');
-    expect((error as UnprocessableError).details).toEqual({ status });
-    expect(storage.urlRequests).toEqual([]);
-  });
+      expect(error).toBeInstanceOf(UnprocessableError);
+      expect((error as UnprocessableError).message).toBe('report is not ready');
+      expect((error as UnprocessableError).details).toEqual({ status });
+      expect(storage.urlRequests).toEqual([]);
+    },
+  );
 
   it.each<ReportErrorCode>(['USER_NOT_FOUND', 'RENDER_FAILED', 'STORAGE_FAILED', 'TIMED_OUT', 'INTERNAL_ERROR'])(
     'refuses a job FAILED with %s with 422 naming the error code',
@@ -106,7 +126,7 @@ describe('getReportDownload', () => {
     expect((await jobs.get(job.jobId))?.status).toBe('FAILED');
   });
 
-  it('refuses an unknown job with NotFoundError and another organization\'s with ForbiddenError', async () => {
+  it("refuses an unknown job with NotFoundError and another organization's with ForbiddenError", async () => {
     const job = jobs.seed(reportJob({ status: 'COMPLETE', completedAt: COMPLETED_AT }));
 
     await expect(download(UNKNOWN_JOB_ID)).rejects.toBeInstanceOf(NotFoundError);

@@ -1,6 +1,16 @@
-import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoDbReportJobStore } from '../../../shared/adapters/dynamodb/report-job-store.ts';
@@ -13,14 +23,17 @@ const TABLE = 'ReportJobs';
 const OPEN_JOB_ID = '9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a';
 const documentsMock = mockClient(DynamoDBDocumentClient);
 
-const store = () => new DynamoDbReportJobStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })), TABLE);
+const store = () =>
+  new DynamoDbReportJobStore(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })), TABLE);
 
 const cancelled = (...reasons: Array<{ Code: string; Item?: Record<string, AttributeValue> }>) =>
   new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: reasons });
 
-const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+const conditionFailed = () =>
+  new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
 
-const transactItems = (index = 0) => documentsMock.commandCalls(TransactWriteCommand)[index]!.args[0].input.TransactItems!;
+const transactItems = (index = 0) =>
+  documentsMock.commandCalls(TransactWriteCommand)[index]!.args[0].input.TransactItems!;
 
 const startedJob = (): ReportJob =>
   reportJob({
@@ -93,14 +106,21 @@ describe('DynamoDbReportJobStore.createOpenJob', () => {
   });
 
   it("turns a guard ConditionalCheckFailed into OpenJobExistsError carrying the open job's id and creation time", async () => {
-    documentsMock.on(TransactWriteCommand).rejects(
-      cancelled(
-        { Code: 'ConditionalCheckFailed', Item: { jobId: { S: OPEN_JOB_ID }, createdAt: { S: '2026-03-01T11:58:00.000Z' } } },
-        { Code: 'None' },
-      ),
-    );
+    documentsMock
+      .on(TransactWriteCommand)
+      .rejects(
+        cancelled(
+          {
+            Code: 'ConditionalCheckFailed',
+            Item: { jobId: { S: OPEN_JOB_ID }, createdAt: { S: '2026-03-01T11:58:00.000Z' } },
+          },
+          { Code: 'None' },
+        ),
+      );
 
-    const error = await store().createOpenJob(reportJob()).catch((e: unknown) => e);
+    const error = await store()
+      .createOpenJob(reportJob())
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(OpenJobExistsError);
     expect((error as OpenJobExistsError).openJobId).toBe(OPEN_JOB_ID);
@@ -147,7 +167,9 @@ describe('DynamoDbReportJobStore.get', () => {
 
   it('treats a job past its retention as gone, even before TTL has deleted it', async () => {
     const job = reportJob();
-    documentsMock.on(GetCommand).resolves({ Item: { pk: `JOB#${job.jobId}`, sk: 'JOB', ttl: Math.floor(Date.now() / 1000) - 1, ...job } });
+    documentsMock
+      .on(GetCommand)
+      .resolves({ Item: { pk: `JOB#${job.jobId}`, sk: 'JOB', ttl: Math.floor(Date.now() / 1000) - 1, ...job } });
 
     expect(await store().get(job.jobId)).toBeUndefined();
   });
@@ -164,7 +186,9 @@ describe('DynamoDbReportJobStore.start', () => {
 
   it('moves the job to IN_PROGRESS if it is PENDING or its lease has run out, with this attempt and lease', async () => {
     const started = startedJob();
-    documentsMock.on(UpdateCommand).resolves({ Attributes: { pk: `JOB#${started.jobId}`, sk: 'JOB', ttl: 1, ...started } });
+    documentsMock
+      .on(UpdateCommand)
+      .resolves({ Attributes: { pk: `JOB#${started.jobId}`, sk: 'JOB', ttl: 1, ...started } });
 
     const job = await store().start(started.jobId, attempt);
 
@@ -215,7 +239,11 @@ describe('DynamoDbReportJobStore.release', () => {
     expect(documentsMock).toHaveReceivedCommandWith(UpdateCommand, {
       Key: { pk: `JOB#${job.jobId}`, sk: 'JOB' },
       ConditionExpression: '#status = :inProgress AND attemptId = :attemptId',
-      ExpressionAttributeValues: expect.objectContaining({ ':pending': 'PENDING', ':attemptId': 'attempt-1', ':now': now.toISOString() }),
+      ExpressionAttributeValues: expect.objectContaining({
+        ':pending': 'PENDING',
+        ':attemptId': 'attempt-1',
+        ':now': now.toISOString(),
+      }),
     });
   });
 
@@ -324,7 +352,9 @@ describe('DynamoDbReportJobStore.withdraw', () => {
 
 describe('DynamoDbReportJobStore.findOpenJobsCreatedBefore', () => {
   it('queries the openJobsByAge index for guards with sweepSk before the cutoff', async () => {
-    documentsMock.on(QueryCommand).resolves({ Items: [{ jobId: OPEN_JOB_ID, orgId: ORG_ID, sweepSk: 'x', pk: 'p', sk: 's' }] });
+    documentsMock
+      .on(QueryCommand)
+      .resolves({ Items: [{ jobId: OPEN_JOB_ID, orgId: ORG_ID, sweepSk: 'x', pk: 'p', sk: 's' }] });
     const cutoff = new Date('2026-03-01T11:55:00.000Z');
 
     const found = await store().findOpenJobsCreatedBefore(cutoff, 25);

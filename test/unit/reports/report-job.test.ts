@@ -46,13 +46,19 @@ describe('isPastDeadline', () => {
     expect(REPORT_DEADLINE_MS).toBe(300_000);
   });
 
-  it.each<ReportJobStatus>(['PENDING', 'IN_PROGRESS'])('an open %s job is not past its deadline 1 ms before 5 minutes', (status) => {
-    expect(isPastDeadline(reportJob({ status }), at(REPORT_DEADLINE_MS - 1))).toBe(false);
-  });
+  it.each<ReportJobStatus>(['PENDING', 'IN_PROGRESS'])(
+    'an open %s job is not past its deadline 1 ms before 5 minutes',
+    (status) => {
+      expect(isPastDeadline(reportJob({ status }), at(REPORT_DEADLINE_MS - 1))).toBe(false);
+    },
+  );
 
-  it.each<ReportJobStatus>(['PENDING', 'IN_PROGRESS'])('an open %s job is past its deadline at exactly 5 minutes', (status) => {
-    expect(isPastDeadline(reportJob({ status }), at(REPORT_DEADLINE_MS))).toBe(true);
-  });
+  it.each<ReportJobStatus>(['PENDING', 'IN_PROGRESS'])(
+    'an open %s job is past its deadline at exactly 5 minutes',
+    (status) => {
+      expect(isPastDeadline(reportJob({ status }), at(REPORT_DEADLINE_MS))).toBe(true);
+    },
+  );
 
   it.each<ReportJobStatus>(['COMPLETE', 'FAILED'])('a finished %s job never is, however old', (status) => {
     expect(isPastDeadline(reportJob({ status }), at(24 * 60 * 60 * 1000))).toBe(false);
@@ -82,7 +88,9 @@ describe('downloadFilename', () => {
 
 describe('processingDurationMs', () => {
   it('counts from when a worker took the job', () => {
-    expect(processingDurationMs({ createdAt: T0.toISOString(), startedAt: at(1_000).toISOString() }, at(3_500))).toBe(2_500);
+    expect(processingDurationMs({ createdAt: T0.toISOString(), startedAt: at(1_000).toISOString() }, at(3_500))).toBe(
+      2_500,
+    );
   });
 
   it('counts from creation when no worker took it', () => {
@@ -114,11 +122,19 @@ describe('toStatusResponse', () => {
     updatedAt: job.updatedAt,
   });
 
-  it.each<ReportJobStatus>(['PENDING', 'IN_PROGRESS'])('for %s has only the six members every status carries', (status) => {
-    const job = reportJob({ status, startedAt: T0.toISOString(), attemptId: 'attempt-1', leaseExpiresAt: at(60_000).toISOString() });
+  it.each<ReportJobStatus>(['PENDING', 'IN_PROGRESS'])(
+    'for %s has only the six members every status carries',
+    (status) => {
+      const job = reportJob({
+        status,
+        startedAt: T0.toISOString(),
+        attemptId: 'attempt-1',
+        leaseExpiresAt: at(60_000).toISOString(),
+      });
 
-    expect(toStatusResponse(job)).toStrictEqual(always(job));
-  });
+      expect(toStatusResponse(job)).toStrictEqual(always(job));
+    },
+  );
 
   it('for COMPLETE adds sizeBytes, sha256, durationMs and completedAt, and no errorCode', () => {
     const job = completeJob();

@@ -19,7 +19,8 @@ const limiter = () =>
     REPORT_REQUEST_RATE_LIMIT,
   );
 
-const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+const conditionFailed = () =>
+  new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
 const spends = (count: number, start = NOW - 60_000) => Array.from({ length: count }, (_, i) => start + i * 1000);
 const puts = () => documentsMock.commandCalls(PutCommand).map((call) => call.args[0].input);
 
@@ -120,7 +121,9 @@ describe('DynamoDbReportRateLimiter', () => {
   });
 
   it('passes on an error other than a failed condition without retrying', async () => {
-    const throttled = Object.assign(new Error('throughput exceeded'), { name: 'ProvisionedThroughputExceededException' });
+    const throttled = Object.assign(new Error('throughput exceeded'), {
+      name: 'ProvisionedThroughputExceededException',
+    });
     documentsMock.on(GetCommand).resolves({});
     documentsMock.on(PutCommand).rejects(throttled);
 

@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { GetObjectCommand, PutObjectCommand, S3Client, type ServiceInputTypes, type ServiceOutputTypes } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  type ServiceInputTypes,
+  type ServiceOutputTypes,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { HttpRequest, HttpResponse } from '@smithy/core/transport';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -11,7 +17,12 @@ import { S3ReportDownloadLinks } from '../../../shared/adapters/s3/report-downlo
 import { S3PutObjectError, S3ReportStorage } from '../../../shared/adapters/s3/report-storage.ts';
 import { objectAddress, s3BucketFromEnvironment } from '../../../shared/adapters/s3/s3-bucket.ts';
 import { DependencyUnavailableError } from '../../../shared/domain/errors.ts';
-import { expectedAuthorization, RecordingHttpEndpoint, signedHeaderNames, type RecordedRequest } from '../../support/recording-http-endpoint.ts';
+import {
+  expectedAuthorization,
+  RecordingHttpEndpoint,
+  signedHeaderNames,
+  type RecordedRequest,
+} from '../../support/recording-http-endpoint.ts';
 
 const BUCKET = 'reports-bucket';
 const KEY = 'reports/org-acme/1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed.pdf';
@@ -20,7 +31,11 @@ const DOT_KEYS = ['reports/./x.pdf', 'reports/../x.pdf', 'reports/../../x.pdf'];
 const PDF = new TextEncoder().encode('%PDF-1.7 stored bytes %%EOF');
 const SHA256_HEX = createHash('sha256').update(PDF).digest('hex');
 const REGION = 'eu-west-1';
-const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'fake-secret-key', sessionToken: 'fake-session-token' };
+const CREDENTIALS = {
+  accessKeyId: 'AKIDEXAMPLE',
+  secretAccessKey: 'fake-secret-key',
+  sessionToken: 'fake-session-token',
+};
 const REQUEST_ID = '4442587FB7D0A2F9';
 const EXTENDED_REQUEST_ID = 'vlR7PnpV2Ce81l0PRw6jlUpck7Jo5ZsQjryTjKlc5aLWGVHPZLj5NeC6qMa0emYBDXOo6QBU0Wo=';
 
@@ -35,7 +50,11 @@ class FakeS3 extends RecordingHttpEndpoint {
     const body = code
       ? `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>Secret detail of ${KEY}</Message><RequestId>${REQUEST_ID}</RequestId></Error>`
       : undefined;
-    const headers = { 'x-amz-request-id': REQUEST_ID, 'x-amz-id-2': EXTENDED_REQUEST_ID, ...(body ? { 'content-type': 'application/xml' } : {}) };
+    const headers = {
+      'x-amz-request-id': REQUEST_ID,
+      'x-amz-id-2': EXTENDED_REQUEST_ID,
+      ...(body ? { 'content-type': 'application/xml' } : {}),
+    };
     return this.enqueue({ status, headers, ...(body ? { body } : {}) });
   }
 }
@@ -161,9 +180,12 @@ describe('S3ReportStorage.save', () => {
     const [ours, theirs] = s3.requests;
     expect(ours!.method).toBe(theirs!.method);
     expect(ours!.path).toBe(theirs!.path.replace(/\?x-id=PutObject$/, ''));
-    expect(signedHeaderNames(ours!)).toEqual(signedHeaderNames(theirs!).filter((name) => !SDK_ONLY_HEADERS.includes(name)));
+    expect(signedHeaderNames(ours!)).toEqual(
+      signedHeaderNames(theirs!).filter((name) => !SDK_ONLY_HEADERS.includes(name)),
+    );
     // Host, length, type, checksum, payload hash, encryption, date and session token, as each side sent them.
-    const signedValues = (received: RecordedRequest) => Object.fromEntries(signedHeaderNames(ours!).map((name) => [name, received.headers[name]]));
+    const signedValues = (received: RecordedRequest) =>
+      Object.fromEntries(signedHeaderNames(ours!).map((name) => [name, received.headers[name]]));
     expect(signedValues(ours!)).toEqual(signedValues(theirs!));
     expect(ours!.headers.authorization!.split(',')[0]).toBe(theirs!.headers.authorization!.split(',')[0]);
     expect(ours!.body.equals(theirs!.body)).toBe(true);
@@ -187,7 +209,11 @@ describe('S3ReportStorage.save', () => {
       return { response: new HttpResponse({ statusCode: 200, headers: {}, body: (async function* () {})() }) };
     });
 
-    await new S3ReportStorage({ bucketName: BUCKET, region: REGION, credentials: CREDENTIALS }).save(KEY, PDF, SHA256_HEX);
+    await new S3ReportStorage({ bucketName: BUCKET, region: REGION, credentials: CREDENTIALS }).save(
+      KEY,
+      PDF,
+      SHA256_HEX,
+    );
 
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({
@@ -216,17 +242,22 @@ describe('S3ReportStorage.save', () => {
     ['a 503 without a body', 503, undefined],
     ['a 429', 429, 'TooManyRequests'],
     ['a 400 RequestTimeout', 400, 'RequestTimeout'],
-  ])('tries %s three times in all, then reports DependencyUnavailableError with the last answer', async (_label, status, code) => {
-    s3.reply(status, code).reply(status, code).reply(status, code);
+  ])(
+    'tries %s three times in all, then reports DependencyUnavailableError with the last answer',
+    async (_label, status, code) => {
+      s3.reply(status, code).reply(status, code).reply(status, code);
 
-    const error = await storageFor(s3.endpoint).save(KEY, PDF, SHA256_HEX).catch((e: unknown) => e);
+      const error = await storageFor(s3.endpoint)
+        .save(KEY, PDF, SHA256_HEX)
+        .catch((e: unknown) => e);
 
-    expect(error).toBeInstanceOf(DependencyUnavailableError);
-    expect((error as DependencyUnavailableError).dependency).toBe('storage');
-    expect((error as Error).cause).toBeInstanceOf(S3PutObjectError);
-    expect((error as Error).cause).toMatchObject({ statusCode: status, code });
-    expect(s3.requests).toHaveLength(3);
-  });
+      expect(error).toBeInstanceOf(DependencyUnavailableError);
+      expect((error as DependencyUnavailableError).dependency).toBe('storage');
+      expect((error as Error).cause).toBeInstanceOf(S3PutObjectError);
+      expect((error as Error).cause).toMatchObject({ statusCode: status, code });
+      expect(s3.requests).toHaveLength(3);
+    },
+  );
 
   it('stores the PDF when a retry succeeds, each attempt signed and carrying the whole body', async () => {
     s3.reply(503, 'SlowDown').reply(500, 'InternalError');
@@ -242,7 +273,13 @@ describe('S3ReportStorage.save', () => {
 
   it('waits 100 ms, then 400 ms between attempts by default', async () => {
     s3.reply(503, 'SlowDown').reply(503, 'SlowDown').reply(503, 'SlowDown');
-    const storage = new S3ReportStorage({ bucketName: BUCKET, region: REGION, credentials: CREDENTIALS, endpoint: s3.endpoint, forcePathStyle: true });
+    const storage = new S3ReportStorage({
+      bucketName: BUCKET,
+      region: REGION,
+      credentials: CREDENTIALS,
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+    });
     const startedAt = Date.now();
 
     await expect(storage.save(KEY, PDF, SHA256_HEX)).rejects.toBeInstanceOf(DependencyUnavailableError);
@@ -269,7 +306,9 @@ describe('S3ReportStorage.save', () => {
     const endpoint = s3.endpoint;
     await s3.stop();
 
-    const error = await storageFor(endpoint).save(KEY, PDF, SHA256_HEX).catch((e: unknown) => e);
+    const error = await storageFor(endpoint)
+      .save(KEY, PDF, SHA256_HEX)
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(DependencyUnavailableError);
     expect((error as Error).cause).toMatchObject({ code: 'ECONNREFUSED' });
@@ -279,22 +318,27 @@ describe('S3ReportStorage.save', () => {
     [403, 'AccessDenied'],
     [404, 'NoSuchBucket'],
     [400, 'BadDigest'],
-  ])('fails at once on a %i %s, naming the status, the code and the request ids but not the message S3 sent', async (status, code) => {
-    s3.reply(status, code);
+  ])(
+    'fails at once on a %i %s, naming the status, the code and the request ids but not the message S3 sent',
+    async (status, code) => {
+      s3.reply(status, code);
 
-    const error = await storageFor(s3.endpoint).save(KEY, PDF, SHA256_HEX).catch((e: unknown) => e);
+      const error = await storageFor(s3.endpoint)
+        .save(KEY, PDF, SHA256_HEX)
+        .catch((e: unknown) => e);
 
-    expect(error).toBeInstanceOf(S3PutObjectError);
-    expect(error).not.toBeInstanceOf(DependencyUnavailableError);
-    expect(error).toMatchObject({
-      statusCode: status,
-      code,
-      requestId: REQUEST_ID,
-      extendedRequestId: EXTENDED_REQUEST_ID,
-      message: `S3 PutObject failed: HTTP ${status} ${code} (request ${REQUEST_ID}, extended request ${EXTENDED_REQUEST_ID})`,
-    });
-    expect(s3.requests).toHaveLength(1);
-  });
+      expect(error).toBeInstanceOf(S3PutObjectError);
+      expect(error).not.toBeInstanceOf(DependencyUnavailableError);
+      expect(error).toMatchObject({
+        statusCode: status,
+        code,
+        requestId: REQUEST_ID,
+        extendedRequestId: EXTENDED_REQUEST_ID,
+        message: `S3 PutObject failed: HTTP ${status} ${code} (request ${REQUEST_ID}, extended request ${EXTENDED_REQUEST_ID})`,
+      });
+      expect(s3.requests).toHaveLength(1);
+    },
+  );
 });
 
 describe('s3BucketFromEnvironment', () => {
@@ -309,7 +353,11 @@ describe('s3BucketFromEnvironment', () => {
 
     const bucket = s3BucketFromEnvironment(BUCKET);
 
-    expect(objectAddress(bucket, KEY)).toEqual({ protocol: 'https:', hostname: `${BUCKET}.s3.eu-central-1.amazonaws.com`, path: `/${KEY}` });
+    expect(objectAddress(bucket, KEY)).toEqual({
+      protocol: 'https:',
+      hostname: `${BUCKET}.s3.eu-central-1.amazonaws.com`,
+      path: `/${KEY}`,
+    });
     const credentials = typeof bucket.credentials === 'function' ? await bucket.credentials() : bucket.credentials;
     expect(credentials).toMatchObject({ accessKeyId: 'AKIDFROMENV', secretAccessKey: 'secret-from-env' });
   });
@@ -320,7 +368,12 @@ describe('s3BucketFromEnvironment', () => {
     vi.stubEnv('AWS_ENDPOINT_URL_S3', 'http://127.0.0.1:4568');
     vi.stubEnv('S3_FORCE_PATH_STYLE', 'true');
 
-    expect(objectAddress(s3BucketFromEnvironment(BUCKET), KEY)).toEqual({ protocol: 'http:', hostname: '127.0.0.1', port: 4568, path: `/${BUCKET}/${KEY}` });
+    expect(objectAddress(s3BucketFromEnvironment(BUCKET), KEY)).toEqual({
+      protocol: 'http:',
+      hostname: '127.0.0.1',
+      port: 4568,
+      path: `/${BUCKET}/${KEY}`,
+    });
   });
 });
 
@@ -334,7 +387,9 @@ describe('S3ReportDownloadLinks.downloadUrl', () => {
   });
 
   it('returns a pre-signed GET of the object that expires after the given seconds', async () => {
-    const url = new URL(await storage.downloadUrl(KEY, { filename: 'report-user-1-20260301.pdf', expiresInSeconds: 300 }));
+    const url = new URL(
+      await storage.downloadUrl(KEY, { filename: 'report-user-1-20260301.pdf', expiresInSeconds: 300 }),
+    );
 
     expect(url.protocol).toBe('https:');
     expect(url.hostname).toBe(`${BUCKET}.s3.eu-west-1.amazonaws.com`);
@@ -346,9 +401,13 @@ describe('S3ReportDownloadLinks.downloadUrl', () => {
   });
 
   it('forces a download named after the filename, as application/pdf', async () => {
-    const url = new URL(await storage.downloadUrl(KEY, { filename: 'report-a_b_c-20260301.pdf', expiresInSeconds: 300 }));
+    const url = new URL(
+      await storage.downloadUrl(KEY, { filename: 'report-a_b_c-20260301.pdf', expiresInSeconds: 300 }),
+    );
 
-    expect(url.searchParams.get('response-content-disposition')).toBe('attachment; filename="report-a_b_c-20260301.pdf"');
+    expect(url.searchParams.get('response-content-disposition')).toBe(
+      'attachment; filename="report-a_b_c-20260301.pdf"',
+    );
     expect(url.searchParams.get('response-content-type')).toBe('application/pdf');
   });
 
@@ -365,28 +424,38 @@ describe('S3ReportDownloadLinks.downloadUrl', () => {
     expect(url.split('?')[0]).toBe(`https://${BUCKET}.s3.eu-west-1.amazonaws.com/${key}`);
   });
 
-  it.each([KEY, ...DOT_KEYS])('signs exactly what the SDK presigner signs for the same GetObject of %s', async (key) => {
-    vi.useFakeTimers({ now: new Date('2026-03-01T10:00:00Z'), toFake: ['Date'] });
-    const options = { filename: 'report-user-1-20260301.pdf', expiresInSeconds: 300 };
+  it.each([KEY, ...DOT_KEYS])(
+    'signs exactly what the SDK presigner signs for the same GetObject of %s',
+    async (key) => {
+      vi.useFakeTimers({ now: new Date('2026-03-01T10:00:00Z'), toFake: ['Date'] });
+      const options = { filename: 'report-user-1-20260301.pdf', expiresInSeconds: 300 };
 
-    const ours = await storage.downloadUrl(key, options);
-    const sdk = await getSignedUrl(
-      // Without the flexible-checksum parameters the SDK adds by default, which a browser download has no use for.
-      new S3Client({ region: 'eu-west-1', credentials, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),
-      new GetObjectCommand({
-        Bucket: BUCKET,
-        Key: key,
-        ResponseContentDisposition: `attachment; filename="${options.filename}"`,
-        ResponseContentType: 'application/pdf',
-      }),
-      { expiresIn: options.expiresInSeconds },
-    );
+      const ours = await storage.downloadUrl(key, options);
+      const sdk = await getSignedUrl(
+        // Without the flexible-checksum parameters the SDK adds by default, which a browser download has no use for.
+        new S3Client({
+          region: 'eu-west-1',
+          credentials,
+          requestChecksumCalculation: 'WHEN_REQUIRED',
+          responseChecksumValidation: 'WHEN_REQUIRED',
+        }),
+        new GetObjectCommand({
+          Bucket: BUCKET,
+          Key: key,
+          ResponseContentDisposition: `attachment; filename="${options.filename}"`,
+          ResponseContentType: 'application/pdf',
+        }),
+        { expiresIn: options.expiresInSeconds },
+      );
 
-    const [ourAddress, ourQuery] = ours.split('?');
-    const [sdkAddress, sdkQuery] = sdk.split('?');
-    expect(ourAddress).toBe(sdkAddress);
-    expect(Object.fromEntries(new URLSearchParams(ourQuery))).toEqual(Object.fromEntries(new URLSearchParams(sdkQuery)));
-  });
+      const [ourAddress, ourQuery] = ours.split('?');
+      const [sdkAddress, sdkQuery] = sdk.split('?');
+      expect(ourAddress).toBe(sdkAddress);
+      expect(Object.fromEntries(new URLSearchParams(ourQuery))).toEqual(
+        Object.fromEntries(new URLSearchParams(sdkQuery)),
+      );
+    },
+  );
 
   it('addresses an emulator endpoint path-style, with its port in the signed host', async () => {
     const local = new S3ReportDownloadLinks({

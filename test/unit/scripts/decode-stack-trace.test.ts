@@ -44,12 +44,18 @@ describe('decodeStackTrace', () => {
 
   it('decodes positions inside a JSON log line and leaves other text alone', () => {
     const frame = /index\.js:\d+:\d+/.exec(stderr)![0];
-    const logLine = JSON.stringify({ level: 'ERROR', message: 'failed', error: { stack: `Error: x\n    at f (/var/task/${frame})` } });
+    const logLine = JSON.stringify({
+      level: 'ERROR',
+      message: 'failed',
+      error: { stack: `Error: x\n    at f (/var/task/${frame})` },
+    });
 
     const decoded = decodeStackTrace(logLine, sourceMap());
 
     expect(decoded).toContain(`${FIXTURE}:4:`);
-    expect(decoded.replace(/test\/unit\/scripts\/fixtures\/fails-on-load\.ts:\d+:\d+/, 'X')).toBe(logLine.replace(`/var/task/${frame}`, 'X'));
+    expect(decoded.replace(/test\/unit\/scripts\/fixtures\/fails-on-load\.ts:\d+:\d+/, 'X')).toBe(
+      logLine.replace(`/var/task/${frame}`, 'X'),
+    );
   });
 
   it('is what `npm run stack-trace` prints for a trace on standard input', () => {

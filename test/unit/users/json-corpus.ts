@@ -33,22 +33,74 @@ export function seededRandom(seed: number): Random {
 }
 
 const FILTER_NAMES = [
-  ...STRING_FILTER_FIELDS, ...BOOLEAN_FILTER_FIELDS, ...DATE_FILTER_FIELDS, ...NUMBER_FILTER_FIELDS, ...INSTANT_FILTER_FIELDS,
+  ...STRING_FILTER_FIELDS,
+  ...BOOLEAN_FILTER_FIELDS,
+  ...DATE_FILTER_FIELDS,
+  ...NUMBER_FILTER_FIELDS,
+  ...INSTANT_FILTER_FIELDS,
 ];
 /** Names that are dangerous as plain-object keys or lookups. */
 const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];
 const KEYS = [
-  'filters', 'result_keys', 'pagination', 'limit', 'offset', 'filter', '', ' ', 'ID', ...RANGE_OPERATORS, ...FILTER_NAMES,
+  'filters',
+  'result_keys',
+  'pagination',
+  'limit',
+  'offset',
+  'filter',
+  '',
+  ' ',
+  'ID',
+  ...RANGE_OPERATORS,
+  ...FILTER_NAMES,
   ...PROTOTYPE_NAMES,
 ];
 const STRINGS = [
-  '', ' ', 'active', 'pending', 'For Review', 'archived', 'VERIFICATION_FAILED ', 'ADMIN_REVIEW', 'u-1', 'x'.repeat(1100),
-  'Jane.Doe@Example.com', `${'a'.repeat(3000)}@example.com`, '2024-01-01', '2024-02-30', '2024-01-01T00:00:00Z',
-  '2024-01-01T02:00:00+02:00', '0000-01-01T00:30:00+01:00', 'not a date', '\u0000', '\uffff', '😀', 'ä', ...PROTOTYPE_NAMES,
-  ...USER_RECORD_FIELDS.slice(0, 8), ...MOBILE_REGISTRATION_STATUSES.slice(0, 3),
+  '',
+  ' ',
+  'active',
+  'pending',
+  'For Review',
+  'archived',
+  'VERIFICATION_FAILED ',
+  'ADMIN_REVIEW',
+  'u-1',
+  'x'.repeat(1100),
+  'Jane.Doe@Example.com',
+  `${'a'.repeat(3000)}@example.com`,
+  '2024-01-01',
+  '2024-02-30',
+  '2024-01-01T00:00:00Z',
+  '2024-01-01T02:00:00+02:00',
+  '0000-01-01T00:30:00+01:00',
+  'not a date',
+  '\u0000',
+  '\uffff',
+  '😀',
+  'ä',
+  ...PROTOTYPE_NAMES,
+  ...USER_RECORD_FIELDS.slice(0, 8),
+  ...MOBILE_REGISTRATION_STATUSES.slice(0, 3),
 ];
 const NUMBERS = [
-  0, -0, 1, -1, 1.5, 17, 50, 1000, 1001, 2 ** 53, 2 ** 53 + 2, 1e20, -1e20, 1e-200, 1e-100, Number.MAX_VALUE, Infinity, -Infinity,
+  0,
+  -0,
+  1,
+  -1,
+  1.5,
+  17,
+  50,
+  1000,
+  1001,
+  2 ** 53,
+  2 ** 53 + 2,
+  1e20,
+  -1e20,
+  1e-200,
+  1e-100,
+  Number.MAX_VALUE,
+  Infinity,
+  -Infinity,
 ];
 
 /** Any JSON value; objects get their own keys (so `__proto__` is a member, as JSON.parse makes it). */
@@ -66,7 +118,12 @@ export function jsonValue(random: Random, depth = 0): unknown {
     case 4:
       return Array.from({ length: random.int(4) }, () => jsonValue(random, depth + 1));
     default:
-      return jsonObject(random, random.int(5), () => random.pick(KEYS), () => jsonValue(random, depth + 1));
+      return jsonObject(
+        random,
+        random.int(5),
+        () => random.pick(KEYS),
+        () => jsonValue(random, depth + 1),
+      );
   }
 }
 
@@ -104,24 +161,37 @@ export function requestCorpus(seed: number, size: number): unknown[] {
     const body: Record<string, unknown> = {};
     if (random.chance(0.8)) {
       body.filters = sometimesWrong(() => {
-        const names = Array.from({ length: random.int(4) }, () => (random.chance(0.95) ? random.pick(FILTER_NAMES) : random.pick(KEYS)));
+        const names = Array.from({ length: random.int(4) }, () =>
+          random.chance(0.95) ? random.pick(FILTER_NAMES) : random.pick(KEYS),
+        );
         return Object.fromEntries(names.map((name) => [name, filterValue(name)]));
       });
     }
     if (random.chance(0.5)) {
       body.result_keys = sometimesWrong(() =>
-        Array.from({ length: random.int(5) }, () => (random.chance(0.95) ? random.pick(USER_RECORD_FIELDS) : jsonValue(random, 3))),
+        Array.from({ length: random.int(5) }, () =>
+          random.chance(0.95) ? random.pick(USER_RECORD_FIELDS) : jsonValue(random, 3),
+        ),
       );
     }
     if (random.chance(0.5)) {
       body.pagination = sometimesWrong(() =>
-        jsonObject(random, random.int(3), () => random.pick(['limit', 'offset', 'limit', 'offset', 'page']), () =>
-          random.chance(0.8) ? random.pick([1, 10, 50, 1000, 0, 5, 100]) : random.pick(NUMBERS)),
+        jsonObject(
+          random,
+          random.int(3),
+          () => random.pick(['limit', 'offset', 'limit', 'offset', 'page']),
+          () => (random.chance(0.8) ? random.pick([1, 10, 50, 1000, 0, 5, 100]) : random.pick(NUMBERS)),
+        ),
       );
     }
     if (random.chance(0.05)) {
       // defineProperty, not assignment: `body.__proto__ = ...` would set the prototype, not a member.
-      Object.defineProperty(body, random.pick(KEYS), { value: jsonValue(random, 2), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(body, random.pick(KEYS), {
+        value: jsonValue(random, 2),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return body;
   });

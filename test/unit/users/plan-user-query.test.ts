@@ -8,7 +8,9 @@ const TABLE = 'Users';
 const ORG = 'acme';
 
 /** Filters as the request schema produces them from a body's `filters`. */
-const filtersOf = (filters: Record<string, unknown>): UserFilter[] => [...parseInput(userStatusRequestSchema, { filters }).filters];
+const filtersOf = (filters: Record<string, unknown>): UserFilter[] => [
+  ...parseInput(userStatusRequestSchema, { filters }).filters,
+];
 
 const plan = (filters: Record<string, unknown>, fields: readonly UserField[] = ['id']) =>
   planUserQuery(TABLE, ORG, filtersOf(filters), fields);
@@ -18,8 +20,10 @@ function resolved(expression: string | undefined, values: Record<string, unknown
   return expression?.replace(/:v\d+/g, (placeholder) => JSON.stringify(values?.[placeholder]));
 }
 
-const keyCondition = (p: ReturnType<typeof plan>) => resolved(p.input.KeyConditionExpression, p.input.ExpressionAttributeValues);
-const filterExpression = (p: ReturnType<typeof plan>) => resolved(p.input.FilterExpression, p.input.ExpressionAttributeValues);
+const keyCondition = (p: ReturnType<typeof plan>) =>
+  resolved(p.input.KeyConditionExpression, p.input.ExpressionAttributeValues);
+const filterExpression = (p: ReturnType<typeof plan>) =>
+  resolved(p.input.FilterExpression, p.input.ExpressionAttributeValues);
 
 describe('planUserQuery: access path', () => {
   it('reads one item from the main table for an id filter: pk and sk, no index', () => {
@@ -69,7 +73,9 @@ describe('planUserQuery: created_at as a key range on createdAtSk ({created_at}#
   it('turns gte and lte into BETWEEN, the upper bound covering every id at that instant', () => {
     const p = plan({ created_at: { gte: '2024-01-01', lte: '2024-01-31T23:59:59Z' } });
 
-    expect(keyCondition(p)).toBe('pk = "ORG#acme" AND createdAtSk BETWEEN "2024-01-01T00:00:00.000Z" AND "2024-01-31T23:59:59.000Z$"');
+    expect(keyCondition(p)).toBe(
+      'pk = "ORG#acme" AND createdAtSk BETWEEN "2024-01-01T00:00:00.000Z" AND "2024-01-31T23:59:59.000Z$"',
+    );
     expect(p.input.FilterExpression).toBeUndefined();
   });
 
@@ -80,7 +86,9 @@ describe('planUserQuery: created_at as a key range on createdAtSk ({created_at}#
   });
 
   it('ends an lt range before the instant', () => {
-    expect(keyCondition(plan({ created_at: { lt: '2024-01-01T00:00:00Z' } }))).toBe('pk = "ORG#acme" AND createdAtSk <= "2024-01-01T00:00:00.000Z"');
+    expect(keyCondition(plan({ created_at: { lt: '2024-01-01T00:00:00Z' } }))).toBe(
+      'pk = "ORG#acme" AND createdAtSk <= "2024-01-01T00:00:00.000Z"',
+    );
   });
 
   it('bounds eq on both sides', () => {
@@ -90,9 +98,9 @@ describe('planUserQuery: created_at as a key range on createdAtSk ({created_at}#
   });
 
   it('takes the tightest of several bounds', () => {
-    expect(keyCondition(plan({ created_at: { gt: '2024-01-01', gte: '2024-02-01', lt: '2024-12-01', lte: '2024-06-01' } }))).toBe(
-      'pk = "ORG#acme" AND createdAtSk BETWEEN "2024-02-01T00:00:00.000Z" AND "2024-06-01T00:00:00.000Z$"',
-    );
+    expect(
+      keyCondition(plan({ created_at: { gt: '2024-01-01', gte: '2024-02-01', lt: '2024-12-01', lte: '2024-06-01' } })),
+    ).toBe('pk = "ORG#acme" AND createdAtSk BETWEEN "2024-02-01T00:00:00.000Z" AND "2024-06-01T00:00:00.000Z$"');
   });
 
   it('applies the range to the byEmail index too', () => {
@@ -131,7 +139,9 @@ describe('planUserQuery: created_at as a key range on createdAtSk ({created_at}#
 
 describe('planUserQuery: filter expression', () => {
   it('matches a registration category with IN over its stored values', () => {
-    expect(filterExpression(plan({ registration_status: 'active' }))).toBe('#registration_status IN ("Activated", "Complete")');
+    expect(filterExpression(plan({ registration_status: 'active' }))).toBe(
+      '#registration_status IN ("Activated", "Complete")',
+    );
   });
 
   it('combines every other filter with AND: strings, booleans, numbers and dates, each with placeholders', () => {

@@ -6,12 +6,20 @@ import type { UserStatusQuery } from '../../../shared/domain/users/user-status-q
 const screening: PepSanctionResult = {
   status: 'Flagged',
   timestamp: '2024-05-01T10:00:00.000Z',
-  pep_result: [{ firstName: 'Jane', lastName: 'Doe', datasets: ['PEP'], addresses: [{ city: 'Oslo', countryIsoCode: 'NO' }] }],
+  pep_result: [
+    { firstName: 'Jane', lastName: 'Doe', datasets: ['PEP'], addresses: [{ city: 'Oslo', countryIsoCode: 'NO' }] },
+  ],
   sanction_result: [],
 };
 
 const records: Array<Partial<UserRecord>> = [
-  { id: 'u-1', name: 'Jane Doe', email: 'jane@example.com', idcheck_pep_sanction_result: screening, created_at: '2024-01-01T00:00:00.000Z' },
+  {
+    id: 'u-1',
+    name: 'Jane Doe',
+    email: 'jane@example.com',
+    idcheck_pep_sanction_result: screening,
+    created_at: '2024-01-01T00:00:00.000Z',
+  },
   { id: 'u-2', email: 'joe@example.com', age: 0, is_deleted: false },
 ];
 
@@ -48,7 +56,10 @@ describe('queryUserStatus', () => {
   it('returns exactly the requested keys, in request order, with null for a field the record lacks', async () => {
     const { users } = fakeReader({ records, total: 2 });
 
-    const page = await queryUserStatus({ users })('acme', query({ resultKeys: ['email', 'id', 'phone', 'age', 'is_deleted'] }));
+    const page = await queryUserStatus({ users })(
+      'acme',
+      query({ resultKeys: ['email', 'id', 'phone', 'age', 'is_deleted'] }),
+    );
 
     expect(page.results).toEqual([
       { email: 'jane@example.com', id: 'u-1', phone: null, age: null, is_deleted: null },
@@ -88,6 +99,9 @@ describe('queryUserStatus', () => {
   it('answers an empty page with results [] and total 0', async () => {
     const { users } = fakeReader({ records: [], total: 0 });
 
-    expect(await queryUserStatus({ users })('acme', query())).toEqual({ results: [], pagination: { limit: 50, offset: 0, total: 0 } });
+    expect(await queryUserStatus({ users })('acme', query())).toEqual({
+      results: [],
+      pagination: { limit: 50, offset: 0, total: 0 },
+    });
   });
 });

@@ -2,12 +2,21 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { BatchWriteError, UserBatchWriter, type UserBatchWriterOptions } from '../../../shared/adapters/dynamodb/user-batch-writer.ts';
+import {
+  BatchWriteError,
+  UserBatchWriter,
+  type UserBatchWriterOptions,
+} from '../../../shared/adapters/dynamodb/user-batch-writer.ts';
 
 const TABLE = 'Users';
 const documentsMock = mockClient(DynamoDBDocumentClient);
 
-const userItem = (id: string, extra: Record<string, unknown> = {}) => ({ pk: 'ORG#acme', sk: `USER#${id}`, id, ...extra });
+const userItem = (id: string, extra: Record<string, unknown> = {}) => ({
+  pk: 'ORG#acme',
+  sk: `USER#${id}`,
+  id,
+  ...extra,
+});
 const put = (item: Record<string, unknown>) => ({ PutRequest: { Item: item } });
 const awsError = (name: string, message = name) => Object.assign(new Error(message), { name, $metadata: {} });
 
@@ -15,7 +24,9 @@ const awsError = (name: string, message = name) => Object.assign(new Error(messa
 const sentIds = (): string[][] =>
   documentsMock
     .commandCalls(BatchWriteCommand)
-    .map((call) => (call.args[0].input.RequestItems![TABLE] ?? []).map((request) => String(request.PutRequest!.Item!.id)));
+    .map((call) =>
+      (call.args[0].input.RequestItems![TABLE] ?? []).map((request) => String(request.PutRequest!.Item!.id)),
+    );
 
 interface Recorded {
   written: number[];
@@ -24,7 +35,10 @@ interface Recorded {
   delays: number[];
 }
 
-function writer(options: Partial<UserBatchWriterOptions<number>> = {}): { writer: UserBatchWriter<number>; recorded: Recorded } {
+function writer(options: Partial<UserBatchWriterOptions<number>> = {}): {
+  writer: UserBatchWriter<number>;
+  recorded: Recorded;
+} {
   const recorded: Recorded = { written: [], refused: [], superseded: [], delays: [] };
   const instance = new UserBatchWriter<number>({
     documents: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
@@ -129,7 +143,10 @@ describe('UserBatchWriter', () => {
     await putAll(target, ['u1', 'u2']);
     await target.close();
 
-    expect(sentIds()).toEqual([['u1', 'u2'], ['u1', 'u2']]);
+    expect(sentIds()).toEqual([
+      ['u1', 'u2'],
+      ['u1', 'u2'],
+    ]);
     expect(recorded.delays).toHaveLength(1);
     expect(recorded.written).toEqual([1, 2]);
   });
@@ -149,7 +166,8 @@ describe('UserBatchWriter', () => {
   it('writes a refused batch (ValidationException) item by item, so only the refused item is lost', async () => {
     documentsMock.on(BatchWriteCommand).callsFake((input: BatchWriteCommandInput) => {
       const requests = input.RequestItems![TABLE]!;
-      if (requests.some((request) => request.PutRequest!.Item!.id === 'bad')) throw awsError('ValidationException', 'Item size has exceeded the maximum allowed size');
+      if (requests.some((request) => request.PutRequest!.Item!.id === 'bad'))
+        throw awsError('ValidationException', 'Item size has exceeded the maximum allowed size');
       return {};
     });
     const { writer: target, recorded } = writer({ batchSize: 3 });
@@ -197,7 +215,9 @@ describe('UserBatchWriter', () => {
     expect(sentIds()).toEqual([['u1'], ['u2']]);
     firstWrite.open();
     await target.close();
-    const names = documentsMock.commandCalls(BatchWriteCommand).map((call) => call.args[0].input.RequestItems![TABLE]![0]!.PutRequest!.Item!.name);
+    const names = documentsMock
+      .commandCalls(BatchWriteCommand)
+      .map((call) => call.args[0].input.RequestItems![TABLE]![0]!.PutRequest!.Item!.name);
     expect(names).toEqual(['old', undefined, 'new']);
   });
 

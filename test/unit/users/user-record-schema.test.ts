@@ -18,7 +18,12 @@ function problemsOf(input: unknown): string[] {
 
 const screening = (pep: unknown, sanction: unknown = []) => ({
   ...minimal,
-  idcheck_pep_sanction_result: { status: 'Flagged', timestamp: '2024-05-01T12:00:00+02:00', pep_result: pep, sanction_result: sanction },
+  idcheck_pep_sanction_result: {
+    status: 'Flagged',
+    timestamp: '2024-05-01T12:00:00+02:00',
+    pep_result: pep,
+    sanction_result: sanction,
+  },
 });
 
 describe('parseUserRecord: normalisation for storage', () => {
@@ -52,7 +57,13 @@ describe('parseUserRecord: normalisation for storage', () => {
   });
 
   it('stores a single pep_result or sanction_result object as a one-element array, and keeps arrays', () => {
-    const entry = { firstName: 'Jane', lastName: 'Doe', datasets: ['PEP'], addresses: [{ city: 'Oslo' }], isDeceased: false };
+    const entry = {
+      firstName: 'Jane',
+      lastName: 'Doe',
+      datasets: ['PEP'],
+      addresses: [{ city: 'Oslo' }],
+      isDeceased: false,
+    };
 
     const record = accepted(screening(entry, [entry, { status: 'Cleared' }]));
 
@@ -65,7 +76,9 @@ describe('parseUserRecord: normalisation for storage', () => {
   });
 
   it("stores mobile_registration_status VERIFICATION_FAILED without the seed's trailing space", () => {
-    expect(accepted({ ...minimal, mobile_registration_status: 'VERIFICATION_FAILED ' }).mobile_registration_status).toBe('VERIFICATION_FAILED');
+    expect(
+      accepted({ ...minimal, mobile_registration_status: 'VERIFICATION_FAILED ' }).mobile_registration_status,
+    ).toBe('VERIFICATION_FAILED');
   });
 
   it('keeps members of screening entries it does not know (the seed lists a shape, not a closed set)', () => {
@@ -77,7 +90,9 @@ describe('parseUserRecord: normalisation for storage', () => {
 
 describe('parseUserRecord: rejections name the member and the reason', () => {
   it('rejects an unknown member', () => {
-    expect(problemsOf({ ...minimal, nickname: 'JD' })).toEqual([expect.stringMatching(/^nickname: .*never.*"nickname"/)]);
+    expect(problemsOf({ ...minimal, nickname: 'JD' })).toEqual([
+      expect.stringMatching(/^nickname: .*never.*"nickname"/),
+    ]);
   });
 
   it('rejects an id over 16 characters and accepts 16', () => {
@@ -90,17 +105,32 @@ describe('parseUserRecord: rejections name the member and the reason', () => {
   });
 
   it('rejects a malformed e-mail', () => {
-    expect(problemsOf({ ...minimal, email: 'jane.doe-at-example.com' })).toEqual([expect.stringMatching(/^email: Invalid email/)]);
+    expect(problemsOf({ ...minimal, email: 'jane.doe-at-example.com' })).toEqual([
+      expect.stringMatching(/^email: Invalid email/),
+    ]);
   });
 
-  it("rejects a record of another organization, naming both", () => {
+  it('rejects a record of another organization, naming both', () => {
     expect(problemsOf({ ...minimal, organization_id: 'globex' })).toEqual(['organization_id: is globex, not acme']);
   });
 
   it('reports every problem of a line at once', () => {
-    const problems = problemsOf({ ...minimal, id: 'x'.repeat(20), email: 'nope', age: -1, is_deleted: 'no', registration_status: 'active' });
+    const problems = problemsOf({
+      ...minimal,
+      id: 'x'.repeat(20),
+      email: 'nope',
+      age: -1,
+      is_deleted: 'no',
+      registration_status: 'active',
+    });
 
-    expect(problems.map((problem) => problem.split(':')[0])).toEqual(['id', 'email', 'age', 'is_deleted', 'registration_status']);
+    expect(problems.map((problem) => problem.split(':')[0])).toEqual([
+      'id',
+      'email',
+      'age',
+      'is_deleted',
+      'registration_status',
+    ]);
   });
 
   it.each([
@@ -109,18 +139,24 @@ describe('parseUserRecord: rejections name the member and the reason', () => {
     ['created_at', '2024-01-01T10:00:00'],
     ['updated_at', '2023-02-29T00:00:00Z'],
   ])('rejects %s %j with isDateString', (field, value) => {
-    expect(problemsOf({ ...minimal, [field]: value })).toEqual([expect.stringMatching(new RegExp(`^${field}: isDateString`))]);
+    expect(problemsOf({ ...minimal, [field]: value })).toEqual([
+      expect.stringMatching(new RegExp(`^${field}: isDateString`)),
+    ]);
   });
 
   it('rejects a registration_status that is not a stored value (categories are for filters only)', () => {
-    expect(problemsOf({ ...minimal, registration_status: 'active' })).toEqual([expect.stringMatching(/^registration_status: /)]);
+    expect(problemsOf({ ...minimal, registration_status: 'active' })).toEqual([
+      expect.stringMatching(/^registration_status: /),
+    ]);
   });
 
   it('rejects an array of screening entries holding a bad entry, instead of storing the array as one object', () => {
     expect(problemsOf(screening([{ firstName: 'Jane' }, { addresses: [{ city: 5 }] }]))).toEqual([
       expect.stringMatching(/^idcheck_pep_sanction_result\.pep_result\.1\.addresses\.0\.city: /),
     ]);
-    expect(problemsOf(screening([[{ firstName: 'Jane' }]]))).toEqual(['idcheck_pep_sanction_result.pep_result.0: must be an object']);
+    expect(problemsOf(screening([[{ firstName: 'Jane' }]]))).toEqual([
+      'idcheck_pep_sanction_result.pep_result.0: must be an object',
+    ]);
   });
 
   it('rejects screening results that are neither an array nor an object', () => {
@@ -130,7 +166,11 @@ describe('parseUserRecord: rejections name the member and the reason', () => {
     ]);
   });
 
-  it.each([['a string', 'u-1'], ['null', null], ['a number', 42]])('rejects a line holding %s, not an object', (_, input) => {
+  it.each([
+    ['a string', 'u-1'],
+    ['null', null],
+    ['a number', 42],
+  ])('rejects a line holding %s, not an object', (_, input) => {
     expect(problemsOf(input)).toEqual([expect.stringMatching(/^record: .*Object/)]);
   });
 });

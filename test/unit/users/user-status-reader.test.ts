@@ -6,7 +6,8 @@ import { DynamoDbUserStatusReader } from '../../../shared/adapters/dynamodb/user
 import type { UserField, UserFilter } from '../../../shared/domain/users/user-status-query.ts';
 
 const documentsMock = mockClient(DynamoDBDocumentClient);
-const reader = () => new DynamoDbUserStatusReader(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })), 'Users');
+const reader = () =>
+  new DynamoDbUserStatusReader(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })), 'Users');
 
 /** A stored user item: the record's fields plus the table's key attributes. */
 const item = (n: number) => ({
@@ -23,7 +24,11 @@ const lastKey = (n: number) => ({ pk: 'ORG#acme', sk: `USER#u-${n}`, createdAtSk
 const queries = (): QueryCommandInput[] => documentsMock.commandCalls(QueryCommand).map((call) => call.args[0].input);
 
 const notDeleted: UserFilter = { kind: 'boolean', field: 'is_deleted', value: false };
-const window = (offset: number, limit: number, fields: readonly UserField[] = ['id', 'name']) => ({ offset, limit, fields });
+const window = (offset: number, limit: number, fields: readonly UserField[] = ['id', 'name']) => ({
+  offset,
+  limit,
+  fields,
+});
 
 describe('DynamoDbUserStatusReader.findPage', () => {
   beforeEach(() => documentsMock.reset());
@@ -86,14 +91,20 @@ describe('DynamoDbUserStatusReader.findPage', () => {
     const page = await reader().findPage('acme', [notDeleted], window(0, 2, ['id', 'idcheck_match_status', 'name']));
 
     const [first, second, third] = queries();
-    expect(first).toMatchObject({ ProjectionExpression: '#id, #idcheck_match_status, #name', FilterExpression: '#is_deleted = :v1' });
+    expect(first).toMatchObject({
+      ProjectionExpression: '#id, #idcheck_match_status, #name',
+      FilterExpression: '#is_deleted = :v1',
+    });
     expect(first!.Select).toBeUndefined();
     for (const counting of [second!, third!]) {
       expect(counting.Select).toBe('COUNT');
       expect(counting.ProjectionExpression).toBeUndefined();
       // DynamoDB refuses a request with ExpressionAttributeNames the expressions do not use.
       expect(counting.ExpressionAttributeNames).toEqual({ '#is_deleted': 'is_deleted' });
-      expect(counting).toMatchObject({ KeyConditionExpression: first!.KeyConditionExpression, FilterExpression: first!.FilterExpression });
+      expect(counting).toMatchObject({
+        KeyConditionExpression: first!.KeyConditionExpression,
+        FilterExpression: first!.FilterExpression,
+      });
       expect(counting.ExpressionAttributeValues).toEqual(first!.ExpressionAttributeValues);
     }
     expect(third!.ExclusiveStartKey).toEqual(lastKey(42));

@@ -28,8 +28,20 @@ const problemOf = (body: unknown) => {
 };
 
 const CONTRACT_CODES = new Set([
-  'isNotEmpty', 'isObject', 'isArray', 'isNumber', 'isString', 'isBoolean', 'isInt', 'isEmail', 'isIn',
-  'isDateString', 'min', 'max', 'maxLength', 'isJson',
+  'isNotEmpty',
+  'isObject',
+  'isArray',
+  'isNumber',
+  'isString',
+  'isBoolean',
+  'isInt',
+  'isEmail',
+  'isIn',
+  'isDateString',
+  'min',
+  'max',
+  'maxLength',
+  'isJson',
 ]);
 
 describe('user-status request validation', () => {
@@ -38,11 +50,15 @@ describe('user-status request validation', () => {
     ['an array', [{ registration_status: 'active' }]],
     ['null', null],
   ])('rejects filters given as %s with isObject on filters', (_, filters) => {
-    expect(problemsOf({ filters })).toEqual([{ field: 'filters', code: 'isObject', hint: 'filters must be an object' }]);
+    expect(problemsOf({ filters })).toEqual([
+      { field: 'filters', code: 'isObject', hint: 'filters must be an object' },
+    ]);
   });
 
   it('rejects result_keys that is not an array with isArray on resultKeys', () => {
-    expect(problemsOf({ result_keys: 'id,name' })).toEqual([{ field: 'resultKeys', code: 'isArray', hint: 'result_keys must be an array' }]);
+    expect(problemsOf({ result_keys: 'id,name' })).toEqual([
+      { field: 'resultKeys', code: 'isArray', hint: 'result_keys must be an array' },
+    ]);
   });
 
   it('rejects an unknown result key with isIn on its index, naming the member as sent', () => {
@@ -53,7 +69,9 @@ describe('user-status request validation', () => {
   });
 
   it('rejects an empty result_keys with isNotEmpty', () => {
-    expect(problemsOf({ result_keys: [] })).toEqual([{ field: 'resultKeys', code: 'isNotEmpty', hint: 'result_keys must not be empty' }]);
+    expect(problemsOf({ result_keys: [] })).toEqual([
+      { field: 'resultKeys', code: 'isNotEmpty', hint: 'result_keys must not be empty' },
+    ]);
   });
 
   it('rejects pagination that is not an object, and a limit that is not a number', () => {
@@ -108,23 +126,40 @@ describe('user-status request validation', () => {
   });
 
   it('rejects an unknown range operator with isIn on the operator', () => {
-    expect(problemOf({ filters: { age: { between: [18, 30] } } })).toEqual({ field: 'filters.age.between', code: 'isIn' });
+    expect(problemOf({ filters: { age: { between: [18, 30] } } })).toEqual({
+      field: 'filters.age.between',
+      code: 'isIn',
+    });
   });
 
   it('rejects range values of the wrong type: isNumber for numbers, isDateString for dates and timestamps', () => {
-    expect(problemsOf({ filters: { age: { gte: '18' }, guardian_dob: { gte: '01/02/1980' }, created_at: { lt: 1704067200000 } } })).toEqual([
+    expect(
+      problemsOf({
+        filters: { age: { gte: '18' }, guardian_dob: { gte: '01/02/1980' }, created_at: { lt: 1704067200000 } },
+      }),
+    ).toEqual([
       { field: 'filters.age.gte', code: 'isNumber', hint: 'filters.age.gte must be a number' },
-      { field: 'filters.guardianDob.gte', code: 'isDateString', hint: 'filters.guardian_dob.gte must be an ISO 8601 date (YYYY-MM-DD) or timestamp' },
+      {
+        field: 'filters.guardianDob.gte',
+        code: 'isDateString',
+        hint: 'filters.guardian_dob.gte must be an ISO 8601 date (YYYY-MM-DD) or timestamp',
+      },
       { field: 'filters.createdAt.lt', code: 'isString', hint: 'filters.created_at.lt must be a string' },
     ]);
   });
 
-  it.each(['2024-02-30', '2023-02-29', '2024-13-01', '2024-04-31', '2024-01-01T24:00:00Z', '2024-01-01T10:60:00Z', '2024-01-01T10:00:00', '9999-12-31T23:00:00-02:00'])(
-    'rejects the impossible or zone-less date %j with isDateString',
-    (value) => {
-      expect(problemOf({ filters: { dob: { eq: value } } })).toEqual({ field: 'filters.dob.eq', code: 'isDateString' });
-    },
-  );
+  it.each([
+    '2024-02-30',
+    '2023-02-29',
+    '2024-13-01',
+    '2024-04-31',
+    '2024-01-01T24:00:00Z',
+    '2024-01-01T10:60:00Z',
+    '2024-01-01T10:00:00',
+    '9999-12-31T23:00:00-02:00',
+  ])('rejects the impossible or zone-less date %j with isDateString', (value) => {
+    expect(problemOf({ filters: { dob: { eq: value } } })).toEqual({ field: 'filters.dob.eq', code: 'isDateString' });
+  });
 
   it('accepts a leap day', () => {
     expect(parse({ filters: { dob: { eq: '2024-02-29' } } }).filters).toEqual([
@@ -185,7 +220,16 @@ describe('user-status request defaults and normalisation', () => {
   it('turns {} into no filters, the default dataset in the contract order, limit 50 and offset 0', () => {
     expect(parse({})).toEqual({
       filters: [],
-      resultKeys: ['id', 'name', 'email', 'registration_status', 'mobile_registration_status', 'connection_status', 'created_at', 'updated_at'],
+      resultKeys: [
+        'id',
+        'name',
+        'email',
+        'registration_status',
+        'mobile_registration_status',
+        'connection_status',
+        'created_at',
+        'updated_at',
+      ],
       limit: 50,
       offset: 0,
     });
@@ -230,9 +274,19 @@ describe('user-status request defaults and normalisation', () => {
 
   it('compares created_at as instants: dates and offsets become canonical UTC milliseconds', () => {
     expect(
-      parse({ filters: { created_at: { gte: '2024-01-01', lte: '2024-01-01T02:00:00+02:00' }, updated_at: { gt: '2024-06-30T12:00Z' } } }).filters,
+      parse({
+        filters: {
+          created_at: { gte: '2024-01-01', lte: '2024-01-01T02:00:00+02:00' },
+          updated_at: { gt: '2024-06-30T12:00Z' },
+        },
+      }).filters,
     ).toEqual([
-      { kind: 'range', field: 'created_at', valueType: 'instant', bounds: { gte: '2024-01-01T00:00:00.000Z', lte: '2024-01-01T00:00:00.000Z' } },
+      {
+        kind: 'range',
+        field: 'created_at',
+        valueType: 'instant',
+        bounds: { gte: '2024-01-01T00:00:00.000Z', lte: '2024-01-01T00:00:00.000Z' },
+      },
       { kind: 'range', field: 'updated_at', valueType: 'instant', bounds: { gt: '2024-06-30T12:00:00.000Z' } },
     ]);
   });
@@ -256,7 +310,10 @@ describe('user-status request: never a 500 for any JSON input', () => {
     }
     const plan = planUserQuery('Users', 'acme', query.filters, query.resultKeys);
     // The document client's own marshaller (lib-dynamodb's dependency) refuses e.g. numbers beyond 2^53.
-    expect(() => marshall(plan.input.ExpressionAttributeValues ?? {}, { removeUndefinedValues: true }), JSON.stringify(body)).not.toThrow();
+    expect(
+      () => marshall(plan.input.ExpressionAttributeValues ?? {}, { removeUndefinedValues: true }),
+      JSON.stringify(body),
+    ).not.toThrow();
     return 'accepted';
   }
 

@@ -2,7 +2,11 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ImportAbortedError, importUserLines, type RejectedLine } from '../../../scripts/users-import/import-user-lines.ts';
+import {
+  ImportAbortedError,
+  importUserLines,
+  type RejectedLine,
+} from '../../../scripts/users-import/import-user-lines.ts';
 import { createProgressReporter } from '../../../scripts/users-import/progress.ts';
 import { parseUserLine } from '../../../scripts/users-import/user-line.ts';
 
@@ -10,14 +14,17 @@ const documentsMock = mockClient(DynamoDBDocumentClient);
 const documents = () => DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 
 const line = (record: Record<string, unknown>) => JSON.stringify(record);
-const user = (id: string, extra: Record<string, unknown> = {}) => line({ id, created_at: '2024-01-01T00:00:00Z', ...extra });
+const user = (id: string, extra: Record<string, unknown> = {}) =>
+  line({ id, created_at: '2024-01-01T00:00:00Z', ...extra });
 
 async function* linesOf(lines: string[]): AsyncIterable<string> {
   yield* lines;
 }
 
 const writtenItems = () =>
-  documentsMock.commandCalls(BatchWriteCommand).flatMap((call) => call.args[0].input.RequestItems!.Users!.map((request) => request.PutRequest!.Item!));
+  documentsMock
+    .commandCalls(BatchWriteCommand)
+    .flatMap((call) => call.args[0].input.RequestItems!.Users!.map((request) => request.PutRequest!.Item!));
 
 describe('parseUserLine', () => {
   it.each(['', '   ', '\t', '\uFEFF'])('skips the blank line %j', (text) => {
@@ -44,7 +51,10 @@ describe('parseUserLine', () => {
   });
 
   it('rejects a line that is not JSON', () => {
-    expect(parseUserLine('acme', '{"id": "u-1",')).toEqual({ kind: 'rejected', problems: [expect.stringMatching(/^not valid JSON \(/)] });
+    expect(parseUserLine('acme', '{"id": "u-1",')).toEqual({
+      kind: 'rejected',
+      problems: [expect.stringMatching(/^not valid JSON \(/)],
+    });
   });
 
   it('rejects a line the record schema refuses, with its reasons', () => {
@@ -55,24 +65,41 @@ describe('parseUserLine', () => {
   });
 
   it('rejects numbers the document client cannot store exactly, wherever they are nested', () => {
-    const screening = { status: 'Cleared', timestamp: '2024-01-01T00:00:00Z', pep_result: [{ notes: [1e20] }], sanction_result: [] };
+    const screening = {
+      status: 'Cleared',
+      timestamp: '2024-01-01T00:00:00Z',
+      pep_result: [{ notes: [1e20] }],
+      sanction_result: [],
+    };
 
     expect(parseUserLine('acme', user('u-1', { idcheck_pep_sanction_result: screening }))).toEqual({
       kind: 'rejected',
-      problems: [expect.stringMatching(/^idcheck_pep_sanction_result\.pep_result\[0\]\.notes\[0\]: number 100000000000000000000 cannot be stored/)],
+      problems: [
+        expect.stringMatching(
+          /^idcheck_pep_sanction_result\.pep_result\[0\]\.notes\[0\]: number 100000000000000000000 cannot be stored/,
+        ),
+      ],
     });
   });
 
   it("rejects a record over DynamoDB's 400 KB item limit", () => {
     const parsed = parseUserLine('acme', user('u-1', { override_notes: 'x'.repeat(410_000) }));
 
-    expect(parsed).toEqual({ kind: 'rejected', problems: [expect.stringMatching(/^record: about \d+ bytes stored, over DynamoDB's 409600-byte item limit/)] });
+    expect(parsed).toEqual({
+      kind: 'rejected',
+      problems: [expect.stringMatching(/^record: about \d+ bytes stored, over DynamoDB's 409600-byte item limit/)],
+    });
   });
 
   it('rejects nesting deeper than DynamoDB takes', () => {
     let notes: unknown = 'deep';
     for (let i = 0; i < 40; i++) notes = [notes];
-    const screening = { status: 'Cleared', timestamp: '2024-01-01T00:00:00Z', pep_result: [{ notes }], sanction_result: [] };
+    const screening = {
+      status: 'Cleared',
+      timestamp: '2024-01-01T00:00:00Z',
+      pep_result: [{ notes }],
+      sanction_result: [],
+    };
 
     const parsed = parseUserLine('acme', user('u-1', { idcheck_pep_sanction_result: screening }));
 
@@ -80,9 +107,15 @@ describe('parseUserLine', () => {
   });
 
   it('rejects an e-mail too long for the byEmail index key', () => {
-    const parsed = parseUserLine('acme', user('u-1', { email: `${'a'.repeat(60)}@${'b'.repeat(60)}.${'c'.repeat(2000)}` }));
+    const parsed = parseUserLine(
+      'acme',
+      user('u-1', { email: `${'a'.repeat(60)}@${'b'.repeat(60)}.${'c'.repeat(2000)}` }),
+    );
 
-    expect(parsed).toEqual({ kind: 'rejected', problems: ["emailPk: key value is over DynamoDB's 2048-byte key limit"] });
+    expect(parsed).toEqual({
+      kind: 'rejected',
+      problems: ["emailPk: key value is over DynamoDB's 2048-byte key limit"],
+    });
   });
 });
 
@@ -108,7 +141,14 @@ describe('importUserLines', () => {
     ]);
     expect(writtenItems().map((item) => item.id)).toEqual(['u-1', 'u-3']);
     expect(documentsMock).toHaveReceivedCommandWith(BatchWriteCommand, {
-      RequestItems: { Users: [{ PutRequest: { Item: expect.objectContaining({ pk: 'ORG#acme', sk: 'USER#u-1', organization_id: 'acme' }) } }, expect.anything()] },
+      RequestItems: {
+        Users: [
+          {
+            PutRequest: { Item: expect.objectContaining({ pk: 'ORG#acme', sk: 'USER#u-1', organization_id: 'acme' }) },
+          },
+          expect.anything(),
+        ],
+      },
     });
   });
 
@@ -116,10 +156,20 @@ describe('importUserLines', () => {
     documentsMock.on(BatchWriteCommand).resolves({});
     const lines = Array.from({ length: 60 }, (_, i) => user(`u-${i}`));
 
-    const counts = await importUserLines({ lines: linesOf(lines), orgId: 'acme', documents: documents(), tableName: 'Users' });
+    const counts = await importUserLines({
+      lines: linesOf(lines),
+      orgId: 'acme',
+      documents: documents(),
+      tableName: 'Users',
+    });
 
     expect(counts.imported).toBe(60);
-    expect(documentsMock.commandCalls(BatchWriteCommand).map((call) => call.args[0].input.RequestItems!.Users!.length).sort()).toEqual([10, 25, 25]);
+    expect(
+      documentsMock
+        .commandCalls(BatchWriteCommand)
+        .map((call) => call.args[0].input.RequestItems!.Users!.length)
+        .sort(),
+    ).toEqual([10, 25, 25]);
   });
 
   it('keeps the last line of an id that occurs twice, and counts the repeat', async () => {
@@ -133,17 +183,30 @@ describe('importUserLines', () => {
     });
 
     expect(counts).toEqual({ lines: 3, imported: 3, rejected: 0, duplicateIds: 1 });
-    expect(writtenItems()).toEqual([expect.objectContaining({ id: 'u-1', name: 'last' }), expect.objectContaining({ id: 'u-2' })]);
+    expect(writtenItems()).toEqual([
+      expect.objectContaining({ id: 'u-1', name: 'last' }),
+      expect.objectContaining({ id: 'u-2' }),
+    ]);
   });
 
   it('stops with ImportAbortedError, saying how far it got, when the table cannot be written', async () => {
-    documentsMock.on(BatchWriteCommand).rejects(Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' }));
+    documentsMock
+      .on(BatchWriteCommand)
+      .rejects(Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' }));
     const lines = Array.from({ length: 30 }, (_, i) => user(`u-${i}`));
 
-    const importing = importUserLines({ lines: linesOf(lines), orgId: 'acme', documents: documents(), tableName: 'Users' });
+    const importing = importUserLines({
+      lines: linesOf(lines),
+      orgId: 'acme',
+      documents: documents(),
+      tableName: 'Users',
+    });
 
     await expect(importing).rejects.toBeInstanceOf(ImportAbortedError);
-    await expect(importing).rejects.toMatchObject({ counts: { imported: 0 }, message: expect.stringMatching(/Requested resource not found/) });
+    await expect(importing).rejects.toMatchObject({
+      counts: { imported: 0 },
+      message: expect.stringMatching(/Requested resource not found/),
+    });
   });
 
   it('reports progress as lines are read and batches are stored', async () => {

@@ -7,7 +7,14 @@ import type { FontWeight } from './report-typeface.ts';
 import { fitText } from './text-wrap.ts';
 import { formatUtc } from './report-values.ts';
 
-export type { PositionedBox, PositionedText, ReportLayout, ReportPage, TextMeasure, TextRole } from './report-layout-model.ts';
+export type {
+  PositionedBox,
+  PositionedText,
+  ReportLayout,
+  ReportPage,
+  TextMeasure,
+  TextRole,
+} from './report-layout-model.ts';
 
 export const REPORT_TITLE = 'User status report';
 
@@ -52,7 +59,13 @@ function addHeader(page: ReportPage, input: UserReportLayoutInput, measure: Text
     headerText(REPORT_TITLE, CONTENT_LEFT, titleBaseline, HEADER.titleSize, 'bold', 'ink'),
     headerText(subject, CONTENT_RIGHT - subjectWidth, titleBaseline, HEADER.metaSize, 'regular', 'muted'),
   );
-  page.boxes.push({ x: CONTENT_LEFT, y: HEADER.ruleY, width: CONTENT_WIDTH, height: HEADER.ruleThickness, color: 'accent' });
+  page.boxes.push({
+    x: CONTENT_LEFT,
+    y: HEADER.ruleY,
+    width: CONTENT_WIDTH,
+    height: HEADER.ruleThickness,
+    color: 'accent',
+  });
 }
 
 /** Job id left, template version centred, page number right, under a thin rule. */
@@ -60,7 +73,13 @@ function addFooter(page: ReportPage, pageLabel: string, input: UserReportLayoutI
   const widthOf = (text: string): number => measure.width(text, 'regular', FOOTER.size);
   const job = measure.printable(`Job ${input.jobId}`);
   const template = measure.printable(`Template ${input.templateVersion}`);
-  page.boxes.push({ x: CONTENT_LEFT, y: FOOTER.ruleY, width: CONTENT_WIDTH, height: FOOTER.ruleThickness, color: 'rule' });
+  page.boxes.push({
+    x: CONTENT_LEFT,
+    y: FOOTER.ruleY,
+    width: CONTENT_WIDTH,
+    height: FOOTER.ruleThickness,
+    color: 'rule',
+  });
   page.texts.push(
     footerText(job, CONTENT_LEFT),
     footerText(template, CONTENT_LEFT + (CONTENT_WIDTH - widthOf(template)) / 2),
@@ -68,7 +87,14 @@ function addFooter(page: ReportPage, pageLabel: string, input: UserReportLayoutI
   );
 }
 
-function headerText(text: string, x: number, y: number, size: number, weight: FontWeight, color: ReportColor): PositionedText {
+function headerText(
+  text: string,
+  x: number,
+  y: number,
+  size: number,
+  weight: FontWeight,
+  color: ReportColor,
+): PositionedText {
   return { role: 'header', text, x, y, size, weight, color };
 }
 

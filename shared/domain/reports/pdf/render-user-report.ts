@@ -65,7 +65,10 @@ function embedSubset(doc: PDFDocument, bytes: Uint8Array, text: string): Promise
 /** All text drawn in `weight`, so the subset name can be derived from it before drawing. */
 function textIn(layout: ReportLayout, weight: FontWeight): string {
   const texts = layout.pages.flatMap((page) => page.texts);
-  return texts.filter((text) => text.weight === weight).map((text) => text.text).join('');
+  return texts
+    .filter((text) => text.weight === weight)
+    .map((text) => text.text)
+    .join('');
 }
 
 /** Resource names of the two faces on every page. */

@@ -149,7 +149,8 @@ function formatAddresses(addresses: unknown): string {
       [address.line1, address.line2, address.city, address.county, address.postcode, address.countryIsoCode],
       ', ',
     );
-    const type = typeof address.addressType === 'string' && address.addressType.trim() !== '' ? address.addressType : '';
+    const type =
+      typeof address.addressType === 'string' && address.addressType.trim() !== '' ? address.addressType : '';
     return type === '' ? text : `${text} (${type.trim()})`;
   });
   return lines.length === 0 ? MISSING : lines.join('\n');

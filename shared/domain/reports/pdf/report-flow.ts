@@ -111,7 +111,11 @@ export class ReportFlow {
   }
 
   /** The least that must fit below a heading: its first row, or one line of it when the row is taller than a page. */
-  private keepHeight(firstRow: MeasuredRow | undefined, section: ReportSection, block: ReportBlock | undefined): number {
+  private keepHeight(
+    firstRow: MeasuredRow | undefined,
+    section: ReportSection,
+    block: ReportBlock | undefined,
+  ): number {
     if (!firstRow) return 0;
     const whole = rowHeight(lineCountOf(firstRow));
     return whole <= this.freshPageCapacity(section, block) ? whole : rowHeight(1);
@@ -263,6 +267,12 @@ export class ReportFlow {
     }
     this.y -= rowHeight(end - start);
     const left = CONTENT_LEFT + row.indent;
-    this.page.boxes.push({ x: left, y: this.y, width: CONTENT_RIGHT - left, height: TABLE.ruleThickness, color: 'rule' });
+    this.page.boxes.push({
+      x: left,
+      y: this.y,
+      width: CONTENT_RIGHT - left,
+      height: TABLE.ruleThickness,
+      color: 'rule',
+    });
   }
 }

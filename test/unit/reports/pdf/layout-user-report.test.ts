@@ -7,7 +7,13 @@ import {
 } from '../../../../shared/domain/reports/pdf/layout-user-report.ts';
 import { REPORT_SECTION_IDS } from '../../../../shared/domain/reports/pdf/report-content.ts';
 import { loadReportFonts } from '../../../../shared/domain/reports/pdf/report-fonts.ts';
-import { CONTENT_BOTTOM, CONTENT_RIGHT, CONTENT_TOP, FOOTER, HEADER } from '../../../../shared/domain/reports/pdf/report-style.ts';
+import {
+  CONTENT_BOTTOM,
+  CONTENT_RIGHT,
+  CONTENT_TOP,
+  FOOTER,
+  HEADER,
+} from '../../../../shared/domain/reports/pdf/report-style.ts';
 import { reportTypeface } from '../../../../shared/domain/reports/pdf/report-typeface.ts';
 import type { UserRecord } from '../../../../shared/domain/users/user-record.ts';
 import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, typicalUser, userWithMatches } from './user-report-fixtures.ts';
@@ -28,7 +34,8 @@ const texts = (page: ReportPage, role: PositionedText['role']): string[] =>
 function valueOf(report: ReportLayout, label: string): string | undefined {
   for (const page of report.pages) {
     const labelText = page.texts.find((text) => text.role === 'label' && text.text === label);
-    if (labelText) return page.texts.find((text) => text.role === 'value' && text.y === labelText.y && text.x > labelText.x)?.text;
+    if (labelText)
+      return page.texts.find((text) => text.role === 'value' && text.y === labelText.y && text.x > labelText.x)?.text;
   }
   return undefined;
 }
@@ -43,7 +50,11 @@ describe('layoutUserReport', () => {
 
   it('ends every page with a footer naming the job, the template version and "Page i of n"', () => {
     long.pages.forEach((page, index) => {
-      expect(texts(page, 'footer')).toEqual([`Job ${JOB_ID}`, 'Template 2026-11.1', `Page ${index + 1} of ${long.pages.length}`]);
+      expect(texts(page, 'footer')).toEqual([
+        `Job ${JOB_ID}`,
+        'Template 2026-11.1',
+        `Page ${index + 1} of ${long.pages.length}`,
+      ]);
     });
   });
 
@@ -63,7 +74,9 @@ describe('layoutUserReport', () => {
 
     const [organization, generated] = page!.texts.filter((text) => text.role === 'header');
     expect(organization!.text).toMatch(/…$/);
-    expect(organization!.x + typeface.width(organization!.text, 'bold', organization!.size)).toBeLessThan(generated!.x - 12);
+    expect(organization!.x + typeface.width(organization!.text, 'bold', organization!.size)).toBeLessThan(
+      generated!.x - 12,
+    );
   });
 
   it('keeps all content between the header and the footer and inside the right margin', () => {
@@ -81,7 +94,9 @@ describe('layoutUserReport', () => {
   });
 
   it('lays the sections out in the order of the contract', () => {
-    const headings = layout(typicalUser()).pages.flatMap((page) => page.texts.filter((text) => text.role === 'section-heading'));
+    const headings = layout(typicalUser()).pages.flatMap((page) =>
+      page.texts.filter((text) => text.role === 'section-heading'),
+    );
 
     const order = headings.map((heading) => heading.sectionId).filter((id, index, ids) => id !== ids[index - 1]);
     expect(order).toEqual([...REPORT_SECTION_IDS]);
@@ -126,7 +141,16 @@ describe('layoutUserReport', () => {
   it('shows "—" for every field a minimal record lacks', () => {
     const report = layout({ id: 'u-1', organization_id: 'org-1', created_at: '2026-01-01T00:00:00.000Z' });
 
-    for (const label of ['Name', 'Email', 'Guardian name', 'Data sharing agreed', 'Selfie liveness score', 'Result status', 'Override notes', 'Last updated']) {
+    for (const label of [
+      'Name',
+      'Email',
+      'Guardian name',
+      'Data sharing agreed',
+      'Selfie liveness score',
+      'Result status',
+      'Override notes',
+      'Last updated',
+    ]) {
       expect(valueOf(report, label)).toBe('—');
     }
     expect(valueOf(report, 'PEP matches')).toBe('0');
@@ -136,7 +160,9 @@ describe('layoutUserReport', () => {
     const notes = 'Reviewed against the sanction list and the supporting documents. '.repeat(150);
     const report = layout(typicalUser({ override_notes: notes }));
 
-    const [, ...noteLines] = report.pages.flatMap((page) => page.texts.filter((text) => text.role === 'value' && text.sectionId === 'overrides')); // after the override status
+    const [, ...noteLines] = report.pages.flatMap((page) =>
+      page.texts.filter((text) => text.role === 'value' && text.sectionId === 'overrides'),
+    ); // after the override status
     expect(noteLines.length).toBeGreaterThan(60);
     const pagesWithNotes = report.pages.filter((page) => page.texts.some((text) => text.sectionId === 'overrides'));
     expect(pagesWithNotes.length).toBeGreaterThan(1);
@@ -147,7 +173,9 @@ describe('layoutUserReport', () => {
   it('breaks a word wider than the value column instead of overflowing', () => {
     const report = layout(typicalUser({ email: `${'x'.repeat(200)}@example.com` }));
 
-    const emailLines = report.pages[0]!.texts.filter((text) => text.role === 'value' && text.text.includes('x'.repeat(20)));
+    const emailLines = report.pages[0]!.texts.filter(
+      (text) => text.role === 'value' && text.text.includes('x'.repeat(20)),
+    );
     expect(emailLines.length).toBeGreaterThan(1);
   });
 });

@@ -27,7 +27,10 @@ async function embeddedFonts(bytes: Uint8Array): Promise<{ name: string; font: R
     if (!(object instanceof PDFDict) || object.get(PDFName.of('Type')) !== PDFName.of('FontDescriptor')) continue;
     const stream = object.lookup(PDFName.of('FontFile2'));
     if (!(stream instanceof PDFRawStream)) throw new Error('font descriptor without a TrueType font program');
-    found.push({ name: String(object.get(PDFName.of('FontName'))), font: fontkit.create(decodePDFRawStream(stream).decode()) });
+    found.push({
+      name: String(object.get(PDFName.of('FontName'))),
+      font: fontkit.create(decodePDFRawStream(stream).decode()),
+    });
   }
   return found;
 }
@@ -57,10 +60,18 @@ function pageFonts(page: PDFPage): Map<string, PageFont> {
     const font = page.doc.context.lookup(ref, PDFDict);
     const baseFont = font.lookup(PDFName.of('BaseFont'), PDFName).decodeText();
     const toUnicode = new Map<number, string>();
-    for (const [, glyph, text] of decodedStream(font.lookup(PDFName.of('ToUnicode'))).matchAll(/<([0-9a-f]+)> <([0-9a-f]+)>/gi)) {
-      toUnicode.set(Number.parseInt(glyph!, 16), String.fromCharCode(...text!.match(/.{4}/g)!.map((unit) => Number.parseInt(unit, 16))));
+    for (const [, glyph, text] of decodedStream(font.lookup(PDFName.of('ToUnicode'))).matchAll(
+      /<([0-9a-f]+)> <([0-9a-f]+)>/gi,
+    )) {
+      toUnicode.set(
+        Number.parseInt(glyph!, 16),
+        String.fromCharCode(...text!.match(/.{4}/g)!.map((unit) => Number.parseInt(unit, 16))),
+      );
     }
-    const descriptor = font.lookup(PDFName.of('DescendantFonts'), PDFArray).lookup(0, PDFDict).lookup(PDFName.of('FontDescriptor'), PDFDict);
+    const descriptor = font
+      .lookup(PDFName.of('DescendantFonts'), PDFArray)
+      .lookup(0, PDFDict)
+      .lookup(PDFName.of('FontDescriptor'), PDFDict);
     fonts.set(key.asString(), {
       weight: baseFont.endsWith('NotoSans-Bold') ? 'bold' : 'regular',
       toUnicode,
@@ -73,10 +84,14 @@ function pageFonts(page: PDFPage): Map<string, PageFont> {
 /** The strings a page shows, in order: the font resource each is shown in and its glyph ids. */
 function shownStrings(page: PDFPage): { font: string; glyphIds: number[] }[] {
   const contents = page.node.Contents();
-  const streams = contents instanceof PDFArray ? contents.asArray().map((ref) => page.doc.context.lookup(ref)) : [contents];
+  const streams =
+    contents instanceof PDFArray ? contents.asArray().map((ref) => page.doc.context.lookup(ref)) : [contents];
   const shown: { font: string; glyphIds: number[] }[] = [];
   let font = '';
-  for (const [, fontKey, hex] of streams.map(decodedStream).join('\n').matchAll(/(\/F\d+) [\d.]+ Tf|<([0-9A-Fa-f]*)> Tj/g)) {
+  for (const [, fontKey, hex] of streams
+    .map(decodedStream)
+    .join('\n')
+    .matchAll(/(\/F\d+) [\d.]+ Tf|<([0-9A-Fa-f]*)> Tj/g)) {
     if (fontKey) font = fontKey;
     else shown.push({ font, glyphIds: (hex!.match(/.{4}/g) ?? []).map((id) => Number.parseInt(id, 16)) });
   }
@@ -174,7 +189,10 @@ describe('renderUserReport', () => {
     const embedded = await embeddedFonts(await render(userWithMatches(8, 2)));
 
     const names = embedded.map(({ name }) => name).sort();
-    expect(names).toEqual([expect.stringMatching(/^\/[A-Z]{6}\+NotoSans-Bold$/), expect.stringMatching(/^\/[A-Z]{6}\+NotoSans-Regular$/)]);
+    expect(names).toEqual([
+      expect.stringMatching(/^\/[A-Z]{6}\+NotoSans-Bold$/),
+      expect.stringMatching(/^\/[A-Z]{6}\+NotoSans-Regular$/),
+    ]);
     for (const { font } of embedded) {
       const glyphs = Array.from({ length: font.numGlyphs }, (_, id) => font.getGlyph(id));
       const empty = glyphs.filter((glyph) => glyph.path.toSVG() === '');
@@ -192,10 +210,19 @@ describe('renderUserReport', () => {
     });
     await render(userWithMatches(3, 1)); // glyphs another report used before must leave no trace
     const layout = layoutUserReport(
-      { user, organizationName: ORGANIZATION_NAME, jobId: JOB_ID, generatedAt: GENERATED_AT, templateVersion: REPORT_TEMPLATE_VERSION },
+      {
+        user,
+        organizationName: ORGANIZATION_NAME,
+        jobId: JOB_ID,
+        generatedAt: GENERATED_AT,
+        templateVersion: REPORT_TEMPLATE_VERSION,
+      },
       reportTypeface(fonts),
     );
-    const originals = { regular: fontkit.create(Buffer.from(fonts.regular)), bold: fontkit.create(Buffer.from(fonts.bold)) };
+    const originals = {
+      regular: fontkit.create(Buffer.from(fonts.regular)),
+      bold: fontkit.create(Buffer.from(fonts.bold)),
+    };
 
     const doc = await PDFDocument.load(await render(user));
 
@@ -204,12 +231,18 @@ describe('renderUserReport', () => {
       const fontsOfPage = pageFonts(page);
       const shown = shownStrings(page).map(({ font, glyphIds }) => {
         const { weight, toUnicode, program } = fontsOfPage.get(font)!;
-        return { weight, text: glyphIds.map((glyphId) => toUnicode.get(glyphId)).join(''), outlines: glyphIds.map((glyphId) => program.getGlyph(glyphId).path.toSVG()) };
+        return {
+          weight,
+          text: glyphIds.map((glyphId) => toUnicode.get(glyphId)).join(''),
+          outlines: glyphIds.map((glyphId) => program.getGlyph(glyphId).path.toSVG()),
+        };
       });
       const expected = layout.pages[pageIndex]!.texts.map(({ weight, text }) => ({
         weight,
         text,
-        outlines: Array.from(text, (character) => originals[weight].glyphForCodePoint(character.codePointAt(0)!).path.toSVG()),
+        outlines: Array.from(text, (character) =>
+          originals[weight].glyphForCodePoint(character.codePointAt(0)!).path.toSVG(),
+        ),
       }));
       expect(shown).toEqual(expected);
     });

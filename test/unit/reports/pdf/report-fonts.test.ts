@@ -32,8 +32,14 @@ describe('loadReportFonts', () => {
   it('reads from REPORT_FONTS_DIR when set, as in a bundled Lambda', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'report-fonts-'));
     try {
-      copyFileSync(createRequire(import.meta.url).resolve(REPORT_FONT_PACKAGE_PATHS.bold), path.join(dir, REPORT_FONT_FILES.regular));
-      copyFileSync(createRequire(import.meta.url).resolve(REPORT_FONT_PACKAGE_PATHS.bold), path.join(dir, REPORT_FONT_FILES.bold));
+      copyFileSync(
+        createRequire(import.meta.url).resolve(REPORT_FONT_PACKAGE_PATHS.bold),
+        path.join(dir, REPORT_FONT_FILES.regular),
+      );
+      copyFileSync(
+        createRequire(import.meta.url).resolve(REPORT_FONT_PACKAGE_PATHS.bold),
+        path.join(dir, REPORT_FONT_FILES.bold),
+      );
       vi.stubEnv('REPORT_FONTS_DIR', dir);
       vi.resetModules();
       const fresh = await import('../../../../shared/domain/reports/pdf/report-fonts.ts');

@@ -14,7 +14,13 @@ export function screeningEntry(index: number, overrides: Partial<ScreeningEntry>
     datasets: ['PEP-CURRENT', 'PEP-LINKED'],
     aliases: [{ name: 'V. Petrenko' }, { name: 'Viktor P.' }],
     addresses: [
-      { line1: '12 Khreshchatyk Street', city: 'Kyiv', postcode: '01001', countryIsoCode: 'UA', addressType: 'Residential' },
+      {
+        line1: '12 Khreshchatyk Street',
+        city: 'Kyiv',
+        postcode: '01001',
+        countryIsoCode: 'UA',
+        addressType: 'Residential',
+      },
       { line1: '4 Rue de la Paix', city: 'Paris', postcode: '75002', countryIsoCode: 'FR' },
     ],
     notes: [],
@@ -50,7 +56,8 @@ export function typicalUser(overrides: Partial<UserRecord> = {}): UserRecord {
     guardian_age: 48,
     data_sharing_agreed: true,
     override_status: 'Approved',
-    override_notes: 'PEP matches reviewed by the compliance team on 2026-10-30: the candidates differ in date of birth and nationality. Approved for onboarding.',
+    override_notes:
+      'PEP matches reviewed by the compliance team on 2026-10-30: the candidates differ in date of birth and nationality. Approved for onboarding.',
     is_deleted: false,
     selfie_liveness_score: 0.9731,
     fmc_score: 87.5,
@@ -69,7 +76,12 @@ export function typicalUser(overrides: Partial<UserRecord> = {}): UserRecord {
       timestamp: '2026-10-29T09:12:44.000Z',
       pep_result: [screeningEntry(0), screeningEntry(1)],
       sanction_result: [
-        screeningEntry(2, { firstName: 'Olena', lastName: 'Kovalenko', datasets: ['SAN-CURRENT'], status: 'Under review' }),
+        screeningEntry(2, {
+          firstName: 'Olena',
+          lastName: 'Kovalenko',
+          datasets: ['SAN-CURRENT'],
+          status: 'Under review',
+        }),
       ],
     },
     connection_status: 'CONNECTED',

@@ -38,7 +38,8 @@ function segmentMapping(subtable: Uint8Array): CharacterMap {
   const startCodes = endCodes + segCountX2 + 2;
   const idDeltas = startCodes + segCountX2;
   const idRangeOffsets = idDeltas + segCountX2;
-  if (idRangeOffsets + segCountX2 > subtable.byteLength) throw new Error('TrueType cmap format 4 subtable is truncated');
+  if (idRangeOffsets + segCountX2 > subtable.byteLength)
+    throw new Error('TrueType cmap format 4 subtable is truncated');
   return (codePoint) => {
     if (codePoint < 0 || codePoint > 0xffff) return 0;
     let low = 0;

@@ -23,7 +23,8 @@ export function readTableDirectory(file: Uint8Array): FontTables {
     throw new Error(`not a TrueType font: sfnt version 0x${version.toString(16).padStart(8, '0')}`);
   }
   const numTables = view.getUint16(4);
-  if (HEADER_SIZE + numTables * RECORD_SIZE > bytes.byteLength) throw new Error('TrueType table directory runs past the end of the file');
+  if (HEADER_SIZE + numTables * RECORD_SIZE > bytes.byteLength)
+    throw new Error('TrueType table directory runs past the end of the file');
   const tables = new Map<string, Uint8Array>();
   for (let index = 0; index < numTables; index += 1) {
     const record = HEADER_SIZE + index * RECORD_SIZE;
@@ -37,5 +38,10 @@ export function readTableDirectory(file: Uint8Array): FontTables {
 }
 
 function readTag(view: DataView, offset: number): string {
-  return String.fromCharCode(view.getUint8(offset), view.getUint8(offset + 1), view.getUint8(offset + 2), view.getUint8(offset + 3));
+  return String.fromCharCode(
+    view.getUint8(offset),
+    view.getUint8(offset + 1),
+    view.getUint8(offset + 2),
+    view.getUint8(offset + 3),
+  );
 }

@@ -109,7 +109,8 @@ export class TrueTypeFont {
     this.assertGlyphId(glyphId);
     const start = this.glyphOffset(glyphId);
     const end = this.glyphOffset(glyphId + 1);
-    if (end < start || end > this.glyf.byteLength) throw new Error(`TrueType loca entry of glyph ${glyphId} is out of range`);
+    if (end < start || end > this.glyf.byteLength)
+      throw new Error(`TrueType loca entry of glyph ${glyphId} is out of range`);
     return this.glyf.subarray(start, end);
   }
 

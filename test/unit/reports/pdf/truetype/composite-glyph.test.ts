@@ -35,9 +35,35 @@ const INSTRUCTIONS = 214;
 const OUTER = 215;
 
 const SIMPLE_GLYPHS = new Map([
-  [SQUARE, simpleGlyph([[0, 0], [400, 0], [400, 400], [0, 400]])],
-  [TRIANGLE, simpleGlyph([[0, 0], [300, 0], [150, 500]])],
-  [ARROW, simpleGlyph([[0, 100], [200, 100], [200, 0], [350, 200], [200, 400], [200, 300], [0, 300]])],
+  [
+    SQUARE,
+    simpleGlyph([
+      [0, 0],
+      [400, 0],
+      [400, 400],
+      [0, 400],
+    ]),
+  ],
+  [
+    TRIANGLE,
+    simpleGlyph([
+      [0, 0],
+      [300, 0],
+      [150, 500],
+    ]),
+  ],
+  [
+    ARROW,
+    simpleGlyph([
+      [0, 100],
+      [200, 100],
+      [200, 0],
+      [350, 200],
+      [200, 400],
+      [200, 300],
+      [0, 300],
+    ]),
+  ],
 ]);
 
 const COMPOSITES = new Map<number, CompositeGlyph>([
@@ -83,7 +109,12 @@ const COMPOSITES = new Map<number, CompositeGlyph>([
     INNER,
     compositeGlyph([
       { glyphId: SQUARE, flags: XY | WE_HAVE_A_SCALE, args: [-30, 40], transform: [0.5] },
-      { glyphId: TRIANGLE, flags: XY | WORDS | WE_HAVE_A_TWO_BY_TWO, args: [700, -50], transform: [0.5, 0.25, -0.25, 0.5] },
+      {
+        glyphId: TRIANGLE,
+        flags: XY | WORDS | WE_HAVE_A_TWO_BY_TWO,
+        args: [700, -50],
+        transform: [0.5, 0.25, -0.25, 0.5],
+      },
     ]),
   ],
   [
@@ -105,7 +136,10 @@ const CHARACTERS = new Map([
   ['N', OUTER],
 ]);
 
-const FONT = syntheticFont(new Map([...SIMPLE_GLYPHS, ...[...COMPOSITES].map(([glyphId, { data }]) => [glyphId, data] as const)]), CHARACTERS);
+const FONT = syntheticFont(
+  new Map([...SIMPLE_GLYPHS, ...[...COMPOSITES].map(([glyphId, { data }]) => [glyphId, data] as const)]),
+  CHARACTERS,
+);
 const reference = fontkitFont(FONT);
 
 /** The subset of the glyphs of `text`, as a PDF's text would make it. */
@@ -130,7 +164,9 @@ function contourCount(glyphId: number): number {
 describe('the synthetic font', () => {
   it('is read by fontkit as its builder meant: each composite drawn as all the simple glyphs it is made of', () => {
     for (const glyphId of COMPOSITES.keys()) {
-      expect(reference.getGlyph(glyphId).path.toSVG().match(/Z/g), `glyph ${glyphId}`).toHaveLength(contourCount(glyphId));
+      expect(reference.getGlyph(glyphId).path.toSVG().match(/Z/g), `glyph ${glyphId}`).toHaveLength(
+        contourCount(glyphId),
+      );
     }
     expect(reference.getGlyph(BYTE_ARGUMENTS).path.toSVG()).toMatch(/^M-20 90L280 90L130 590Z/);
     expect(reference.getGlyph(SCALE).path.toSVG()).toMatch(/^M150 0L350 0L350 200L150 200Z/);
@@ -166,7 +202,10 @@ describe.each([
       const copy = new Uint8Array(glyphBytes(file, glyphId));
       const view = new DataView(copy.buffer);
       for (const component of original.components) {
-        expect(sourceGlyphId(file, view.getUint16(component.offset)), `component at byte ${component.offset} of glyph ${glyphId}`).toBe(component.glyphId);
+        expect(
+          sourceGlyphId(file, view.getUint16(component.offset)),
+          `component at byte ${component.offset} of glyph ${glyphId}`,
+        ).toBe(component.glyphId);
         view.setUint16(component.offset, component.glyphId);
       }
       const padded = new Uint8Array((original.data.byteLength + 3) & ~3);
@@ -182,7 +221,9 @@ describe.each([
 
     for (const glyphId of subsetGlyphIds(file)) {
       const source = sourceGlyphId(file, glyphId);
-      expect(parsed.getGlyph(glyphId).path.toSVG(), `glyph ${glyphId}, ${source} in the font`).toBe(reference.getGlyph(source).path.toSVG());
+      expect(parsed.getGlyph(glyphId).path.toSVG(), `glyph ${glyphId}, ${source} in the font`).toBe(
+        reference.getGlyph(source).path.toSVG(),
+      );
     }
   });
 });

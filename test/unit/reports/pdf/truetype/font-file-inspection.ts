@@ -69,7 +69,8 @@ export function horizontalMetrics(bytes: Uint8Array, glyphId: number): { advance
   const metrics = tableView(bytes, 'hhea').getUint16(34);
   const hmtx = tableView(bytes, 'hmtx');
   const record = Math.min(glyphId, metrics - 1) * 4;
-  const leftSideBearing = glyphId < metrics ? hmtx.getInt16(record + 2) : hmtx.getInt16(metrics * 4 + (glyphId - metrics) * 2);
+  const leftSideBearing =
+    glyphId < metrics ? hmtx.getInt16(record + 2) : hmtx.getInt16(metrics * 4 + (glyphId - metrics) * 2);
   return { advance: hmtx.getUint16(record), leftSideBearing };
 }
 
@@ -78,7 +79,9 @@ export function glyphOffsets(bytes: Uint8Array): { long: boolean; offsets: numbe
   const long = tableView(bytes, 'head').getInt16(50) === 1;
   const loca = tableView(bytes, 'loca');
   const count = loca.byteLength / (long ? 4 : 2);
-  const offsets = Array.from({ length: count }, (_, index) => (long ? loca.getUint32(index * 4) : loca.getUint16(index * 2) * 2));
+  const offsets = Array.from({ length: count }, (_, index) =>
+    long ? loca.getUint32(index * 4) : loca.getUint16(index * 2) * 2,
+  );
   return { long, offsets };
 }
 

@@ -42,7 +42,8 @@ const f2dot14 = (value: number): number[] => uint16(Math.round(value * 0x4000));
 export function simpleGlyph(points: [number, number][]): Uint8Array {
   const xs = points.map(([x]) => x);
   const ys = points.map(([, y]) => y);
-  const deltas = (values: number[]): number[] => values.flatMap((value, index) => uint16(value - (values[index - 1] ?? 0)));
+  const deltas = (values: number[]): number[] =>
+    values.flatMap((value, index) => uint16(value - (values[index - 1] ?? 0)));
   const ON_CURVE_POINT = 0x01;
   return new Uint8Array([
     ...uint16(1), // numberOfContours
@@ -63,12 +64,19 @@ export function compositeGlyph(components: ComponentRecord[], instructions?: num
   components.forEach(({ glyphId, flags: layout, args, transform = [] }, index) => {
     const last = index === components.length - 1;
     const flags = layout | (!last ? MORE_COMPONENTS : instructions ? WE_HAVE_INSTRUCTIONS : 0);
-    const transformSize = flags & WE_HAVE_A_SCALE ? 1 : flags & WE_HAVE_AN_X_AND_Y_SCALE ? 2 : flags & WE_HAVE_A_TWO_BY_TWO ? 4 : 0;
-    if (transform.length !== transformSize) throw new Error(`component flags 0x${flags.toString(16)} take ${transformSize} transform values`);
-    if (!(flags & ARG_1_AND_2_ARE_WORDS) && args.some((arg) => arg < -128 || arg > 127)) throw new Error(`arguments ${args} need ARG_1_AND_2_ARE_WORDS`);
+    const transformSize =
+      flags & WE_HAVE_A_SCALE ? 1 : flags & WE_HAVE_AN_X_AND_Y_SCALE ? 2 : flags & WE_HAVE_A_TWO_BY_TWO ? 4 : 0;
+    if (transform.length !== transformSize)
+      throw new Error(`component flags 0x${flags.toString(16)} take ${transformSize} transform values`);
+    if (!(flags & ARG_1_AND_2_ARE_WORDS) && args.some((arg) => arg < -128 || arg > 127))
+      throw new Error(`arguments ${args} need ARG_1_AND_2_ARE_WORDS`);
     bytes.push(...uint16(flags));
     references.push({ glyphId, offset: bytes.length });
-    bytes.push(...uint16(glyphId), ...args.flatMap(flags & ARG_1_AND_2_ARE_WORDS ? uint16 : uint8), ...transform.flatMap(f2dot14));
+    bytes.push(
+      ...uint16(glyphId),
+      ...args.flatMap(flags & ARG_1_AND_2_ARE_WORDS ? uint16 : uint8),
+      ...transform.flatMap(f2dot14),
+    );
   });
   if (instructions) bytes.push(...uint16(instructions.length), ...instructions);
   return { data: new Uint8Array(bytes), components: references };
@@ -79,12 +87,17 @@ export function compositeGlyph(components: ComponentRecord[], instructions?: num
  * character of `characters` mapped to its glyph id: long loca, glyph data unpadded, a format 12
  * cmap, glyph `id` `ADVANCE_OF_GLYPH_0 + id` wide.
  */
-export function syntheticFont(glyphs: ReadonlyMap<number, Uint8Array>, characters: ReadonlyMap<string, number>): Uint8Array {
+export function syntheticFont(
+  glyphs: ReadonlyMap<number, Uint8Array>,
+  characters: ReadonlyMap<string, number>,
+): Uint8Array {
   const numGlyphs = Math.max(...glyphs.keys()) + 1;
   const data = Array.from({ length: numGlyphs }, (_, glyphId) => glyphs.get(glyphId) ?? new Uint8Array(0));
   const offsets = [0];
   for (const glyph of data) offsets.push(offsets.at(-1)! + glyph.byteLength);
-  const mappings = [...characters].map(([character, glyphId]) => [character.codePointAt(0)!, glyphId] as const).sort(([a], [b]) => a - b);
+  const mappings = [...characters]
+    .map(([character, glyphId]) => [character.codePointAt(0)!, glyphId] as const)
+    .sort(([a], [b]) => a - b);
   return fontFile({
     cmap: [
       ...[0, 1, 3, 10].flatMap(uint16), // version, one encoding record: Windows, Unicode full repertoire
@@ -126,7 +139,10 @@ function fontFile(tables: Record<string, number[]>): Uint8Array {
   for (const tag of tags) {
     const table = tables[tag]!;
     const offset = 12 + tags.length * 16 + data.length;
-    directory.push(...Array.from(tag, (character) => character.charCodeAt(0)), ...[0, offset, table.length].flatMap(uint32));
+    directory.push(
+      ...Array.from(tag, (character) => character.charCodeAt(0)),
+      ...[0, offset, table.length].flatMap(uint32),
+    );
     data.push(...table, ...new Array<number>(-table.length & 3).fill(0));
   }
   return new Uint8Array([...directory, ...data]);

@@ -52,7 +52,12 @@ describe.each(REPORT_FACES)('TrueTypeFont, Noto Sans %s, against fontkit', (_fac
       xHeight: reference.xHeight,
       italicAngle: reference.italicAngle,
       postscriptName: reference.postscriptName,
-      bbox: { minX: reference.bbox.minX, minY: reference.bbox.minY, maxX: reference.bbox.maxX, maxY: reference.bbox.maxY },
+      bbox: {
+        minX: reference.bbox.minX,
+        minY: reference.bbox.minY,
+        maxX: reference.bbox.maxX,
+        maxY: reference.bbox.maxY,
+      },
     });
     expect(font.familyClass).toBe(reference['OS/2'].sFamilyClass);
     expect(font.isFixedPitch).toBe(Boolean(reference.post.isFixedPitch));
@@ -88,7 +93,9 @@ describe.each(REPORT_FACES)('TrueTypeFont, Noto Sans %s, against fontkit', (_fac
     const bmpFont = new TrueTypeFont(withoutFullRepertoire);
 
     const bmp = reference.characterSet.filter((codePoint) => codePoint <= 0xffff);
-    const mismatches = bmp.filter((codePoint) => bmpFont.glyphIdForCodePoint(codePoint) !== reference.glyphForCodePoint(codePoint).id);
+    const mismatches = bmp.filter(
+      (codePoint) => bmpFont.glyphIdForCodePoint(codePoint) !== reference.glyphForCodePoint(codePoint).id,
+    );
     expect(mismatches).toEqual([]);
     expect(bmpFont.glyphIdForCodePoint(0x4e2d)).toBe(0);
   });

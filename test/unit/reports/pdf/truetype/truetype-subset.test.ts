@@ -16,7 +16,8 @@ import {
 } from './font-file-inspection.ts';
 
 /** ASCII, Latin-1 and Latin Extended letters with accents (composite glyphs in Noto Sans), Greek, Cyrillic. */
-const MIXED_TEXT = 'Report 2026: Zoë Ångström-Núñez, Łukasz Żółć, Erdős Pál, Çağrı Şeker, é; Ζωή Παπαδοπούλου, Дмитрий Шостакович.';
+const MIXED_TEXT =
+  'Report 2026: Zoë Ångström-Núñez, Łukasz Żółć, Erdős Pál, Çağrı Şeker, é; Ζωή Παπαδοπούλου, Дмитрий Шостакович.';
 
 /** What a PDF needs of an embedded TrueType font, as fontkit's subsetter writes it. */
 const REQUIRED_TABLES = ['glyf', 'head', 'hhea', 'hmtx', 'loca', 'maxp'];
@@ -25,7 +26,9 @@ const HINTING_TABLES = ['cvt ', 'fpgm', 'prep'];
 describe.each(REPORT_FACES)('TrueTypeSubset, Noto Sans %s', (_face, bytes) => {
   const font = new TrueTypeFont(bytes);
   const reference = fontkitFont(bytes);
-  const glyphIdsOf = (text: string): number[] => [...new Set(Array.from(text, (character) => reference.glyphForCodePoint(character.codePointAt(0)!).id))];
+  const glyphIdsOf = (text: string): number[] => [
+    ...new Set(Array.from(text, (character) => reference.glyphForCodePoint(character.codePointAt(0)!).id)),
+  ];
 
   /** The subset of `glyphIds`, and the original glyph each new id stands for. */
   function subsetOf(glyphIds: number[]): { file: Uint8Array; originals: Map<number, number> } {
@@ -42,7 +45,9 @@ describe.each(REPORT_FACES)('TrueTypeSubset, Noto Sans %s', (_face, bytes) => {
       const copy = parsed.getGlyph(newId);
       expect(copy.path.toSVG(), `glyph ${originalId}, ${newId} in the subset`).toBe(original.path.toSVG());
       expect(copy.advanceWidth, `advance of glyph ${originalId}`).toBe(original.advanceWidth);
-      expect(horizontalMetrics(file, newId), `hmtx of glyph ${originalId}`).toEqual(horizontalMetrics(bytes, originalId));
+      expect(horizontalMetrics(file, newId), `hmtx of glyph ${originalId}`).toEqual(
+        horizontalMetrics(bytes, originalId),
+      );
     }
   }
 
@@ -59,7 +64,8 @@ describe.each(REPORT_FACES)('TrueTypeSubset, Noto Sans %s', (_face, bytes) => {
     const glyphIds = glyphIdsOf(MIXED_TEXT);
     const composites = glyphIds.filter((glyphId) => isCompositeGlyph(bytes, glyphId));
     expect(composites.length).toBeGreaterThanOrEqual(10);
-    for (const character of 'éÅőŻή') expect(composites).toContain(reference.glyphForCodePoint(character.codePointAt(0)!).id);
+    for (const character of 'éÅőŻή')
+      expect(composites).toContain(reference.glyphForCodePoint(character.codePointAt(0)!).id);
 
     const { file, originals } = subsetOf(glyphIds);
     const parsed = fontkitFont(file);
@@ -124,7 +130,11 @@ describe.each(REPORT_FACES)('TrueTypeSubset, Noto Sans %s', (_face, bytes) => {
       let power = 1;
       while (power * 2 <= records.length) power *= 2;
       expect(view.getUint32(0)).toBe(0x00010000);
-      expect([view.getUint16(6), view.getUint16(8), view.getUint16(10)]).toEqual([power * 16, Math.log2(power), (records.length - power) * 16]);
+      expect([view.getUint16(6), view.getUint16(8), view.getUint16(10)]).toEqual([
+        power * 16,
+        Math.log2(power),
+        (records.length - power) * 16,
+      ]);
 
       for (const record of records) {
         expect(record.offset % 4, record.tag).toBe(0);
@@ -167,7 +177,8 @@ describe.each(REPORT_FACES)('TrueTypeSubset, Noto Sans %s', (_face, bytes) => {
       const copy = reread.glyphData(newId);
       expect(copy.byteLength).toBe((original.byteLength + 3) & ~3);
       expect(copy.subarray(original.byteLength).every((byte) => byte === 0)).toBe(true);
-      if (!isCompositeGlyph(bytes, originalId)) expect(Buffer.from(copy.subarray(0, original.byteLength))).toEqual(Buffer.from(original));
+      if (!isCompositeGlyph(bytes, originalId))
+        expect(Buffer.from(copy.subarray(0, original.byteLength))).toEqual(Buffer.from(original));
       expect(reread.advanceWidth(newId)).toBe(font.advanceWidth(originalId));
     }
   });
@@ -184,7 +195,9 @@ describe.each(REPORT_FACES)('TrueTypeSubset, Noto Sans %s', (_face, bytes) => {
     const subset = new TrueTypeSubset(font);
     const [a, b] = glyphIdsOf('ab');
 
-    expect([subset.includeGlyph(a!), subset.includeGlyph(b!), subset.includeGlyph(a!), subset.includeGlyph(0)]).toEqual([1, 2, 1, 0]);
+    expect([subset.includeGlyph(a!), subset.includeGlyph(b!), subset.includeGlyph(a!), subset.includeGlyph(0)]).toEqual(
+      [1, 2, 1, 0],
+    );
   });
 
   it('refuses glyph ids the font does not have', () => {
