@@ -22,8 +22,8 @@ export default tseslint.config(
     },
   },
   {
-    // Tests read untyped JSON bodies and stub async ports; the promise rules above still apply.
-    files: ['test/**/*.ts'],
+    // Tests and benchmarks read untyped JSON bodies and stub async ports; the promise rules above still apply.
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
@@ -32,6 +32,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/unbound-method': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-base-to-string': 'off',
+      '@typescript-eslint/restrict-template-expressions': 'off',
+      '@typescript-eslint/no-unnecessary-type-assertion': 'off',
     },
   },
 );

@@ -72,8 +72,8 @@ interface CommandContext {
   positionals: string[];
   client: OnboardingApiClient;
   io: CliIo;
-  out(text: string): void;
-  err(text: string): void;
+  out: (text: string) => void;
+  err: (text: string) => void;
 }
 
 const commands: Record<string, Record<string, Command>> = {
@@ -212,7 +212,7 @@ const commands: Record<string, Record<string, Command>> = {
           return EXIT.ok;
         }
         const columns = keys ?? (records[0] ? Object.keys(records[0]) : DEFAULT_RESULT_KEYS);
-        out(formatTable(records as Array<Record<string, unknown>>, columns, cellWidth(io)));
+        out(formatTable(records, columns, cellWidth(io)));
         const shown = records.length === 0 ? 'no records' : `records ${offset + 1}-${offset + records.length}`;
         const more = offset + records.length < total ? ` (more: --offset ${offset + records.length}, or --all)` : '';
         err(`${shown} of ${total}${more}`);
@@ -247,12 +247,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let values: Values;
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({
+    const parsed = parseArgs({
       args: [...rest],
       options: { ...CONNECTION_OPTIONS, ...command.options },
       strict: true,
       allowPositionals: command.positionals !== undefined,
-    }) as { values: Values; positionals: string[] });
+    });
+    values = parsed.values;
+    positionals = parsed.positionals;
   } catch (error) {
     return usageError(err, (error as Error).message, helpCommand);
   }

@@ -5,8 +5,8 @@ export function formatTable(
   maxCellWidth = Infinity,
 ): string {
   const cell = (value: unknown): string => {
-    const text =
-      value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    // Cells hold JSON values: strings as they are, everything else as JSON text.
+    const text = value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
     const flat = text.replace(/\s+/g, ' ');
     return flat.length > maxCellWidth ? `${flat.slice(0, maxCellWidth - 1)}…` : flat;
   };

@@ -42,7 +42,7 @@ export function parseUserFilters(args: readonly string[]): UserStatusFilters {
       throw new UsageError(`--filter ${arg}: ${name} is a range; write ${name}.gte=value (or gt, lt, lte, eq)`);
     filters[name] = schema?.type === 'boolean' ? toBoolean(arg, raw) : raw;
   }
-  return filters as UserStatusFilters;
+  return filters;
 }
 
 /** `--keys a,b,c`; names the document does not know are refused here, with the list of known ones. */

@@ -14,12 +14,12 @@ export const systemTimers: Timers = {
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) {
-        reject(signal.reason);
+        reject(abortReason(signal));
         return;
       }
       const onAbort = (): void => {
         clearTimeout(timer);
-        reject(signal?.reason);
+        reject(abortReason(signal));
       };
       const timer = setTimeout(() => {
         signal?.removeEventListener('abort', onAbort);
@@ -28,3 +28,9 @@ export const systemTimers: Timers = {
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };
+
+/** AbortSignal reasons are DOMExceptions unless the caller chose otherwise; anything else is wrapped. */
+function abortReason(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new Error('aborted', { cause: reason });
+}

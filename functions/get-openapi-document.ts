@@ -7,7 +7,7 @@ import openApiDocument from '../openapi.json' with { type: 'json' };
 const documentResponse = ok(openApiDocument);
 
 /** GET /v1/openapi.json: the API's OpenAPI 3.1 document, without a token. */
-export const handler = createPublicHandler(async () => ({
+export const handler = createPublicHandler(() => ({
   ...documentResponse,
   headers: { ...documentResponse.headers },
 }));

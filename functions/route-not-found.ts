@@ -4,4 +4,4 @@ import { explainUnmatchedRoute } from '#shared/http/route-matcher.ts';
 
 const explain = explainUnmatchedRoute(apiRoutes);
 
-export const handler = createPublicHandler(async (event) => explain(event.requestContext.http.method, event.rawPath));
+export const handler = createPublicHandler((event) => explain(event.requestContext.http.method, event.rawPath));

@@ -114,7 +114,8 @@ async function readOrCreate(dir: string): Promise<DevKeys> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const winner = await readKeys(file);
-    if (!winner) throw new Error(`${file} exists but holds no valid key pair; delete it to create a new one`);
+    if (!winner)
+      throw new Error(`${file} exists but holds no valid key pair; delete it to create a new one`, { cause: error });
     return winner;
   } finally {
     await rm(temporary, { force: true });

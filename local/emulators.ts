@@ -120,7 +120,10 @@ async function useRequestHostInQueueUrls(): Promise<void> {
 }
 
 async function startS3(port: number): Promise<{ stop: () => Promise<void> }> {
-  const S3rver = require('s3rver');
+  const S3rver = require('s3rver') as new (options: Record<string, unknown>) => {
+    run(): Promise<unknown>;
+    close(): Promise<void>;
+  };
   const directory = await mkdtemp(join(tmpdir(), 's3rver-'));
   const server = new S3rver({ port, address: '127.0.0.1', silent: true, directory, vhostBuckets: false });
   await server.run();

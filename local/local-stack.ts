@@ -94,7 +94,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   };
   try {
     const emulators = await startEmulators(emulatorPorts);
-    cleanups.push(emulators.stop);
+    cleanups.push(() => emulators.stop());
     const resources = await createLocalResources(emulators.endpoints, {
       queueVisibilityTimeoutSeconds: options.queueVisibilityTimeoutSeconds,
     });
@@ -205,16 +205,18 @@ async function handlerEnvironment({
  * endpoints); the returned function puts the previous values back.
  */
 function applyEnvironment(env: Record<string, string>, unset: readonly string[]): () => Promise<void> {
+  // Cleanups are awaited in order; restoring the environment is synchronous.
   const removed = [...unset, 'AWS_IGNORE_CONFIGURED_ENDPOINT_URLS'];
   const previous = new Map<string, string | undefined>();
   for (const name of [...Object.keys(env), ...removed]) previous.set(name, process.env[name]);
   for (const name of removed) delete process.env[name];
   Object.assign(process.env, env);
-  return async () => {
+  return () => {
     for (const [name, value] of previous) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
+    return Promise.resolve();
   };
 }
 

@@ -20,7 +20,7 @@ export async function timeEach(
 
 /** Milliseconds per call, one sample per batch of `perBatch` calls (for calls too short to time alone). */
 export async function timePerOperation(
-  fn: () => Promise<unknown> | unknown,
+  fn: () => unknown,
   options: { warmup: number; batches: number; perBatch: number },
 ): Promise<number[]> {
   for (let i = 0; i < options.warmup; i++) await fn();

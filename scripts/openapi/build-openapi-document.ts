@@ -8,7 +8,6 @@ import {
   jsonResponse,
   onboardingTokenListParameters,
   successHeaders,
-  type SchemaObject,
 } from './components.ts';
 
 /**

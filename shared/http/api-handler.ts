@@ -81,9 +81,9 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
 }
 
 /** The same boundary (logger, request id, error bodies) for routes that need no token. */
-export function createPublicHandler(handle: (event: ApiEvent) => Promise<ApiResult>) {
+export function createPublicHandler(handle: (event: ApiEvent) => ApiResult | Promise<ApiResult>) {
   return middy<ApiEvent, ApiResult, Error, ApiContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(httpBoundary())
-    .handler(async (event) => handle(event));
+    .handler(async (event) => await handle(event));
 }

@@ -35,7 +35,7 @@ export function createIdempotentRequests(options: {
 }): IdempotentRequests {
   const persistenceStore = new DynamoDBPersistenceLayer({
     tableName: options.tableName,
-    awsSdkV3Client: options.dynamoDbClient as never,
+    awsSdkV3Client: options.dynamoDbClient,
   });
   const config = new IdempotencyConfig({
     eventKeyJmesPath: 'key',

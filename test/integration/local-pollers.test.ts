@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, ScheduledEvent, SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import type { LambdaHandler } from '../../local/handler-modules.ts';
 import type { RunningPoller } from '../../local/pollers.ts';

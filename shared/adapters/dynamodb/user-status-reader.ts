@@ -16,12 +16,6 @@ const MAX_PARTITION_KEY_BYTES = 2048;
 const MAX_SORT_KEY_BYTES = 1024;
 const byteLength = (text: string): number => new TextEncoder().encode(text).length;
 
-interface Expression {
-  text: string;
-  names: Record<string, string>;
-  values: Record<string, unknown>;
-}
-
 /** How a query reaches the organization's users: a key condition, then filters DynamoDB applies. */
 export interface UserQueryPlan {
   input: Omit<QueryCommandInput, 'ExclusiveStartKey' | 'Select'>;

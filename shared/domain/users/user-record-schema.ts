@@ -147,5 +147,5 @@ export function parseUserRecord(
   if (result.output.organization_id !== undefined && result.output.organization_id !== orgId) {
     return { success: false, problems: [`organization_id: is ${result.output.organization_id}, not ${orgId}`] };
   }
-  return { success: true, record: { ...result.output, organization_id: orgId } as UserRecord };
+  return { success: true, record: { ...result.output, organization_id: orgId } };
 }

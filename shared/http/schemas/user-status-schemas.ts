@@ -98,7 +98,7 @@ const userStatusBodySchema = jsonObject({
 /** The validated body as the domain's query, defaults applied. */
 export function toUserStatusQuery(body: v.InferOutput<typeof userStatusBodySchema>): UserStatusQuery {
   return {
-    filters: toUserFilters((body.filters ?? {}) as Record<string, unknown>),
+    filters: toUserFilters(body.filters ?? {}),
     resultKeys: body.result_keys ? [...new Set(body.result_keys)] : DEFAULT_RESULT_KEYS,
     limit: body.pagination?.limit ?? DEFAULT_LIMIT,
     offset: body.pagination?.offset ?? 0,

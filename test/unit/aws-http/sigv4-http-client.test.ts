@@ -69,7 +69,7 @@ const STOPPED_LISTENER = `
  */
 async function neverAccepting(): Promise<Target> {
   const listener = spawn(process.execPath, ['-e', STOPPED_LISTENER], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = Number(String((await once(listener.stdout!, 'data'))[0]).trim());
+  const port = Number(String((await once(listener.stdout, 'data'))[0]).trim());
   const fillers = [1, 2, 3].map(() => connect(port, '127.0.0.1').on('error', () => undefined));
   await new Promise((resolve) => setTimeout(resolve, 50));
   return {

@@ -157,12 +157,12 @@ describe('downloadReport', () => {
   });
 
   it('does not ask for an address for a job that is not COMPLETE', async () => {
-    const pending = fakeService({ job: { ...completeJob(), status: 'IN_PROGRESS' } as ReportJob, storage: [] });
+    const pending = fakeService({ job: { ...completeJob(), status: 'IN_PROGRESS' }, storage: [] });
     await expect(pending.client.downloadReport(JOB_ID, path.join(dir, 'r.pdf'))).rejects.toBeInstanceOf(
       ReportNotReadyError,
     );
     const failed = fakeService({
-      job: { ...completeJob(), status: 'FAILED', errorCode: 'TIMED_OUT' } as ReportJob,
+      job: { ...completeJob(), status: 'FAILED', errorCode: 'TIMED_OUT' },
       storage: [],
     });
     await expect(failed.client.downloadReport(JOB_ID, path.join(dir, 'r.pdf'))).rejects.toBeInstanceOf(

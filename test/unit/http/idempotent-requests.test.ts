@@ -124,15 +124,13 @@ describe('createIdempotentRequests', () => {
       data: values[':response_data'] ?? { NULL: true },
     };
     if (values[':validation_key']) completedItem.validation = values[':validation_key'];
-    dynamoDbMock
-      .on(PutItemCommand)
-      .rejects(
-        new ConditionalCheckFailedException({
-          message: 'The conditional request failed',
-          $metadata: {},
-          Item: completedItem,
-        }),
-      );
+    dynamoDbMock.on(PutItemCommand).rejects(
+      new ConditionalCheckFailedException({
+        message: 'The conditional request failed',
+        $metadata: {},
+        Item: completedItem,
+      }),
+    );
     dynamoDbMock.on(GetItemCommand).resolves({ Item: completedItem });
     const work = vi.fn(async () => created({ onboarding_token: 'tok_SECOND' }));
 

@@ -2,9 +2,7 @@ import { inspect } from 'node:util';
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { HttpRequest, HttpResponse } from '@smithy/core/transport';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { sha256 } from '../../../shared/adapters/aws-http/sha256.ts';
 import {
   MailDeliveryError,
   onboardingMailerFromEnvironment,

@@ -106,17 +106,15 @@ describe('DynamoDbReportJobStore.createOpenJob', () => {
   });
 
   it("turns a guard ConditionalCheckFailed into OpenJobExistsError carrying the open job's id and creation time", async () => {
-    documentsMock
-      .on(TransactWriteCommand)
-      .rejects(
-        cancelled(
-          {
-            Code: 'ConditionalCheckFailed',
-            Item: { jobId: { S: OPEN_JOB_ID }, createdAt: { S: '2026-03-01T11:58:00.000Z' } },
-          },
-          { Code: 'None' },
-        ),
-      );
+    documentsMock.on(TransactWriteCommand).rejects(
+      cancelled(
+        {
+          Code: 'ConditionalCheckFailed',
+          Item: { jobId: { S: OPEN_JOB_ID }, createdAt: { S: '2026-03-01T11:58:00.000Z' } },
+        },
+        { Code: 'None' },
+      ),
+    );
 
     const error = await store()
       .createOpenJob(reportJob())

@@ -9,10 +9,8 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { HttpRequest, HttpResponse } from '@smithy/core/transport';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { FinalizeRequestMiddleware } from '@smithy/types';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { sha256 } from '../../../shared/adapters/aws-http/sha256.ts';
 import { S3ReportDownloadLinks } from '../../../shared/adapters/s3/report-download-links.ts';
 import { S3PutObjectError, S3ReportStorage } from '../../../shared/adapters/s3/report-storage.ts';
 import { objectAddress, s3BucketFromEnvironment } from '../../../shared/adapters/s3/s3-bucket.ts';

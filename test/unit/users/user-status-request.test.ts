@@ -299,7 +299,8 @@ describe('user-status request: never a 500 for any JSON input', () => {
     try {
       query = parse(body);
     } catch (error) {
-      if (!(error instanceof InvalidInputError)) throw new Error(`${JSON.stringify(body)} threw ${String(error)}`);
+      if (!(error instanceof InvalidInputError))
+        throw new Error(`${JSON.stringify(body)} threw ${String(error)}`, { cause: error });
       expect(error.problems.length).toBeGreaterThan(0);
       for (const problem of error.problems) {
         expect(CONTRACT_CODES.has(problem.code), `${problem.code} for ${JSON.stringify(body)}`).toBe(true);

@@ -88,7 +88,7 @@ export function glyphOffsets(bytes: Uint8Array): { long: boolean; offsets: numbe
 /** The glyf data of glyph `glyphId` of the font file `bytes`, as its loca entries bound it. */
 export function glyphBytes(bytes: Uint8Array, glyphId: number): Uint8Array {
   const { offsets } = glyphOffsets(bytes);
-  return tableBytes(bytes, 'glyf').subarray(offsets[glyphId]!, offsets[glyphId + 1]!);
+  return tableBytes(bytes, 'glyf').subarray(offsets[glyphId], offsets[glyphId + 1]);
 }
 
 /** The font file fontkit's own subsetter writes for `glyphIds`: the reference for which glyphs a subset needs. */
