@@ -1,7 +1,8 @@
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { createDynamoDbClients, createSesClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
-import { onboardingMailerFromEnvironment } from '#shared/adapters/ses/onboarding-mailer.ts';
-import { loadApiConfig, tokenVerifierFrom } from '#shared/config/api-config.ts';
+import { SesOnboardingMailer } from '#shared/adapters/ses/onboarding-mailer.ts';
+import { loadApiConfig } from '#shared/config/api-config.ts';
+import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { optionalString, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { createOnboardingToken } from '#shared/domain/onboarding/create-onboarding-token.ts';
@@ -10,20 +11,23 @@ import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
 import { created } from '#shared/http/responses.ts';
 import { onboardingTokenRequestSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
 import { logger } from '#shared/observability/logger.ts';
+import * as v from 'valibot';
 
 const config = loadApiConfig({
   ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
   IDEMPOTENCY_TABLE_NAME: requiredString('IDEMPOTENCY_TABLE_NAME'),
   SENDER_EMAIL: requiredString('SENDER_EMAIL'),
   ONBOARDING_TEMPLATE_NAME: optionalString('onboarding-token'),
+  SES_CONFIGURATION_SET: v.optional(v.pipe(v.string(), v.nonEmpty())),
 });
 const dynamoDb = createDynamoDbClients();
 
 const createToken = createOnboardingToken({
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
-  mailer: onboardingMailerFromEnvironment({
+  mailer: new SesOnboardingMailer(createSesClient(), {
     senderAddress: config.SENDER_EMAIL,
     templateName: config.ONBOARDING_TEMPLATE_NAME,
+    configurationSetName: config.SES_CONFIGURATION_SET,
   }),
   clock: systemClock,
   onWithdrawFailed: (tokenId, error) =>

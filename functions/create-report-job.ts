@@ -3,7 +3,8 @@ import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-sto
 import { DynamoDbReportRateLimiter } from '#shared/adapters/dynamodb/report-rate-limiter.ts';
 import { DynamoDbUserDirectory } from '#shared/adapters/dynamodb/user-directory.ts';
 import { SqsReportQueue } from '#shared/adapters/sqs/report-queue.ts';
-import { loadApiConfig, tokenVerifierFrom } from '#shared/config/api-config.ts';
+import { loadApiConfig } from '#shared/config/api-config.ts';
+import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';

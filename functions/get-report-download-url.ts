@@ -1,7 +1,8 @@
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { createDynamoDbClients, createS3Client } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
-import { reportDownloadLinksFromEnvironment } from '#shared/adapters/s3/report-download-links.ts';
-import { loadApiConfig, tokenVerifierFrom } from '#shared/config/api-config.ts';
+import { S3ReportDownloadLinks } from '#shared/adapters/s3/report-download-links.ts';
+import { loadApiConfig } from '#shared/config/api-config.ts';
+import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { getReportDownload } from '#shared/domain/reports/read-report-job.ts';
@@ -17,7 +18,7 @@ const dynamoDb = createDynamoDbClients();
 
 const downloadFor = getReportDownload({
   jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
-  storage: reportDownloadLinksFromEnvironment(config.REPORTS_BUCKET_NAME),
+  storage: new S3ReportDownloadLinks(createS3Client(), config.REPORTS_BUCKET_NAME),
   clock: systemClock,
 });
 

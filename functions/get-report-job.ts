@@ -1,6 +1,7 @@
 import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
-import { loadApiConfig, tokenVerifierFrom } from '#shared/config/api-config.ts';
+import { loadApiConfig } from '#shared/config/api-config.ts';
+import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { getReportJob } from '#shared/domain/reports/read-report-job.ts';

@@ -2,10 +2,10 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { createDynamoDbClients, createS3Client } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { DynamoDbUserDirectory } from '#shared/adapters/dynamodb/user-directory.ts';
-import { reportStorageFromEnvironment } from '#shared/adapters/s3/report-storage.ts';
+import { S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
 import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { processReportJob } from '#shared/domain/reports/process-report-job.ts';
@@ -30,7 +30,7 @@ const fonts = loadReportFonts();
 const processJob = processReportJob({
   jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
   users: new DynamoDbUserDirectory(dynamoDb.documents, config.USERS_TABLE_NAME),
-  storage: reportStorageFromEnvironment(config.REPORTS_BUCKET_NAME),
+  storage: new S3ReportStorage(createS3Client(), config.REPORTS_BUCKET_NAME),
   render: (input) => renderUserReport({ ...input, fonts }),
   clock: systemClock,
   templateVersion: REPORT_TEMPLATE_VERSION,

@@ -1,6 +1,7 @@
 import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbUserStatusReader } from '#shared/adapters/dynamodb/user-status-reader.ts';
-import { loadApiConfig, tokenVerifierFrom } from '#shared/config/api-config.ts';
+import { loadApiConfig } from '#shared/config/api-config.ts';
+import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { requiredString } from '#shared/config/load-config.ts';
 import { queryUserStatus } from '#shared/domain/users/query-user-status.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';

@@ -4,7 +4,6 @@ import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { lambdaBundlingWith } from './bundling.ts';
 import { repoRoot } from './repo-root.ts';
@@ -55,7 +54,7 @@ export class ServiceFunction extends NodejsFunction {
       handler: 'handler',
       projectRoot: repoRoot,
       depsLockFilePath: path.join(repoRoot, 'package-lock.json'),
-      runtime: Runtime.NODEJS_22_X,
+      runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       bundling: lambdaBundlingWith(props.commandHooks),
       timeout: props.timeout ?? Duration.seconds(10),
@@ -66,19 +65,14 @@ export class ServiceFunction extends NodejsFunction {
       logGroup,
       loggingFormat: LoggingFormat.JSON,
       applicationLogLevelV2: props.applicationLogLevel ?? ApplicationLogLevel.INFO,
-      systemLogLevelV2: SystemLogLevel.WARN,
+      // INFO keeps the platform's START, REPORT and INIT lines the README's Logs Insights queries read.
+      systemLogLevelV2: SystemLogLevel.INFO,
       environment: {
         POWERTOOLS_SERVICE_NAME: serviceName,
+        // Stack traces in CloudWatch name TypeScript file:line (the map is deployed beside the bundle).
+        NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
     });
-
-    NagSuppressions.addResourceSuppressions(this, [
-      {
-        id: 'AwsSolutions-L1',
-        reason:
-          'nodejs22.x is chosen deliberately: the bundles target node22 (lib/bundling.ts) and the benchmarks were taken on it; moving to nodejs24.x is a separate, measured change.',
-      },
-    ]);
   }
 }

@@ -1,15 +1,33 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { InitializeHandlerOptions, MiddlewareStack } from '@smithy/types';
+import { DependencyUnavailableError } from '../domain/errors.ts';
 import { awsSdkLogger } from '../observability/logger.ts';
+import { isDependencyUnavailable } from './aws-errors.ts';
 
 /**
  * AWS clients are created once per cold start, at module scope of each function entry point.
  * Endpoints come from the SDK's own `AWS_ENDPOINT_URL_<SERVICE>` variables, so the local stack
  * points the same code at emulators without a code branch.
+ *
+ * Every client turns a final failure that means "the service is throttling, failing or out of
+ * reach" into the domain's `DependencyUnavailableError` (after the SDK's own retries), so use
+ * cases and the HTTP error mapper never look at SDK error shapes.
  */
+
+/** Connections to AWS endpoints open within milliseconds; one that takes longer is tried afresh. */
+const CONNECTION_TIMEOUT_MS = 1_000;
+
 export function createDynamoDbClients(): { client: DynamoDBClient; documents: DynamoDBDocumentClient } {
-  const client = new DynamoDBClient({ logger: awsSdkLogger });
+  const client = new DynamoDBClient({
+    logger: awsSdkLogger,
+    requestHandler: new NodeHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: 3_000 }),
+  });
+  reportUnavailableAs(client.middlewareStack, 'database');
   const documents = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
@@ -18,5 +36,72 @@ export function createDynamoDbClients(): { client: DynamoDBClient; documents: Dy
 
 /** The SQS client of the function that queues report jobs. */
 export function createSqsClient(): SQSClient {
-  return new SQSClient({ logger: awsSdkLogger });
+  const client = new SQSClient({
+    logger: awsSdkLogger,
+    requestHandler: new NodeHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: 3_000 }),
+  });
+  reportUnavailableAs(client.middlewareStack, 'queue');
+  return client;
+}
+
+/**
+ * The worker's S3 client: three attempts of at most 3 s each (the report storage adapter bounds
+ * all of them together at 8 s, so rendering, DynamoDB and giving the job back fit the worker's 15 s).
+ * `S3_FORCE_PATH_STYLE` lets the local emulator be addressed as `endpoint/bucket/key`.
+ */
+export function createS3Client(): S3Client {
+  const client = new S3Client({
+    logger: awsSdkLogger,
+    maxAttempts: 3,
+    forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true',
+    // The adapter sends its own SHA-256 checksum, which S3 verifies; no second (CRC32) one.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: new NodeHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: 3_000 }),
+  });
+  reportUnavailableAs(client.middlewareStack, 'storage');
+  return client;
+}
+
+/**
+ * The token function's SES v2 client: three attempts of at most 1.2 s each; the mailer bounds
+ * them together at 3 s, since the API request waits for the e-mail.
+ */
+export function createSesClient(): SESv2Client {
+  const client = new SESv2Client({
+    logger: awsSdkLogger,
+    maxAttempts: 3,
+    requestHandler: new NodeHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: 1_200 }),
+  });
+  reportUnavailableAs(client.middlewareStack, 'mail');
+  return client;
+}
+
+const UNAVAILABLE_MIDDLEWARE: InitializeHandlerOptions & { name: string } = {
+  step: 'initialize',
+  name: 'reportDependencyUnavailable',
+  override: true,
+};
+
+/**
+ * Outermost middleware (the initialize step runs outside the SDK's retries): the error that is
+ * left after every attempt is inspected once. A cancelled transaction is passed on as it is,
+ * because its per-item reasons are for the adapter to read.
+ */
+function reportUnavailableAs<I extends object, O extends object>(
+  stack: MiddlewareStack<I, O>,
+  dependency: string,
+): void {
+  stack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        if ((error as Error).name !== 'TransactionCanceledException' && isDependencyUnavailable(error))
+          throw new DependencyUnavailableError(dependency, { cause: error });
+        throw error;
+      }
+    },
+    UNAVAILABLE_MIDDLEWARE,
+  );
 }

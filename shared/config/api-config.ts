@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { createTokenVerifier, keySetFrom, type TokenVerifier } from '../http/auth.ts';
 import { authEnvironment } from './auth-config.ts';
 import { ConfigurationError, loadConfig, optionalString } from './load-config.ts';
 
@@ -15,21 +14,4 @@ export function loadApiConfig<TEntries extends v.ObjectEntries>(entries: TEntrie
     );
   }
   return config;
-}
-
-export function tokenVerifierFrom(config: {
-  JWT_ISSUER: string;
-  JWT_AUDIENCE: string;
-  JWKS_URL?: string | undefined;
-  JWKS_JSON?: unknown;
-  ORG_CLAIM: string;
-  ORG_NAME_CLAIM: string;
-}): TokenVerifier {
-  return createTokenVerifier({
-    issuer: config.JWT_ISSUER,
-    audience: config.JWT_AUDIENCE,
-    keySet: keySetFrom(config),
-    orgClaim: config.ORG_CLAIM,
-    orgNameClaim: config.ORG_NAME_CLAIM,
-  });
 }

@@ -85,3 +85,21 @@ export function bearerTokenFrom(headers: Record<string, string | undefined> | un
   if (!match?.[1]) throw new UnauthorizedError('authorization header is not a bearer token');
   return match[1];
 }
+
+/** The verifier an API function builds once per cold start from its validated configuration. */
+export function tokenVerifierFrom(config: {
+  JWT_ISSUER: string;
+  JWT_AUDIENCE: string;
+  JWKS_URL?: string | undefined;
+  JWKS_JSON?: unknown;
+  ORG_CLAIM: string;
+  ORG_NAME_CLAIM: string;
+}): TokenVerifier {
+  return createTokenVerifier({
+    issuer: config.JWT_ISSUER,
+    audience: config.JWT_AUDIENCE,
+    keySet: keySetFrom(config),
+    orgClaim: config.ORG_CLAIM,
+    orgNameClaim: config.ORG_NAME_CLAIM,
+  });
+}

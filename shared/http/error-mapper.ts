@@ -7,7 +7,6 @@ import {
   RateLimitedError,
   UnprocessableError,
 } from '../domain/errors.ts';
-import { isDependencyUnavailable } from '../adapters/aws-errors.ts';
 import { MethodNotAllowedError, PayloadTooLargeError, RouteNotFoundError, UnauthorizedError } from './http-errors.ts';
 import type { ApiEvent, ApiResult } from './api-types.ts';
 import { jsonResponse } from './responses.ts';
@@ -89,7 +88,7 @@ export function mapErrorToResponse(error: unknown, event: Pick<ApiEvent, 'rawPat
   if (isIdempotencyError(error, 'IdempotencyAlreadyInProgressError')) {
     return respond(409, 'a request with this Idempotency-Key is still being processed; retry later');
   }
-  if (error instanceof DependencyUnavailableError || isDependencyUnavailable(error)) {
+  if (causeChain(error).some((link) => link instanceof DependencyUnavailableError)) {
     return {
       response: standardErrorResponse(event, 503, 'a dependency is temporarily unavailable; retry later', {
         headers: { 'retry-after': DEPENDENCY_RETRY_AFTER_SECONDS },
@@ -108,4 +107,14 @@ function isJsonParseFailure(error: unknown): boolean {
 function isIdempotencyError(error: unknown, name: string): boolean {
   if (!(error instanceof Error)) return false;
   return error.name === name || (error.cause instanceof Error && error.cause.name === name);
+}
+
+/** The error and what it wraps: libraries (e.g. Powertools idempotency) wrap our adapters' errors. */
+function causeChain(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let link = error; link !== undefined && chain.length < 6; link = (link as { cause?: unknown }).cause) {
+    chain.push(link);
+    if (!(link instanceof Error)) break;
+  }
+  return chain;
 }

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { PDFDocument } from 'pdf-lib';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleFileName, esbuildOptionsFor } from '../../lib/bundling.ts';
 import { reportPipelineFunctions } from '../../lib/routes.ts';
@@ -36,7 +38,20 @@ describe('Lambda bundles', () => {
     rmSync(outDir, { recursive: true, force: true });
   });
 
-  it('leave the S3 client, fontkit, and pdf-lib’s standard fonts and PNG decoder out of the worker', async () => {
+  it('log a stack trace that names the TypeScript file and line, with the options functions run with', async () => {
+    const entry = 'test/infra/fixtures/failing-entry.ts';
+    const file = path.join(outDir, 'failing-entry', bundleFileName);
+    await build({ ...esbuildOptionsFor(entry, file), logLevel: 'silent' });
+    const script = `try { require(${JSON.stringify(file)}).handler() } catch (error) { console.log(error.stack) }`;
+
+    const mapped = await promisify(execFile)(process.execPath, ['--enable-source-maps', '-e', script]);
+    const unmapped = await promisify(execFile)(process.execPath, ['-e', script]);
+
+    expect(mapped.stdout).toMatch(/test\/infra\/fixtures\/failing-entry\.ts:3:\d+/);
+    expect(unmapped.stdout).not.toContain('failing-entry.ts');
+  });
+
+  it('build the worker with the maintained S3 client, and without fontkit or pdf-lib’s standard fonts and PNG decoder', async () => {
     const file = path.join(outDir, 'worker', bundleFileName);
     const { metafile } = await build({
       ...esbuildOptionsFor(reportPipelineFunctions.worker.entry, file),
@@ -48,7 +63,8 @@ describe('Lambda bundles', () => {
     );
 
     expect(packages).toContain('pdf-lib');
-    for (const left of ['@aws-sdk/client-s3', '@pdf-lib/fontkit', '@pdf-lib/standard-fonts', '@pdf-lib/upng']) {
+    expect(packages).toContain('@aws-sdk/client-s3');
+    for (const left of ['@pdf-lib/fontkit', '@pdf-lib/standard-fonts', '@pdf-lib/upng']) {
       expect(packages).not.toContain(left);
     }
   });

@@ -92,15 +92,16 @@ describe('HTTP API', () => {
 });
 
 describe('functions', () => {
-  it('run every function on nodejs22.x and arm64 from a CommonJS bundle, without the runtime source-map flag', () => {
+  it('run every function on nodejs24.x and arm64 from a CommonJS bundle, with stack traces mapped to TypeScript and platform log lines kept', () => {
     const functions = ofType('AWS::Lambda::Function');
     expect(functions).toHaveLength(functionCount);
     for (const [, fn] of functions) {
-      expect(fn.Properties.Runtime).toBe('nodejs22.x');
+      expect(fn.Properties.Runtime).toBe('nodejs24.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
       expect(fn.Properties.Handler).toBe('index.handler');
-      expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBeUndefined();
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
       expect(fn.Properties.LoggingConfig.LogFormat).toBe('JSON');
+      expect(fn.Properties.LoggingConfig.SystemLogLevel).toBe('INFO');
     }
   });
 
@@ -237,7 +238,7 @@ describe('GetOpenApiDocument', () => {
     const fn = routeFunction('GetOpenApiDocument');
     const statements = statementsOf(fn);
     expect(statements.flatMap(actionsOf).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
-    expect(Object.keys(environmentOf(fn)).sort()).toEqual(['POWERTOOLS_SERVICE_NAME']);
+    expect(Object.keys(environmentOf(fn)).sort()).toEqual(['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME']);
   });
 });
 

@@ -1,4 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DependencyUnavailableError } from '../../domain/errors.ts';
 
 /** Reasons DynamoDB gives per item of a cancelled transaction, e.g. `ConditionalCheckFailed`. */
 export function cancellationReasons(error: unknown): string[] {
@@ -17,8 +18,11 @@ export async function withTransactionConflictRetry<T>(attempt: () => Promise<T>,
       return await attempt();
     } catch (error) {
       const reasons = cancellationReasons(error);
-      const onlyConflicts = reasons.includes('TransactionConflict') && !reasons.includes('ConditionalCheckFailed');
-      if (!onlyConflicts || attemptNumber >= maxAttempts) throw error;
+      if (reasons.includes('ConditionalCheckFailed')) throw error;
+      // Throttled, or contended past our retries: the database is unavailable to this request.
+      if (reasons.includes('ThrottlingError')) throw new DependencyUnavailableError('database', { cause: error });
+      if (!reasons.includes('TransactionConflict')) throw error;
+      if (attemptNumber >= maxAttempts) throw new DependencyUnavailableError('database', { cause: error });
       const backoffMs = Math.random() * 20 * 2 ** attemptNumber;
       await new Promise((resolve) => setTimeout(resolve, backoffMs));
     }

@@ -232,35 +232,44 @@ describe('mapErrorToResponse: unexpected failures', () => {
     expect(unexpected).toBe(true);
   });
 
+  // Adapters (shared/adapters/aws-clients.ts) wrap the SDK's outage errors; the mapper sees the domain error.
   it.each([
     {
       label: 'an SDK throttling error',
-      error: Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
-        name: 'ThrottlingException',
-        $fault: 'client',
-        $retryable: { throttling: true },
-        $metadata: { httpStatusCode: 400 },
-      }),
+      error: wrapped(
+        Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
+          name: 'ThrottlingException',
+          $fault: 'client',
+          $retryable: { throttling: true },
+          $metadata: { httpStatusCode: 400 },
+        }),
+      ),
     },
     {
       label: 'a provisioned throughput error by name alone',
-      error: Object.assign(new Error('The level of configured provisioned throughput for the table was exceeded.'), {
-        name: 'ProvisionedThroughputExceededException',
-      }),
+      error: wrapped(
+        Object.assign(new Error('The level of configured provisioned throughput for the table was exceeded.'), {
+          name: 'ProvisionedThroughputExceededException',
+        }),
+      ),
     },
     {
       label: 'an SDK server fault',
-      error: Object.assign(new Error('Internal server error on arn:aws:s3:::bucket'), {
-        name: 'InternalError',
-        $fault: 'server',
-      }),
+      error: wrapped(
+        Object.assign(new Error('Internal server error on arn:aws:s3:::bucket'), {
+          name: 'InternalError',
+          $fault: 'server',
+        }),
+      ),
     },
     {
       label: 'a refused connection',
-      error: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), {
-        code: 'ECONNREFUSED',
-        syscall: 'connect',
-      }),
+      error: wrapped(
+        Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), {
+          code: 'ECONNREFUSED',
+          syscall: 'connect',
+        }),
+      ),
     },
     { label: 'a DependencyUnavailableError', error: new DependencyUnavailableError('DynamoDB') },
   ])('answers 503 with retry-after for $label, naming no internals', ({ error }) => {
@@ -274,8 +283,9 @@ describe('mapErrorToResponse: unexpected failures', () => {
       path: '/v1/document/api',
       method: 'POST',
     });
-    expect(response.body).not.toContain(error.message);
-    expect(response.body).not.toContain(error.name);
+    const cause = (error.cause ?? error) as Error;
+    expect(response.body).not.toContain(cause.message);
+    expect(response.body).not.toContain(cause.name);
     expect(response.body).not.toContain('127.0.0.1');
     expect(unexpected).toBe(true);
   });
@@ -296,21 +306,17 @@ describe('mapErrorToResponse: unexpected failures', () => {
 describe('dependency failures hidden inside other errors', () => {
   const event = { rawPath: '/v1/onboarding-token', requestContext: { http: { method: 'POST' } } } as never;
 
-  it('answers 503 for a throttled table wrapped by another library (e.g. Powertools idempotency)', () => {
-    const throttled = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
-    const wrapped = new Error('Failed to update record state', { cause: throttled });
+  it('answers 503 for an unavailable table wrapped by another library (e.g. Powertools idempotency)', () => {
+    const throttled = wrapped(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' }));
+    const wrappedByLibrary = new Error('Failed to update record state', { cause: throttled });
 
-    expect(mapErrorToResponse(wrapped, event).response.statusCode).toBe(503);
+    expect(mapErrorToResponse(wrappedByLibrary, event).response.statusCode).toBe(503);
   });
 
-  it('answers 503 for a transaction cancelled by throttling or by contention that outlasted the retries', () => {
-    for (const code of ['ThrottlingError', 'TransactionConflict']) {
-      const cancelled = Object.assign(new Error('Transaction cancelled'), {
-        name: 'TransactionCanceledException',
-        CancellationReasons: [{ Code: 'None' }, { Code: code }],
-      });
-      expect(mapErrorToResponse(cancelled, event).response.statusCode).toBe(503);
-    }
+  it('answers 500 for a raw SDK outage error: only adapters decide what an outage is', () => {
+    const throttled = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException', $fault: 'client' });
+
+    expect(mapErrorToResponse(throttled, event).response.statusCode).toBe(500);
   });
 
   it('still answers 500 for a transaction cancelled by a failed condition nobody handled', () => {
@@ -322,3 +328,7 @@ describe('dependency failures hidden inside other errors', () => {
     expect(mapErrorToResponse(cancelled, event).response.statusCode).toBe(500);
   });
 });
+
+function wrapped(sdkError: Error): DependencyUnavailableError {
+  return new DependencyUnavailableError('database', { cause: sdkError });
+}

@@ -14,7 +14,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoDbReportJobStore } from '../../../shared/adapters/dynamodb/report-job-store.ts';
-import { OpenJobExistsError } from '../../../shared/domain/errors.ts';
+import { DependencyUnavailableError, OpenJobExistsError } from '../../../shared/domain/errors.ts';
 import type { CompletedReport } from '../../../shared/domain/reports/ports.ts';
 import type { ReportJob } from '../../../shared/domain/reports/report-job.ts';
 import { ORG_ID, reportJob, T0, USER_ID } from './fakes.ts';
@@ -285,11 +285,15 @@ describe('DynamoDbReportJobStore.complete', () => {
     expect(await store().complete(startedJob(), result)).toBe(false);
   });
 
-  it('passes on other failures', async () => {
+  it('reports a transaction cancelled by throttling as the database being unavailable', async () => {
     const throttled = cancelled({ Code: 'ThrottlingError' }, { Code: 'None' });
     documentsMock.on(TransactWriteCommand).rejects(throttled);
 
-    await expect(store().complete(startedJob(), result)).rejects.toBe(throttled);
+    const failure = await store()
+      .complete(startedJob(), result)
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(DependencyUnavailableError);
+    expect((failure as Error).cause).toBe(throttled);
   });
 });
 
