@@ -1,15 +1,19 @@
 import path from 'node:path';
+import { reportPipelineFunctions } from '../../lib/routes.ts';
 import { single, type Row } from '../report.ts';
 import { buildLambdaBundles, largestPackages } from '../support/bundles.ts';
 import type { Measurement } from '../support/measurement.ts';
 
 /**
  * 1. Raw size of every Lambda's `index.js`, built with the esbuild options CDK uses. An API
- * function whose only AWS client is DynamoDB may take 450 KB; no function may take more than
- * 650 KB. Over budget, the note names the packages that take the most room (esbuild metafile).
+ * function whose only AWS client is DynamoDB may take 450 KB; no other function more than 650 KB,
+ * but the worker, which carries pdf-lib and, since S3 uploads go through the maintained S3 client,
+ * that client (about 100 KB): 750 KB. Over budget, the note names the packages that take the most
+ * room (esbuild metafile).
  */
 const ONE_CLIENT_API_MAX_KB = 450;
 const ANY_FUNCTION_MAX_KB = 650;
+const WORKER_MAX_KB = 750;
 
 export default {
   title: '1 bundle size',
@@ -18,7 +22,11 @@ export default {
     return bundles.map((bundle): Row => {
       // An HTTP function with no AWS client but DynamoDB (or none at all) is held to the tighter budget.
       const oneClientApi = bundle.kind !== 'pipeline' && bundle.awsClients.every((client) => client === 'dynamodb');
-      const max = oneClientApi ? ONE_CLIENT_API_MAX_KB : ANY_FUNCTION_MAX_KB;
+      const max = oneClientApi
+        ? ONE_CLIENT_API_MAX_KB
+        : bundle.name === reportPipelineFunctions.worker.name
+          ? WORKER_MAX_KB
+          : ANY_FUNCTION_MAX_KB;
       const kb = bundle.bytes / 1024;
       const clients = bundle.awsClients.length ? bundle.awsClients.join('+') : 'no AWS client';
       return {
