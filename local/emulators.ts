@@ -82,6 +82,7 @@ async function startDynamoDbLocal(port: number): Promise<{ stop: () => Promise<v
       join(jarDir, 'DynamoDBLocal.jar'),
       '-inMemory',
       '-sharedDb',
+      '-disableTelemetry',
       '-port',
       String(port),
     ],
