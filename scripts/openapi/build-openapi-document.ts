@@ -42,6 +42,8 @@ interface OperationSpec {
   scope: Scope | 'public';
   parameters?: unknown[];
   requestBody?: string;
+  /** The route accepts a missing body (user status: `{}` or nothing). */
+  requestBodyOptional?: boolean;
   success: Record<string, unknown>;
   /** Error statuses this route can answer, with a route-specific description where the generic one is too vague. */
   errors: Partial<Record<ErrorStatus, string | null>>;
@@ -159,6 +161,7 @@ const operations: Record<string, OperationSpec> = {
       'User records of the organization matching every filter, with the requested fields, ordered by created_at then id, one page at a time.',
     scope: 'users:read',
     requestBody: 'UserStatusRequest',
+    requestBodyOptional: true,
     success: { 200: jsonResponse('A page of records.', 'UserStatusPage') },
     errors: { 400: null, ...AUTHENTICATED, ...CREATE_ERRORS },
   },
@@ -255,7 +258,7 @@ function operationObject(spec: OperationSpec): Record<string, unknown> {
     ...(spec.requestBody
       ? {
           requestBody: {
-            required: true,
+            required: !spec.requestBodyOptional,
             content: { 'application/json': { schema: { $ref: `#/components/schemas/${spec.requestBody}` } } },
           },
         }
@@ -280,7 +283,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   const unrouted = Object.keys(operations).filter((name) => !apiRoutes.some((route) => route.name === name));
   if (unrouted.length > 0) throw new Error(`operations without a route in lib/routes.ts: ${unrouted.join(', ')}`);
 
-  return {
+  return withIntegerFormats({
     openapi: '3.1.0',
     info: {
       title: 'Onboarding, report and user-status API',
@@ -289,14 +292,14 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       description: INTRODUCTION,
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [
-      { url: 'http://127.0.0.1:3000', description: 'The local stack (`npm start`)' },
       {
         url: 'https://{apiId}.execute-api.{region}.amazonaws.com',
-        description: 'A deployed stack (its ApiUrl output)',
+        description: 'A deployed stack, production or staging (its ApiUrl output)',
+        'x-internal': false,
         variables: { apiId: { default: 'abcdef1234', description: 'HTTP API id' }, region: { default: 'eu-west-1' } },
       },
+      { url: 'http://127.0.0.1:3000', description: 'The local stack (`npm start`)', 'x-internal': true },
     ],
     security: [{ bearerAuth: [] }],
     tags: TAGS,
@@ -308,7 +311,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           scheme: 'bearer',
           bearerFormat: 'JWT',
           description:
-            'A JWT (RS256 or ES256) from the organization’s token issuer, with the configured issuer and audience, an expiry, the organization claim and the operation’s scope.',
+            'A JWT (RS256 or ES256) from the organization’s token issuer, with the configured issuer and audience, an expiry, the organization claim and the operation’s scope. Verified as RFC8725 (JWT Best Current Practices) recommends: algorithms allow-listed (no `none`, no HMAC), issuer and audience checked, expiry required.',
         },
       },
       schemas: componentSchemas(),
@@ -316,7 +319,20 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       headers: componentHeaders,
       responses: componentResponses,
     },
-  };
+  });
+}
+
+/**
+ * Every integer this API reads or writes (statuses, sizes, milliseconds, counts, seconds, page
+ * bounds) fits 32 bits; saying so lets generated clients pick the right type.
+ */
+function withIntegerFormats<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(withIntegerFormats) as T;
+  if (node === null || typeof node !== 'object') return node;
+  const entries = Object.entries(node).map(([key, value]) => [key, withIntegerFormats(value)] as const);
+  const object = Object.fromEntries(entries) as Record<string, unknown>;
+  if (object.type === 'integer' && object.format === undefined) object.format = 'int32';
+  return object as T;
 }
 
 /** The file's exact text: two-space indentation and a final newline. */

@@ -353,7 +353,12 @@ export const componentHeaders = {
     format: 'uri-reference',
     examples: ['/v1/document/api/6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1'],
   }),
-  RetryAfter: header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }),
+  RetryAfter: header('Seconds to wait before retrying.', {
+    type: 'integer',
+    format: 'int32',
+    minimum: 0,
+    maximum: 600,
+  }),
   RateLimitLimit: header('Report requests allowed per 10-minute window and organization.', {
     type: 'integer',
     const: REPORT_REQUEST_RATE_LIMIT.capacity,
@@ -410,7 +415,7 @@ export const componentResponses = {
   PayloadTooLarge: jsonResponse(`The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`, 'StandardError'),
   UnprocessableEntity: jsonResponse('The request cannot be processed as it is.', 'StandardError'),
   TooManyRequests: jsonResponse('Rate limit exceeded.', 'StandardError', {
-    'retry-after': { $ref: '#/components/headers/RetryAfter' },
+    'Retry-After': { $ref: '#/components/headers/RetryAfter' },
     ...rateLimitHeaders,
   }),
   InternalServerError: jsonResponse(
@@ -440,6 +445,6 @@ export const componentParameters = {
     in: 'path',
     required: true,
     description: 'The jobId. Anything that is not a job id is 404.',
-    schema: { type: 'string', format: 'uuid' },
+    schema: { type: 'string', format: 'uuid', maxLength: 36 },
   },
 };

@@ -41,8 +41,17 @@ function jsonObject<TEntries extends v.ObjectEntries>(entries: TEntries) {
   );
 }
 
+/** Longer than any stored value can be (DynamoDB keys stop at 1 KiB; dates and timestamps are short). */
+export const MAX_FILTER_STRING_LENGTH = 1024;
+const MAX_DATE_STRING_LENGTH = 64;
+/** Far more than the fields there are; duplicates are ignored, so a few are tolerated. */
+export const MAX_RESULT_KEYS = 100;
+/** Deep pages cost a read of everything before them; past this, narrow the filters instead. */
+export const MAX_OFFSET = 100_000;
+
 const dateOrTimestamp = v.pipe(
   v.string(),
+  v.maxLength(MAX_DATE_STRING_LENGTH),
   v.check(isIsoDateOrTimestamp, 'isDateString: must be an ISO 8601 date (YYYY-MM-DD) or timestamp'),
 );
 
@@ -74,7 +83,9 @@ function rangeOf<TValue extends v.GenericSchema>(value: TValue) {
 }
 
 const filterEntries = {
-  ...Object.fromEntries(STRING_FILTER_FIELDS.map((field) => [field, v.optional(v.string())])),
+  ...Object.fromEntries(
+    STRING_FILTER_FIELDS.map((field) => [field, v.optional(v.pipe(v.string(), v.maxLength(MAX_FILTER_STRING_LENGTH)))]),
+  ),
   // A category or a stored value; anything else (including `constructor` & co.) is an isIn.
   registration_status: v.optional(v.picklist([...Object.keys(REGISTRATION_CATEGORIES), ...REGISTRATION_STATUSES])),
   mobile_registration_status: v.optional(v.pipe(v.string(), v.trim(), v.picklist(MOBILE_REGISTRATION_STATUSES))),
@@ -86,11 +97,13 @@ const filterEntries = {
 
 const userStatusBodySchema = jsonObject({
   filters: v.optional(jsonObject(filterEntries)),
-  result_keys: v.optional(v.pipe(v.array(v.picklist(USER_RECORD_FIELDS)), v.minLength(1))),
+  result_keys: v.optional(
+    v.pipe(v.array(v.picklist(USER_RECORD_FIELDS)), v.minLength(1), v.maxLength(MAX_RESULT_KEYS)),
+  ),
   pagination: v.optional(
     jsonObject({
       limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_LIMIT))),
-      offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+      offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_OFFSET))),
     }),
   ),
 });
