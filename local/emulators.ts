@@ -97,7 +97,7 @@ async function startDynamoDbLocal(port: number): Promise<{ stop: () => Promise<v
 async function startSqs(port: number): Promise<{ endpoint: string; stop: () => Promise<void> }> {
   await useRequestHostInQueueUrls();
   const { startFauxqs } = await import('fauxqs');
-  const server = await startFauxqs({ port, logger: false });
+  const server = await startFauxqs({ port, host: '127.0.0.1', logger: false });
   return { endpoint: `http://127.0.0.1:${server.port}`, stop: () => server.stop() };
 }
 

@@ -4,9 +4,6 @@ import { seedDemoData, type SeededDemoData } from './seed-demo-data.ts';
 
 /** `npm start`: the whole service on this machine until Ctrl-C. */
 
-// Lambda runs Node.js 22; the SDK's notice about Node.js 20 on a developer machine is only noise.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
 const portVariables = {
   'API router': 'PORT',
   'DynamoDB Local': 'LOCAL_DYNAMODB_PORT',
@@ -54,6 +51,12 @@ async function shutdown(signal: NodeJS.Signals): Promise<void> {
 process.on('SIGINT', (signal) => void shutdown(signal));
 process.on('SIGTERM', (signal) => void shutdown(signal));
 process.on('SIGHUP', (signal) => void shutdown(signal));
+// However `npm start` is stopped (a signal npm does not pass on, or npm killed outright), this
+// process is then re-parented: stop the emulators with it rather than leave them on their ports.
+const parentAtStart = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parentAtStart) void shutdown('SIGHUP');
+}, 1_000).unref();
 
 console.log('Starting the local stack (DynamoDB Local, SQS, S3, SES emulators and the API router)...');
 try {
@@ -116,11 +119,12 @@ User report (PDF), step by step:
   # 1. Request it: 202 with the jobId (a 409 names the job already open for this user)
   JOB=$(curl -s -X POST ${baseUrl}/v1/document/api ${auth} \\
     -H 'Content-Type: application/json' -d '{"userId":"${demo.exampleUserId}"}' \\
-    | tee /dev/stderr | sed -E 's/.*"jobId":"([^"]+)".*/\\1/'); echo
+    | tee /dev/stderr | sed -nE 's/.*"jobId":"([^"]+)".*/\\1/p'); echo
 
-  # 2. Poll until it is COMPLETE (a second or two; the first report after start takes longest)
-  until curl -s ${baseUrl}/v1/document/api/$JOB ${auth} \\
-    | tee /dev/stderr | grep -Eq '"status":"(COMPLETE|FAILED)"'; do echo; sleep 1; done; echo
+  # 2. Poll until it is COMPLETE (a second or two; the first report after start takes longest).
+  #    Without a jobId from step 1 (e.g. 429), or on an error answer, it stops at once.
+  [ -n "$JOB" ] && until curl -s ${baseUrl}/v1/document/api/$JOB ${auth} \\
+    | tee /dev/stderr | grep -Eq '"status":"(COMPLETE|FAILED)"|"error":'; do echo; sleep 1; done; echo
 
   # 3. A fresh download address, valid 5 minutes
   URL=$(curl -s ${baseUrl}/v1/document/api/$JOB/url ${auth} \\

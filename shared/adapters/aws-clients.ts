@@ -23,9 +23,10 @@ import { isDependencyUnavailable } from './aws-errors.ts';
 const CONNECTION_TIMEOUT_MS = 1_000;
 
 export function createDynamoDbClients(): { client: DynamoDBClient; documents: DynamoDBDocumentClient } {
+  // No per-request timeout: a Query page over a large partition may take seconds on an emulator.
   const client = new DynamoDBClient({
     logger: awsSdkLogger,
-    requestHandler: new NodeHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: 3_000 }),
+    requestHandler: new NodeHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS }),
   });
   reportUnavailableAs(client.middlewareStack, 'database');
   const documents = DynamoDBDocumentClient.from(client, {
@@ -38,7 +39,7 @@ export function createDynamoDbClients(): { client: DynamoDBClient; documents: Dy
 export function createSqsClient(): SQSClient {
   const client = new SQSClient({
     logger: awsSdkLogger,
-    requestHandler: new NodeHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: 3_000 }),
+    requestHandler: new NodeHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS }),
   });
   reportUnavailableAs(client.middlewareStack, 'queue');
   return client;

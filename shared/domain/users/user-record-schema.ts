@@ -141,11 +141,39 @@ export function parseUserRecord(
   if (!result.success) {
     return {
       success: false,
-      problems: result.issues.map((issue) => `${v.getDotPath(issue) ?? 'record'}: ${issue.message}`),
+      problems: result.issues.map(describeIssue),
     };
   }
   if (result.output.organization_id !== undefined && result.output.organization_id !== orgId) {
     return { success: false, problems: [`organization_id: is ${result.output.organization_id}, not ${orgId}`] };
   }
   return { success: true, record: { ...result.output, organization_id: orgId } };
+}
+
+/** One problem in plain words, naming the member: `created_at is required`, `age must be a number`. */
+function describeIssue(issue: v.BaseIssue<unknown>): string {
+  const member = v.getDotPath(issue) ?? 'record';
+  if (issue.input === undefined && (issue.kind === 'schema' || issue.type === 'object')) return `${member} is required`;
+  switch (issue.type) {
+    case 'string':
+      return `${member} must be a string`;
+    case 'number':
+      return `${member} must be a number`;
+    case 'boolean':
+      return `${member} must be true or false`;
+    case 'array':
+      return `${member} must be a list`;
+    case 'object':
+    case 'loose_object':
+      return `${member} must be an object`;
+    case 'email':
+      return `${member} must be an e-mail address`;
+    case 'picklist':
+      return `${member} must be one of ${(issue.expected ?? 'the allowed values').replace(/^\((.*)\)$/, '$1').replaceAll(' | ', ', ')}`;
+    default: {
+      // Our own checks already speak plainly (`must be an object`, `isDateString: must be an ISO date`).
+      const reason = issue.message.replace(/^Invalid \w+: /, '');
+      return reason.startsWith('must ') ? `${member} ${reason}` : `${member}: ${reason}`;
+    }
+  }
 }

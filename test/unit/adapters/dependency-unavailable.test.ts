@@ -55,7 +55,7 @@ describe('the service’s DynamoDB client', () => {
     expect(failure).toBeInstanceOf(DependencyUnavailableError);
     expect((failure as DependencyUnavailableError).dependency).toBe('database');
     expect((failure as Error).cause).toMatchObject({ name: 'ThrottlingException' });
-  });
+  }, 20_000); // the SDK backs off between throttled attempts
 
   it('passes an ordinary client fault on as the SDK’s own error', async () => {
     const client = clientAnswering(() => ({

@@ -101,12 +101,12 @@ describe('parseUserRecord: rejections name the member and the reason', () => {
   });
 
   it('rejects a missing or empty id and a missing created_at', () => {
-    expect(problemsOf({ id: '' })).toEqual([expect.stringMatching(/^id: /), expect.stringMatching(/^created_at: /)]);
+    expect(problemsOf({ id: '' })).toEqual([expect.stringMatching(/^id\b/), 'created_at is required']);
   });
 
   it('rejects a malformed e-mail', () => {
     expect(problemsOf({ ...minimal, email: 'jane.doe-at-example.com' })).toEqual([
-      expect.stringMatching(/^email: Invalid email/),
+      'email must be an e-mail address',
     ]);
   });
 
@@ -124,7 +124,7 @@ describe('parseUserRecord: rejections name the member and the reason', () => {
       registration_status: 'active',
     });
 
-    expect(problems.map((problem) => problem.split(':')[0])).toEqual([
+    expect(problems.map((problem) => problem.split(/[: ]/)[0])).toEqual([
       'id',
       'email',
       'age',
@@ -146,23 +146,23 @@ describe('parseUserRecord: rejections name the member and the reason', () => {
 
   it('rejects a registration_status that is not a stored value (categories are for filters only)', () => {
     expect(problemsOf({ ...minimal, registration_status: 'active' })).toEqual([
-      expect.stringMatching(/^registration_status: /),
+      expect.stringMatching(/^registration_status must be one of "Activated"/),
     ]);
   });
 
   it('rejects an array of screening entries holding a bad entry, instead of storing the array as one object', () => {
     expect(problemsOf(screening([{ firstName: 'Jane' }, { addresses: [{ city: 5 }] }]))).toEqual([
-      expect.stringMatching(/^idcheck_pep_sanction_result\.pep_result\.1\.addresses\.0\.city: /),
+      'idcheck_pep_sanction_result.pep_result.1.addresses.0.city must be a string',
     ]);
     expect(problemsOf(screening([[{ firstName: 'Jane' }]]))).toEqual([
-      'idcheck_pep_sanction_result.pep_result.0: must be an object',
+      'idcheck_pep_sanction_result.pep_result.0 must be an object',
     ]);
   });
 
   it('rejects screening results that are neither an array nor an object', () => {
     expect(problemsOf(screening('none', null))).toEqual([
-      'idcheck_pep_sanction_result.pep_result: must be an array of entries or one entry object',
-      'idcheck_pep_sanction_result.sanction_result: must be an array of entries or one entry object',
+      'idcheck_pep_sanction_result.pep_result must be an array of entries or one entry object',
+      'idcheck_pep_sanction_result.sanction_result must be an array of entries or one entry object',
     ]);
   });
 

@@ -137,7 +137,7 @@ describe('importUserLines', () => {
     expect(counts).toEqual({ lines: 6, imported: 2, rejected: 2, duplicateIds: 0 });
     expect(rejected).toEqual([
       { lineNumber: 3, problems: [expect.stringMatching(/^not valid JSON/)] },
-      { lineNumber: 4, problems: [expect.stringMatching(/^email: /)] },
+      { lineNumber: 4, problems: [expect.stringMatching(/^email /)] },
     ]);
     expect(writtenItems().map((item) => item.id)).toEqual(['u-1', 'u-3']);
     expect(documentsMock).toHaveReceivedCommandWith(BatchWriteCommand, {

@@ -1,0 +1,74 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../../lib/repo-root.ts';
+
+/** Pids of a process's children (Linux `ps`). */
+function childrenOf(pid: number): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((line) => Number(line.trim()))
+      .filter((child) => child > 0);
+  } catch {
+    return []; // ps exits 1 when there is none
+  }
+}
+
+function descendantsOf(pid: number): number[] {
+  return childrenOf(pid).flatMap((child) => [child, ...descendantsOf(child)]);
+}
+
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return condition();
+}
+
+describe('npm start', () => {
+  // How Docker, systemd and CI stop a service: SIGTERM to the process they started, npm itself.
+  it('stops the stack and every emulator (Java included) when npm gets SIGTERM', async () => {
+    const npm = spawn('npm', ['start'], {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        PORT: '0',
+        LOCAL_DYNAMODB_PORT: '0',
+        LOCAL_SQS_PORT: '0',
+        LOCAL_S3_PORT: '0',
+        LOCAL_SES_PORT: '0',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    npm.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    npm.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      expect(await waitUntil(() => output.includes('Local stack ready'), 90_000), output).toBe(true);
+      const processes = descendantsOf(npm.pid!);
+      const java = processes.filter((pid) =>
+        execFileSync('ps', ['-o', 'comm=', '-p', String(pid)], { encoding: 'utf8' }).includes('java'),
+      );
+      expect(java).toHaveLength(1);
+
+      process.kill(npm.pid!, 'SIGTERM');
+
+      expect(await waitUntil(() => processes.every((pid) => !isRunning(pid)), 20_000), output).toBe(true);
+      expect(output).toContain('stopped');
+    } finally {
+      for (const pid of descendantsOf(npm.pid!)) process.kill(pid, 'SIGKILL');
+      if (isRunning(npm.pid!)) npm.kill('SIGKILL');
+    }
+  }, 150_000);
+});
