@@ -105,9 +105,7 @@ describe('parseUserRecord: rejections name the member and the reason', () => {
   });
 
   it('rejects a malformed e-mail', () => {
-    expect(problemsOf({ ...minimal, email: 'jane.doe-at-example.com' })).toEqual([
-      'email must be an e-mail address',
-    ]);
+    expect(problemsOf({ ...minimal, email: 'jane.doe-at-example.com' })).toEqual(['email must be an e-mail address']);
   });
 
   it('rejects a record of another organization, naming both', () => {
