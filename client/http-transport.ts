@@ -33,7 +33,7 @@ export interface RequestOptions {
 }
 
 export interface ApiRequest extends RequestOptions {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;

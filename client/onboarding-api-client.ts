@@ -7,6 +7,7 @@ import type {
   OnboardingTokenListRequest,
   OnboardingTokenPage,
   OnboardingTokenRequest,
+  RedeemedOnboardingToken,
   ReportDownload,
   ReportJob,
   ReportJobCreated,
@@ -67,8 +68,38 @@ export class OnboardingApiClient {
     const response = await this.http.send<OnboardingTokenPage>({
       method: 'GET',
       path: '/v1/onboarding-tokens',
-      query: { limit: request.limit, cursor: request.cursor },
+      query: { limit: request.limit, cursor: request.cursor, status: request.status },
       signal: options.signal,
+    });
+    return response.body;
+  }
+
+  /** POST /v1/onboarding-token/redeem (scope onboarding:redeem): exchanges a token for its person, once. */
+  async redeemOnboardingToken(onboardingToken: string, options: RequestOptions = {}): Promise<RedeemedOnboardingToken> {
+    const response = await this.http.send<RedeemedOnboardingToken>({
+      method: 'POST',
+      path: '/v1/onboarding-token/redeem',
+      body: { onboarding_token: onboardingToken },
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  /** DELETE /v1/onboarding-tokens/{tokenId} (scope onboarding:write): Issued -> Revoked; again is a no-op. */
+  async revokeOnboardingToken(tokenId: string, options: RequestOptions = {}): Promise<void> {
+    await this.http.send<undefined>({
+      method: 'DELETE',
+      path: `/v1/onboarding-tokens/${encodeURIComponent(tokenId)}`,
+      signal: options.signal,
+    });
+  }
+
+  /** POST /v1/onboarding-tokens/{tokenId}/resend (scope onboarding:write): a new token for the same person. */
+  async resendOnboardingToken(tokenId: string, options: RequestOptions = {}): Promise<OnboardingToken> {
+    const response = await this.http.send<OnboardingToken>({
+      method: 'POST',
+      path: `/v1/onboarding-tokens/${encodeURIComponent(tokenId)}/resend`,
+      ...options,
     });
     return response.body;
   }

@@ -4,7 +4,8 @@
  * to the service's own schemas and constants.
  */
 
-export type Scope = 'onboarding:write' | 'onboarding:read' | 'reports:write' | 'reports:read' | 'users:read';
+export type Scope =
+  'onboarding:write' | 'onboarding:read' | 'onboarding:redeem' | 'reports:write' | 'reports:read' | 'users:read';
 
 // Onboarding tokens
 
@@ -17,13 +18,16 @@ export interface OnboardingTokenRequest {
 export interface OnboardingToken {
   /** 32 characters of base64url; shown only here and in the e-mail. */
   onboarding_token: string;
+  /** The token's id (UUID v4, not a secret): revoke and resend take it. */
+  tokenId: string;
   /** ISO 8601, 14 days after creation. */
   expires_at: string;
 }
 
-export type OnboardingTokenStatus = 'Issued' | 'Used' | 'Expired';
+export type OnboardingTokenStatus = 'Issued' | 'Used' | 'Expired' | 'Revoked';
 
 export interface OnboardingTokenSummary {
+  tokenId: string;
   email: string;
   firstName: string;
   lastName: string;
@@ -32,6 +36,10 @@ export interface OnboardingTokenSummary {
   tokenHint: string;
   createdAt: string;
   expiresAt: string;
+  usedAt?: string;
+  revokedAt?: string;
+  /** The revoker's `sub`. */
+  revokedBy?: string;
 }
 
 export interface OnboardingTokenPage {
@@ -44,6 +52,18 @@ export interface OnboardingTokenListRequest {
   /** 1 to 100, default 25. */
   limit?: number;
   cursor?: string;
+  /** Only tokens in this status. */
+  status?: OnboardingTokenStatus;
+}
+
+export interface RedeemedOnboardingToken {
+  tokenId: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  status: 'Used';
+  usedAt: string;
+  expiresAt: string;
 }
 
 // Report jobs

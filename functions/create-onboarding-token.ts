@@ -51,6 +51,10 @@ export const handler = createApiHandler({
       firstName: body.first_name,
       lastName: body.last_name,
     });
-    return created({ onboarding_token: result.onboardingToken, expires_at: result.expiresAt });
+    return created({
+      onboarding_token: result.onboardingToken,
+      tokenId: result.tokenId,
+      expires_at: result.expiresAt,
+    });
   },
 });

@@ -23,6 +23,8 @@ export const handler = createApiHandler({
   verifyToken: tokenVerifierFrom(config),
   handle: async ({ event, principal }) => {
     const query = parseInput(onboardingTokenListQuerySchema, event.queryStringParameters ?? {});
-    return ok(await listTokens({ orgId: principal.orgId, limit: query.limit, cursor: query.cursor }));
+    return ok(
+      await listTokens({ orgId: principal.orgId, limit: query.limit, cursor: query.cursor, status: query.status }),
+    );
   },
 });

@@ -2,7 +2,7 @@
  * The HTTP API's routes: one Lambda entry point per route. Plain data, shared by the CDK API
  * construct and the local router so the two can never disagree. No CDK imports here.
  */
-export type HttpMethod = 'GET' | 'POST';
+export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
 export interface ApiRoute {
   method: HttpMethod;
@@ -28,6 +28,24 @@ export const onboardingRoutes = [
     path: '/v1/onboarding-tokens',
     entry: 'functions/list-onboarding-tokens.ts',
     name: 'ListOnboardingTokens',
+  },
+  {
+    method: 'POST',
+    path: '/v1/onboarding-token/redeem',
+    entry: 'functions/redeem-onboarding-token.ts',
+    name: 'RedeemOnboardingToken',
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/onboarding-tokens/{tokenId}',
+    entry: 'functions/revoke-onboarding-token.ts',
+    name: 'RevokeOnboardingToken',
+  },
+  {
+    method: 'POST',
+    path: '/v1/onboarding-tokens/{tokenId}/resend',
+    entry: 'functions/resend-onboarding-token.ts',
+    name: 'ResendOnboardingToken',
   },
 ] as const satisfies readonly ApiRoute[];
 

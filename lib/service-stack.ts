@@ -43,6 +43,18 @@ const onboardingRouteGrants = {
   ListOnboardingTokens: (fn, { data }) => {
     bindTable(fn, data.tables.OnboardingTokens, 'read');
   },
+  // Looks the token up through its pointer items, then Used/Revoked and the e-mail guard freed in one transaction.
+  RedeemOnboardingToken: (fn, { data }) => {
+    bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
+  },
+  RevokeOnboardingToken: (fn, { data }) => {
+    bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
+  },
+  ResendOnboardingToken: (fn, { data, mail }) => {
+    bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
+    bindTable(fn, data.tables.Idempotency, 'readWrite');
+    mail.grantSendOnboardingEmail(fn);
+  },
 } satisfies Record<(typeof onboardingRoutes)[number]['name'], RouteGrants>;
 
 const reportRouteGrants = {

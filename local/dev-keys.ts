@@ -36,7 +36,7 @@ export interface KeysLocation {
 
 export interface DevTokenOptions extends KeysLocation {
   orgId: string;
-  /** Space-separated string or list; default all five scopes. An empty list omits the `scope` claim. */
+  /** Space-separated string or list; default every scope of the API. An empty list omits the `scope` claim. */
   scopes?: string | readonly string[];
   /** Lifetime in seconds, default 3600. Zero or negative yields a token that has already expired. */
   expiresInSeconds?: number;

@@ -203,7 +203,7 @@ async function createBucket(client: S3Client, bucket: string): Promise<void> {
 }
 
 /** Create, or update if it exists. The SES emulator's "already exists" answer carries no error code the SDK can read, so existence is checked directly. */
-async function putEmailTemplate(client: SESv2Client): Promise<void> {
+export async function putEmailTemplate(client: SESv2Client): Promise<void> {
   const TemplateName = onboardingEmailTemplate.templateName;
   const TemplateContent: EmailTemplateContent = {
     Subject: onboardingEmailTemplate.subject,

@@ -92,8 +92,64 @@ const operations: Record<string, OperationSpec> = {
     parameters: onboardingTokenListParameters(),
     success: { 200: jsonResponse('A page of tokens.', 'OnboardingTokenPage') },
     errors: {
-      400: '`limit` is not an integer from 1 to 100, or `cursor` is not one this endpoint gave out.',
+      400: '`limit` is not an integer from 1 to 100, `status` is not a token status, or `cursor` is not one this endpoint gave out.',
       ...AUTHENTICATED,
+    },
+  },
+  RedeemOnboardingToken: {
+    operationId: 'redeemOnboardingToken',
+    tag: 'Onboarding tokens',
+    summary: 'Redeem an onboarding token (single use)',
+    description:
+      'The organization’s registration backend exchanges the token the end user typed for the person it was issued to. The token becomes Used and its e-mail free; of concurrent redemptions exactly one succeeds.',
+    scope: 'onboarding:redeem',
+    requestBody: 'OnboardingTokenRedeemRequest',
+    success: { 200: jsonResponse('Redeemed: the person the token was issued to.', 'RedeemedOnboardingToken') },
+    errors: {
+      400: null,
+      ...AUTHENTICATED,
+      404: 'No such token in the calling organization (a token of another organization is never confirmed).',
+      409: 'The token is not Issued; `tokenStatus` says whether it is Used, Expired or Revoked.',
+      ...CREATE_ERRORS,
+    },
+  },
+  RevokeOnboardingToken: {
+    operationId: 'revokeOnboardingToken',
+    tag: 'Onboarding tokens',
+    summary: 'Revoke an onboarding token',
+    description:
+      'Issued -> Revoked; the e-mail is free for a new token at once. Revoking a Revoked token again changes nothing (204).',
+    scope: 'onboarding:write',
+    parameters: [{ $ref: '#/components/parameters/TokenId' }],
+    success: {
+      204: {
+        description: 'Revoked (or already was).',
+        headers: { 'x-request-id': { $ref: '#/components/headers/XRequestId' } },
+      },
+    },
+    errors: {
+      ...AUTHENTICATED,
+      404: 'No such token in the calling organization.',
+      409: 'The token is Used or Expired; `tokenStatus` says which.',
+    },
+  },
+  ResendOnboardingToken: {
+    operationId: 'resendOnboardingToken',
+    tag: 'Onboarding tokens',
+    summary: 'Issue a new token to the same person and e-mail it',
+    description:
+      'For an Issued or Expired token: a new token (new tokenId, 14 days) for the same person, the old one Revoked if it was Issued, the new one e-mailed. All or nothing: if the e-mail cannot be sent, the old token is as it was and the answer is 503.',
+    scope: 'onboarding:write',
+    parameters: [{ $ref: '#/components/parameters/TokenId' }, { $ref: '#/components/parameters/IdempotencyKey' }],
+    success: {
+      201: jsonResponse('New token created and e-mailed.', 'OnboardingToken', successHeaders.idempotentReplayed),
+    },
+    errors: {
+      ...AUTHENTICATED,
+      404: 'No such token in the calling organization.',
+      409: 'The token is Used or Revoked (`tokenStatus`), another live token holds the e-mail, or a request with this Idempotency-Key is still running.',
+      422: 'The Idempotency-Key was used for another request.',
+      503: 'The e-mail could not be sent (the old token is unchanged) or a dependency is unavailable; retry after Retry-After seconds.',
     },
   },
   CreateReportJob: {
@@ -193,8 +249,9 @@ const TAGS = [
 ];
 
 const SCOPE_USE: Record<Scope, string> = {
-  'onboarding:write': 'create onboarding tokens',
+  'onboarding:write': 'create, revoke and resend onboarding tokens',
   'onboarding:read': 'list onboarding tokens',
+  'onboarding:redeem': 'redeem onboarding tokens (the organization’s registration backend)',
   'reports:write': 'request report jobs',
   'reports:read': 'read report jobs and get download addresses',
   'users:read': 'query user status',

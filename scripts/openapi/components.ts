@@ -1,3 +1,4 @@
+import { ONBOARDING_TOKEN_STATUSES } from '../../shared/domain/onboarding/onboarding-token.ts';
 import { MAX_BODY_BYTES } from '../../shared/http/middlewares.ts';
 import { STATUS_NAMES } from '../../shared/http/error-mapper.ts';
 import { userRecordSchema } from '../../shared/domain/users/user-record-schema.ts';
@@ -10,6 +11,7 @@ import {
 } from '../../shared/domain/reports/report-job.ts';
 import {
   onboardingTokenListQuerySchema,
+  onboardingTokenRedeemSchema,
   onboardingTokenRequestSchema,
 } from '../../shared/http/schemas/onboarding-token-schemas.ts';
 import { reportJobRequestSchema } from '../../shared/http/schemas/report-job-schemas.ts';
@@ -124,6 +126,11 @@ const standardError: SchemaObject = {
       enum: [...REPORT_JOB_STATUSES],
       description: '422 on a download address for a job not yet COMPLETE: its status (additive member).',
     },
+    tokenStatus: {
+      type: 'string',
+      enum: [...ONBOARDING_TOKEN_STATUSES],
+      description: '409 on redeem, revoke or resend: the onboarding token’s status (additive member).',
+    },
     errorCode: {
       type: 'string',
       enum: [...REPORT_ERROR_CODES],
@@ -198,10 +205,33 @@ export function componentSchemas(): Record<string, SchemaObject> {
       first_name: 'First name of the end user; trimmed.',
       last_name: 'Last name of the end user; trimmed.',
     }),
+    OnboardingTokenRedeemRequest: describe(
+      jsonSchemaOf(onboardingTokenRedeemSchema),
+      'The token the end user typed. Unknown members are ignored.',
+      { onboarding_token: 'The 32-character token; surrounding white space is ignored.' },
+    ),
+    RedeemedOnboardingToken: {
+      type: 'object',
+      required: ['tokenId', 'email', 'first_name', 'last_name', 'status', 'usedAt', 'expiresAt'],
+      properties: {
+        tokenId: { type: 'string', format: 'uuid' },
+        email: { type: 'string', description: 'Lower-cased.' },
+        first_name: { type: 'string' },
+        last_name: { type: 'string' },
+        status: { type: 'string', const: 'Used' },
+        usedAt: instant('When it was redeemed (now).'),
+        expiresAt: instant('When it would have expired.'),
+      },
+    },
     OnboardingToken: {
       type: 'object',
-      required: ['onboarding_token', 'expires_at'],
+      required: ['onboarding_token', 'tokenId', 'expires_at'],
       properties: {
+        tokenId: {
+          type: 'string',
+          format: 'uuid',
+          description: 'The token’s id (not a secret): revoke and resend take it.',
+        },
         onboarding_token: {
           type: 'string',
           readOnly: true,
@@ -214,19 +244,23 @@ export function componentSchemas(): Record<string, SchemaObject> {
     },
     OnboardingTokenSummary: {
       type: 'object',
-      required: ['email', 'firstName', 'lastName', 'status', 'tokenHint', 'createdAt', 'expiresAt'],
+      required: ['tokenId', 'email', 'firstName', 'lastName', 'status', 'tokenHint', 'createdAt', 'expiresAt'],
       properties: {
+        tokenId: { type: 'string', format: 'uuid' },
         email: { type: 'string', description: 'Lower-cased.' },
         firstName: { type: 'string' },
         lastName: { type: 'string' },
         status: {
           type: 'string',
-          enum: ['Issued', 'Used', 'Expired'],
-          description: 'Issued until expiresAt, Expired after.',
+          enum: [...ONBOARDING_TOKEN_STATUSES],
+          description: 'Issued until expiresAt, Expired after; Used once redeemed, Revoked once revoked (both final).',
         },
         tokenHint: { type: 'string', minLength: 4, maxLength: 4, description: 'The token’s last 4 characters.' },
         createdAt: instant('When the token was issued.'),
         expiresAt: instant('When the token expires.'),
+        usedAt: instant('When it was redeemed (Used tokens).'),
+        revokedAt: instant('When it was revoked (Revoked tokens).'),
+        revokedBy: { type: 'string', description: 'The revoker’s `sub` claim (Revoked tokens).' },
       },
     },
     OnboardingTokenPage: {
@@ -333,6 +367,7 @@ export function onboardingTokenListParameters(): SchemaObject[] {
   const descriptions: Record<string, string> = {
     limit: 'Page size.',
     cursor: 'The `nextCursor` of the previous page (opaque).',
+    status: 'Only tokens in this status.',
   };
   return Object.entries(schema.properties as Record<string, SchemaObject>).map(([name, member]) => ({
     name,
@@ -445,6 +480,13 @@ export const componentParameters = {
     in: 'path',
     required: true,
     description: 'The jobId. Anything that is not a job id is 404.',
+    schema: { type: 'string', format: 'uuid', maxLength: 36 },
+  },
+  TokenId: {
+    name: 'tokenId',
+    in: 'path',
+    required: true,
+    description: 'The onboarding token’s id. Anything that is not a token id of the organization is 404.',
     schema: { type: 'string', format: 'uuid', maxLength: 36 },
   },
 };

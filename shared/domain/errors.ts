@@ -80,3 +80,11 @@ export class OpenJobExistsError extends ConflictError {
     super('a report job for this user is already pending', { jobId: openJobId });
   }
 }
+
+/** The onboarding token is not `Issued` (any more): 409 naming its `tokenStatus`. */
+export class TokenNotIssuedError extends ConflictError {
+  override name = 'TokenNotIssuedError';
+  constructor(readonly tokenStatus: string) {
+    super(`the onboarding token is ${tokenStatus}`, { tokenStatus });
+  }
+}

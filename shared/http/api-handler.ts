@@ -72,7 +72,9 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
       {
         idempotencyKey: event.headers?.['idempotency-key'],
         orgId: context.principal.orgId,
-        body: rawBody,
+        // A route addressing a resource (`/onboarding-tokens/{tokenId}/resend`) is a different
+        // request per resource: the same key on another token is refused (422), never replayed.
+        body: event.pathParameters ? { path: event.rawPath, body: rawBody ?? null } : rawBody,
         lambdaContext: context,
       },
       () => options.handle(request),

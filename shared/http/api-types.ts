@@ -4,7 +4,14 @@ export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
 export type { Context as LambdaContext };
 
-export const SCOPES = ['onboarding:write', 'onboarding:read', 'reports:write', 'reports:read', 'users:read'] as const;
+export const SCOPES = [
+  'onboarding:write',
+  'onboarding:read',
+  'onboarding:redeem',
+  'reports:write',
+  'reports:read',
+  'users:read',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** The authenticated caller, from a verified bearer token. */

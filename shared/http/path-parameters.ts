@@ -8,3 +8,10 @@ export function reportJobIdFrom(event: ApiEvent): string {
   if (!JOB_ID_PATTERN.test(jobId)) throw new NotFoundError(`report job ${jobId.slice(0, 64)} not found`);
   return jobId.toLowerCase();
 }
+
+/** The `{tokenId}` of an onboarding-token path; anything that cannot be a token id is simply not found. */
+export function onboardingTokenIdFrom(event: ApiEvent): string {
+  const tokenId = event.pathParameters?.tokenId ?? '';
+  if (!JOB_ID_PATTERN.test(tokenId)) throw new NotFoundError('onboarding token not found');
+  return tokenId.toLowerCase();
+}

@@ -14,3 +14,6 @@ export const ok = (body: unknown, headers?: Record<string, string>): ApiResult =
 export const created = (body: unknown, headers?: Record<string, string>): ApiResult => jsonResponse(201, body, headers);
 export const accepted = (body: unknown, headers?: Record<string, string>): ApiResult =>
   jsonResponse(202, body, headers);
+
+/** 204: done, nothing to say. */
+export const noContent = (): ApiResult => ({ statusCode: 204, headers: { 'cache-control': 'no-store' }, body: '' });

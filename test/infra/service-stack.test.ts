@@ -55,6 +55,9 @@ describe('HTTP API', () => {
     expect(Object.fromEntries(functionOfRouteKey)).toEqual({
       'POST /v1/onboarding-token': logicalIdOf(routeFunction('CreateOnboardingToken')),
       'GET /v1/onboarding-tokens': logicalIdOf(routeFunction('ListOnboardingTokens')),
+      'POST /v1/onboarding-token/redeem': logicalIdOf(routeFunction('RedeemOnboardingToken')),
+      'DELETE /v1/onboarding-tokens/{tokenId}': logicalIdOf(routeFunction('RevokeOnboardingToken')),
+      'POST /v1/onboarding-tokens/{tokenId}/resend': logicalIdOf(routeFunction('ResendOnboardingToken')),
       'POST /v1/document/api': logicalIdOf(routeFunction('CreateReportJob')),
       'GET /v1/document/api/{id}': logicalIdOf(routeFunction('GetReportJob')),
       'GET /v1/document/api/{id}/url': logicalIdOf(routeFunction('GetReportDownloadUrl')),

@@ -57,7 +57,7 @@ describe('POST /v1/onboarding-token', () => {
         ExpressionAttributeValues: { ':pk': `ORG#${orgId}` },
       }),
     );
-    expect(stored.Items).toHaveLength(2);
+    expect(stored.Items).toHaveLength(4); // the token, its e-mail guard, its id and hash pointers
     expect(JSON.stringify(stored.Items)).not.toContain(onboardingToken);
   });
 

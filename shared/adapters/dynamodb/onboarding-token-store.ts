@@ -1,6 +1,10 @@
-import { QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ConflictError } from '../../domain/errors.ts';
-import type { OnboardingTokenRecord } from '../../domain/onboarding/onboarding-token.ts';
+import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConflictError, TokenNotIssuedError } from '../../domain/errors.ts';
+import {
+  tokenStatus,
+  type OnboardingTokenRecord,
+  type OnboardingTokenStatus,
+} from '../../domain/onboarding/onboarding-token.ts';
 import type { OnboardingTokenPage, OnboardingTokenStore } from '../../domain/onboarding/ports.ts';
 import { decodeCursor, encodeCursor } from './page-cursor.ts';
 import { cancellationReasons, withTransactionConflictRetry } from './transactions.ts';
@@ -12,12 +16,22 @@ const TOKEN_PREFIX = 'TOKEN#';
 const tokenKey = (record: Pick<OnboardingTokenRecord, 'createdAt' | 'tokenId'>): string =>
   `${TOKEN_PREFIX}${record.createdAt}#${record.tokenId}`;
 const emailGuardKey = (email: string): string => `EMAIL#${email}`;
+const tokenIdKey = (tokenId: string): string => `TOKENID#${tokenId}`;
+const tokenHashKey = (tokenHash: string): string => `TOKENHASH#${tokenHash}`;
+
+/** Issued: neither used nor revoked, and not expired at `:nowIso` (ISO instants compare as strings). */
+const IS_ISSUED = 'attribute_not_exists(usedAt) AND attribute_not_exists(revokedAt) AND expiresAt > :nowIso';
 
 /**
  * Tokens live in the organization's partition, sorted by creation time, so the dashboard is one
- * Query. Next to them, one e-mail guard item per (organization, e-mail) holds the expiry of the
- * live token; the token and its guard are written in one transaction whose condition is "no
- * guard, or an expired one", which is what makes a duplicate a 409 even under concurrency.
+ * Query. Next to them:
+ * - one e-mail guard item per (organization, e-mail) holding the expiry of the live token; the
+ *   token and its guard are written in one transaction whose condition is "no guard, or an
+ *   expired one", which is what makes a duplicate a 409 even under concurrency. Redeeming or
+ *   revoking the token deletes its guard in the same transaction, freeing the e-mail;
+ * - two pointer items, `TOKENID#<id>` and `TOKENHASH#<sha256>`, naming the token's sort key, so
+ *   revoke/resend (by id) and redeem (by the hash of what the user typed) are consistent reads in
+ *   the caller's partition: another organization's token is never found.
  */
 export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
   constructor(
@@ -26,60 +40,127 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
   ) {}
 
   async issue(record: OnboardingTokenRecord, now: Date): Promise<void> {
-    const ttl = epochSeconds(record.expiresAt) + RETAIN_AFTER_EXPIRY_SECONDS;
     const command = new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: this.tableName,
-            Item: {
-              pk: organizationPartition(record.orgId),
-              sk: emailGuardKey(record.email),
-              tokenSk: tokenKey(record),
-              expiresAtEpoch: epochSeconds(record.expiresAt),
-              ttl,
-            },
-            ConditionExpression: 'attribute_not_exists(pk) OR expiresAtEpoch <= :now',
-            ExpressionAttributeValues: { ':now': Math.floor(now.getTime() / 1000) },
-          },
-        },
-        {
-          Put: {
-            TableName: this.tableName,
-            Item: { pk: organizationPartition(record.orgId), sk: tokenKey(record), ...record, ttl },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-      ],
+      TransactItems: [this.claimEmailGuard(record, now), ...this.putToken(record)],
     });
     try {
       await withTransactionConflictRetry(() => this.documents.send(command));
     } catch (error) {
-      if (cancellationReasons(error)[0] === 'ConditionalCheckFailed') {
-        throw new ConflictError('an unexpired onboarding token already exists for this e-mail');
-      }
+      if (cancellationReasons(error)[0] === 'ConditionalCheckFailed') throw emailTaken();
       throw error;
     }
   }
 
   async withdraw(record: OnboardingTokenRecord): Promise<void> {
     const command = new TransactWriteCommand({
+      TransactItems: [...this.deleteToken(record), this.releaseEmailGuard(record)],
+    });
+    await withTransactionConflictRetry(() => this.documents.send(command));
+  }
+
+  async findById(orgId: string, tokenId: string): Promise<OnboardingTokenRecord | undefined> {
+    return this.findThrough(orgId, tokenIdKey(tokenId));
+  }
+
+  async findByHash(orgId: string, tokenHash: string): Promise<OnboardingTokenRecord | undefined> {
+    return this.findThrough(orgId, tokenHashKey(tokenHash));
+  }
+
+  async markUsed(record: OnboardingTokenRecord, now: Date): Promise<OnboardingTokenRecord | OnboardingTokenStatus> {
+    const usedAt = now.toISOString();
+    return this.leaveIssued(record, now, 'SET usedAt = :usedAt', { ':usedAt': usedAt }, { ...record, usedAt });
+  }
+
+  async revoke(
+    record: OnboardingTokenRecord,
+    revokedBy: string | undefined,
+    now: Date,
+  ): Promise<OnboardingTokenRecord | OnboardingTokenStatus> {
+    const revokedAt = now.toISOString();
+    const [update, values] =
+      revokedBy === undefined
+        ? ['SET revokedAt = :revokedAt', { ':revokedAt': revokedAt }]
+        : ['SET revokedAt = :revokedAt, revokedBy = :revokedBy', { ':revokedAt': revokedAt, ':revokedBy': revokedBy }];
+    return this.leaveIssued(record, now, update, values, {
+      ...record,
+      revokedAt,
+      ...(revokedBy === undefined ? {} : { revokedBy }),
+    });
+  }
+
+  async replace(
+    previous: OnboardingTokenRecord,
+    next: OnboardingTokenRecord,
+    revokedBy: string | undefined,
+    now: Date,
+  ): Promise<void> {
+    const wasIssued = tokenStatus(previous, now) === 'Issued';
+    const revokePrevious = {
+      Update: {
+        TableName: this.tableName,
+        Key: { pk: organizationPartition(previous.orgId), sk: tokenKey(previous) },
+        UpdateExpression:
+          revokedBy === undefined ? 'SET revokedAt = :revokedAt' : 'SET revokedAt = :revokedAt, revokedBy = :revokedBy',
+        ConditionExpression: IS_ISSUED,
+        ExpressionAttributeValues: {
+          ':revokedAt': now.toISOString(),
+          ':nowIso': now.toISOString(),
+          ...(revokedBy === undefined ? {} : { ':revokedBy': revokedBy }),
+        },
+      },
+    };
+    // An Expired token is left as it is, but must still be neither used nor revoked.
+    const checkPreviousExpired = {
+      ConditionCheck: {
+        TableName: this.tableName,
+        Key: { pk: organizationPartition(previous.orgId), sk: tokenKey(previous) },
+        ConditionExpression: 'attribute_not_exists(usedAt) AND attribute_not_exists(revokedAt)',
+      },
+    };
+    const command = new TransactWriteCommand({
       TransactItems: [
+        wasIssued ? revokePrevious : checkPreviousExpired,
+        this.claimEmailGuard(next, now, wasIssued ? tokenKey(previous) : undefined),
+        ...this.putToken(next),
+      ],
+    });
+    try {
+      await withTransactionConflictRetry(() => this.documents.send(command));
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (reasons[0] === 'ConditionalCheckFailed') {
+        const current = await this.findById(previous.orgId, previous.tokenId);
+        throw new TokenNotIssuedError(current ? tokenStatus(current, now) : 'Revoked');
+      }
+      if (reasons[1] === 'ConditionalCheckFailed') throw emailTaken();
+      throw error;
+    }
+  }
+
+  async undoReplace(previous: OnboardingTokenRecord, next: OnboardingTokenRecord): Promise<void> {
+    const wasIssued = previous.revokedAt === undefined && previous.usedAt === undefined;
+    const partition = organizationPartition(previous.orgId);
+    const restoreGuard = {
+      Put: {
+        TableName: this.tableName,
+        Item: this.emailGuardItem(previous),
+        // Only while the guard is still the one `replace` wrote.
+        ConditionExpression: 'tokenSk = :nextSk',
+        ExpressionAttributeValues: { ':nextSk': tokenKey(next) },
+      },
+    };
+    const command = new TransactWriteCommand({
+      TransactItems: [
+        ...this.deleteToken(next),
         {
-          Delete: {
+          Update: {
             TableName: this.tableName,
-            Key: { pk: organizationPartition(record.orgId), sk: tokenKey(record) },
+            Key: { pk: partition, sk: tokenKey(previous) },
+            UpdateExpression: 'REMOVE revokedAt, revokedBy',
           },
         },
-        {
-          Delete: {
-            TableName: this.tableName,
-            Key: { pk: organizationPartition(record.orgId), sk: emailGuardKey(record.email) },
-            // Never remove a guard that meanwhile belongs to another token.
-            ConditionExpression: 'attribute_not_exists(pk) OR tokenSk = :tokenSk',
-            ExpressionAttributeValues: { ':tokenSk': tokenKey(record) },
-          },
-        },
+        // The previous token was Issued: the guard is its again. Expired: the guard goes.
+        wasIssued && Date.parse(previous.expiresAt) > Date.now() ? restoreGuard : this.releaseEmailGuard(next),
       ],
     });
     await withTransactionConflictRetry(() => this.documents.send(command));
@@ -87,27 +168,177 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
 
   async listByOrganization(
     orgId: string,
-    page: { limit: number; cursor: string | undefined },
+    page: { limit: number; cursor: string | undefined; status?: OnboardingTokenStatus; now: Date },
   ): Promise<OnboardingTokenPage> {
     const startAfter = page.cursor === undefined ? undefined : decodeCursor(page.cursor, TOKEN_PREFIX);
+    const filter = page.status === undefined ? undefined : statusFilter(page.status, page.now);
+    const items: Array<OnboardingTokenRecord & { sk: string }> = [];
+    let exclusiveStartKey = startAfter === undefined ? undefined : { pk: organizationPartition(orgId), sk: startAfter };
     // One extra item tells whether another page exists, so the last page never carries a cursor.
-    const result = await this.documents.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': organizationPartition(orgId), ':prefix': TOKEN_PREFIX },
-        ScanIndexForward: false,
-        Limit: page.limit + 1,
-        ExclusiveStartKey: startAfter === undefined ? undefined : { pk: organizationPartition(orgId), sk: startAfter },
-      }),
-    );
-    const items = (result.Items ?? []) as Array<OnboardingTokenRecord & { sk: string }>;
+    // With a status filter DynamoDB may return fewer items than asked for: read on until enough.
+    do {
+      const result = await this.documents.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ...(filter ? { FilterExpression: filter.expression } : {}),
+          ExpressionAttributeValues: {
+            ':pk': organizationPartition(orgId),
+            ':prefix': TOKEN_PREFIX,
+            ...filter?.values,
+          },
+          ScanIndexForward: false,
+          Limit: page.limit + 1,
+          ExclusiveStartKey: exclusiveStartKey,
+        }),
+      );
+      items.push(...((result.Items ?? []) as Array<OnboardingTokenRecord & { sk: string }>));
+      exclusiveStartKey = result.LastEvaluatedKey as typeof exclusiveStartKey;
+    } while (items.length <= page.limit && exclusiveStartKey !== undefined);
     const records = items.slice(0, page.limit);
     const last = records.at(-1);
     return {
       records: records.map(toRecord),
       nextCursor: items.length > page.limit && last ? encodeCursor(last.sk) : undefined,
     };
+  }
+
+  private async findThrough(orgId: string, pointerKey: string): Promise<OnboardingTokenRecord | undefined> {
+    const partition = organizationPartition(orgId);
+    const pointer = await this.documents.send(
+      new GetCommand({ TableName: this.tableName, Key: { pk: partition, sk: pointerKey }, ConsistentRead: true }),
+    );
+    const tokenSk = (pointer.Item as { tokenSk?: string } | undefined)?.tokenSk;
+    if (tokenSk === undefined) return undefined;
+    const token = await this.documents.send(
+      new GetCommand({ TableName: this.tableName, Key: { pk: partition, sk: tokenSk }, ConsistentRead: true }),
+    );
+    return token.Item ? toRecord(token.Item as OnboardingTokenRecord) : undefined;
+  }
+
+  /** Issued -> something else, and the e-mail guard released, in one transaction. */
+  private async leaveIssued(
+    record: OnboardingTokenRecord,
+    now: Date,
+    updateExpression: string,
+    values: Record<string, string>,
+    updated: OnboardingTokenRecord,
+  ): Promise<OnboardingTokenRecord | OnboardingTokenStatus> {
+    const command = new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: { pk: organizationPartition(record.orgId), sk: tokenKey(record) },
+            UpdateExpression: updateExpression,
+            ConditionExpression: IS_ISSUED,
+            ExpressionAttributeValues: { ...values, ':nowIso': now.toISOString() },
+          },
+        },
+        this.releaseEmailGuard(record),
+      ],
+    });
+    try {
+      await withTransactionConflictRetry(() => this.documents.send(command));
+      return updated;
+    } catch (error) {
+      if (cancellationReasons(error)[0] !== 'ConditionalCheckFailed') throw error;
+      const current = await this.findById(record.orgId, record.tokenId);
+      return current ? tokenStatus(current, now) : 'Revoked';
+    }
+  }
+
+  private emailGuardItem(record: OnboardingTokenRecord) {
+    return {
+      pk: organizationPartition(record.orgId),
+      sk: emailGuardKey(record.email),
+      tokenSk: tokenKey(record),
+      expiresAtEpoch: epochSeconds(record.expiresAt),
+      ttl: retainUntil(record),
+    };
+  }
+
+  /** The e-mail guard for `record`: free, expired, or (resend) held by `heldBy`. */
+  private claimEmailGuard(record: OnboardingTokenRecord, now: Date, heldBy?: string) {
+    return {
+      Put: {
+        TableName: this.tableName,
+        Item: this.emailGuardItem(record),
+        ConditionExpression:
+          'attribute_not_exists(pk) OR expiresAtEpoch <= :now' + (heldBy === undefined ? '' : ' OR tokenSk = :heldBy'),
+        ExpressionAttributeValues: {
+          ':now': Math.floor(now.getTime() / 1000),
+          ...(heldBy === undefined ? {} : { ':heldBy': heldBy }),
+        },
+      },
+    };
+  }
+
+  /** Deletes the e-mail guard if it is `record`'s; never one that meanwhile belongs to another token. */
+  private releaseEmailGuard(record: OnboardingTokenRecord) {
+    return {
+      Delete: {
+        TableName: this.tableName,
+        Key: { pk: organizationPartition(record.orgId), sk: emailGuardKey(record.email) },
+        ConditionExpression: 'attribute_not_exists(pk) OR tokenSk = :tokenSk',
+        ExpressionAttributeValues: { ':tokenSk': tokenKey(record) },
+      },
+    };
+  }
+
+  private putToken(record: OnboardingTokenRecord) {
+    const partition = organizationPartition(record.orgId);
+    const ttl = retainUntil(record);
+    const pointer = (sk: string) => ({
+      Put: {
+        TableName: this.tableName,
+        Item: { pk: partition, sk, tokenSk: tokenKey(record), ttl },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    });
+    return [
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: { pk: partition, sk: tokenKey(record), ...record, ttl },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      pointer(tokenIdKey(record.tokenId)),
+      pointer(tokenHashKey(record.tokenHash)),
+    ];
+  }
+
+  private deleteToken(record: OnboardingTokenRecord) {
+    const partition = organizationPartition(record.orgId);
+    return [tokenKey(record), tokenIdKey(record.tokenId), tokenHashKey(record.tokenHash)].map((sk) => ({
+      Delete: { TableName: this.tableName, Key: { pk: partition, sk } },
+    }));
+  }
+}
+
+const emailTaken = () => new ConflictError('an unexpired onboarding token already exists for this e-mail');
+
+const retainUntil = (record: Pick<OnboardingTokenRecord, 'expiresAt'>): number =>
+  epochSeconds(record.expiresAt) + RETAIN_AFTER_EXPIRY_SECONDS;
+
+function statusFilter(
+  status: OnboardingTokenStatus,
+  now: Date,
+): { expression: string; values: Record<string, string> } {
+  const nowIso = { ':nowIso': now.toISOString() };
+  switch (status) {
+    case 'Used':
+      return { expression: 'attribute_exists(usedAt)', values: {} };
+    case 'Revoked':
+      return { expression: 'attribute_not_exists(usedAt) AND attribute_exists(revokedAt)', values: {} };
+    case 'Expired':
+      return {
+        expression: 'attribute_not_exists(usedAt) AND attribute_not_exists(revokedAt) AND expiresAt <= :nowIso',
+        values: nowIso,
+      };
+    case 'Issued':
+      return { expression: IS_ISSUED, values: nowIso };
   }
 }
 
@@ -123,5 +354,7 @@ function toRecord(item: OnboardingTokenRecord): OnboardingTokenRecord {
     createdAt: item.createdAt,
     expiresAt: item.expiresAt,
     ...(item.usedAt ? { usedAt: item.usedAt } : {}),
+    ...(item.revokedAt ? { revokedAt: item.revokedAt } : {}),
+    ...(item.revokedBy ? { revokedBy: item.revokedBy } : {}),
   };
 }

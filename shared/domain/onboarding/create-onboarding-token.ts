@@ -1,13 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { DependencyUnavailableError } from '../errors.ts';
-import {
-  generateOnboardingToken,
-  hashOnboardingToken,
-  tokenExpiry,
-  type OnboardingTokenRecord,
-} from './onboarding-token.ts';
-import type { OnboardingMailer, OnboardingTokenStore } from './ports.ts';
+import { issueTokenFor, type OnboardingTokenRecord } from './onboarding-token.ts';
+import type { OnboardingEmail, OnboardingMailer, OnboardingTokenStore } from './ports.ts';
 
 export interface CreateOnboardingTokenInput {
   orgId: string;
@@ -19,7 +13,24 @@ export interface CreateOnboardingTokenInput {
 
 export interface CreatedOnboardingToken {
   onboardingToken: string;
+  tokenId: string;
   expiresAt: string;
+}
+
+/** The e-mail that carries `token` to the person `record` was issued to. */
+export function onboardingEmail(
+  record: OnboardingTokenRecord,
+  token: string,
+  organizationName: string,
+): OnboardingEmail {
+  return {
+    to: record.email,
+    firstName: record.firstName,
+    lastName: record.lastName,
+    token,
+    expiresAt: new Date(record.expiresAt),
+    organizationName,
+  };
 }
 
 export interface CreateOnboardingTokenDeps {
@@ -38,35 +49,16 @@ export interface CreateOnboardingTokenDeps {
 export function createOnboardingToken(deps: CreateOnboardingTokenDeps) {
   return async (input: CreateOnboardingTokenInput): Promise<CreatedOnboardingToken> => {
     const now = deps.clock.now();
-    const token = generateOnboardingToken();
-    const expiresAt = tokenExpiry(now);
-    const record: OnboardingTokenRecord = {
-      orgId: input.orgId,
-      tokenId: randomUUID(),
-      tokenHash: hashOnboardingToken(token),
-      tokenHint: token.slice(-4),
-      email: input.email,
-      firstName: input.firstName,
-      lastName: input.lastName,
-      createdAt: now.toISOString(),
-      expiresAt: expiresAt.toISOString(),
-    };
+    const { token, record } = issueTokenFor(input, now);
 
     await deps.tokens.issue(record, now);
     try {
-      await deps.mailer.sendOnboardingToken({
-        to: input.email,
-        firstName: input.firstName,
-        lastName: input.lastName,
-        token,
-        expiresAt,
-        organizationName: input.organizationName,
-      });
+      await deps.mailer.sendOnboardingToken(onboardingEmail(record, token, input.organizationName));
     } catch (mailError) {
       await withdrawQuietly(deps, record);
       throw new DependencyUnavailableError('mail', { cause: mailError });
     }
-    return { onboardingToken: token, expiresAt: record.expiresAt };
+    return { onboardingToken: token, tokenId: record.tokenId, expiresAt: record.expiresAt };
   };
 }
 

@@ -3,6 +3,7 @@ import { tokenStatus, type OnboardingTokenStatus } from './onboarding-token.ts';
 import type { OnboardingTokenStore } from './ports.ts';
 
 export interface OnboardingTokenSummary {
+  tokenId: string;
   email: string;
   firstName: string;
   lastName: string;
@@ -10,6 +11,9 @@ export interface OnboardingTokenSummary {
   tokenHint: string;
   createdAt: string;
   expiresAt: string;
+  usedAt?: string;
+  revokedAt?: string;
+  revokedBy?: string;
 }
 
 export interface OnboardingTokenListing {
@@ -17,17 +21,24 @@ export interface OnboardingTokenListing {
   nextCursor: string | null;
 }
 
-/** The organization's dashboard: its tokens, newest first, one page at a time. */
+/** The organization's dashboard: its tokens, newest first, one page at a time, optionally in one status. */
 export function listOnboardingTokens(deps: { tokens: OnboardingTokenStore; clock: Clock }) {
   return async (input: {
     orgId: string;
     limit: number;
     cursor: string | undefined;
+    status?: OnboardingTokenStatus;
   }): Promise<OnboardingTokenListing> => {
-    const page = await deps.tokens.listByOrganization(input.orgId, { limit: input.limit, cursor: input.cursor });
     const now = deps.clock.now();
+    const page = await deps.tokens.listByOrganization(input.orgId, {
+      limit: input.limit,
+      cursor: input.cursor,
+      ...(input.status ? { status: input.status } : {}),
+      now,
+    });
     return {
       results: page.records.map((record) => ({
+        tokenId: record.tokenId,
         email: record.email,
         firstName: record.firstName,
         lastName: record.lastName,
@@ -35,6 +46,9 @@ export function listOnboardingTokens(deps: { tokens: OnboardingTokenStore; clock
         tokenHint: record.tokenHint,
         createdAt: record.createdAt,
         expiresAt: record.expiresAt,
+        ...(record.usedAt ? { usedAt: record.usedAt } : {}),
+        ...(record.revokedAt ? { revokedAt: record.revokedAt } : {}),
+        ...(record.revokedBy ? { revokedBy: record.revokedBy } : {}),
       })),
       nextCursor: page.nextCursor ?? null,
     };

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ONBOARDING_TOKEN_STATUSES } from '../../domain/onboarding/onboarding-token.ts';
 
 const personName = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100));
 
@@ -16,4 +17,10 @@ export const onboardingTokenListQuerySchema = v.object({
     '25',
   ),
   cursor: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(2048))),
+  status: v.optional(v.picklist(ONBOARDING_TOKEN_STATUSES)),
+});
+
+/** POST /v1/onboarding-token/redeem body: the token as the end user typed it (surrounding spaces ignored). */
+export const onboardingTokenRedeemSchema = v.object({
+  onboarding_token: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(64)),
 });

@@ -1,0 +1,39 @@
+import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
+import { loadApiConfig } from '#shared/config/api-config.ts';
+import { requiredString } from '#shared/config/load-config.ts';
+import { systemClock } from '#shared/domain/clock.ts';
+import { discardTokenEvents } from '#shared/domain/onboarding/ports.ts';
+import { redeemOnboardingToken } from '#shared/domain/onboarding/token-lifecycle.ts';
+import { createApiHandler } from '#shared/http/api-handler.ts';
+import { tokenVerifierFrom } from '#shared/http/auth.ts';
+import { ok } from '#shared/http/responses.ts';
+import { onboardingTokenRedeemSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
+
+const config = loadApiConfig({ ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME') });
+const dynamoDb = createDynamoDbClients();
+
+const redeem = redeemOnboardingToken({
+  tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
+  events: discardTokenEvents,
+  clock: systemClock,
+});
+
+/** POST /v1/onboarding-token/redeem: the organization's registration backend exchanges a token, once. */
+export const handler = createApiHandler({
+  requiredScope: 'onboarding:redeem',
+  verifyToken: tokenVerifierFrom(config),
+  bodySchema: onboardingTokenRedeemSchema,
+  handle: async ({ body, principal }) => {
+    const used = await redeem({ orgId: principal.orgId, onboardingToken: body.onboarding_token });
+    return ok({
+      tokenId: used.tokenId,
+      email: used.email,
+      first_name: used.firstName,
+      last_name: used.lastName,
+      status: 'Used',
+      usedAt: used.usedAt,
+      expiresAt: used.expiresAt,
+    });
+  },
+});

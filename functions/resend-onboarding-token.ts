@@ -1,0 +1,54 @@
+import { createDynamoDbClients, createSesClient } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
+import { SesOnboardingMailer } from '#shared/adapters/ses/onboarding-mailer.ts';
+import { loadApiConfig } from '#shared/config/api-config.ts';
+import { optionalString, requiredString } from '#shared/config/load-config.ts';
+import { systemClock } from '#shared/domain/clock.ts';
+import { discardTokenEvents } from '#shared/domain/onboarding/ports.ts';
+import { resendOnboardingToken } from '#shared/domain/onboarding/token-lifecycle.ts';
+import { createApiHandler } from '#shared/http/api-handler.ts';
+import { tokenVerifierFrom } from '#shared/http/auth.ts';
+import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
+import { onboardingTokenIdFrom } from '#shared/http/path-parameters.ts';
+import { created } from '#shared/http/responses.ts';
+import * as v from 'valibot';
+
+const config = loadApiConfig({
+  ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
+  IDEMPOTENCY_TABLE_NAME: requiredString('IDEMPOTENCY_TABLE_NAME'),
+  SENDER_EMAIL: requiredString('SENDER_EMAIL'),
+  ONBOARDING_TEMPLATE_NAME: optionalString('onboarding-token'),
+  SES_CONFIGURATION_SET: v.optional(v.pipe(v.string(), v.nonEmpty())),
+});
+const dynamoDb = createDynamoDbClients();
+
+const resend = resendOnboardingToken({
+  tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
+  mailer: new SesOnboardingMailer(createSesClient(), {
+    senderAddress: config.SENDER_EMAIL,
+    templateName: config.ONBOARDING_TEMPLATE_NAME,
+    configurationSetName: config.SES_CONFIGURATION_SET,
+  }),
+  events: discardTokenEvents,
+  clock: systemClock,
+});
+
+/** POST /v1/onboarding-tokens/{tokenId}/resend: a new token for the same person, all or nothing. */
+export const handler = createApiHandler({
+  requiredScope: 'onboarding:write',
+  verifyToken: tokenVerifierFrom(config),
+  idempotency: createIdempotentRequests({
+    route: 'POST /v1/onboarding-tokens/{tokenId}/resend',
+    tableName: config.IDEMPOTENCY_TABLE_NAME,
+    dynamoDbClient: dynamoDb.client,
+  }),
+  handle: async ({ event, principal }) => {
+    const result = await resend({
+      orgId: principal.orgId,
+      tokenId: onboardingTokenIdFrom(event),
+      organizationName: principal.orgName ?? principal.orgId,
+      revokedBy: principal.subject,
+    });
+    return created({ onboarding_token: result.onboardingToken, tokenId: result.tokenId, expires_at: result.expiresAt });
+  },
+});

@@ -1,0 +1,30 @@
+import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
+import { loadApiConfig } from '#shared/config/api-config.ts';
+import { requiredString } from '#shared/config/load-config.ts';
+import { systemClock } from '#shared/domain/clock.ts';
+import { discardTokenEvents } from '#shared/domain/onboarding/ports.ts';
+import { revokeOnboardingToken } from '#shared/domain/onboarding/token-lifecycle.ts';
+import { createApiHandler } from '#shared/http/api-handler.ts';
+import { tokenVerifierFrom } from '#shared/http/auth.ts';
+import { onboardingTokenIdFrom } from '#shared/http/path-parameters.ts';
+import { noContent } from '#shared/http/responses.ts';
+
+const config = loadApiConfig({ ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME') });
+const dynamoDb = createDynamoDbClients();
+
+const revoke = revokeOnboardingToken({
+  tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
+  events: discardTokenEvents,
+  clock: systemClock,
+});
+
+/** DELETE /v1/onboarding-tokens/{tokenId}: Issued -> Revoked, the e-mail freed. */
+export const handler = createApiHandler({
+  requiredScope: 'onboarding:write',
+  verifyToken: tokenVerifierFrom(config),
+  handle: async ({ event, principal }) => {
+    await revoke({ orgId: principal.orgId, tokenId: onboardingTokenIdFrom(event), revokedBy: principal.subject });
+    return noContent();
+  },
+});
