@@ -129,9 +129,10 @@ describe('createOnboardingToken', () => {
     const withdrawn = calls[1]!.args[0].input.TransactItems!;
     // The token, its id and hash pointers, and the e-mail guard: everything `issue` wrote.
     expect(withdrawn.map((item) => item.Delete?.Key)).toEqual(
-      issued.map((item) => ({ pk: 'ORG#acme', sk: item.Put!.Item!.sk })).slice(1).concat([
-        { pk: 'ORG#acme', sk: 'EMAIL#zoe@example.com' },
-      ]),
+      issued
+        .map((item) => ({ pk: 'ORG#acme', sk: item.Put!.Item!.sk }))
+        .slice(1)
+        .concat([{ pk: 'ORG#acme', sk: 'EMAIL#zoe@example.com' }]),
     );
     expect(withdrawn[3]!.Delete!.ExpressionAttributeValues).toEqual({ ':tokenSk': issued[1]!.Put!.Item!.sk });
   });
