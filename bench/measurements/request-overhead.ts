@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { generateDemoUsers } from '../../local/demo-users.ts';
@@ -56,11 +55,12 @@ const completedJob = {
 };
 const users = generateDemoUsers({ orgId: TEST_ORG_ID, count: 60 });
 const userItem = { pk: `ORG#${TEST_ORG_ID}`, sk: `USER#${users[0]!.id}`, ...users[0] };
+const TOKEN_ID = randomUUID();
 const tokenItems = Array.from({ length: 21 }, (_, i) => ({
   pk: `ORG#${TEST_ORG_ID}`,
   sk: `TOKEN#${NOW}#${randomUUID()}`,
   orgId: TEST_ORG_ID,
-  tokenId: randomUUID(),
+  tokenId: i === 0 ? TOKEN_ID : randomUUID(),
   tokenHash: 'b'.repeat(64),
   tokenHint: 'x9Zq',
   email: `user${i}@example.com`,
@@ -87,6 +87,15 @@ const scenarios: Record<string, Scenario> = {
     event: { path: `/v1/document/api/${JOB_ID}/url`, pathParameters: { id: JOB_ID } },
     status: 200,
   },
+  RedeemOnboardingToken: { event: { body: { onboarding_token: 'A'.repeat(32) } }, status: 200 },
+  RevokeOnboardingToken: {
+    event: { path: `/v1/onboarding-tokens/${TOKEN_ID}`, pathParameters: { tokenId: TOKEN_ID } },
+    status: 204,
+  },
+  ResendOnboardingToken: {
+    event: { path: `/v1/onboarding-tokens/${TOKEN_ID}/resend`, pathParameters: { tokenId: TOKEN_ID } },
+    status: 201,
+  },
   QueryUserStatus: {
     event: {
       body: { filters: { registration_status: 'active', age: { gte: 18 } }, pagination: { limit: 50, offset: 0 } },
@@ -102,7 +111,15 @@ function mockAwsClients(): void {
   documents
     .on(GetCommand)
     .callsFake((input: { Key: { sk: string } }) =>
-      input.Key.sk === 'JOB' ? { Item: completedJob } : input.Key.sk.startsWith('USER#') ? { Item: userItem } : {},
+      input.Key.sk === 'JOB'
+        ? { Item: completedJob }
+        : input.Key.sk.startsWith('USER#')
+          ? { Item: userItem }
+          : input.Key.sk.startsWith('TOKENID#') || input.Key.sk.startsWith('TOKENHASH#')
+            ? { Item: { tokenSk: tokenItems[0]!.sk } }
+            : input.Key.sk.startsWith('TOKEN#')
+              ? { Item: tokenItems[0] }
+              : {},
     );
   documents.on(QueryCommand).callsFake((input: { Select?: string; IndexName?: string }) => {
     if (input.Select === 'COUNT') return { Count: 140 };
@@ -113,20 +130,7 @@ function mockAwsClients(): void {
   mockClient(DynamoDBClient).onAnyCommand().resolves({});
   mockClient(SQSClient).onAnyCommand().resolves({ MessageId: randomUUID() });
   mockClient(S3Client).onAnyCommand().resolves({});
-}
-
-/**
- * Every request that reaches the SDK's HTTP handler (only the token handler's signed SES SendEmail:
- * the clients are mocked before it) is answered at once, as aws-sdk-client-mock answers a client.
- */
-function answerSignedRequestsInProcess(): void {
-  NodeHttpHandler.prototype.handle = async () => ({
-    response: {
-      statusCode: 200,
-      headers: { 'content-type': 'application/json' },
-      body: Readable.from([Buffer.from('{"MessageId":"benchmark-message"}')]),
-    },
-  });
+  mockClient(SESv2Client).onAnyCommand().resolves({ MessageId: 'benchmark-message' });
 }
 
 export default {
@@ -135,7 +139,6 @@ export default {
     const { env, signingKey } = await lambdaEnvironment();
     Object.assign(process.env, env, { AWS_LAMBDA_LOG_LEVEL: 'WARN' });
     mockAwsClients();
-    answerSignedRequestsInProcess();
     const token = await signToken(validClaims({ exp: Math.floor(Date.now() / 1000) + 3600 }), { key: signingKey });
 
     const trivial: Handler = async () => ({

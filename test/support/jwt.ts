@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JSONWebKeySet, type JWK } from 'jose';
+import { SCOPES } from '../../shared/http/api-types.ts';
 
 /** Issuer and audience the test verifiers are configured with. */
 export const TEST_ISSUER = 'https://issuer.test.example/';
@@ -56,7 +57,7 @@ export function validClaims(overrides: Record<string, unknown> = {}): Record<str
     iat: now,
     exp: now + 300,
     org_id: TEST_ORG_ID,
-    scope: 'onboarding:write onboarding:read reports:write reports:read users:read',
+    scope: SCOPES.join(' '),
     ...overrides,
   };
   for (const [name, value] of Object.entries(claims)) if (value === undefined) delete claims[name];
