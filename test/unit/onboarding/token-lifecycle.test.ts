@@ -1,0 +1,174 @@
+import { describe, expect, it, vi } from 'vitest';
+import { DependencyUnavailableError, NotFoundError, TokenNotIssuedError } from '../../../shared/domain/errors.ts';
+import {
+  hashOnboardingToken,
+  type OnboardingTokenRecord,
+  type OnboardingTokenStatus,
+} from '../../../shared/domain/onboarding/onboarding-token.ts';
+import type { OnboardingMailer, OnboardingTokenStore } from '../../../shared/domain/onboarding/ports.ts';
+import {
+  redeemOnboardingToken,
+  resendOnboardingToken,
+  revokeOnboardingToken,
+} from '../../../shared/domain/onboarding/token-lifecycle.ts';
+
+const NOW = new Date('2026-03-01T12:00:00.000Z');
+const TOKEN = 'Q2hhbmdlIG1lIGlmIHlvdSBjYW4gcmVhZA';
+const issued: OnboardingTokenRecord = {
+  orgId: 'acme',
+  tokenId: '1b4e28ba-2fa1-4d2b-883f-0016d3cca427',
+  tokenHash: hashOnboardingToken(TOKEN),
+  tokenHint: TOKEN.slice(-4),
+  email: 'zoe@example.com',
+  firstName: 'Zoë',
+  lastName: 'Ångström',
+  createdAt: '2026-02-27T12:00:00.000Z',
+  expiresAt: '2026-03-13T12:00:00.000Z',
+};
+
+/** A store whose transitions answer as told; each method records its calls. */
+function storeAnswering(outcome: OnboardingTokenRecord | OnboardingTokenStatus, found = issued) {
+  return {
+    issue: vi.fn(),
+    withdraw: vi.fn(),
+    listByOrganization: vi.fn(),
+    findById: vi.fn((_orgId: string, tokenId: string) =>
+      Promise.resolve(tokenId === found.tokenId ? found : undefined),
+    ),
+    findByHash: vi.fn((_orgId: string, hash: string) => Promise.resolve(hash === found.tokenHash ? found : undefined)),
+    markUsed: vi.fn(() => Promise.resolve(outcome)),
+    revoke: vi.fn(() => Promise.resolve(outcome)),
+    replace: vi.fn(() => Promise.resolve()),
+    undoReplace: vi.fn(() => Promise.resolve()),
+  } satisfies OnboardingTokenStore;
+}
+
+const events = () => ({ tokenUsed: vi.fn(() => Promise.resolve()), tokenRevoked: vi.fn(() => Promise.resolve()) });
+const clock = { now: () => NOW };
+
+describe('redeemOnboardingToken', () => {
+  it('finds the token by the SHA-256 of what was typed, marks it Used and tells the events port', async () => {
+    const used = { ...issued, usedAt: NOW.toISOString() };
+    const tokens = storeAnswering(used);
+    const lifecycle = events();
+
+    const result = await redeemOnboardingToken({ tokens, events: lifecycle, clock })({
+      orgId: 'acme',
+      onboardingToken: TOKEN,
+    });
+
+    expect(result).toEqual(used);
+    expect(tokens.findByHash).toHaveBeenCalledWith('acme', issued.tokenHash);
+    expect(lifecycle.tokenUsed).toHaveBeenCalledWith(used);
+  });
+
+  it('answers not found for a token the organization does not hold', async () => {
+    const run = redeemOnboardingToken({ tokens: storeAnswering('Issued'), events: events(), clock });
+    await expect(run({ orgId: 'acme', onboardingToken: 'x'.repeat(32) })).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('answers a conflict naming the status when the token is no longer Issued, and emits nothing', async () => {
+    const lifecycle = events();
+    const run = redeemOnboardingToken({ tokens: storeAnswering('Expired'), events: lifecycle, clock });
+
+    await expect(run({ orgId: 'acme', onboardingToken: TOKEN })).rejects.toMatchObject({
+      constructor: TokenNotIssuedError,
+      details: { tokenStatus: 'Expired' },
+    });
+    expect(lifecycle.tokenUsed).not.toHaveBeenCalled();
+  });
+});
+
+describe('revokeOnboardingToken', () => {
+  it('revokes, recording who did it, and tells the events port', async () => {
+    const revoked = { ...issued, revokedAt: NOW.toISOString(), revokedBy: 'staff-7' };
+    const tokens = storeAnswering(revoked);
+    const lifecycle = events();
+
+    await revokeOnboardingToken({ tokens, events: lifecycle, clock })({
+      orgId: 'acme',
+      tokenId: issued.tokenId,
+      revokedBy: 'staff-7',
+    });
+
+    expect(tokens.revoke).toHaveBeenCalledWith(issued, 'staff-7', NOW);
+    expect(lifecycle.tokenRevoked).toHaveBeenCalledWith(revoked);
+  });
+
+  it('changes nothing and emits nothing for a token already Revoked', async () => {
+    const lifecycle = events();
+    const run = revokeOnboardingToken({ tokens: storeAnswering('Revoked'), events: lifecycle, clock });
+
+    await expect(run({ orgId: 'acme', tokenId: issued.tokenId, revokedBy: undefined })).resolves.toBeUndefined();
+    expect(lifecycle.tokenRevoked).not.toHaveBeenCalled();
+  });
+
+  it('refuses a Used token with its status', async () => {
+    const run = revokeOnboardingToken({ tokens: storeAnswering('Used'), events: events(), clock });
+    await expect(run({ orgId: 'acme', tokenId: issued.tokenId, revokedBy: undefined })).rejects.toMatchObject({
+      details: { tokenStatus: 'Used' },
+    });
+  });
+});
+
+describe('resendOnboardingToken', () => {
+  const mailer = (failure?: Error) =>
+    ({
+      sendOnboardingToken: vi.fn(() => (failure ? Promise.reject(failure) : Promise.resolve())),
+    }) satisfies OnboardingMailer;
+
+  it('records a new token for the same person, e-mails it and reports the old one revoked', async () => {
+    const tokens = storeAnswering('Issued');
+    const lifecycle = events();
+    const send = mailer();
+
+    const result = await resendOnboardingToken({ tokens, events: lifecycle, clock, mailer: send })({
+      orgId: 'acme',
+      tokenId: issued.tokenId,
+      organizationName: 'Acme',
+      revokedBy: 'staff-7',
+    });
+
+    const [previous, next] = tokens.replace.mock.calls[0] as unknown as [OnboardingTokenRecord, OnboardingTokenRecord];
+    expect(previous).toBe(issued);
+    expect(next).toMatchObject({
+      email: issued.email,
+      firstName: 'Zoë',
+      lastName: 'Ångström',
+      tokenId: result.tokenId,
+    });
+    expect(next.tokenId).not.toBe(issued.tokenId);
+    expect(next.tokenHash).toBe(hashOnboardingToken(result.onboardingToken));
+    expect(send.sendOnboardingToken).toHaveBeenCalledWith(expect.objectContaining({ token: result.onboardingToken }));
+    expect(lifecycle.tokenRevoked).toHaveBeenCalledWith(expect.objectContaining({ tokenId: issued.tokenId }));
+  });
+
+  it('undoes the replacement and answers mail unavailable when the e-mail fails', async () => {
+    const tokens = storeAnswering('Issued');
+    const lifecycle = events();
+    const run = resendOnboardingToken({ tokens, events: lifecycle, clock, mailer: mailer(new Error('SES down')) });
+
+    const failure = await run({
+      orgId: 'acme',
+      tokenId: issued.tokenId,
+      organizationName: 'Acme',
+      revokedBy: undefined,
+    }).catch((error: unknown) => error);
+
+    expect(failure).toBeInstanceOf(DependencyUnavailableError);
+    const [next] = tokens.replace.mock.calls[0]!.slice(1) as unknown as [OnboardingTokenRecord];
+    expect(tokens.undoReplace).toHaveBeenCalledWith(issued, next);
+    expect(lifecycle.tokenRevoked).not.toHaveBeenCalled();
+  });
+
+  it('refuses a Used or Revoked token before writing anything', async () => {
+    for (const state of [{ usedAt: NOW.toISOString() }, { revokedAt: NOW.toISOString() }]) {
+      const tokens = storeAnswering('Issued', { ...issued, ...state });
+      const run = resendOnboardingToken({ tokens, events: events(), clock, mailer: mailer() });
+      await expect(
+        run({ orgId: 'acme', tokenId: issued.tokenId, organizationName: 'Acme', revokedBy: undefined }),
+      ).rejects.toBeInstanceOf(TokenNotIssuedError);
+      expect(tokens.replace).not.toHaveBeenCalled();
+    }
+  });
+});
