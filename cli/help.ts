@@ -35,12 +35,15 @@ ${CONNECTION_HELP}
 
 ${EXIT_CODES_HELP}`;
 
-export const TOKEN_HELP = `Usage: onboarding token <create|list> [options]
+export const TOKEN_HELP = `Usage: onboarding token <create|list|redeem|revoke|resend> [options]
 
   token create --email <address> --first-name <name> --last-name <name>
-  token list [--limit <n>] [--cursor <cursor>]
+  token list [--limit <n>] [--cursor <cursor>] [--status <status>]
+  token redeem <token>
+  token revoke <tokenId>
+  token resend <tokenId>
 
-Run "onboarding token create --help" or "onboarding token list --help" for details.`;
+Run "onboarding token <command> --help" for details.`;
 
 export const TOKEN_CREATE_HELP = `Usage: onboarding token create --email <address> --first-name <name> --last-name <name> [options]
 
@@ -66,9 +69,44 @@ onboarding:read). The last line names the cursor of the next page, if there is o
 Options:
   --limit <n>          tokens per page, 1-100 (default 25)
   --cursor <cursor>    the next-page cursor a previous call printed
+  --status <status>    only tokens that are Issued, Used, Expired or Revoked
   --json               print the response body as JSON
 
 ${CONNECTION_HELP}`;
+
+export const TOKEN_REDEEM_HELP = `Usage: onboarding token redeem <token> [--json]
+
+Exchanges the token an end user typed for the person it was issued to, once
+(POST /v1/onboarding-token/redeem, scope onboarding:redeem). The token becomes Used.
+
+Options:
+  --json    print the response body as JSON
+
+${CONNECTION_HELP}
+
+Not Issued (Used, Expired or Revoked): exit 1 with 409 and its tokenStatus. Unknown: 404.`;
+
+export const TOKEN_REVOKE_HELP = `Usage: onboarding token revoke <tokenId>
+
+Revokes an Issued token; its e-mail address is free for a new token at once
+(DELETE /v1/onboarding-tokens/{tokenId}, scope onboarding:write). Revoking again is fine.
+
+${CONNECTION_HELP}
+
+Used or Expired: exit 1 with 409 and its tokenStatus.`;
+
+export const TOKEN_RESEND_HELP = `Usage: onboarding token resend <tokenId> [options]
+
+Issues a new token to the same person and e-mails it; the old one is revoked if it was Issued
+(POST /v1/onboarding-tokens/{tokenId}/resend, scope onboarding:write). All or nothing.
+
+Options:
+  --idempotency-key <key>   makes a retry of this exact request safe (replays the first answer)
+  --json                    print the response body as JSON
+
+${CONNECTION_HELP}
+
+Used or Revoked: exit 1 with 409 and its tokenStatus.`;
 
 export const REPORT_HELP = `Usage: onboarding report <create|status|download> [options]
 

@@ -49,6 +49,45 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+describe('onboarding token redeem, revoke and resend', () => {
+  it('resends a token, revokes the new one, and redeems neither twice: exit codes and 409s as documented', async () => {
+    const created = JSON.parse(
+      (
+        await onboarding([
+          'token',
+          'create',
+          '--email',
+          `ada.${orgId}@example.com`,
+          '--first-name',
+          'Ada',
+          '--last-name',
+          'Lovelace',
+          '--json',
+        ])
+      ).stdout,
+    ) as { onboarding_token: string; tokenId: string };
+
+    const resent = await onboarding(['token', 'resend', created.tokenId, '--json']);
+    expect(resent.code).toBe(0);
+    const replacement = JSON.parse(resent.stdout) as { onboarding_token: string; tokenId: string };
+
+    const oldRedeem = await onboarding(['token', 'redeem', created.onboarding_token]);
+    expect(oldRedeem.code).toBe(1);
+    expect(oldRedeem.stderr).toMatch(/409 CONFLICT/);
+
+    const redeemed = await onboarding(['token', 'redeem', replacement.onboarding_token]);
+    expect(redeemed).toMatchObject({ code: 0, stderr: '' });
+    expect(redeemed.stdout).toContain(`Ada Lovelace <ada.${orgId}@example.com>`);
+
+    const revokeUsed = await onboarding(['token', 'revoke', replacement.tokenId]);
+    expect(revokeUsed.code).toBe(1);
+    expect(revokeUsed.stderr).toMatch(/409 CONFLICT/);
+
+    const listed = await onboarding(['token', 'list', '--status', 'Revoked', '--json']);
+    expect(JSON.parse(listed.stdout).results.map((row: { tokenId: string }) => row.tokenId)).toEqual([created.tokenId]);
+  });
+});
+
 describe('onboarding token create', () => {
   it('creates a token, prints it and its expiry, exit 0; the same e-mail again is exit 1 naming 409 and the request id', async () => {
     const args = [
@@ -66,7 +105,9 @@ describe('onboarding token create', () => {
     const again = await onboarding(args);
 
     expect(first).toMatchObject({ code: 0, stderr: '' });
-    expect(first.stdout).toMatch(/^onboarding_token {2}[A-Za-z0-9_-]{32}\nexpires_at {8}\d{4}-\d{2}-\d{2}T/);
+    expect(first.stdout).toMatch(
+      /^onboarding_token {2}[A-Za-z0-9_-]{32}\ntokenId {11}[0-9a-f-]{36}\nexpires_at {8}\d{4}-\d{2}-\d{2}T/,
+    );
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/409 CONFLICT: .* \(request [0-9a-f-]{36}\)/);
   });
@@ -86,6 +127,7 @@ describe('onboarding token create', () => {
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({
       onboarding_token: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/),
+      tokenId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       expires_at: expect.any(String),
     });
   });

@@ -83,6 +83,41 @@ describe('success responses match the document', () => {
     expect(refused.body.errorCode).toBe('TIMED_OUT');
   });
 
+  it('the token lifecycle: resend 201, redeem 200 and 409 with tokenStatus, revoke 204 and 409, list by status 200', async () => {
+    const created = await callApi('POST', TOKEN_PATH, {
+      token,
+      body: { email: `life.${orgId}@example.com`, first_name: 'Ada', last_name: 'Lovelace' },
+    });
+    const resent = await callApi('POST', `${TOKENS_PATH}/${created.body.tokenId}/resend`, { token });
+    expectDocumented(POST(`${TOKENS_PATH}/{tokenId}/resend`), resent, 201);
+    const redeemed = await callApi('POST', `${TOKEN_PATH}/redeem`, {
+      token,
+      body: { onboarding_token: resent.body.onboarding_token },
+    });
+    expectDocumented(POST(`${TOKEN_PATH}/redeem`), redeemed, 200);
+    const again = await callApi('POST', `${TOKEN_PATH}/redeem`, {
+      token,
+      body: { onboarding_token: resent.body.onboarding_token },
+    });
+    expectDocumented(POST(`${TOKEN_PATH}/redeem`), again, 409);
+    expect(again.body.tokenStatus).toBe('Used');
+    expectDocumented(
+      { method: 'DELETE', path: `${TOKENS_PATH}/{tokenId}` },
+      await callApi('DELETE', `${TOKENS_PATH}/${resent.body.tokenId}`, { token }),
+      409,
+    );
+    const other = await callApi('POST', TOKEN_PATH, {
+      token,
+      body: { email: `revoke.${orgId}@example.com`, first_name: 'Ada', last_name: 'Lovelace' },
+    });
+    expectDocumented(
+      { method: 'DELETE', path: `${TOKENS_PATH}/{tokenId}` },
+      await callApi('DELETE', `${TOKENS_PATH}/${other.body.tokenId}`, { token }),
+      204,
+    );
+    expectDocumented(GET(TOKENS_PATH), await callApi('GET', `${TOKENS_PATH}?status=Revoked`, { token }), 200);
+  });
+
   it('POST /v1/user-status 200, default fields and every field', async () => {
     expectDocumented(POST(USERS_PATH), await callApi('POST', USERS_PATH, { token, body: {} }), 200);
     const everything = await callApi('POST', USERS_PATH, {
