@@ -1,3 +1,4 @@
+import { isPlainText } from '../../shared/domain/plain-text.ts';
 import { toJsonSchema, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import {
@@ -26,6 +27,9 @@ function overrideAction(action: AnyAction, jsonSchema: JsonSchema): JsonSchema |
     if (action.requirement === namesABound) return { ...jsonSchema, minProperties: 1 };
     // DynamoDB's smallest magnitude (1e-130) has no useful JSON Schema form; the 400 explains it.
     if (action.requirement === isStorableMagnitude) return { ...jsonSchema };
+    // Names and e-mails: no control or bidirectional override characters (plain-text.ts).
+    if (action.requirement === isPlainText)
+      return { ...jsonSchema, pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069]*$' };
   }
   if (action.type === 'transform') {
     // Stored values: a date is cut to its calendar date, an instant to one canonical UTC form.

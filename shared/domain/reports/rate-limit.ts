@@ -28,7 +28,9 @@ export function spendToken(previous: readonly number[], nowMs: number, policy: R
   const allowed = live.length < policy.capacity;
   const spentAt = allowed ? [...live, nowMs] : live;
   const oldest = spentAt[0];
-  const secondsUntilOldestReturns = oldest === undefined ? 0 : Math.ceil((oldest + policy.windowMs - nowMs) / 1000);
+  // Never more than the window, even when another function's clock wrote a spend time ahead of ours.
+  const secondsUntilOldestReturns =
+    oldest === undefined ? 0 : Math.min(policy.windowMs / 1000, Math.ceil((oldest + policy.windowMs - nowMs) / 1000));
   return {
     allowed,
     limit: policy.capacity,

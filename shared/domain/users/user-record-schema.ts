@@ -1,8 +1,11 @@
 import * as v from 'valibot';
+import { isPlainText, PLAIN_TEXT_HINT } from '../plain-text.ts';
 import { isIsoDateOrTimestamp as validDate, toCalendarDate, toInstant } from './user-status-query.ts';
 import { MOBILE_REGISTRATION_STATUSES, REGISTRATION_STATUSES, type UserRecord } from './user-record.ts';
 
 const text = v.optional(v.string());
+/** Names a person reads back in reports and the dashboard (see plain-text.ts). */
+const personText = v.optional(v.pipe(v.string(), v.check(isPlainText, PLAIN_TEXT_HINT)));
 const count = v.optional(v.pipe(v.number(), v.minValue(0)));
 const score = v.optional(v.number());
 const flag = v.optional(v.boolean());
@@ -74,10 +77,10 @@ const screeningEntries = v.pipe(
 /** A user record as imported (JSON Lines) or seeded, normalised for storage. */
 export const userRecordSchema = v.strictObject({
   id: v.pipe(v.string(), v.minLength(1), v.maxLength(16)),
-  name: text,
-  first_name: text,
-  middle_name: text,
-  last_name: text,
+  name: personText,
+  first_name: personText,
+  middle_name: personText,
+  last_name: personText,
   phone: text,
   email: v.optional(v.pipe(v.string(), v.trim(), v.email())),
   dob: v.optional(calendarDate),
@@ -89,7 +92,7 @@ export const userRecordSchema = v.strictObject({
   state: text,
   country: text,
   postcode: text,
-  guardian_name: text,
+  guardian_name: personText,
   guardian_dob: v.optional(calendarDate),
   guardian_age: count,
   data_sharing_agreed: flag,

@@ -1,11 +1,13 @@
 import * as v from 'valibot';
+import { isPlainText, PLAIN_TEXT_HINT } from '../../domain/plain-text.ts';
 import { ONBOARDING_TOKEN_STATUSES } from '../../domain/onboarding/onboarding-token.ts';
 
-const personName = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100));
+const plainText = v.check(isPlainText, `isString: ${PLAIN_TEXT_HINT}`);
+const personName = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100), plainText);
 
 /** POST /v1/onboarding-token body. Unknown members are ignored. */
 export const onboardingTokenRequestSchema = v.object({
-  email: v.pipe(v.string(), v.trim(), v.toLowerCase(), v.minLength(1), v.maxLength(254), v.email()),
+  email: v.pipe(v.string(), v.trim(), v.toLowerCase(), v.minLength(1), v.maxLength(254), plainText, v.email()),
   first_name: personName,
   last_name: personName,
 });

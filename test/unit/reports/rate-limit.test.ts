@@ -32,6 +32,14 @@ describe('spendToken', () => {
     });
   });
 
+  it('never announces a reset beyond the window, even for a spend time ahead of this clock', () => {
+    const fromAFastClock = [T0 + 1500];
+    const decision = spendToken(fromAFastClock, T0, policy);
+
+    expect(decision.resetSeconds).toBe(600);
+    expect(spendToken(spendMany(10, T0 + 2000), T0, policy)).toMatchObject({ allowed: false, retryAfterSeconds: 600 });
+  });
+
   it('allows the 10th request with 0 remaining', () => {
     const nine = spendMany(9);
 
