@@ -9,7 +9,9 @@ import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { failDeadLetteredJob } from '#shared/domain/reports/fail-abandoned-jobs.ts';
 import { logger } from '#shared/observability/logger.ts';
-import { reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
+import { isLastDeadLetterReceive, reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
+import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 
 const config = loadConfig(v.object({ REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') }));
 const dynamoDb = createDynamoDbClients();
@@ -31,6 +33,16 @@ async function failRecord(record: SQSRecord): Promise<void> {
     const failed = await failJob(message);
     logger.warn('report job dead-lettered', { jobId: message.jobId, orgId: message.orgId, markedFailed: failed });
   } catch (error) {
+    if (isLastDeadLetterReceive(record)) {
+      // The sweep still times the job out if it is open; an operator reads this line and the alarm.
+      logger.error('giving up a dead-lettered report job after repeated failures', {
+        jobId: message.jobId,
+        receiveCount: record.attributes.ApproximateReceiveCount,
+        error: error as Error,
+      });
+      metrics.addMetric(BusinessMetric.DeadLetterMessagesAbandoned, MetricUnit.Count, 1);
+      return;
+    }
     logger.error('could not fail a dead-lettered report job; SQS will retry', {
       jobId: message.jobId,
       error: error as Error,
@@ -42,4 +54,5 @@ async function failRecord(record: SQSRecord): Promise<void> {
 /** Dead-letter queue consumer: a job whose message SQS gave up on ends FAILED/INTERNAL_ERROR. */
 export const handler = middy<SQSEvent, SQSBatchResponse>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(logMetrics(metrics))
   .handler(async (event, context) => processPartialResponse(event, failRecord, processor, { context }));

@@ -8,6 +8,8 @@ import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { sweepTimedOutJobs } from '#shared/domain/reports/fail-abandoned-jobs.ts';
 import { logger } from '#shared/observability/logger.ts';
+import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 
 const config = loadConfig(v.object({ REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') }));
 const dynamoDb = createDynamoDbClients();
@@ -15,11 +17,16 @@ const dynamoDb = createDynamoDbClients();
 const sweep = sweepTimedOutJobs({
   jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
   clock: systemClock,
+  onSkipped: (jobId, error) => {
+    logger.error('report job could not be timed out; skipped until the next sweep', { jobId, error: error as Error });
+    metrics.addMetric(BusinessMetric.SweepItemsSkipped, MetricUnit.Count, 1);
+  },
 });
 
 /** Runs every minute: open jobs past the 5-minute deadline end FAILED/TIMED_OUT. */
-export const handler = middy<ScheduledEvent, { timedOut: number }>()
+export const handler = middy<ScheduledEvent, { timedOut: number; skipped: number }>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(logMetrics(metrics))
   .handler(async () => {
     const result = await sweep();
     if (result.timedOut > 0) logger.warn('report jobs timed out', result);

@@ -20,5 +20,16 @@ export function reportJobMessageFrom(record: SQSRecord): ReportJobMessage | unde
   }
 }
 
-export const isFinalReceive = (record: SQSRecord): boolean =>
-  Number(record.attributes.ApproximateReceiveCount ?? '1') >= MAX_RECEIVES;
+const receiveCount = (record: SQSRecord): number => Number(record.attributes.ApproximateReceiveCount ?? '1');
+
+export const isFinalReceive = (record: SQSRecord): boolean => receiveCount(record) >= MAX_RECEIVES;
+
+/**
+ * The dead-letter handler tries a message this many receives at most (counting from the first
+ * receive on the main queue, or on the dead-letter queue if SQS starts the count afresh there),
+ * then gives it up with an ERROR log and a metric instead of retrying it every visibility timeout
+ * for the dead-letter queue's whole retention.
+ */
+export const DEAD_LETTER_MAX_RECEIVES = MAX_RECEIVES + 5;
+
+export const isLastDeadLetterReceive = (record: SQSRecord): boolean => receiveCount(record) >= DEAD_LETTER_MAX_RECEIVES;

@@ -19,15 +19,30 @@ export function failDeadLetteredJob(deps: { jobs: ReportJobStore; clock: Clock }
     failIfOpen(deps.jobs, message.jobId, 'INTERNAL_ERROR', deps.clock);
 }
 
-/** The scheduled sweep: every open job older than the deadline is failed with TIMED_OUT. */
-export function sweepTimedOutJobs(deps: { jobs: ReportJobStore; clock: Clock; batchSize?: number }) {
-  return async (): Promise<{ timedOut: number }> => {
+/**
+ * The scheduled sweep: every open job older than the deadline is failed with TIMED_OUT. Each job
+ * on its own: one that cannot be updated (a corrupt or oversized item, a lost race) is reported
+ * through `onSkipped` and left for the next run, and the others are still timed out.
+ */
+export function sweepTimedOutJobs(deps: {
+  jobs: ReportJobStore;
+  clock: Clock;
+  batchSize?: number;
+  onSkipped: (jobId: string, error: unknown) => void;
+}) {
+  return async (): Promise<{ timedOut: number; skipped: number }> => {
     const cutoff = new Date(deps.clock.now().getTime() - REPORT_DEADLINE_MS);
     const stale = await deps.jobs.findOpenJobsCreatedBefore(cutoff, deps.batchSize ?? 100);
     let timedOut = 0;
+    let skipped = 0;
     for (const { jobId } of stale) {
-      if (await failIfOpen(deps.jobs, jobId, 'TIMED_OUT', deps.clock)) timedOut++;
+      try {
+        if (await failIfOpen(deps.jobs, jobId, 'TIMED_OUT', deps.clock)) timedOut++;
+      } catch (error) {
+        skipped++;
+        deps.onSkipped(jobId, error);
+      }
     }
-    return { timedOut };
+    return { timedOut, skipped };
   };
 }

@@ -78,8 +78,11 @@ describe('sweepTimedOutJobs', () => {
     );
   }
 
+  let onSkipped: ReturnType<typeof vi.fn<(jobId: string, error: unknown) => void>>;
+
   beforeEach(() => {
     clock.advance(60 * 60 * 1000);
+    onSkipped = vi.fn<(jobId: string, error: unknown) => void>();
   });
 
   it('fails with TIMED_OUT only the open jobs created more than 5 minutes ago', async () => {
@@ -89,9 +92,9 @@ describe('sweepTimedOutJobs', () => {
       REPORT_DEADLINE_MS + 1,
     );
 
-    const result = await sweepTimedOutJobs({ jobs, clock })();
+    const result = await sweepTimedOutJobs({ jobs, clock, onSkipped })();
 
-    expect(result).toEqual({ timedOut: 2 });
+    expect(result).toEqual({ timedOut: 2, skipped: 0 });
     expect(await jobs.get(old!)).toMatchObject({ status: 'FAILED', errorCode: 'TIMED_OUT' });
     expect(await jobs.get(justOld!)).toMatchObject({ status: 'FAILED', errorCode: 'TIMED_OUT' });
     expect(await jobs.get(young!)).toMatchObject({ status: 'PENDING' });
@@ -101,7 +104,7 @@ describe('sweepTimedOutJobs', () => {
   it('asks the store for open jobs created before now minus 5 minutes, in batches of 100 by default', async () => {
     const find = vi.spyOn(jobs, 'findOpenJobsCreatedBefore');
 
-    await sweepTimedOutJobs({ jobs, clock })();
+    await sweepTimedOutJobs({ jobs, clock, onSkipped })();
 
     expect(find).toHaveBeenCalledWith(new Date(clock.now().getTime() - REPORT_DEADLINE_MS), 100);
   });
@@ -109,9 +112,9 @@ describe('sweepTimedOutJobs', () => {
   it('honours a smaller batch size, oldest first', async () => {
     const [middle, oldest, newest] = seedOpenJobs(20 * 60_000, 30 * 60_000, 10 * 60_000);
 
-    const result = await sweepTimedOutJobs({ jobs, clock, batchSize: 2 })();
+    const result = await sweepTimedOutJobs({ jobs, clock, batchSize: 2, onSkipped })();
 
-    expect(result).toEqual({ timedOut: 2 });
+    expect(result).toEqual({ timedOut: 2, skipped: 0 });
     expect((await jobs.get(oldest!))?.status).toBe('FAILED');
     expect((await jobs.get(middle!))?.status).toBe('FAILED');
     expect((await jobs.get(newest!))?.status).toBe('PENDING');
@@ -126,13 +129,31 @@ describe('sweepTimedOutJobs', () => {
       return found;
     });
 
-    const result = await sweepTimedOutJobs({ jobs, clock })();
+    const result = await sweepTimedOutJobs({ jobs, clock, onSkipped })();
 
-    expect(result).toEqual({ timedOut: 0 });
+    expect(result).toEqual({ timedOut: 0, skipped: 0 });
     expect((await jobs.get(job!))?.errorCode).toBe('RENDER_FAILED');
   });
 
+  it('skips a job it cannot update, reporting it, and still times out the others', async () => {
+    const [poison, healthy] = seedOpenJobs(REPORT_DEADLINE_MS + 120_000, REPORT_DEADLINE_MS + 60_000);
+    const failure = Object.assign(new Error('Item size has exceeded the maximum allowed size'), {
+      name: 'ValidationException',
+    });
+    const fail = jobs.fail.bind(jobs);
+    vi.spyOn(jobs, 'fail').mockImplementation((job, code, now) =>
+      job.jobId === poison ? Promise.reject(failure) : fail(job, code, now),
+    );
+
+    const result = await sweepTimedOutJobs({ jobs, clock, onSkipped })();
+
+    expect(result).toEqual({ timedOut: 1, skipped: 1 });
+    expect(onSkipped).toHaveBeenCalledWith(poison, failure);
+    expect((await jobs.get(healthy!))?.errorCode).toBe('TIMED_OUT');
+    expect((await jobs.get(poison!))?.status).toBe('PENDING');
+  });
+
   it('does nothing when no job is open', async () => {
-    expect(await sweepTimedOutJobs({ jobs, clock })()).toEqual({ timedOut: 0 });
+    expect(await sweepTimedOutJobs({ jobs, clock, onSkipped })()).toEqual({ timedOut: 0, skipped: 0 });
   });
 });
