@@ -16,6 +16,13 @@ import {
   REPORT_FONTS_DIR_ENV,
 } from '../shared/domain/reports/pdf/report-fonts.ts';
 import { MAX_RECEIVES } from '../shared/queue/report-job-messages.ts';
+import {
+  DEAD_LETTER_HANDLER_TIMEOUT_SECONDS,
+  DEAD_LETTER_QUEUE_VISIBILITY_SECONDS,
+  REPORT_QUEUE_VISIBILITY_SECONDS,
+  SWEEP_TIMEOUT_SECONDS,
+  WORKER_TIMEOUT_SECONDS,
+} from '../shared/queue/report-pipeline-timing.ts';
 import { bindTable } from './bind-table.ts';
 import { reportPipelineFunctions } from './routes.ts';
 import { ServiceFunction } from './service-function.ts';
@@ -38,18 +45,16 @@ export const reportFontsFolder = 'fonts';
 export const reportFontsDir = `/var/task/${reportFontsFolder}`;
 
 /**
- * A typical job renders and stores in well under a second; 15 s leaves room for a cold start and a
- * slow S3 call while keeping six visibility timeouts of retries (3 receives x 6 x 15 s = 270 s)
- * inside the jobs' 5-minute deadline. A longer timeout would let the deadline fail a job before
- * SQS ever redelivered its message.
+ * See shared/queue/report-pipeline-timing.ts. A longer worker timeout would let the deadline fail
+ * a job before SQS ever redelivered its message.
  */
-export const workerTimeout = Duration.seconds(15);
+export const workerTimeout = Duration.seconds(WORKER_TIMEOUT_SECONDS);
 /**
  * At most this many workers run at once: a burst of jobs waits in the queue instead of taking the
  * account's concurrency from the API functions.
  */
 export const workerConcurrency = 5;
-const deadLetterHandlerTimeout = Duration.seconds(30);
+const deadLetterHandlerTimeout = Duration.seconds(DEAD_LETTER_HANDLER_TIMEOUT_SECONDS);
 
 const shellQuote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
 
@@ -138,7 +143,7 @@ export class ReportPipelineConstruct extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
-      visibilityTimeout: Duration.seconds(6 * deadLetterHandlerTimeout.toSeconds()),
+      visibilityTimeout: Duration.seconds(DEAD_LETTER_QUEUE_VISIBILITY_SECONDS),
     });
     NagSuppressions.addResourceSuppressions(deadLetterQueue, [
       {
@@ -155,7 +160,7 @@ export class ReportPipelineConstruct extends Construct {
       // AWS's guidance for an SQS event source: six times the function timeout, so a batch that
       // is being retried by the poller is not handed to a second worker meanwhile. With
       // MAX_RECEIVES receives this must stay inside REPORT_DEADLINE_MS (see workerTimeout).
-      visibilityTimeout: Duration.seconds(6 * workerTimeout.toSeconds()),
+      visibilityTimeout: Duration.seconds(REPORT_QUEUE_VISIBILITY_SECONDS),
       // The worker treats receive number MAX_RECEIVES as the final attempt: the two must agree.
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: MAX_RECEIVES },
     });
@@ -193,8 +198,7 @@ export class ReportPipelineConstruct extends Construct {
     this.sweep = new ServiceFunction(this, reportPipelineFunctions.sweep.name, {
       entry: reportPipelineFunctions.sweep.entry,
       description: 'Marks report jobs past their 5-minute deadline FAILED/TIMED_OUT',
-      // Shorter than the schedule's period, so runs do not pile up.
-      timeout: Duration.seconds(50),
+      timeout: Duration.seconds(SWEEP_TIMEOUT_SECONDS),
     });
     bindTable(this.sweep, props.reportJobs, 'readWrite');
     this.sweepSchedule = new Rule(this, 'SweepSchedule', {

@@ -39,7 +39,7 @@ export interface LocalStackOptions {
   prettyLogs?: boolean;
   /** Signing key directory; default LOCAL_KEYS_DIR, else `<repo>/.local`. */
   keysDir?: string;
-  /** Report queue visibility timeout; default LOCAL_QUEUE_VISIBILITY_TIMEOUT_SECONDS, else 10. */
+  /** Report queue visibility timeout; default LOCAL_QUEUE_VISIBILITY_TIMEOUT_SECONDS, else AWS's (6 x the worker's timeout). */
   queueVisibilityTimeoutSeconds?: number;
   /** Background pollers; default `localPollers` (report worker, dead-letter handler, sweep). */
   pollers?: readonly PollerFactory[];

@@ -1,3 +1,8 @@
+import {
+  DEAD_LETTER_HANDLER_TIMEOUT_SECONDS,
+  SWEEP_TIMEOUT_SECONDS,
+  WORKER_TIMEOUT_SECONDS,
+} from '../shared/queue/report-pipeline-timing.ts';
 import { reportPipelineFunctions } from '../lib/routes.ts';
 import type { RunningEmulators } from './emulators.ts';
 import type { HandlerLoader } from './handler-modules.ts';
@@ -48,7 +53,7 @@ export function reportPipelinePollers(options: ReportPipelineOptions = {}): Poll
         endpoint: context.endpoints.sqs,
         function: reportPipelineFunctions.worker,
         batchSize: 5,
-        timeoutMs: 15_000,
+        timeoutMs: WORKER_TIMEOUT_SECONDS * 1000,
         loadHandler: context.loadHandler,
         log: log(context),
       }),
@@ -58,7 +63,7 @@ export function reportPipelinePollers(options: ReportPipelineOptions = {}): Poll
         endpoint: context.endpoints.sqs,
         function: reportPipelineFunctions.deadLetters,
         batchSize: 10,
-        timeoutMs: 30_000,
+        timeoutMs: DEAD_LETTER_HANDLER_TIMEOUT_SECONDS * 1000,
         loadHandler: context.loadHandler,
         log: log(context),
       }),
@@ -66,7 +71,7 @@ export function reportPipelinePollers(options: ReportPipelineOptions = {}): Poll
       startSchedule({
         function: reportPipelineFunctions.sweep,
         intervalMs: options.sweepIntervalMs ?? sweepIntervalFromEnv(),
-        timeoutMs: 50_000,
+        timeoutMs: SWEEP_TIMEOUT_SECONDS * 1000,
         loadHandler: context.loadHandler,
         // A line only when the sweep found something: it runs every minute.
         onResult: (result, durationMs) => {

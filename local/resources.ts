@@ -26,6 +26,10 @@ import {
 import { onboardingEmailTemplate } from '../lib/onboarding-email-template.ts';
 import { allTables, type KeySchema, type TableDefinition } from '../lib/table-definitions.ts';
 import { MAX_RECEIVES } from '../shared/queue/report-job-messages.ts';
+import {
+  DEAD_LETTER_QUEUE_VISIBILITY_SECONDS,
+  REPORT_QUEUE_VISIBILITY_SECONDS,
+} from '../shared/queue/report-pipeline-timing.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulators } from './emulators.ts';
 
 /**
@@ -42,7 +46,6 @@ export const REPORTS_BUCKET_NAME = 'reports-local';
  * attempt still runs is harmless: the worker takes a job by conditional update, so only one
  * attempt renders.
  */
-const DEFAULT_QUEUE_VISIBILITY_TIMEOUT_SECONDS = 10;
 export const QUEUE_VISIBILITY_TIMEOUT_VARIABLE = 'LOCAL_QUEUE_VISIBILITY_TIMEOUT_SECONDS';
 const DLQ_RETENTION_SECONDS = 14 * 24 * 3600;
 
@@ -62,7 +65,7 @@ export interface LocalResources {
 }
 
 export interface LocalResourceOptions {
-  /** Report queue visibility timeout; default LOCAL_QUEUE_VISIBILITY_TIMEOUT_SECONDS, else 10. */
+  /** Report queue visibility timeout; default LOCAL_QUEUE_VISIBILITY_TIMEOUT_SECONDS, else AWS's (6 x the worker's timeout). */
   queueVisibilityTimeoutSeconds?: number;
 }
 
@@ -147,7 +150,7 @@ async function createTable(client: DynamoDBClient, table: TableDefinition): Prom
 
 function visibilityTimeoutFromEnv(): number {
   const value = process.env[QUEUE_VISIBILITY_TIMEOUT_VARIABLE];
-  if (value === undefined || value === '') return DEFAULT_QUEUE_VISIBILITY_TIMEOUT_SECONDS;
+  if (value === undefined || value === '') return REPORT_QUEUE_VISIBILITY_SECONDS;
   const seconds = Number(value);
   // SQS allows 0 to 12 hours; 0 would hand a message to the next poll while it is being processed.
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > 43_200) {
@@ -163,7 +166,10 @@ async function createReportQueues(
   visibilityTimeoutSeconds: number,
 ): Promise<Pick<LocalResources, 'reportQueue' | 'reportDlq'>> {
   const reportDlq = await createQueue(client, REPORT_DLQ_NAME, {
-    VisibilityTimeout: String(visibilityTimeoutSeconds),
+    // As deployed: six times the dead-letter handler's timeout, scaled like the report queue's.
+    VisibilityTimeout: String(
+      Math.round((visibilityTimeoutSeconds * DEAD_LETTER_QUEUE_VISIBILITY_SECONDS) / REPORT_QUEUE_VISIBILITY_SECONDS),
+    ),
     MessageRetentionPeriod: String(DLQ_RETENTION_SECONDS),
   });
   const reportQueue = await createQueue(client, REPORT_QUEUE_NAME, {

@@ -1,3 +1,8 @@
+import {
+  DEAD_LETTER_QUEUE_VISIBILITY_SECONDS,
+  REPORT_QUEUE_VISIBILITY_SECONDS,
+  WORKER_TIMEOUT_SECONDS,
+} from '../../shared/queue/report-pipeline-timing.ts';
 import { REPORT_DEADLINE_MS } from '../../shared/domain/reports/report-job.ts';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -185,6 +190,14 @@ describe('job queue and dead-letter queue', () => {
     expect(queries.propertiesOf(reports().deadLetterQueue).VisibilityTimeout).toBeGreaterThanOrEqual(
       6 * handlerTimeout,
     );
+  });
+
+  it('deploys the timings the local stack uses too (shared/queue/report-pipeline-timing.ts)', () => {
+    expect(queries.propertiesOf(reports().queue).VisibilityTimeout).toBe(REPORT_QUEUE_VISIBILITY_SECONDS);
+    expect(queries.propertiesOf(reports().deadLetterQueue).VisibilityTimeout).toBe(
+      DEAD_LETTER_QUEUE_VISIBILITY_SECONDS,
+    );
+    expect(queries.propertiesOf(reports().worker).Timeout).toBe(WORKER_TIMEOUT_SECONDS);
   });
 
   it('keeps dead letters 14 days', () => {

@@ -393,7 +393,7 @@ describe('jobs past the five-minute deadline', () => {
 
     const result = await handler(scheduledEvent(), lambdaContext('SweepTimedOutReportJobs'));
 
-    expect(result).toEqual({ timedOut: expect.any(Number) });
+    expect(result).toEqual({ timedOut: expect.any(Number), skipped: 0 });
     expect(await jobs.get(job.jobId)).toMatchObject({ status: 'FAILED', errorCode: 'TIMED_OUT' });
     const guard = await documents.send(
       new GetCommand({
