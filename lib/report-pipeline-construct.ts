@@ -223,14 +223,21 @@ export class ReportPipelineConstruct extends Construct {
     this.grantOnReports(fn, 's3:GetObject');
   }
 
-  /** Lets the worker store PDFs: PutObject on `reports/*` only, no reads. */
+  /**
+   * Lets the worker store PDFs, and remove one it stored for a job it lost meanwhile (so no orphan
+   * object is left): PutObject and DeleteObject on `reports/*` only, no reads.
+   */
   private grantReportWrites(fn: LambdaFunctionResource): void {
-    this.grantOnReports(fn, 's3:PutObject');
+    this.grantOnReports(fn, 's3:PutObject', 's3:DeleteObject');
   }
 
-  private grantOnReports(fn: LambdaFunctionResource, action: 's3:GetObject' | 's3:PutObject'): void {
+  private grantOnReports(
+    fn: LambdaFunctionResource,
+    ...actions: Array<'s3:GetObject' | 's3:PutObject' | 's3:DeleteObject'>
+  ): void {
+    const action = actions.join(' and ');
     const objects = this.bucket.arnForObjects(`${reportObjectPrefix}*`);
-    fn.addToRolePolicy(new PolicyStatement({ actions: [action], resources: [objects] }));
+    fn.addToRolePolicy(new PolicyStatement({ actions, resources: [objects] }));
     fn.addEnvironment('REPORTS_BUCKET_NAME', this.bucket.bucketName);
     const bucketLogicalId = Stack.of(this).getLogicalId(this.bucket.node.defaultChild as CfnElement);
     if (fn.role) {

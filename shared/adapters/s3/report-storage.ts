@@ -1,4 +1,4 @@
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { DependencyUnavailableError } from '../../domain/errors.ts';
 import type { ReportStorage } from '../../domain/reports/ports.ts';
 
@@ -55,6 +55,13 @@ export class S3ReportStorage implements ReportStorage {
       if ($metadata === undefined) throw error; // not S3's answer: a bug, passed on as it is
       throw new ReportStorageRefusedError(name ?? 'unknown error', $metadata.httpStatusCode, $metadata.requestId);
     }
+  }
+
+  /** Removes a stored PDF; S3 answers a missing key with success too. */
+  async remove(objectKey: string): Promise<void> {
+    await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucketName, Key: objectKey }), {
+      abortSignal: AbortSignal.timeout(this.timeoutMs),
+    });
   }
 }
 

@@ -55,6 +55,8 @@ export interface ReportQueue {
 /** Where the worker keeps finished PDFs. */
 export interface ReportStorage {
   save(objectKey: string, pdf: Uint8Array, sha256Hex: string): Promise<void>;
+  /** Removes an object stored for a job that ended otherwise meanwhile; absent is fine. */
+  remove(objectKey: string): Promise<void>;
 }
 
 /** Short-lived addresses a client downloads a stored PDF from (a port of its own: signing one needs no storage client). */

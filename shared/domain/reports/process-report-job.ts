@@ -49,6 +49,11 @@ export function processReportJob(deps: ProcessReportJobDeps) {
     return cause === undefined ? { outcome: 'failed', job, errorCode } : { outcome: 'failed', job, errorCode, cause };
   };
 
+  const stillHeldBy = async (job: ReportJob): Promise<boolean> => {
+    const current = await deps.jobs.get(job.jobId);
+    return current?.status === 'IN_PROGRESS' && current.attemptId === job.attemptId;
+  };
+
   return async (message: ReportJobMessage, attempt: ProcessingAttempt): Promise<ProcessOutcome> => {
     const queued = await deps.jobs.get(message.jobId);
     if (!queued || queued.orgId !== message.orgId) return { outcome: 'skipped', reason: 'unknown-job' };
@@ -75,8 +80,12 @@ export function processReportJob(deps: ProcessReportJobDeps) {
     }
 
     const sha256 = createHash('sha256').update(pdf).digest('hex');
+    // The sweep or the dead-letter handler may have ended the job while it rendered: store
+    // nothing for a job this attempt no longer holds.
+    if (!(await stillHeldBy(job))) return { outcome: 'skipped', reason: 'lost-to-another-writer' };
+    const objectKey = reportObjectKey(job.orgId, job.jobId);
     try {
-      await deps.storage.save(reportObjectKey(job.orgId, job.jobId), pdf, sha256);
+      await deps.storage.save(objectKey, pdf, sha256);
     } catch (error) {
       if (error instanceof DependencyUnavailableError && !attempt.isFinalAttempt) {
         await deps.jobs.release(job, deps.clock.now());
@@ -93,6 +102,10 @@ export function processReportJob(deps: ProcessReportJobDeps) {
       completedAt: completedAt.toISOString(),
       templateVersion: deps.templateVersion,
     });
-    return completed ? { outcome: 'completed', job } : { outcome: 'skipped', reason: 'lost-to-another-writer' };
+    if (completed) return { outcome: 'completed', job };
+    // Ended (FAILED) while the PDF was being stored: no orphan object. The lease outlives this
+    // invocation, so no other attempt can have completed the job and written the same key.
+    if ((await deps.jobs.get(job.jobId))?.status === 'FAILED') await deps.storage.remove(objectKey);
+    return { outcome: 'skipped', reason: 'lost-to-another-writer' };
   };
 }

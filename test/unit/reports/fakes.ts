@@ -202,6 +202,10 @@ export class FakeReportStorage implements ReportStorage, ReportDownloadLinks {
     this.objects.set(objectKey, { pdf: Uint8Array.from(pdf), sha256Hex });
   }
 
+  async remove(objectKey: string): Promise<void> {
+    this.objects.delete(objectKey);
+  }
+
   async downloadUrl(objectKey: string, options: { filename: string; expiresInSeconds: number }): Promise<string> {
     this.urlRequests.push({ objectKey, ...options });
     return `https://reports.storage.test/${objectKey}?expires=${options.expiresInSeconds}`;

@@ -50,6 +50,32 @@ describe('processReportJob', () => {
     clock.advance(500); // the message arrives half a second after the job was created
   });
 
+  it('stores nothing for a job the sweep failed while it was being rendered', async () => {
+    render.mockImplementation(async () => {
+      await jobs.fail((await stored())!, 'TIMED_OUT', clock.now());
+      return PDF;
+    });
+
+    const result = await process(message(), firstAttempt);
+
+    expect(result).toEqual({ outcome: 'skipped', reason: 'lost-to-another-writer' });
+    expect(storage.objects.size).toBe(0);
+    expect((await stored())?.errorCode).toBe('TIMED_OUT');
+  });
+
+  it('removes the PDF it stored when the job was failed during the upload, leaving no orphan object', async () => {
+    const save = storage.save.bind(storage);
+    vi.spyOn(storage, 'save').mockImplementation(async (key, pdf, sha256) => {
+      await save(key, pdf, sha256);
+      await jobs.fail((await stored())!, 'TIMED_OUT', clock.now());
+    });
+
+    const result = await process(message(), firstAttempt);
+
+    expect(result).toEqual({ outcome: 'skipped', reason: 'lost-to-another-writer' });
+    expect(storage.objects.has(reportObjectKey(ORG_ID, job.jobId))).toBe(false);
+  });
+
   it('renders a PENDING job, stores the PDF and marks it COMPLETE with size, SHA-256, duration and template version', async () => {
     const startedAt = clock.now();
 

@@ -1,4 +1,10 @@
-import { GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createS3Client } from '../../../shared/adapters/aws-clients.ts';
@@ -56,6 +62,13 @@ describe('S3ReportStorage.save', () => {
     expect(failure).toBeInstanceOf(ReportStorageRefusedError);
     expect((failure as Error).message).toBe('S3 PutObject failed: NoSuchBucket (status 404, request REQ123)');
     expect((failure as Error).message).not.toContain(KEY);
+  });
+
+  it('removes an object by its key', async () => {
+    s3Mock.on(DeleteObjectCommand).resolves({});
+    await new S3ReportStorage(new S3Client({ region: 'eu-west-1' }), BUCKET).remove(KEY);
+
+    expect(s3Mock).toReceiveCommandWith(DeleteObjectCommand, { Bucket: BUCKET, Key: KEY });
   });
 
   it('passes on a failure that is not S3’s answer (a bug) as it is', async () => {
