@@ -1,6 +1,6 @@
 import { App, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ServiceStack } from '../lib/service-stack.ts';
+import { ServiceStack, serviceStackName } from '../lib/service-stack.ts';
 import { readStackConfig, StackConfigError, type StackConfig } from '../lib/stack-config.ts';
 
 const app = new App();
@@ -15,7 +15,7 @@ try {
   process.exit(1);
 }
 
-new ServiceStack(app, 'OnboardingReportsService', {
+new ServiceStack(app, serviceStackName(config.stage), {
   config,
   description: 'Onboarding tokens, PDF report jobs and user status for organizations',
 });

@@ -1,8 +1,8 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Alarm, ComparisonOperator, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -40,6 +40,17 @@ export class AlarmsConstruct extends Construct {
       });
       key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
       this.topic = new Topic(this, 'AlarmTopic', { masterKey: key, enforceSSL: true });
+      // Without this statement the topic policy `enforceSSL` creates allows nobody to publish, and
+      // alarm notifications never arrive. Scoped to alarms of this account.
+      this.topic.addToResourcePolicy(
+        new PolicyStatement({
+          sid: 'AllowCloudWatchAlarmsToPublish',
+          principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+          actions: ['sns:Publish'],
+          resources: [this.topic.topicArn],
+          conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+        }),
+      );
       this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
     }
     for (const fn of props.functions ?? []) this.addFunctionErrorsAlarm(fn);

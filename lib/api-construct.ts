@@ -1,4 +1,4 @@
-import { CfnOutput, RemovalPolicy } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AccessLogField, AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   HttpApi,
@@ -72,6 +72,8 @@ export class ApiConstruct extends Construct {
   constructor(scope: Construct, id: string, props: ApiConstructProps) {
     super(scope, id);
     this.httpApi = new HttpApi(this, 'HttpApi', {
+      // The stack's name carries the stage, so two stages' APIs are told apart in the console.
+      apiName: `${Stack.of(this).stackName}-api`,
       description: 'Onboarding tokens, report jobs and user status',
       createDefaultStage: false,
     });

@@ -8,15 +8,21 @@ import { onboardingEmailTemplate } from './onboarding-email-template.ts';
 export interface MailConstructProps {
   /** From address of every e-mail. */
   readonly senderEmail: string;
-  /** SES identity to create: `senderEmail` itself, or its domain. */
+  /** SES identity to create (or reuse): `senderEmail` itself, or its domain. */
   readonly senderIdentity: string;
+  /** Reuse an identity that already exists in the account instead of creating it. */
+  readonly senderIdentityExists: boolean;
+  /** Makes the template's name unique per stage (SES template names are per account and region). */
+  readonly stage: string;
 }
 
 /** The sender identity and the onboarding template in SES, and the one grant that uses them. */
 export class MailConstruct extends Construct {
-  readonly identity: EmailIdentity;
+  /** Created by this stack, unless the identity already existed. */
+  readonly identity: EmailIdentity | undefined;
+  readonly identityArn: string;
   readonly onboardingTemplate: CfnTemplate;
-  readonly onboardingTemplateName: string = onboardingEmailTemplate.templateName;
+  readonly onboardingTemplateName: string;
   readonly onboardingTemplateArn: string;
   private readonly senderEmail: string;
 
@@ -25,15 +31,21 @@ export class MailConstruct extends Construct {
     this.senderEmail = props.senderEmail;
     // A domain identity is verified by DNS (Easy DKIM records); an address identity by a link
     // SES mails to it. Either must be verified before the first send.
-    this.identity = new EmailIdentity(this, 'SenderIdentity', {
-      identity: props.senderIdentity.includes('@')
-        ? Identity.email(props.senderIdentity)
-        : Identity.domain(props.senderIdentity),
-    });
-    // The name is fixed by the contract (`onboarding-token`), so one stack per account and region.
+    this.identity = props.senderIdentityExists
+      ? undefined
+      : new EmailIdentity(this, 'SenderIdentity', {
+          identity: props.senderIdentity.includes('@')
+            ? Identity.email(props.senderIdentity)
+            : Identity.domain(props.senderIdentity),
+        });
+    this.identityArn =
+      this.identity?.emailIdentityArn ??
+      Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: props.senderIdentity });
+    // One template per stage: SES names are unique per account and region.
+    this.onboardingTemplateName = `${onboardingEmailTemplate.templateName}-${props.stage}`;
     this.onboardingTemplate = new CfnTemplate(this, 'OnboardingTemplate', {
       template: {
-        templateName: onboardingEmailTemplate.templateName,
+        templateName: this.onboardingTemplateName,
         subjectPart: onboardingEmailTemplate.subject,
         textPart: onboardingEmailTemplate.text,
         htmlPart: onboardingEmailTemplate.html,
@@ -42,7 +54,7 @@ export class MailConstruct extends Construct {
     this.onboardingTemplateArn = Stack.of(this).formatArn({
       service: 'ses',
       resource: 'template',
-      resourceName: onboardingEmailTemplate.templateName,
+      resourceName: this.onboardingTemplateName,
     });
   }
 
@@ -54,7 +66,7 @@ export class MailConstruct extends Construct {
     fn.addToRolePolicy(
       new PolicyStatement({
         actions: ['ses:SendEmail'],
-        resources: [this.identity.emailIdentityArn, this.onboardingTemplateArn],
+        resources: [this.identityArn, this.onboardingTemplateArn],
         conditions: { StringEquals: { 'ses:FromAddress': this.senderEmail } },
       }),
     );

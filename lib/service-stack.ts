@@ -1,4 +1,4 @@
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { AlarmsConstruct } from './alarms-construct.ts';
 import { ApiConstruct } from './api-construct.ts';
@@ -127,6 +127,8 @@ export class ServiceStack extends Stack {
     this.mail = new MailConstruct(this, 'Mail', {
       senderEmail: config.senderEmail,
       senderIdentity: config.senderIdentity,
+      senderIdentityExists: config.senderIdentityExists,
+      stage: config.stage,
     });
     // Its functions run outside the API: they get no token settings.
     this.reports = new ReportPipelineConstruct(this, 'Reports', {
@@ -171,7 +173,36 @@ export class ServiceStack extends Stack {
       ],
     });
     this.alarms.addHttpApiServerErrorsAlarm(this.api.httpApi);
+    this.addOperatorOutputs();
+    // Cost reports and access policies can tell the service and its stages apart.
+    Tags.of(this).add('service', SERVICE_TAG);
+    Tags.of(this).add('stage', config.stage);
     this.alarms.addDeadLetterQueueAlarm(this.reports.deadLetterQueue);
     this.alarms.addDeadLetterReceivesAlarm(this.reports.deadLetterQueue);
   }
+
+  /** What an operator needs after a deploy without opening the console (`users:import --table` and so on). */
+  private addOperatorOutputs(): void {
+    for (const [name, table] of Object.entries(this.data.tables)) {
+      new CfnOutput(this, `${name}TableName`, { value: table.tableName, description: `DynamoDB table ${name}` });
+    }
+    new CfnOutput(this, 'ReportsBucketName', {
+      value: this.reports.bucket.bucketName,
+      description: 'S3 bucket of the report PDFs',
+    });
+    new CfnOutput(this, 'ReportQueueUrl', {
+      value: this.reports.queue.queueUrl,
+      description: 'SQS queue of report jobs',
+    });
+    new CfnOutput(this, 'ReportDeadLetterQueueUrl', {
+      value: this.reports.deadLetterQueue.queueUrl,
+      description: 'Dead-letter queue of report jobs',
+    });
+  }
 }
+
+/** The stack of one stage: `-c stage=prod` deploys OnboardingReportsService-prod beside -dev. */
+export const serviceStackName = (stage: string): string => `OnboardingReportsService-${stage}`;
+
+/** The `service` tag on every resource; `stage` tells the deployments apart. */
+export const SERVICE_TAG = 'onboarding-reports-service';

@@ -13,6 +13,8 @@ export class ServiceTable extends Table {
       sortKey: definition.sortKey === undefined ? undefined : { name: definition.sortKey, type: AttributeType.STRING },
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // A `cdk destroy` or a replacement never deletes the data: the table is retained and protected.
+      deletionProtection: true,
       timeToLiveAttribute: definition.timeToLiveAttribute,
       encryption: TableEncryption.AWS_MANAGED,
       // Tokens, jobs and users outlive a mistaken `cdk destroy`.

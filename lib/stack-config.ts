@@ -37,8 +37,26 @@ const senderIdentity = v.pipe(
   v.regex(/^([^@\s]+@)?([a-z0-9-]+\.)+[a-z]{2,}$/i, 'senderIdentity must be a domain or an e-mail address'),
 );
 
+/** Context values given with `-c` arrive as strings: `true`/`false` are booleans too. */
+const flag = (key: string) =>
+  v.pipe(
+    v.optional(v.union([v.boolean(), v.picklist(['true', 'false'])], `${key} must be true or false`), false),
+    v.transform((value) => value === true || value === 'true'),
+  );
+
 export const stackConfigSchema = v.pipe(
   v.object({
+    /**
+     * Deployment stage (`dev`, `prod`, ...): part of the stack name and every name that must be
+     * unique in an account and region, so two stages deploy side by side.
+     */
+    stage: v.optional(
+      v.pipe(
+        v.string('stage must be a string'),
+        v.regex(/^[a-z][a-z0-9-]{0,19}$/, 'stage must be lower-case letters, digits and dashes (at most 20)'),
+      ),
+      'dev',
+    ),
     /** `iss` every token must carry. */
     jwtIssuer: required('jwtIssuer'),
     /** Audience every token's `aud` must contain. */
@@ -57,6 +75,8 @@ export const stackConfigSchema = v.pipe(
     senderEmail: email('senderEmail', 'senderEmail is required'),
     /** SES identity to create and scope sending to; default: the domain of `senderEmail`. */
     senderIdentity: v.optional(senderIdentity),
+    /** The SES identity already exists in the account (another stack or the console made it): reuse it. */
+    senderIdentityExists: flag('senderIdentityExists'),
     /** Days report jobs and PDFs are kept. */
     retentionDays: positiveInteger('retentionDays', 30, 3650),
     /** Where alarms are e-mailed; no topic is created without it. */

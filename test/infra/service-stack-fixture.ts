@@ -4,25 +4,36 @@ import type { IConstruct } from 'constructs';
 import { ServiceStack } from '../../lib/service-stack.ts';
 import { readStackConfig } from '../../lib/stack-config.ts';
 
-/** The example context from cdk.json, so the tests synthesize what `npx cdk synth` does. */
-export const exampleContext = (
-  JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
-    context: Record<string, unknown>;
-  }
-).context;
+/**
+ * cdk.json's context (the defaults) plus the values a deployment must give itself, as a first
+ * deploy passes them with `-c` (README, "Deploy"): cdk.json holds no placeholders for those.
+ */
+export const exampleContext: Record<string, unknown> = {
+  ...(
+    JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+      context: Record<string, unknown>;
+    }
+  ).context,
+  jwtIssuer: 'https://idp.example.org/',
+  jwtAudience: 'onboarding-api',
+  jwksUrl: 'https://idp.example.org/.well-known/jwks.json',
+  senderEmail: 'no-reply@example.org',
+};
 
 export interface FixtureOptions {
   /** Context values replacing or adding to cdk.json's. */
   readonly context?: Record<string, unknown>;
   /** Bundle the functions with esbuild (slower); without it assets are not built. @default true */
   readonly bundle?: boolean;
+  /** The stack's id (its name); the tests' own unless they synthesize as bin/app.ts does. */
+  readonly stackId?: string;
 }
 
 export function buildServiceStack(options: FixtureOptions = {}): { app: App; stack: ServiceStack } {
   const context: Record<string, unknown> = { ...exampleContext, ...options.context };
   if (options.bundle === false) context['aws:cdk:bundling-stacks'] = [];
   const app = new App({ context });
-  const stack = new ServiceStack(app, 'ServiceUnderTest', { config: readStackConfig(app.node) });
+  const stack = new ServiceStack(app, options.stackId ?? 'ServiceUnderTest', { config: readStackConfig(app.node) });
   return { app, stack };
 }
 

@@ -180,12 +180,12 @@ describe('CreateOnboardingToken', () => {
     const resourceArns = JSON.stringify(statement!.Resource);
     expect(statement!.Resource).toHaveLength(2);
     expect(resourceArns).toContain(':identity/');
-    expect(resourceArns).toContain(`{"Ref":"${logicalIdOf(stack.mail.identity)}"}`);
-    expect(resourceArns).toContain(':template/onboarding-token');
+    expect(resourceArns).toContain(`{"Ref":"${logicalIdOf(stack.mail.identity!)}"}`);
+    expect(resourceArns).toContain(':template/onboarding-token-dev');
     expect(statement!.Condition).toEqual({ StringEquals: { 'ses:FromAddress': exampleContext.senderEmail } });
     expect(environmentOf(fn)).toMatchObject({
       SENDER_EMAIL: exampleContext.senderEmail,
-      ONBOARDING_TEMPLATE_NAME: 'onboarding-token',
+      ONBOARDING_TEMPLATE_NAME: 'onboarding-token-dev',
     });
   });
 
@@ -280,8 +280,8 @@ describe('tables', () => {
 
 describe('mail and alarms', () => {
   it('deploys the onboarding template and the sender identity', () => {
-    template.hasResourceProperties('AWS::SES::Template', { Template: { TemplateName: 'onboarding-token' } });
-    template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'example.com' });
+    template.hasResourceProperties('AWS::SES::Template', { Template: { TemplateName: 'onboarding-token-dev' } });
+    template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'example.org' });
   });
 
   it('alarms on the errors of every function and on API 5XX answers, without a topic when no alarm e-mail is set', () => {

@@ -1,22 +1,52 @@
+import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { parseStackConfig, readStackConfig } from '../../lib/stack-config.ts';
 import { exampleContext } from './service-stack-fixture.ts';
 
 describe('stack configuration from CDK context', () => {
-  it('accepts the example context of cdk.json and fills in the defaults', () => {
+  it('accepts a deployment’s context on top of cdk.json and fills in the defaults', () => {
     const config = readStackConfig(new App({ context: exampleContext }).node);
     expect(config).toMatchObject({
-      jwtIssuer: 'https://auth.example.com/',
+      stage: 'dev',
+      jwtIssuer: 'https://idp.example.org/',
       jwtAudience: 'onboarding-api',
-      jwksUrl: 'https://auth.example.com/.well-known/jwks.json',
+      jwksUrl: 'https://idp.example.org/.well-known/jwks.json',
       orgClaim: 'org_id',
       orgNameClaim: 'org_name',
-      senderEmail: 'no-reply@example.com',
-      senderIdentity: 'example.com',
+      senderEmail: 'no-reply@example.org',
+      senderIdentity: 'example.org',
+      senderIdentityExists: false,
       retentionDays: 30,
     });
     expect(config.alarmEmail).toBeUndefined();
+  });
+
+  it('ships no placeholder: cdk.json alone stops the synth, naming each value a deployment must give', () => {
+    const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+      context: Record<string, unknown>;
+    };
+    expect(JSON.stringify(cdkJson)).not.toMatch(/example\.(com|org)/);
+    const failure = (() => {
+      try {
+        parseStackConfig(cdkJson.context);
+        return undefined;
+      } catch (error) {
+        return error as Error;
+      }
+    })();
+    expect(failure?.message).toMatch(/jwtIssuer: jwtIssuer is required/);
+    expect(failure?.message).toMatch(/jwtAudience: jwtAudience is required/);
+    expect(failure?.message).toMatch(/jwksUrl: jwksUrl is required/);
+    expect(failure?.message).toMatch(/senderEmail: senderEmail is required/);
+  });
+
+  it('takes the stage and the existing-identity switch from -c strings', () => {
+    expect(parseStackConfig({ ...exampleContext, stage: 'prod', senderIdentityExists: 'true' })).toMatchObject({
+      stage: 'prod',
+      senderIdentityExists: true,
+    });
+    expect(() => parseStackConfig({ ...exampleContext, stage: 'Prod_1' })).toThrow(/stage must be lower-case/);
   });
 
   it('takes numbers given as strings with -c', () => {

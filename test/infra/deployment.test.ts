@@ -1,0 +1,104 @@
+import { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { AlarmsConstruct } from '../../lib/alarms-construct.ts';
+import { SERVICE_TAG, serviceStackName } from '../../lib/service-stack.ts';
+import { buildServiceStack } from './service-stack-fixture.ts';
+import { App, Stack } from 'aws-cdk-lib';
+
+/** Physical names a template fixes (as opposed to names CloudFormation generates), by resource. */
+function fixedNames(template: Template): string[] {
+  const names: string[] = [];
+  const nameKeys = /^(TableName|QueueName|BucketName|FunctionName|TopicName|LogGroupName|Name|RoleName|ApiName)$/;
+  for (const resource of Object.values(template.toJSON().Resources as Record<string, any>)) {
+    for (const [key, value] of Object.entries(resource.Properties ?? {})) {
+      if (nameKeys.test(key) && typeof value === 'string') names.push(`${resource.Type} ${value}`);
+    }
+    const templateName = resource.Properties?.Template?.TemplateName;
+    if (typeof templateName === 'string') names.push(`${resource.Type} ${templateName}`);
+  }
+  return names;
+}
+
+describe('a deployment', () => {
+  // Named as bin/app.ts names them.
+  const dev = buildServiceStack({ bundle: false, context: { stage: 'dev' }, stackId: serviceStackName('dev') });
+  const prod = buildServiceStack({ bundle: false, context: { stage: 'prod' }, stackId: serviceStackName('prod') });
+  const devTemplate = Template.fromStack(dev.stack);
+  const prodTemplate = Template.fromStack(prod.stack);
+
+  it('deploys two stages side by side in one account and region: no physical name in common', () => {
+    const devNames = fixedNames(devTemplate);
+    const prodNames = fixedNames(prodTemplate);
+    expect(devNames).toContain('AWS::SES::Template onboarding-token-dev');
+    expect(prodNames).toContain('AWS::SES::Template onboarding-token-prod');
+    expect(devNames.filter((name) => prodNames.includes(name))).toEqual([]);
+  });
+
+  it('tags every taggable resource with service and stage', () => {
+    const tables = Object.values(prodTemplate.findResources('AWS::DynamoDB::Table')) as any[];
+    expect(tables.length).toBeGreaterThan(0);
+    for (const table of tables) {
+      expect(table.Properties.Tags).toEqual(
+        expect.arrayContaining([
+          { Key: 'service', Value: SERVICE_TAG },
+          { Key: 'stage', Value: 'prod' },
+        ]),
+      );
+    }
+  });
+
+  it('protects every table from deletion, and retains it', () => {
+    for (const table of Object.values(devTemplate.findResources('AWS::DynamoDB::Table')) as any[]) {
+      expect(table.Properties.DeletionProtectionEnabled).toBe(true);
+      expect(table.DeletionPolicy).toBe('Retain');
+    }
+  });
+
+  it('outputs what an operator needs: API URL, table names, bucket, queue URLs', () => {
+    const outputs = Object.keys(devTemplate.findOutputs('*'));
+    for (const expected of [
+      'ApiUrl',
+      'UsersTableName',
+      'OnboardingTokensTableName',
+      'ReportJobsTableName',
+      'ReportsBucketName',
+      'ReportQueueUrl',
+      'ReportDeadLetterQueueUrl',
+    ]) {
+      expect(
+        outputs.some((output) => output.includes(expected)),
+        expected,
+      ).toBe(true);
+    }
+  });
+
+  it('reuses an existing SES identity when told to, instead of creating one', () => {
+    const reuse = Template.fromStack(
+      buildServiceStack({ bundle: false, context: { senderIdentityExists: 'true' } }).stack,
+    );
+    reuse.resourceCountIs('AWS::SES::EmailIdentity', 0);
+    const statements = JSON.stringify(reuse.findResources('AWS::IAM::Policy'));
+    expect(statements).toContain(':identity/example.org');
+  });
+});
+
+describe('the alarm topic', () => {
+  it('lets CloudWatch alarms of this account publish, over TLS only', () => {
+    const stack = new Stack(new App(), 'Alarms', { env: { account: '123456789012', region: 'eu-west-1' } });
+    new AlarmsConstruct(stack, 'Alarms', { alarmEmail: 'ops@example.org' });
+    const policies = Object.values(Template.fromStack(stack).findResources('AWS::SNS::TopicPolicy')) as any[];
+    const statements = policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          Effect: 'Allow',
+          Principal: { Service: 'cloudwatch.amazonaws.com' },
+          Action: 'sns:Publish',
+          Condition: { StringEquals: { 'aws:SourceAccount': '123456789012' } },
+        }),
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      ]),
+    );
+  });
+});
