@@ -1,9 +1,10 @@
-import { createDynamoDbClients, createSesClient } from '#shared/adapters/aws-clients.ts';
+import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
-import { SesOnboardingMailer } from '#shared/adapters/ses/onboarding-mailer.ts';
+import { onboardingMailerFrom } from '#shared/adapters/ses/onboarding-mailer.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
-import { optionalString, requiredString } from '#shared/config/load-config.ts';
+import { requiredString } from '#shared/config/load-config.ts';
+import { onboardingMailEnvironment } from '#shared/config/mail-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { createOnboardingToken } from '#shared/domain/onboarding/create-onboarding-token.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
@@ -11,24 +12,17 @@ import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
 import { created } from '#shared/http/responses.ts';
 import { onboardingTokenRequestSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
 import { logger } from '#shared/observability/logger.ts';
-import * as v from 'valibot';
 
 const config = loadApiConfig({
   ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
   IDEMPOTENCY_TABLE_NAME: requiredString('IDEMPOTENCY_TABLE_NAME'),
-  SENDER_EMAIL: requiredString('SENDER_EMAIL'),
-  ONBOARDING_TEMPLATE_NAME: optionalString('onboarding-token'),
-  SES_CONFIGURATION_SET: v.optional(v.pipe(v.string(), v.nonEmpty())),
+  ...onboardingMailEnvironment,
 });
 const dynamoDb = createDynamoDbClients();
 
 const createToken = createOnboardingToken({
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
-  mailer: new SesOnboardingMailer(createSesClient(), {
-    senderAddress: config.SENDER_EMAIL,
-    templateName: config.ONBOARDING_TEMPLATE_NAME,
-    configurationSetName: config.SES_CONFIGURATION_SET,
-  }),
+  mailer: onboardingMailerFrom(config),
   clock: systemClock,
   onWithdrawFailed: (tokenId, error) =>
     logger.error('token left behind after failed e-mail; remove it by hand', { tokenId, error: error as Error }),

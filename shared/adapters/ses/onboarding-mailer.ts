@@ -1,5 +1,7 @@
 import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
+import type { OnboardingMailConfig } from '../../config/mail-config.ts';
 import { DependencyUnavailableError } from '../../domain/errors.ts';
+import { createSesClient } from '../aws-clients.ts';
 import type { OnboardingEmail, OnboardingMailer } from '../../domain/onboarding/ports.ts';
 
 /** All attempts together: the API request waits for the e-mail, and the function times out after 10 s. */
@@ -49,6 +51,15 @@ export class SesOnboardingMailer implements OnboardingMailer {
       throw new MailDeliveryError(error);
     }
   }
+}
+
+/** The mailer of a function configured with `onboardingMailEnvironment`, with its own SES client. */
+export function onboardingMailerFrom(config: OnboardingMailConfig): SesOnboardingMailer {
+  return new SesOnboardingMailer(createSesClient(), {
+    senderAddress: config.SENDER_EMAIL,
+    templateName: config.ONBOARDING_TEMPLATE_NAME,
+    configurationSetName: config.SES_CONFIGURATION_SET,
+  });
 }
 
 /**
