@@ -26,7 +26,7 @@ export interface ApiConstructProps {
 }
 
 /** One line per request: enough to trace a request id and find slow or failing routes, no personal data. */
-const accessLogFormat = AccessLogFormat.custom(
+export const accessLogFormat = AccessLogFormat.custom(
   JSON.stringify({
     requestId: AccessLogField.contextRequestId(),
     requestTime: AccessLogField.contextRequestTime(),
