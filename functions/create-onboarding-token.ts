@@ -8,6 +8,7 @@ import { onboardingMailEnvironment } from '#shared/config/mail-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { createOnboardingToken } from '#shared/domain/onboarding/create-onboarding-token.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
+import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
 import { created } from '#shared/http/responses.ts';
 import { onboardingTokenRequestSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
@@ -45,6 +46,7 @@ export const handler = createApiHandler({
       firstName: body.first_name,
       lastName: body.last_name,
     });
+    metrics.addMetric(BusinessMetric.TokensIssued, MetricUnit.Count, 1);
     return created({
       onboarding_token: result.onboardingToken,
       tokenId: result.tokenId,

@@ -12,6 +12,7 @@ import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/reports/rate-limit.ts'
 import { toCreateResponse } from '#shared/domain/reports/report-job.ts';
 import { requestReport } from '#shared/domain/reports/request-report.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
+import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
 import { limitRate } from '#shared/http/rate-limit.ts';
 import { accepted } from '#shared/http/responses.ts';
@@ -51,6 +52,7 @@ export const handler = createApiHandler({
   }),
   handle: async ({ body, principal }) => {
     const job = await requestReportJob({ orgId: principal.orgId, userId: body.userId });
+    metrics.addMetric(BusinessMetric.ReportsRequested, MetricUnit.Count, 1);
     return accepted(toCreateResponse(job), { location: `/v1/document/api/${job.jobId}` });
   },
 });

@@ -10,8 +10,13 @@ import { systemClock } from '#shared/domain/clock.ts';
 import { failDeadLetteredJob } from '#shared/domain/reports/fail-abandoned-jobs.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { isLastDeadLetterReceive, reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
-import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import {
+  BusinessMetric,
+  metrics,
+  MetricUnit,
+  publishRecordedMetrics,
+  recordReportFailed,
+} from '#shared/observability/metrics.ts';
 
 const config = loadConfig(v.object({ REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') }));
 const dynamoDb = createDynamoDbClients();
@@ -32,6 +37,7 @@ async function failRecord(record: SQSRecord): Promise<void> {
   try {
     const failed = await failJob(message);
     logger.warn('report job dead-lettered', { jobId: message.jobId, orgId: message.orgId, markedFailed: failed });
+    if (failed) recordReportFailed('INTERNAL_ERROR');
   } catch (error) {
     if (isLastDeadLetterReceive(record)) {
       // The sweep still times the job out if it is open; an operator reads this line and the alarm.
@@ -54,5 +60,5 @@ async function failRecord(record: SQSRecord): Promise<void> {
 /** Dead-letter queue consumer: a job whose message SQS gave up on ends FAILED/INTERNAL_ERROR. */
 export const handler = middy<SQSEvent, SQSBatchResponse>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
-  .use(logMetrics(metrics))
+  .use(publishRecordedMetrics())
   .handler(async (event, context) => processPartialResponse(event, failRecord, processor, { context }));

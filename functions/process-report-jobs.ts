@@ -13,6 +13,13 @@ import { loadReportFonts } from '#shared/domain/reports/pdf/report-fonts.ts';
 import { renderUserReport } from '#shared/domain/reports/pdf/render-user-report.ts';
 import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
 import { logger } from '#shared/observability/logger.ts';
+import {
+  BusinessMetric,
+  metrics,
+  MetricUnit,
+  publishRecordedMetrics,
+  recordReportFailed,
+} from '#shared/observability/metrics.ts';
 import { logReportJobOutcome } from '#shared/observability/report-job-outcome-log.ts';
 import { isFinalReceive, reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
 import * as v from 'valibot';
@@ -47,11 +54,20 @@ async function processRecord(record: SQSRecord, lambdaContext: Context): Promise
     return;
   }
   try {
+    const startedAt = performance.now();
     const result = await processJob(message, {
       isFinalAttempt: isFinalReceive(record),
       leaseMs: lambdaContext.getRemainingTimeInMillis() + LEASE_MARGIN_MS,
     });
     logReportJobOutcome(logger, message, result);
+    if (result.outcome === 'completed') {
+      metrics.addMetric(BusinessMetric.ReportsCompleted, MetricUnit.Count, 1);
+      metrics.addMetric(
+        BusinessMetric.ReportRenderMilliseconds,
+        MetricUnit.Milliseconds,
+        performance.now() - startedAt,
+      );
+    } else if (result.outcome === 'failed') recordReportFailed(result.errorCode);
   } catch (error) {
     // Reported to SQS as this message's failure (it will be retried); the batch processor keeps no log.
     logger.error('report job attempt failed', {
@@ -67,6 +83,7 @@ async function processRecord(record: SQSRecord, lambdaContext: Context): Promise
 /** SQS worker: failures are reported per message, so one bad job never re-runs the others. */
 export const handler = middy<SQSEvent, SQSBatchResponse>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(publishRecordedMetrics())
   .handler(async (event, context) =>
     processPartialResponse(event, (record: SQSRecord) => processRecord(record, context), processor, { context }),
   );

@@ -3,9 +3,9 @@ import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboardi
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
-import { discardTokenEvents } from '#shared/domain/onboarding/ports.ts';
 import { redeemOnboardingToken } from '#shared/domain/onboarding/token-lifecycle.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
+import { tokenEventMetrics } from '#shared/observability/token-event-metrics.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { ok } from '#shared/http/responses.ts';
 import { onboardingTokenRedeemSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
@@ -15,7 +15,7 @@ const dynamoDb = createDynamoDbClients();
 
 const redeem = redeemOnboardingToken({
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
-  events: discardTokenEvents,
+  events: tokenEventMetrics,
   clock: systemClock,
 });
 

@@ -5,9 +5,10 @@ import { loadApiConfig } from '#shared/config/api-config.ts';
 import { requiredString } from '#shared/config/load-config.ts';
 import { onboardingMailEnvironment } from '#shared/config/mail-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
-import { discardTokenEvents } from '#shared/domain/onboarding/ports.ts';
 import { resendOnboardingToken } from '#shared/domain/onboarding/token-lifecycle.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
+import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
+import { tokenEventMetrics } from '#shared/observability/token-event-metrics.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
 import { onboardingTokenIdFrom } from '#shared/http/path-parameters.ts';
@@ -23,7 +24,7 @@ const dynamoDb = createDynamoDbClients();
 const resend = resendOnboardingToken({
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
   mailer: onboardingMailerFrom(config),
-  events: discardTokenEvents,
+  events: tokenEventMetrics,
   clock: systemClock,
 });
 
@@ -43,6 +44,7 @@ export const handler = createApiHandler({
       organizationName: principal.orgName ?? principal.orgId,
       revokedBy: principal.subject,
     });
+    metrics.addMetric(BusinessMetric.TokensIssued, MetricUnit.Count, 1);
     return created({ onboarding_token: result.onboardingToken, tokenId: result.tokenId, expires_at: result.expiresAt });
   },
 });

@@ -3,9 +3,9 @@ import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboardi
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
-import { discardTokenEvents } from '#shared/domain/onboarding/ports.ts';
 import { revokeOnboardingToken } from '#shared/domain/onboarding/token-lifecycle.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
+import { tokenEventMetrics } from '#shared/observability/token-event-metrics.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { onboardingTokenIdFrom } from '#shared/http/path-parameters.ts';
 import { noContent } from '#shared/http/responses.ts';
@@ -15,7 +15,7 @@ const dynamoDb = createDynamoDbClients();
 
 const revoke = revokeOnboardingToken({
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
-  events: discardTokenEvents,
+  events: tokenEventMetrics,
   clock: systemClock,
 });
 

@@ -8,8 +8,13 @@ import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { sweepTimedOutJobs } from '#shared/domain/reports/fail-abandoned-jobs.ts';
 import { logger } from '#shared/observability/logger.ts';
-import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import {
+  BusinessMetric,
+  metrics,
+  MetricUnit,
+  publishRecordedMetrics,
+  recordReportFailed,
+} from '#shared/observability/metrics.ts';
 
 const config = loadConfig(v.object({ REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') }));
 const dynamoDb = createDynamoDbClients();
@@ -26,9 +31,10 @@ const sweep = sweepTimedOutJobs({
 /** Runs every minute: open jobs past the 5-minute deadline end FAILED/TIMED_OUT. */
 export const handler = middy<ScheduledEvent, { timedOut: number; skipped: number }>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
-  .use(logMetrics(metrics))
+  .use(publishRecordedMetrics())
   .handler(async () => {
     const result = await sweep();
     if (result.timedOut > 0) logger.warn('report jobs timed out', result);
+    for (let i = 0; i < result.timedOut; i++) recordReportFailed('TIMED_OUT');
     return result;
   });

@@ -3,6 +3,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type * as v from 'valibot';
 import { logger } from '../observability/logger.ts';
+import { publishRecordedMetrics } from '../observability/metrics.ts';
 import type { ApiEvent, ApiResult, Principal, Scope } from './api-types.ts';
 import type { TokenVerifier } from './auth.ts';
 import type { IdempotentRequests } from './idempotent-requests.ts';
@@ -48,6 +49,7 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
 ) {
   const chain = middy<ApiEvent, ApiResult, Error, ApiContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(publishRecordedMetrics())
     .use(httpBoundary())
     .use(authenticate(options.verifyToken, options.requiredScope));
   for (const middleware of options.beforeBody ?? []) chain.use(middleware);

@@ -2,6 +2,7 @@ import type { Clock } from '../domain/clock.ts';
 import { RateLimitedError } from '../domain/errors.ts';
 import type { ReportRateLimiter } from '../domain/reports/ports.ts';
 import type { RateLimitDecision } from '../domain/reports/rate-limit.ts';
+import { BusinessMetric, metrics, MetricUnit } from '../observability/metrics.ts';
 import type { ApiMiddleware } from './middlewares.ts';
 
 export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
@@ -22,7 +23,10 @@ export function limitRate(limiter: ReportRateLimiter, clock: Clock): ApiMiddlewa
   return {
     before: async (request) => {
       const decision = await limiter.spend(request.context.principal.orgId, clock.now());
-      if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds, rateLimitHeaders(decision));
+      if (!decision.allowed) {
+        metrics.addMetric(BusinessMetric.RateLimitedRequests, MetricUnit.Count, 1);
+        throw new RateLimitedError(decision.retryAfterSeconds, rateLimitHeaders(decision));
+      }
       decisions.set(request.context, decision);
     },
     after: (request) => {

@@ -26,3 +26,23 @@ export const BusinessMetric = {
 } as const;
 
 export { MetricUnit };
+
+/**
+ * Middy middleware: flushes the invocation's metrics (one EMF line) after the handler, also when it
+ * failed. Only when there are any: Powertools' own `logMetrics` warns on every invocation that
+ * recorded none, which most reads are.
+ */
+export function publishRecordedMetrics() {
+  const publish = (): void => {
+    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+  };
+  return { after: publish, onError: publish };
+}
+
+/** A failed report, counted per error code (a handful of values: a safe dimension). */
+export function recordReportFailed(errorCode: string): void {
+  metrics
+    .singleMetric()
+    .addDimension('errorCode', errorCode)
+    .addMetric(BusinessMetric.ReportsFailed, MetricUnit.Count, 1);
+}

@@ -1,3 +1,4 @@
+import { BusinessMetric, metrics } from '../../../shared/observability/metrics.ts';
 import { createLocalJWKSet } from 'jose';
 import * as v from 'valibot';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -108,10 +109,14 @@ describe('limitRate in the API handler', () => {
     emptyTheBucket();
     clock.advance(30_000); // the oldest token returns in 570 s
     const { invoke, handle } = reportHandler();
+    const counted = vi.spyOn(metrics, 'addMetric');
+    const published = vi.spyOn(metrics, 'publishStoredMetrics');
 
     const response = await invoke(post({ userId: 'user-1' }));
 
     expect(response.statusCode).toBe(429);
+    expect(counted).toHaveBeenCalledWith(BusinessMetric.RateLimitedRequests, 'Count', 1);
+    expect(published).toHaveBeenCalledTimes(1);
     expect(bodyOf(response)).toEqual({
       code: 429,
       timestamp: expect.any(String),
