@@ -22,6 +22,7 @@ function emfDocuments(): Array<ReturnType<Metrics['serializeMetrics']>> {
   vi.spyOn(Metrics.prototype, 'publishStoredMetrics').mockImplementation(function (this: Metrics) {
     documents.push(this.serializeMetrics());
     this.clearMetrics();
+    return this;
   });
   return documents;
 }
