@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { AlarmsConstruct } from './alarms-construct.ts';
 import { ApiConstruct } from './api-construct.ts';
@@ -153,6 +153,7 @@ export class ServiceStack extends Stack {
       const fn = new ServiceFunction(this, route.name, {
         entry: route.entry,
         description: `${route.method} ${route.path}`,
+        ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
         // A public route verifies no token, so it gets no token settings.
         environment: route.public ? {} : authEnvironment(config),
       });

@@ -50,6 +50,8 @@ interface MatchedRoute {
   entry: string;
   functionName: string;
   pathParameters?: Record<string, string>;
+  /** The route's own Lambda timeout, as deployed. */
+  timeoutMs?: number;
 }
 
 export function createLocalRouter(options: LocalRouterOptions): Server {
@@ -69,6 +71,7 @@ export function createLocalRouter(options: LocalRouterOptions): Server {
         routeKey: `${route.method} ${route.path}`,
         entry: route.entry,
         functionName: route.name,
+        ...(route.timeoutSeconds ? { timeoutMs: route.timeoutSeconds * 1000 } : {}),
         ...(Object.keys(pathParameters).length > 0 ? { pathParameters } : {}),
       };
     }
@@ -109,11 +112,12 @@ export function createLocalRouter(options: LocalRouterOptions): Server {
     }
 
     const event = buildEvent({ req, requestId, method, rawPath, rawQueryString, route, body, startedAt });
-    const context = buildLambdaContext(route.functionName, timeoutMs);
+    const routeTimeoutMs = route.timeoutMs ?? timeoutMs;
+    const context = buildLambdaContext(route.functionName, routeTimeoutMs);
     let result: unknown;
     try {
       const handler = await loadHandler(route.entry);
-      result = await withTimeout(handler(event, context), timeoutMs);
+      result = await withTimeout(handler(event, context), routeTimeoutMs);
     } catch (error) {
       onError(
         `[local-router] ${route.routeKey} ${method} ${rawPath} failed (request ${requestId}, invocation ${context.awsRequestId}):`,

@@ -72,6 +72,12 @@ describe('a deployment', () => {
     }
   });
 
+  it('gives the user-status function the longer timeout its route asks for (within the HTTP API’s 30 s)', () => {
+    const userStatus = dev.stack.routeFunctions.get('QueryUserStatus')!;
+    const resource = devTemplate.toJSON().Resources[dev.stack.getLogicalId(userStatus.node.defaultChild as never)];
+    expect(resource.Properties.Timeout).toBe(25);
+  });
+
   it('reuses an existing SES identity when told to, instead of creating one', () => {
     const reuse = Template.fromStack(
       buildServiceStack({ bundle: false, context: { senderIdentityExists: 'true' } }).stack,
