@@ -8,6 +8,7 @@ import type { InitializeHandlerOptions, MiddlewareStack } from '@smithy/types';
 import { DependencyUnavailableError } from '../domain/errors.ts';
 import { awsSdkLogger } from '../observability/logger.ts';
 import { isDependencyUnavailable } from './aws-errors.ts';
+import { isDeadlineAbort, requestDeadline } from './request-deadline.ts';
 
 /**
  * AWS clients are created once per cold start, at module scope of each function entry point.
@@ -17,16 +18,34 @@ import { isDependencyUnavailable } from './aws-errors.ts';
  * Every client turns a final failure that means "the service is throttling, failing or out of
  * reach" into the domain's `DependencyUnavailableError` (after the SDK's own retries), so use
  * cases and the HTTP error mapper never look at SDK error shapes.
+ *
+ * Every request is also cut off at the invocation's deadline (see request-deadline.ts): a stalled
+ * dependency ends in a `DependencyUnavailableError` marked `outcomeUnknown`, in time for the
+ * function to answer, never in a function timeout.
  */
 
 /** Connections to AWS endpoints open within milliseconds; one that takes longer is tried afresh. */
 const CONNECTION_TIMEOUT_MS = 1_000;
 
+/** Node's HTTP handler, with each request also aborted by the current invocation's deadline. */
+class DeadlineBoundHttpHandler extends NodeHttpHandler {
+  override handle(
+    ...[request, options = {}]: Parameters<NodeHttpHandler['handle']>
+  ): ReturnType<NodeHttpHandler['handle']> {
+    const deadline = requestDeadline();
+    if (!deadline) return super.handle(request, options);
+    const abortSignal = options.abortSignal
+      ? AbortSignal.any([options.abortSignal as AbortSignal, deadline.signal])
+      : deadline.signal;
+    return super.handle(request, { ...options, abortSignal });
+  }
+}
+
 export function createDynamoDbClients(): { client: DynamoDBClient; documents: DynamoDBDocumentClient } {
   // No per-request timeout: a Query page over a large partition may take seconds on an emulator.
   const client = new DynamoDBClient({
     logger: awsSdkLogger,
-    requestHandler: new NodeHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS }),
+    requestHandler: new DeadlineBoundHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS }),
   });
   reportUnavailableAs(client.middlewareStack, 'database');
   const documents = DynamoDBDocumentClient.from(client, {
@@ -39,7 +58,7 @@ export function createDynamoDbClients(): { client: DynamoDBClient; documents: Dy
 export function createSqsClient(): SQSClient {
   const client = new SQSClient({
     logger: awsSdkLogger,
-    requestHandler: new NodeHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS }),
+    requestHandler: new DeadlineBoundHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS }),
   });
   reportUnavailableAs(client.middlewareStack, 'queue');
   return client;
@@ -58,7 +77,7 @@ export function createS3Client(): S3Client {
     // The adapter sends its own SHA-256 checksum, which S3 verifies; no second (CRC32) one.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: new NodeHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: 3_000 }),
+    requestHandler: new DeadlineBoundHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: 3_000 }),
   });
   reportUnavailableAs(client.middlewareStack, 'storage');
   return client;
@@ -72,7 +91,7 @@ export function createSesClient(): SESv2Client {
   const client = new SESv2Client({
     logger: awsSdkLogger,
     maxAttempts: 3,
-    requestHandler: new NodeHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: 1_200 }),
+    requestHandler: new DeadlineBoundHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: 1_200 }),
   });
   reportUnavailableAs(client.middlewareStack, 'mail');
   return client;
@@ -95,9 +114,17 @@ function reportUnavailableAs<I extends object, O extends object>(
 ): void {
   stack.add(
     (next) => async (args) => {
+      const startedAt = Date.now();
       try {
         return await next(args);
       } catch (error) {
+        if (isDeadlineAbort(error)) {
+          throw new DependencyUnavailableError(dependency, {
+            cause: error,
+            outcomeUnknown: true,
+            retryAfterSeconds: retryAfterStall(Date.now() - startedAt),
+          });
+        }
         if ((error as Error).name !== 'TransactionCanceledException' && isDependencyUnavailable(error))
           throw new DependencyUnavailableError(dependency, { cause: error });
         throw error;
@@ -105,4 +132,9 @@ function reportUnavailableAs<I extends object, O extends object>(
     },
     UNAVAILABLE_MIDDLEWARE,
   );
+}
+
+/** A dependency that gave no answer for `stalledMs` is asked again no sooner than that (2-30 s). */
+function retryAfterStall(stalledMs: number): number {
+  return Math.min(30, Math.max(2, Math.ceil(stalledMs / 1000)));
 }

@@ -62,11 +62,17 @@ export class RateLimitedError extends Error {
 /** A dependency (database, queue, storage, mail) is throttling or unavailable; the client may retry. */
 export class DependencyUnavailableError extends Error {
   override name = 'DependencyUnavailableError';
+  /** The call was cut off after it was sent: a write in it may still take effect. */
+  readonly outcomeUnknown: boolean;
+  /** How long the caller should wait before retrying, when the failure tells (a stall does). */
+  readonly retryAfterSeconds: number | undefined;
   constructor(
     readonly dependency: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; outcomeUnknown?: boolean; retryAfterSeconds?: number },
   ) {
     super(`${dependency} is unavailable`, options);
+    this.outcomeUnknown = options?.outcomeUnknown ?? false;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }
 

@@ -2,9 +2,10 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type * as v from 'valibot';
+import { runWithDeadline } from '../adapters/request-deadline.ts';
 import { logger } from '../observability/logger.ts';
 import { publishRecordedMetrics } from '../observability/metrics.ts';
-import type { ApiEvent, ApiResult, Principal, Scope } from './api-types.ts';
+import type { ApiEvent, ApiResult, LambdaContext, Principal, Scope } from './api-types.ts';
 import type { TokenVerifier } from './auth.ts';
 import type { IdempotentRequests } from './idempotent-requests.ts';
 import {
@@ -60,7 +61,7 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
       .use(requireJsonObjectBody());
   }
 
-  return chain.handler(async (event, context) => {
+  const handler = chain.handler(async (event, context) => {
     const rawBody: unknown = event.body;
     const body = options.bodySchema ? parseInput(options.bodySchema, rawBody) : undefined;
     const request = {
@@ -82,6 +83,25 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
       () => options.handle(request),
     );
   });
+  return answeringBeforeTimeout((event, context) => handler(event, context as ApiContext));
+}
+
+/**
+ * Time the function keeps after its dependencies' deadline to map the error and answer: every
+ * AWS call of the request (the rate limiter and idempotency included) is aborted this long
+ * before the Lambda timeout, so a stalled dependency gives the contract's 503, never the API
+ * Gateway's own timeout body.
+ */
+export const ANSWER_RESERVE_MS = 1_000;
+
+type LambdaHandler = (event: ApiEvent, context: LambdaContext) => Promise<ApiResult>;
+
+function answeringBeforeTimeout(handler: LambdaHandler): LambdaHandler {
+  return (event, context) => {
+    const remainingMs = context.getRemainingTimeInMillis?.();
+    if (remainingMs === undefined) return handler(event, context);
+    return runWithDeadline(remainingMs - ANSWER_RESERVE_MS, () => handler(event, context));
+  };
 }
 
 /** The same boundary (logger, request id, error bodies) for routes that need no token. */

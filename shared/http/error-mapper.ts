@@ -25,7 +25,8 @@ export const STATUS_NAMES: Readonly<Record<number, string>> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
-const DEPENDENCY_RETRY_AFTER_SECONDS = '1';
+/** Throttling or a 5XX that outlasted the SDK's retries; a stall tells its own length instead. */
+const DEPENDENCY_RETRY_AFTER_SECONDS = 2;
 
 /** The contract's standard error body: every non-400 error on every endpoint. */
 export function standardErrorResponse(
@@ -88,10 +89,14 @@ export function mapErrorToResponse(error: unknown, event: Pick<ApiEvent, 'rawPat
   if (isIdempotencyError(error, 'IdempotencyAlreadyInProgressError')) {
     return respond(409, 'a request with this Idempotency-Key is still being processed; retry later');
   }
-  if (causeChain(error).some((link) => link instanceof DependencyUnavailableError)) {
+  const unavailable = causeChain(error).find(
+    (link): link is DependencyUnavailableError => link instanceof DependencyUnavailableError,
+  );
+  if (unavailable) {
+    const retryAfter = unavailable.retryAfterSeconds ?? DEPENDENCY_RETRY_AFTER_SECONDS;
     return {
       response: standardErrorResponse(event, 503, 'a dependency is temporarily unavailable; retry later', {
-        headers: { 'retry-after': DEPENDENCY_RETRY_AFTER_SECONDS },
+        headers: { 'retry-after': String(retryAfter) },
       }),
       unexpected: true,
     };

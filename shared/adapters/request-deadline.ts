@@ -1,0 +1,44 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * The instant by which an invocation must have its answer, carried through every await of the
+ * invocation (AsyncLocalStorage), so every AWS SDK call made on its behalf (middlewares, use
+ * cases, adapters) is aborted at that instant without each caller passing a signal along.
+ */
+export interface RequestDeadline {
+  /** Epoch milliseconds at which the signal aborts. */
+  readonly at: number;
+  readonly signal: AbortSignal;
+}
+
+export class DeadlineExceededError extends Error {
+  override name = 'DeadlineExceededError';
+  constructor(readonly deadlineAt: number) {
+    super('the request ran out of time waiting for a dependency');
+  }
+}
+
+const currentDeadline = new AsyncLocalStorage<RequestDeadline>();
+
+/** Runs `work` with every SDK call in it aborted `budgetMs` from now. */
+export async function runWithDeadline<T>(budgetMs: number, work: () => Promise<T>): Promise<T> {
+  const at = Date.now() + Math.max(0, budgetMs);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DeadlineExceededError(at)), Math.max(0, budgetMs));
+  try {
+    return await currentDeadline.run({ at, signal: controller.signal }, work);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function requestDeadline(): RequestDeadline | undefined {
+  return currentDeadline.getStore();
+}
+
+/** True when `error` is an SDK call cut off by the invocation's deadline. */
+export function isDeadlineAbort(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error instanceof DeadlineExceededError) return true;
+  return error.name === 'AbortError' && error.cause instanceof DeadlineExceededError;
+}
