@@ -38,8 +38,9 @@ export const handler = createApiHandler({
     tableName: config.IDEMPOTENCY_TABLE_NAME,
     dynamoDbClient: dynamoDb.client,
   }),
-  handle: async ({ body, principal }) => {
+  handle: async ({ body, principal, answerBy }) => {
     const result = await createToken({
+      answerBy,
       orgId: principal.orgId,
       organizationName: principal.orgName ?? principal.orgId,
       email: body.email,

@@ -50,8 +50,8 @@ export const handler = createApiHandler({
     tableName: config.IDEMPOTENCY_TABLE_NAME,
     dynamoDbClient: dynamoDb.client,
   }),
-  handle: async ({ body, principal }) => {
-    const job = await requestReportJob({ orgId: principal.orgId, userId: body.userId });
+  handle: async ({ body, principal, answerBy }) => {
+    const job = await requestReportJob({ orgId: principal.orgId, userId: body.userId, answerBy });
     metrics.addMetric(BusinessMetric.ReportsRequested, MetricUnit.Count, 1);
     return accepted(toCreateResponse(job), { location: `/v1/document/api/${job.jobId}` });
   },

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type * as v from 'valibot';
-import { runWithDeadline } from '../adapters/request-deadline.ts';
+import { requestDeadline, runWithDeadline } from '../adapters/request-deadline.ts';
 import { logger } from '../observability/logger.ts';
 import { publishRecordedMetrics } from '../observability/metrics.ts';
 import type { ApiEvent, ApiResult, LambdaContext, Principal, Scope } from './api-types.ts';
@@ -26,6 +26,8 @@ export interface ApiRequest<TBody> {
   principal: Principal;
   body: TBody;
   requestId: string;
+  /** When the caller stops waiting for this request's dependencies (see ANSWER_RESERVE_MS). */
+  answerBy: Date;
 }
 
 export interface ApiHandlerOptions<TSchema extends v.GenericSchema | undefined> {
@@ -69,6 +71,7 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
       principal: context.principal,
       body: body as ApiRequest<TSchema extends v.GenericSchema ? v.InferOutput<TSchema> : undefined>['body'],
       requestId: context.requestId,
+      answerBy: new Date(requestDeadline()?.at ?? Date.now() + DEFAULT_TIMEOUT_MS - ANSWER_RESERVE_MS),
     };
     if (!options.idempotency) return options.handle(request);
     return options.idempotency.run(
@@ -93,6 +96,8 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
  * Gateway's own timeout body.
  */
 export const ANSWER_RESERVE_MS = 1_000;
+/** The API functions' Lambda timeout unless a route sets its own (lib/routes.ts). */
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 type LambdaHandler = (event: ApiEvent, context: LambdaContext) => Promise<ApiResult>;
 

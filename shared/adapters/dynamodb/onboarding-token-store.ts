@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ConflictError, TokenNotIssuedError } from '../../domain/errors.ts';
+import { ConflictError, DependencyUnavailableError, TokenNotIssuedError } from '../../domain/errors.ts';
 import {
   tokenStatus,
   type OnboardingTokenRecord,
@@ -18,6 +18,8 @@ const tokenKey = (record: Pick<OnboardingTokenRecord, 'createdAt' | 'tokenId'>):
 const emailGuardKey = (email: string): string => `EMAIL#${email}`;
 const tokenIdKey = (tokenId: string): string => `TOKENID#${tokenId}`;
 const tokenHashKey = (tokenHash: string): string => `TOKENHASH#${tokenHash}`;
+
+const NOT_PROVISIONAL = 'attribute_not_exists(provisionalUntil)';
 
 /** Issued: neither used nor revoked, and not expired at `:nowIso` (ISO instants compare as strings). */
 const IS_ISSUED = 'attribute_not_exists(usedAt) AND attribute_not_exists(revokedAt) AND expiresAt > :nowIso';
@@ -39,14 +41,54 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
     private readonly tableName: string,
   ) {}
 
-  async issue(record: OnboardingTokenRecord, now: Date): Promise<void> {
+  async issue(record: OnboardingTokenRecord, now: Date, provisionalUntil: Date): Promise<void> {
     const command = new TransactWriteCommand({
-      TransactItems: [this.claimEmailGuard(record, now), ...this.putToken(record)],
+      TransactItems: [
+        this.claimEmailGuard(record, now, undefined, provisionalUntil),
+        ...this.putToken(record, provisionalUntil),
+      ],
     });
     try {
       await withTransactionConflictRetry(() => this.documents.send(command));
     } catch (error) {
       if (cancellationReasons(error)[0] === 'ConditionalCheckFailed') throw emailTaken();
+      throw error;
+    }
+  }
+
+  async confirm(record: OnboardingTokenRecord, provisionalUntil: Date): Promise<void> {
+    const partition = organizationPartition(record.orgId);
+    const command = new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: { pk: partition, sk: tokenKey(record) },
+            UpdateExpression: 'REMOVE provisionalUntil',
+            ConditionExpression: 'provisionalUntil = :provisionalUntil',
+            ExpressionAttributeValues: { ':provisionalUntil': provisionalUntil.toISOString() },
+          },
+        },
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: { pk: partition, sk: emailGuardKey(record.email) },
+            UpdateExpression: 'SET expiresAtEpoch = :expiresAtEpoch',
+            ConditionExpression: 'tokenSk = :tokenSk',
+            ExpressionAttributeValues: {
+              ':expiresAtEpoch': epochSeconds(record.expiresAt),
+              ':tokenSk': tokenKey(record),
+            },
+          },
+        },
+      ],
+    });
+    try {
+      await withTransactionConflictRetry(() => this.documents.send(command));
+    } catch (error) {
+      if (cancellationReasons(error).includes('ConditionalCheckFailed')) {
+        throw new DependencyUnavailableError('database (token confirmation came too late)', { cause: error });
+      }
       throw error;
     }
   }
@@ -171,7 +213,12 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
     page: { limit: number; cursor: string | undefined; status?: OnboardingTokenStatus; now: Date },
   ): Promise<OnboardingTokenPage> {
     const startAfter = page.cursor === undefined ? undefined : decodeCursor(page.cursor, TOKEN_PREFIX);
-    const filter = page.status === undefined ? undefined : statusFilter(page.status, page.now);
+    const status = page.status === undefined ? undefined : statusFilter(page.status, page.now);
+    // Provisional tokens are in flight (or were given up): never listed.
+    const filter = {
+      expression: status ? `${NOT_PROVISIONAL} AND (${status.expression})` : NOT_PROVISIONAL,
+      values: status?.values ?? {},
+    };
     const items: Array<OnboardingTokenRecord & { sk: string }> = [];
     let exclusiveStartKey = startAfter === undefined ? undefined : { pk: organizationPartition(orgId), sk: startAfter };
     // One extra item tells whether another page exists, so the last page never carries a cursor.
@@ -181,11 +228,11 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
         new QueryCommand({
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ...(filter ? { FilterExpression: filter.expression } : {}),
+          FilterExpression: filter.expression,
           ExpressionAttributeValues: {
             ':pk': organizationPartition(orgId),
             ':prefix': TOKEN_PREFIX,
-            ...filter?.values,
+            ...filter.values,
           },
           ScanIndexForward: false,
           Limit: page.limit + 1,
@@ -213,7 +260,9 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
     const token = await this.documents.send(
       new GetCommand({ TableName: this.tableName, Key: { pk: partition, sk: tokenSk }, ConsistentRead: true }),
     );
-    return token.Item ? toRecord(token.Item as OnboardingTokenRecord) : undefined;
+    // A provisional token is not yet (or never will be) one its user received.
+    if (!token.Item || token.Item.provisionalUntil !== undefined) return undefined;
+    return toRecord(token.Item as OnboardingTokenRecord);
   }
 
   /** Issued -> something else, and the e-mail guard released, in one transaction. */
@@ -248,22 +297,23 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
     }
   }
 
-  private emailGuardItem(record: OnboardingTokenRecord) {
+  /** A provisional token holds its e-mail only until `provisionalUntil`. */
+  private emailGuardItem(record: OnboardingTokenRecord, provisionalUntil?: Date) {
     return {
       pk: organizationPartition(record.orgId),
       sk: emailGuardKey(record.email),
       tokenSk: tokenKey(record),
-      expiresAtEpoch: epochSeconds(record.expiresAt),
+      expiresAtEpoch: epochSeconds((provisionalUntil ?? new Date(record.expiresAt)).toISOString()),
       ttl: retainUntil(record),
     };
   }
 
   /** The e-mail guard for `record`: free, expired, or (resend) held by `heldBy`. */
-  private claimEmailGuard(record: OnboardingTokenRecord, now: Date, heldBy?: string) {
+  private claimEmailGuard(record: OnboardingTokenRecord, now: Date, heldBy?: string, provisionalUntil?: Date) {
     return {
       Put: {
         TableName: this.tableName,
-        Item: this.emailGuardItem(record),
+        Item: this.emailGuardItem(record, provisionalUntil),
         ConditionExpression:
           'attribute_not_exists(pk) OR expiresAtEpoch <= :now' + (heldBy === undefined ? '' : ' OR tokenSk = :heldBy'),
         ExpressionAttributeValues: {
@@ -286,7 +336,7 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
     };
   }
 
-  private putToken(record: OnboardingTokenRecord) {
+  private putToken(record: OnboardingTokenRecord, provisionalUntil?: Date) {
     const partition = organizationPartition(record.orgId);
     const ttl = retainUntil(record);
     const pointer = (sk: string) => ({
@@ -300,7 +350,13 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
       {
         Put: {
           TableName: this.tableName,
-          Item: { pk: partition, sk: tokenKey(record), ...record, ttl },
+          Item: {
+            pk: partition,
+            sk: tokenKey(record),
+            ...record,
+            ...(provisionalUntil ? { provisionalUntil: provisionalUntil.toISOString() } : {}),
+            ttl,
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },

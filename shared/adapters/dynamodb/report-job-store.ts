@@ -6,7 +6,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { OpenJobExistsError } from '../../domain/errors.ts';
+import { DependencyUnavailableError, OpenJobExistsError } from '../../domain/errors.ts';
 import type { CompletedReport, ReportJobStore } from '../../domain/reports/ports.ts';
 import { processingDurationMs, type ReportErrorCode, type ReportJob } from '../../domain/reports/report-job.ts';
 import { cancellationReasons, withTransactionConflictRetry } from './transactions.ts';
@@ -48,9 +48,12 @@ export class DynamoDbReportJobStore implements ReportJobStore {
               createdAt: job.createdAt,
               sweepPk: OPEN_JOB_SWEEP_KEY,
               sweepSk: `${job.createdAt}#${job.jobId}`,
+              ...(job.provisionalUntil ? { provisionalUntil: job.provisionalUntil } : {}),
               ttl: epochSeconds(job.createdAt) + GUARD_SAFETY_TTL_SECONDS,
             },
-            ConditionExpression: 'attribute_not_exists(pk)',
+            // A guard whose job was never confirmed belongs to a request that gave up.
+            ConditionExpression: 'attribute_not_exists(pk) OR provisionalUntil <= :now',
+            ExpressionAttributeValues: { ':now': job.createdAt },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
@@ -70,6 +73,38 @@ export class DynamoDbReportJobStore implements ReportJobStore {
         error instanceof TransactionCanceledException ? error.CancellationReasons?.[0]?.Item : undefined;
       if (cancellationReasons(error)[0] === 'ConditionalCheckFailed' && existingGuard) {
         throw new OpenJobExistsError(existingGuard.jobId?.S ?? 'unknown', existingGuard.createdAt?.S ?? job.createdAt);
+      }
+      throw error;
+    }
+  }
+
+  async confirm(job: ReportJob): Promise<void> {
+    const command = new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: guardKey(job.orgId, job.userId),
+            UpdateExpression: 'REMOVE provisionalUntil',
+            ConditionExpression: 'jobId = :jobId',
+            ExpressionAttributeValues: { ':jobId': job.jobId },
+          },
+        },
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: jobKey(job.jobId),
+            UpdateExpression: 'REMOVE provisionalUntil',
+            ConditionExpression: 'attribute_exists(pk)',
+          },
+        },
+      ],
+    });
+    try {
+      await withTransactionConflictRetry(() => this.documents.send(command));
+    } catch (error) {
+      if (cancellationReasons(error).includes('ConditionalCheckFailed')) {
+        throw new DependencyUnavailableError('database (job confirmation came too late)', { cause: error });
       }
       throw error;
     }
@@ -106,7 +141,8 @@ export class DynamoDbReportJobStore implements ReportJobStore {
           Key: jobKey(jobId),
           UpdateExpression:
             'SET #status = :inProgress, attemptId = :attemptId, startedAt = :now, leaseExpiresAt = :leaseExpiresAt, updatedAt = :now',
-          ConditionExpression: '#status = :pending OR (#status = :inProgress AND leaseExpiresAt < :now)',
+          ConditionExpression:
+            '(#status = :pending AND (attribute_not_exists(provisionalUntil) OR provisionalUntil > :now)) OR (#status = :inProgress AND leaseExpiresAt < :now)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':pending': 'PENDING',

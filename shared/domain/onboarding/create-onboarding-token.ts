@@ -4,6 +4,8 @@ import { issueTokenFor, type OnboardingTokenRecord } from './onboarding-token.ts
 import type { OnboardingEmail, OnboardingMailer, OnboardingTokenStore } from './ports.ts';
 
 export interface CreateOnboardingTokenInput {
+  /** When the caller stops waiting: a token not confirmed by then is void (see `issue`). */
+  answerBy: Date;
   orgId: string;
   organizationName: string;
   email: string;
@@ -42,22 +44,32 @@ export interface CreateOnboardingTokenDeps {
 }
 
 /**
- * Primary course: generate a token, record its hash (refused if the e-mail already holds a live
- * token), e-mail it, return it. If the e-mail cannot be sent, the record is withdrawn and the
- * caller gets a retryable failure: no token exists that its user never received.
+ * A provisional record outlives its request's answer by this much, so that a retry sent after a
+ * 503 (Retry-After is at least 2 s) finds the e-mail free even if the abandoned write landed late.
+ */
+export const PROVISIONAL_MARGIN_MS = 1_000;
+
+/**
+ * Primary course: generate a token, record its hash provisionally (refused if the e-mail already
+ * holds a live token), e-mail it, confirm the record, return it. If the e-mail cannot be sent,
+ * the record is withdrawn and the caller gets a retryable failure. If anything stalls, the
+ * provisional record voids itself when the caller stops waiting: a 503 leaves no token behind,
+ * even one whose write DynamoDB applied after we gave up.
  */
 export function createOnboardingToken(deps: CreateOnboardingTokenDeps) {
   return async (input: CreateOnboardingTokenInput): Promise<CreatedOnboardingToken> => {
     const now = deps.clock.now();
+    const provisionalUntil = new Date(input.answerBy.getTime() + PROVISIONAL_MARGIN_MS);
     const { token, record } = issueTokenFor(input, now);
 
-    await deps.tokens.issue(record, now);
+    await deps.tokens.issue(record, now, provisionalUntil);
     try {
       await deps.mailer.sendOnboardingToken(onboardingEmail(record, token, input.organizationName));
     } catch (mailError) {
       await withdrawQuietly(deps, record);
       throw new DependencyUnavailableError('mail', { cause: mailError });
     }
+    await deps.tokens.confirm(record, provisionalUntil);
     return { onboardingToken: token, tokenId: record.tokenId, expiresAt: record.expiresAt };
   };
 }

@@ -8,10 +8,14 @@ export interface OnboardingTokenPage {
 
 export interface OnboardingTokenStore {
   /**
-   * Records a new token. Throws `ConflictError` when the organization already holds an
-   * unexpired token for the same e-mail; atomic under concurrent calls.
+   * Records a new token, provisionally: until `confirm`, no reader sees it, and from
+   * `provisionalUntil` on it holds nothing (its e-mail is free again), whether or not this write
+   * took effect after its caller gave up. Throws `ConflictError` when the organization already
+   * holds an unexpired token for the same e-mail; atomic under concurrent calls.
    */
-  issue(record: OnboardingTokenRecord, now: Date): Promise<void>;
+  issue(record: OnboardingTokenRecord, now: Date, provisionalUntil: Date): Promise<void>;
+  /** Makes an issued token real (its e-mail was sent). Throws if it is no longer provisional-and-held. */
+  confirm(record: OnboardingTokenRecord, provisionalUntil: Date): Promise<void>;
   /** Undoes `issue` (used when the e-mail could not be sent). */
   withdraw(record: OnboardingTokenRecord): Promise<void>;
   /**

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { ReportJobMessage, ReportJobStore } from './ports.ts';
-import { REPORT_DEADLINE_MS, type ReportErrorCode } from './report-job.ts';
+import { isVoid, REPORT_DEADLINE_MS, type ReportErrorCode } from './report-job.ts';
 
 async function failIfOpen(
   jobs: ReportJobStore,
@@ -10,6 +10,11 @@ async function failIfOpen(
 ): Promise<boolean> {
   const job = await jobs.get(jobId);
   if (!job) return false;
+  if (isVoid(job, clock.now())) {
+    // Its request answered 503 and never queued it: remove it as if it had never been.
+    await jobs.withdraw(job);
+    return false;
+  }
   return jobs.fail(job, errorCode, clock.now());
 }
 

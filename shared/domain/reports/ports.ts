@@ -4,12 +4,15 @@ import type { ReportErrorCode, ReportJob } from './report-job.ts';
 
 export interface ReportJobStore {
   /**
-   * Writes a PENDING job and its user's open-job guard in one transaction. Throws
-   * `OpenJobExistsError` when the user already has an open job.
+   * Writes a PENDING job (provisional until `job.provisionalUntil`) and its user's open-job guard
+   * in one transaction. A void job's guard counts as free. Throws `OpenJobExistsError` when the
+   * user already has an open job.
    */
   createOpenJob(job: ReportJob): Promise<void>;
+  /** The request queued the job: it is no longer provisional. Throws if it was already void. */
+  confirm(job: ReportJob): Promise<void>;
   get(jobId: string): Promise<ReportJob | undefined>;
-  /** Removes a job that could not be queued, and its guard. */
+  /** Removes a job that could not be queued (or a void one), and its guard. */
   withdraw(job: ReportJob): Promise<void>;
   /**
    * PENDING -> IN_PROGRESS for one processing attempt, or takes over an IN_PROGRESS job whose

@@ -5,6 +5,7 @@ import type { ReportJobMessage, ReportJobStore, ReportRenderer, ReportStorage, U
 import {
   isOpen,
   isPastDeadline,
+  isVoid,
   processingDurationMs,
   reportObjectKey,
   type ReportErrorCode,
@@ -32,7 +33,7 @@ export type ProcessOutcome =
   | { outcome: 'failed'; job: ReportJob; errorCode: ReportErrorCode; /** What failed, for the log. */ cause?: unknown }
   | {
       outcome: 'skipped';
-      reason: 'unknown-job' | 'already-finished' | 'taken-by-another-attempt' | 'lost-to-another-writer';
+      reason: 'unknown-job' | 'void-job' | 'already-finished' | 'taken-by-another-attempt' | 'lost-to-another-writer';
     };
 
 /**
@@ -57,6 +58,11 @@ export function processReportJob(deps: ProcessReportJobDeps) {
   return async (message: ReportJobMessage, attempt: ProcessingAttempt): Promise<ProcessOutcome> => {
     const queued = await deps.jobs.get(message.jobId);
     if (!queued || queued.orgId !== message.orgId) return { outcome: 'skipped', reason: 'unknown-job' };
+    if (isVoid(queued, deps.clock.now())) {
+      // The message of a request that answered 503 (its job never confirmed): drop both.
+      await deps.jobs.withdraw(queued);
+      return { outcome: 'skipped', reason: 'void-job' };
+    }
     if (!isOpen(queued.status)) return { outcome: 'skipped', reason: 'already-finished' };
     if (isPastDeadline(queued, deps.clock.now())) return fail(queued, 'TIMED_OUT');
 

@@ -5,6 +5,7 @@ import {
   DOWNLOAD_URL_TTL_SECONDS,
   downloadFilename,
   isPastDeadline,
+  isVoid,
   reportObjectKey,
   type ReportJob,
 } from './report-job.ts';
@@ -19,9 +20,9 @@ async function readOwnJob(
   jobId: string,
 ): Promise<ReportJob> {
   const job = await deps.jobs.get(jobId);
-  if (!job) throw new NotFoundError(`report job ${jobId} not found`);
-  if (job.orgId !== orgId) throw new ForbiddenError('this report job belongs to another organization');
   const now = deps.clock.now();
+  if (!job || isVoid(job, now)) throw new NotFoundError(`report job ${jobId} not found`);
+  if (job.orgId !== orgId) throw new ForbiddenError('this report job belongs to another organization');
   if (!isPastDeadline(job, now)) return job;
   await deps.jobs.fail(job, 'TIMED_OUT', now);
   return (await deps.jobs.get(jobId)) ?? job;

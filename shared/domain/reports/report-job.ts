@@ -31,7 +31,16 @@ export interface ReportJob {
   sha256?: string;
   durationMs?: number;
   errorCode?: ReportErrorCode;
+  /**
+   * Set while the request that created the job has not confirmed it (queued it and answered).
+   * A job still provisional at this instant was given up by its request (which answered 503):
+   * it is void, as if never created, even if its write landed after the request stopped waiting.
+   */
+  provisionalUntil?: string;
 }
+
+export const isVoid = (job: Pick<ReportJob, 'provisionalUntil'>, now: Date): boolean =>
+  job.provisionalUntil !== undefined && Date.parse(job.provisionalUntil) <= now.getTime();
 
 export const isOpen = (status: ReportJobStatus): boolean => status === 'PENDING' || status === 'IN_PROGRESS';
 

@@ -12,14 +12,19 @@ export interface RequestReportDeps {
   templateVersion: string;
 }
 
+/** See PROVISIONAL_MARGIN_MS of onboarding tokens: a retry after a 503 finds the user free. */
+const PROVISIONAL_MARGIN_MS = 1_000;
+
 /**
  * Primary course: the user must exist in the caller's organization and have no open job; a
- * PENDING job and the user's open-job guard are written together, then the job is queued.
- * If queueing fails the job is withdrawn and the caller gets a retryable 503, so no job is ever
- * left PENDING with no message to process it. (Rate limit and validation happen before this.)
+ * PENDING job and the user's open-job guard are written together, provisionally, then the job is
+ * queued and confirmed. If queueing fails the job is withdrawn and the caller gets a retryable
+ * 503, so no job is ever left PENDING with no message to process it; if anything stalls, the
+ * provisional job voids itself when the caller stops waiting (`answerBy`), so a 503 leaves no job
+ * behind, even one whose write landed late. (Rate limit and validation happen before this.)
  */
 export function requestReport(deps: RequestReportDeps) {
-  return async (input: { orgId: string; userId: string }): Promise<ReportJob> => {
+  return async (input: { orgId: string; userId: string; answerBy: Date }): Promise<ReportJob> => {
     const user = await deps.users.find(input.orgId, input.userId);
     if (!user) throw new NotFoundError(`user ${input.userId} not found`);
 
@@ -32,16 +37,19 @@ export function requestReport(deps: RequestReportDeps) {
       templateVersion: deps.templateVersion,
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
+      provisionalUntil: new Date(input.answerBy.getTime() + PROVISIONAL_MARGIN_MS).toISOString(),
     };
     await createReplacingAbandonedJob(deps, job, now);
 
     try {
       await deps.queue.enqueue({ orgId: job.orgId, jobId: job.jobId });
     } catch (queueError) {
-      await deps.jobs.withdraw(job);
+      await deps.jobs.withdraw(job).catch(() => undefined); // else it voids itself at provisionalUntil
       throw new DependencyUnavailableError('queue', { cause: queueError });
     }
-    return job;
+    await deps.jobs.confirm(job);
+    const { provisionalUntil: _confirmed, ...confirmed } = job;
+    return confirmed;
   };
 }
 

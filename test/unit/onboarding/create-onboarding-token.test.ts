@@ -43,7 +43,11 @@ function useCase(onWithdrawFailed = vi.fn()) {
   return { run, mailer, onWithdrawFailed };
 }
 
+const ANSWER_BY = new Date('2026-03-01T12:00:09.000Z');
+const PROVISIONAL_UNTIL = new Date('2026-03-01T12:00:10.000Z');
+
 const input = {
+  answerBy: ANSWER_BY,
   orgId: 'acme',
   organizationName: 'Acme Ltd',
   email: 'zoe@example.com',
@@ -57,7 +61,7 @@ describe('createOnboardingToken', () => {
     documentsMock.on(TransactWriteCommand).resolves({});
   });
 
-  it('writes the token and its e-mail guard in one conditional transaction, storing only the hash', async () => {
+  it('writes the token and its e-mail guard in one conditional transaction, provisionally, storing only the hash', async () => {
     const { run } = useCase();
 
     const result = await run(input);
@@ -65,9 +69,10 @@ describe('createOnboardingToken', () => {
     expect(result.expiresAt).toBe('2026-03-15T12:00:00.000Z');
     const [call] = documentsMock.commandCalls(TransactWriteCommand);
     const [guard, token] = call!.args[0].input.TransactItems!;
+    // Until confirmed, the guard holds the e-mail only until 1 s after the caller stops waiting.
     expect(guard!.Put).toMatchObject({
       TableName: TABLE,
-      Item: { pk: 'ORG#acme', sk: 'EMAIL#zoe@example.com', expiresAtEpoch: Date.parse(result.expiresAt) / 1000 },
+      Item: { pk: 'ORG#acme', sk: 'EMAIL#zoe@example.com', expiresAtEpoch: PROVISIONAL_UNTIL.getTime() / 1000 },
       ConditionExpression: 'attribute_not_exists(pk) OR expiresAtEpoch <= :now',
       ExpressionAttributeValues: { ':now': NOW.getTime() / 1000 },
     });
@@ -76,8 +81,42 @@ describe('createOnboardingToken', () => {
       tokenHash: hashOnboardingToken(result.onboardingToken),
       tokenHint: result.onboardingToken.slice(-4),
       email: 'zoe@example.com',
+      provisionalUntil: PROVISIONAL_UNTIL.toISOString(),
     });
     expect(JSON.stringify(call!.args[0].input)).not.toContain(result.onboardingToken);
+  });
+
+  it('confirms the token after the e-mail went out: the guard then holds the e-mail for 14 days', async () => {
+    const { run, mailer } = useCase();
+
+    const result = await run(input);
+
+    const calls = documentsMock.commandCalls(TransactWriteCommand);
+    expect(calls).toHaveLength(2);
+    expect(mailer.sent).toHaveLength(1);
+    const [token, guard] = calls[1]!.args[0].input.TransactItems!;
+    const tokenSk = calls[0]!.args[0].input.TransactItems![1]!.Put!.Item!.sk as string;
+    expect(token!.Update).toMatchObject({
+      Key: { pk: 'ORG#acme', sk: tokenSk },
+      UpdateExpression: 'REMOVE provisionalUntil',
+      ConditionExpression: 'provisionalUntil = :provisionalUntil',
+      ExpressionAttributeValues: { ':provisionalUntil': PROVISIONAL_UNTIL.toISOString() },
+    });
+    expect(guard!.Update).toMatchObject({
+      Key: { pk: 'ORG#acme', sk: 'EMAIL#zoe@example.com' },
+      ConditionExpression: 'tokenSk = :tokenSk',
+      ExpressionAttributeValues: { ':expiresAtEpoch': Date.parse(result.expiresAt) / 1000, ':tokenSk': tokenSk },
+    });
+  });
+
+  it('answers 503 (not success) when the confirmation finds the provisional token already given up', async () => {
+    documentsMock
+      .on(TransactWriteCommand)
+      .resolvesOnce({})
+      .rejects(cancelled('ConditionalCheckFailed', 'ConditionalCheckFailed'));
+    const { run } = useCase();
+
+    await expect(run(input)).rejects.toBeInstanceOf(DependencyUnavailableError);
   });
 
   it('e-mails the plaintext token, its expiry and the organization to the person', async () => {
@@ -111,7 +150,8 @@ describe('createOnboardingToken', () => {
 
     await run(input);
 
-    expect(documentsMock).toHaveReceivedCommandTimes(TransactWriteCommand, 2);
+    // Issue (twice), then confirm.
+    expect(documentsMock).toHaveReceivedCommandTimes(TransactWriteCommand, 3);
   });
 
   it('withdraws the token and its guard and reports mail unavailable when the e-mail fails', async () => {

@@ -40,6 +40,7 @@ function storeAnswering(outcome: OnboardingTokenRecord | OnboardingTokenStatus, 
     revoke: vi.fn(() => Promise.resolve(outcome)),
     replace: vi.fn(() => Promise.resolve()),
     undoReplace: vi.fn(() => Promise.resolve()),
+    confirm: vi.fn(() => Promise.resolve()),
   } satisfies OnboardingTokenStore;
 }
 

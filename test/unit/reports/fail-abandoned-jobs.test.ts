@@ -120,6 +120,19 @@ describe('sweepTimedOutJobs', () => {
     expect((await jobs.get(newest!))?.status).toBe('PENDING');
   });
 
+  it('removes, rather than times out, a job whose request gave up before confirming it', async () => {
+    const job = jobs.seed(
+      reportJob({ jobId: JOB_IDS[0], provisionalUntil: new Date(T0.getTime() + 9_000).toISOString() }),
+    );
+    clock.advance(REPORT_DEADLINE_MS + 1);
+
+    const result = await sweepTimedOutJobs({ jobs, clock, onSkipped: vi.fn() })();
+
+    expect(result).toEqual({ timedOut: 0, skipped: 0 });
+    expect(await jobs.get(job.jobId)).toBeUndefined();
+    expect(jobs.guards.size).toBe(0);
+  });
+
   it('does not count a job that finished between the query and the update', async () => {
     const [job] = seedOpenJobs(REPORT_DEADLINE_MS + 60_000);
     const find = jobs.findOpenJobsCreatedBefore.bind(jobs);

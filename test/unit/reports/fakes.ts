@@ -1,5 +1,5 @@
 import type { Clock } from '../../../shared/domain/clock.ts';
-import { OpenJobExistsError } from '../../../shared/domain/errors.ts';
+import { DependencyUnavailableError, OpenJobExistsError } from '../../../shared/domain/errors.ts';
 import type {
   CompletedReport,
   ReportJobMessage,
@@ -36,6 +36,7 @@ export class FakeClock implements Clock {
 interface OpenJobGuard {
   jobId: string;
   createdAt: string;
+  provisionalUntil?: string;
 }
 
 /** Thrown where DynamoDB would cancel a transaction the adapter does not catch. */
@@ -68,6 +69,7 @@ export class InMemoryReportJobStore implements ReportJobStore {
       this.guards.set(InMemoryReportJobStore.guardKey(job.orgId, job.userId), {
         jobId: job.jobId,
         createdAt: job.createdAt,
+        ...(job.provisionalUntil ? { provisionalUntil: job.provisionalUntil } : {}),
       });
     }
     return clone(job);
@@ -76,10 +78,23 @@ export class InMemoryReportJobStore implements ReportJobStore {
   async createOpenJob(job: ReportJob): Promise<void> {
     const key = InMemoryReportJobStore.guardKey(job.orgId, job.userId);
     const existing = this.guards.get(key);
-    if (existing) throw new OpenJobExistsError(existing.jobId, existing.createdAt);
+    const existingIsVoid = existing?.provisionalUntil !== undefined && existing.provisionalUntil <= job.createdAt;
+    if (existing && !existingIsVoid) throw new OpenJobExistsError(existing.jobId, existing.createdAt);
     if (this.jobs.has(job.jobId)) throw new FakeTransactionCancelled(`job ${job.jobId} already exists`);
-    this.guards.set(key, { jobId: job.jobId, createdAt: job.createdAt });
+    this.guards.set(key, {
+      jobId: job.jobId,
+      createdAt: job.createdAt,
+      ...(job.provisionalUntil ? { provisionalUntil: job.provisionalUntil } : {}),
+    });
     this.jobs.set(job.jobId, clone(job));
+  }
+
+  async confirm(job: ReportJob): Promise<void> {
+    const guard = this.guards.get(InMemoryReportJobStore.guardKey(job.orgId, job.userId));
+    const stored = this.jobs.get(job.jobId);
+    if (guard?.jobId !== job.jobId || !stored) throw new DependencyUnavailableError('database (confirmation too late)');
+    delete guard.provisionalUntil;
+    delete stored.provisionalUntil;
   }
 
   async get(jobId: string): Promise<ReportJob | undefined> {
@@ -101,7 +116,8 @@ export class InMemoryReportJobStore implements ReportJobStore {
     if (!job) return undefined;
     const now = attempt.now.toISOString();
     const leaseExpired = job.status === 'IN_PROGRESS' && job.leaseExpiresAt !== undefined && job.leaseExpiresAt < now;
-    if (job.status !== 'PENDING' && !leaseExpired) return undefined;
+    const isVoid = job.provisionalUntil !== undefined && job.provisionalUntil <= now;
+    if ((job.status !== 'PENDING' || isVoid) && !leaseExpired) return undefined;
     Object.assign(job, {
       status: 'IN_PROGRESS',
       attemptId: attempt.attemptId,

@@ -50,6 +50,29 @@ describe('processReportJob', () => {
     clock.advance(500); // the message arrives half a second after the job was created
   });
 
+  it('drops the message of a job its request gave up (never confirmed, past provisionalUntil): renders nothing, removes the job', async () => {
+    jobs.jobs.clear();
+    jobs.guards.clear();
+    job = jobs.seed(reportJob({ provisionalUntil: new Date(T0.getTime() + 400).toISOString() }));
+
+    const result = await process(message(), firstAttempt);
+
+    expect(result).toEqual({ outcome: 'skipped', reason: 'void-job' });
+    expect(render).not.toHaveBeenCalled();
+    expect(await stored()).toBeUndefined();
+    expect(guard()).toBeUndefined();
+  });
+
+  it('processes a job whose request is still confirming it (provisional, not yet void)', async () => {
+    jobs.jobs.clear();
+    jobs.guards.clear();
+    job = jobs.seed(reportJob({ provisionalUntil: new Date(T0.getTime() + 9_000).toISOString() }));
+
+    const result = await process(message(), firstAttempt);
+
+    expect(result.outcome).toBe('completed');
+  });
+
   it('stores nothing for a job the sweep failed while it was being rendered', async () => {
     render.mockImplementation(async () => {
       await jobs.fail((await stored())!, 'TIMED_OUT', clock.now());

@@ -42,6 +42,13 @@ describe('getReportJob', () => {
     await expect(read(UNKNOWN_JOB_ID)).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it('refuses a job its request gave up (never confirmed) with NotFoundError, as if never created', async () => {
+    const job = jobs.seed(reportJob({ provisionalUntil: new Date(T0.getTime() + 9_000).toISOString() }));
+    clock.advance(9_000);
+
+    await expect(read(job.jobId)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
   it("refuses another organization's job with ForbiddenError (403, not 404), leaving it untouched", async () => {
     const job = jobs.seed(reportJob());
     clock.advance(REPORT_DEADLINE_MS);

@@ -71,8 +71,8 @@ afterEach(() => {
 });
 
 describe('DynamoDbReportJobStore.createOpenJob', () => {
-  it('sends one transaction: the conditional guard Put first, then the job Put', async () => {
-    const job = reportJob();
+  it('sends one transaction: the conditional guard Put first, then the job Put, both provisional', async () => {
+    const job = reportJob({ provisionalUntil: '2026-03-01T12:00:10.000Z' });
 
     await store().createOpenJob(job);
 
@@ -90,9 +90,12 @@ describe('DynamoDbReportJobStore.createOpenJob', () => {
           createdAt: job.createdAt,
           sweepPk: 'OPEN_JOB',
           sweepSk: `${job.createdAt}#${job.jobId}`,
+          provisionalUntil: '2026-03-01T12:00:10.000Z',
           ttl: T0.getTime() / 1000 + 24 * 60 * 60,
         },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        // A guard whose job its request never confirmed is free.
+        ConditionExpression: 'attribute_not_exists(pk) OR provisionalUntil <= :now',
+        ExpressionAttributeValues: { ':now': job.createdAt },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     });
@@ -194,7 +197,8 @@ describe('DynamoDbReportJobStore.start', () => {
     expect(documentsMock).toHaveReceivedCommandWith(UpdateCommand, {
       TableName: TABLE,
       Key: { pk: `JOB#${started.jobId}`, sk: 'JOB' },
-      ConditionExpression: '#status = :pending OR (#status = :inProgress AND leaseExpiresAt < :now)',
+      ConditionExpression:
+        '(#status = :pending AND (attribute_not_exists(provisionalUntil) OR provisionalUntil > :now)) OR (#status = :inProgress AND leaseExpiresAt < :now)',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ':pending': 'PENDING',

@@ -25,14 +25,17 @@ describe('requestReport', () => {
   let jobs: InMemoryReportJobStore;
   let users: InMemoryUserDirectory;
   let queue: FakeReportQueue;
-  let run: ReturnType<typeof requestReport>;
+  let run: (input: { orgId: string; userId: string }) => ReturnType<ReturnType<typeof requestReport>>;
+  let request: ReturnType<typeof requestReport>;
+  const answerBy = () => new Date(clock.now().getTime() + 9_000);
 
   beforeEach(() => {
     clock = new FakeClock(T0);
     jobs = new InMemoryReportJobStore(clock);
     users = new InMemoryUserDirectory().add(ORG_ID, user());
     queue = new FakeReportQueue();
-    run = requestReport({ jobs, users, queue, clock, templateVersion: TEMPLATE_VERSION });
+    request = requestReport({ jobs, users, queue, clock, templateVersion: TEMPLATE_VERSION });
+    run = (input) => request({ ...input, answerBy: answerBy() });
   });
 
   it('writes a PENDING job with a UUID v4 id, the template version and the clock time, and queues it', async () => {
@@ -50,6 +53,33 @@ describe('requestReport', () => {
     expect(await jobs.get(job.jobId)).toEqual(job);
     expect(guardOf(jobs)).toEqual({ jobId: job.jobId, createdAt: job.createdAt });
     expect(queue.messages).toEqual([{ orgId: ORG_ID, jobId: job.jobId }]);
+  });
+
+  it('confirms the job once queued: neither the answer nor the stored job is provisional any more', async () => {
+    const job = await run({ orgId: ORG_ID, userId: USER_ID });
+
+    expect(job.provisionalUntil).toBeUndefined();
+    expect((await jobs.get(job.jobId))?.provisionalUntil).toBeUndefined();
+    expect(guardOf(jobs)?.provisionalUntil).toBeUndefined();
+  });
+
+  it('a request that gave up (its job never confirmed) does not block the next one once its answer is out', async () => {
+    // The first request stalled after writing: it answered 503 and never confirmed.
+    const abandoned = jobs.seed(
+      reportJob({ jobId: 'a0000000-0000-4000-8000-000000000000', provisionalUntil: answerBy().toISOString() }),
+    );
+    clock.advance(12_000);
+
+    const job = await run({ orgId: ORG_ID, userId: USER_ID });
+
+    expect(job.jobId).not.toBe(abandoned.jobId);
+    expect(guardOf(jobs)).toMatchObject({ jobId: job.jobId });
+  });
+
+  it('a job still provisional (its request in flight) blocks a second request like any open job', async () => {
+    jobs.seed(reportJob({ provisionalUntil: answerBy().toISOString() }));
+
+    await expect(run({ orgId: ORG_ID, userId: USER_ID })).rejects.toBeInstanceOf(OpenJobExistsError);
   });
 
   it('gives every job a fresh id', async () => {
