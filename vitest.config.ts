@@ -1,12 +1,17 @@
 import { defineConfig } from 'vitest/config';
 
-/** Three tiers, each runnable alone: `npm run test:unit|test:integration|test:infra`. */
+/**
+ * Four tiers, each runnable alone: `npm run test:unit|test:integration|test:infra|test:faults`.
+ * The fault tier pauses its own DynamoDB Local, so it runs after the others (groupOrder), never
+ * competing with the timing-sensitive integration tests for the CPU.
+ */
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           name: 'unit',
+          sequence: { groupOrder: 0 },
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
           setupFiles: ['test/support/isolated-aws-environment.ts', 'test/support/aws-sdk-matchers.ts'],
@@ -15,6 +20,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          sequence: { groupOrder: 0 },
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/integration/global-setup.ts'],
@@ -28,10 +34,24 @@ export default defineConfig({
       {
         test: {
           name: 'infra',
+          sequence: { groupOrder: 0 },
           include: ['test/infra/**/*.test.ts'],
           environment: 'node',
           testTimeout: 180_000,
           hookTimeout: 180_000,
+        },
+      },
+      {
+        test: {
+          name: 'faults',
+          sequence: { groupOrder: 1 },
+          include: ['test/faults/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/faults/global-setup.ts'],
+          testTimeout: 90_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+          poolOptions: { forks: { singleFork: true } },
         },
       },
     ],

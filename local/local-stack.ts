@@ -52,6 +52,7 @@ export type LocalEndpoints = RunningEmulators['endpoints'];
 export interface LocalStack {
   baseUrl: string;
   endpoints: LocalEndpoints;
+  databaseProcessId: number;
   /** Exactly what was set in process.env for the handlers. */
   env: Readonly<Record<string, string>>;
   resources: LocalResources;
@@ -136,6 +137,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     return {
       baseUrl: `http://${ROUTER_HOST}:${port}`,
       endpoints: emulators.endpoints,
+      databaseProcessId: emulators.databaseProcessId,
       env,
       resources,
       startupMs: Date.now() - startedAt,

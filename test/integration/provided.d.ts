@@ -9,6 +9,8 @@ declare module 'vitest' {
     endpoints: LocalEndpoints;
     /** The environment the handlers run with, including LOCAL_KEYS_DIR for minting tokens. */
     localEnv: Record<string, string>;
+    /** DynamoDB Local's process id (fault tier only: test/faults/global-setup.ts). */
+    databaseProcessId: number;
   }
 }
 
