@@ -1,3 +1,4 @@
+import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/adapters/request-deadline.ts';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
@@ -61,4 +62,8 @@ async function failRecord(record: SQSRecord): Promise<void> {
 export const handler = middy<SQSEvent, SQSBatchResponse>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(publishRecordedMetrics())
-  .handler(async (event, context) => processPartialResponse(event, failRecord, processor, { context }));
+  .handler(async (event, context) =>
+    runBeforeTimeout(context, BACKGROUND_RESERVE_MS, () =>
+      processPartialResponse(event, failRecord, processor, { context }),
+    ),
+  );

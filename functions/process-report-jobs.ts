@@ -1,3 +1,4 @@
+import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/adapters/request-deadline.ts';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
@@ -85,5 +86,7 @@ export const handler = middy<SQSEvent, SQSBatchResponse>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(publishRecordedMetrics())
   .handler(async (event, context) =>
-    processPartialResponse(event, (record: SQSRecord) => processRecord(record, context), processor, { context }),
+    runBeforeTimeout(context, BACKGROUND_RESERVE_MS, () =>
+      processPartialResponse(event, (record: SQSRecord) => processRecord(record, context), processor, { context }),
+    ),
   );

@@ -1,3 +1,4 @@
+import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/adapters/request-deadline.ts';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { ScheduledEvent } from 'aws-lambda';
@@ -32,8 +33,8 @@ const sweep = sweepTimedOutJobs({
 export const handler = middy<ScheduledEvent, { timedOut: number; skipped: number }>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(publishRecordedMetrics())
-  .handler(async () => {
-    const result = await sweep();
+  .handler(async (_event, context) => {
+    const result = await runBeforeTimeout(context, BACKGROUND_RESERVE_MS, sweep);
     if (result.timedOut > 0) logger.warn('report jobs timed out', result);
     for (let i = 0; i < result.timedOut; i++) recordReportFailed('TIMED_OUT');
     return result;

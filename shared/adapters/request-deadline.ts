@@ -20,6 +20,12 @@ export class DeadlineExceededError extends Error {
 
 const currentDeadline = new AsyncLocalStorage<RequestDeadline>();
 
+/**
+ * What the queue and schedule functions keep after their AWS calls' deadline: time to report
+ * the batch's failed records (retried by SQS) instead of timing out with the whole batch.
+ */
+export const BACKGROUND_RESERVE_MS = 2_000;
+
 /** Runs `work` with every SDK call in it aborted `budgetMs` from now. */
 export async function runWithDeadline<T>(budgetMs: number, work: () => Promise<T>): Promise<T> {
   const at = Date.now() + Math.max(0, budgetMs);
@@ -30,6 +36,21 @@ export async function runWithDeadline<T>(budgetMs: number, work: () => Promise<T
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Runs an invocation's work with its AWS calls cut off `reserveMs` before the Lambda timeout,
+ * leaving that long to answer (or report failed records). Without a remaining-time clock (a
+ * plain unit test call), `work` runs unbounded.
+ */
+export function runBeforeTimeout<T>(
+  context: { getRemainingTimeInMillis?: () => number },
+  reserveMs: number,
+  work: () => Promise<T>,
+): Promise<T> {
+  const remainingMs = context.getRemainingTimeInMillis?.();
+  if (remainingMs === undefined) return work();
+  return runWithDeadline(remainingMs - reserveMs, work);
 }
 
 export function requestDeadline(): RequestDeadline | undefined {

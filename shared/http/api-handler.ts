@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type * as v from 'valibot';
-import { requestDeadline, runWithDeadline } from '../adapters/request-deadline.ts';
+import { requestDeadline, runBeforeTimeout } from '../adapters/request-deadline.ts';
 import { logger } from '../observability/logger.ts';
 import { publishRecordedMetrics } from '../observability/metrics.ts';
 import type { ApiEvent, ApiResult, LambdaContext, Principal, Scope } from './api-types.ts';
@@ -102,11 +102,7 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 type LambdaHandler = (event: ApiEvent, context: LambdaContext) => Promise<ApiResult>;
 
 function answeringBeforeTimeout(handler: LambdaHandler): LambdaHandler {
-  return (event, context) => {
-    const remainingMs = context.getRemainingTimeInMillis?.();
-    if (remainingMs === undefined) return handler(event, context);
-    return runWithDeadline(remainingMs - ANSWER_RESERVE_MS, () => handler(event, context));
-  };
+  return (event, context) => runBeforeTimeout(context, ANSWER_RESERVE_MS, () => handler(event, context));
 }
 
 /** The same boundary (logger, request id, error bodies) for routes that need no token. */
