@@ -2,8 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Four tiers, each runnable alone: `npm run test:unit|test:integration|test:infra|test:faults`.
- * The fault tier pauses its own DynamoDB Local, so it runs after the others (groupOrder), never
- * competing with the timing-sensitive integration tests for the CPU.
+ * `npm test` runs the fault tier in a second vitest process after the others: a local stack owns
+ * its process's environment (the handlers read it at cold start), so the fault tier's stack must
+ * never share a process with the integration tier's, and pausing its DynamoDB Local must not
+ * compete with the timing-sensitive integration tests for the CPU.
  */
 export default defineConfig({
   test: {
@@ -11,7 +13,6 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          sequence: { groupOrder: 0 },
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
           setupFiles: ['test/support/isolated-aws-environment.ts', 'test/support/aws-sdk-matchers.ts'],
@@ -20,7 +21,6 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          sequence: { groupOrder: 0 },
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/integration/global-setup.ts'],
@@ -34,7 +34,6 @@ export default defineConfig({
       {
         test: {
           name: 'infra',
-          sequence: { groupOrder: 0 },
           include: ['test/infra/**/*.test.ts'],
           environment: 'node',
           testTimeout: 180_000,
@@ -44,7 +43,6 @@ export default defineConfig({
       {
         test: {
           name: 'faults',
-          sequence: { groupOrder: 1 },
           include: ['test/faults/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/faults/global-setup.ts'],

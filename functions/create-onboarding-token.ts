@@ -26,7 +26,10 @@ const createToken = createOnboardingToken({
   mailer: onboardingMailerFrom(config),
   clock: systemClock,
   onWithdrawFailed: (tokenId, error) =>
-    logger.error('token left behind after failed e-mail; remove it by hand', { tokenId, error: error as Error }),
+    logger.warn('could not withdraw a token after a failed e-mail; it voids itself as provisional', {
+      tokenId,
+      error: error as Error,
+    }),
 });
 
 export const handler = createApiHandler({
