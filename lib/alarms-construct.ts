@@ -1,6 +1,14 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Alarm, ComparisonOperator, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  Alarm,
+  ComparisonOperator,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+  type IMetric,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -18,6 +26,10 @@ export interface AlarmsConstructProps {
 }
 
 const period = Duration.minutes(5);
+
+/** AWS reviews an account at a 5% bounce rate and 0.1% complaint rate; these alarm at half of that. */
+export const SES_BOUNCE_RATE_THRESHOLD = 0.025;
+export const SES_COMPLAINT_RATE_THRESHOLD = 0.0005;
 
 /**
  * The service's alarms. Each fires on the first occurrence in a 5-minute period: the service is
@@ -59,8 +71,96 @@ export class AlarmsConstruct extends Construct {
   /** Alarms when the function fails (an uncaught error, a timeout or an out-of-memory exit). */
   addFunctionErrorsAlarm(fn: IFunction): Alarm {
     return this.addAlarm(`${fn.node.id}Errors`, fn.metricErrors({ period, statistic: 'Sum' }), {
-      description: `${fn.node.id} failed (uncaught error, timeout or crash)`,
+      description:
+        `${fn.node.id} failed (uncaught error, timeout or crash). ` +
+        `Look up its ERROR lines and Task timed out REPORT lines in its log group (README, "Operate").`,
     });
+  }
+
+  /** Alarms when Lambda refused to run the function for lack of concurrency. */
+  addFunctionThrottlesAlarm(fn: IFunction): Alarm {
+    return this.addAlarm(`${fn.node.id}Throttles`, fn.metricThrottles({ period, statistic: 'Sum' }), {
+      description:
+        `${fn.node.id} was throttled. Check the account's concurrency (Lambda console, ` +
+        `ConcurrentExecutions) and the function's reserved concurrency; messages wait in the queue meanwhile.`,
+    });
+  }
+
+  /** Alarms when the slowest invocations come within 80% of the function's timeout. */
+  addFunctionDurationAlarm(fn: IFunction, timeout: Duration): Alarm {
+    const thresholdMs = Math.round(timeout.toMilliseconds() * 0.8);
+    return this.addAlarm(`${fn.node.id}NearTimeout`, fn.metricDuration({ period, statistic: 'p99' }), {
+      threshold: thresholdMs,
+      description:
+        `${fn.node.id}'s p99 duration passed ${thresholdMs} ms, 80% of its ${timeout.toSeconds()} s timeout. ` +
+        `Find the slow dependency in its logs (durations by phase); raise memory or the timeout only with the queue's visibility.`,
+    });
+  }
+
+  /** Alarms when the oldest message of a work queue has waited longer than `maxAge`. */
+  addQueueAgeAlarm(queue: IQueue, maxAge: Duration): Alarm {
+    return this.addAlarm(
+      `${queue.node.id}OldestMessage`,
+      queue.metricApproximateAgeOfOldestMessage({ period, statistic: 'Maximum' }),
+      {
+        threshold: maxAge.toSeconds(),
+        description:
+          `A message waited more than ${maxAge.toSeconds()} s in ${queue.node.id}: its consumer is failing, ` +
+          `throttled or too slow. Check the consumer's Errors and Throttles alarms and its logs.`,
+      },
+    );
+  }
+
+  /** Alarms when DynamoDB throttled reads or writes of a table or its indexes. */
+  addTableThrottlesAlarm(id: string, table: ITable): Alarm {
+    const metric = (metricName: string) =>
+      new Metric({
+        namespace: 'AWS/DynamoDB',
+        metricName,
+        dimensionsMap: { TableName: table.tableName },
+        period,
+        statistic: 'Sum',
+      });
+    return this.addAlarm(
+      `${id}TableThrottles`,
+      new MathExpression({
+        expression: 'reads + writes',
+        usingMetrics: { reads: metric('ReadThrottleEvents'), writes: metric('WriteThrottleEvents') },
+        label: `${id} throttle events`,
+        period,
+      }),
+      {
+        description:
+          `DynamoDB throttled requests to the ${id} table. The tables are on-demand: look for a hot ` +
+          `partition (CloudWatch Contributor Insights) or an account table limit; requests got 503 with Retry-After.`,
+      },
+    );
+  }
+
+  /** Alarms on the bounce and complaint rates SES keeps for a configuration set. */
+  addSesReputationAlarms(configurationSetName: string): Alarm[] {
+    const rate = (metricName: string) =>
+      new Metric({
+        namespace: 'AWS/SES',
+        metricName,
+        dimensionsMap: { 'ses:configuration-set': configurationSetName },
+        period: Duration.hours(1),
+        statistic: 'Maximum',
+      });
+    return [
+      this.addAlarm('SesBounceRate', rate('Reputation.BounceRate'), {
+        threshold: SES_BOUNCE_RATE_THRESHOLD,
+        description:
+          'The onboarding e-mails bounce at more than 2.5% (AWS reviews the account at 5%). ' +
+          'Check which organizations issue tokens to invalid addresses (token counts per organization) and the SES suppression list.',
+      }),
+      this.addAlarm('SesComplaintRate', rate('Reputation.ComplaintRate'), {
+        threshold: SES_COMPLAINT_RATE_THRESHOLD,
+        description:
+          'Recipients mark onboarding e-mails as spam at more than 0.05% (AWS reviews the account at 0.1%). ' +
+          'Find the organization sending unexpected tokens and stop it before SES pauses sending.',
+      }),
+    ];
   }
 
   /** Alarms when any message lands in a dead-letter queue. */
@@ -69,7 +169,9 @@ export class AlarmsConstruct extends Construct {
       `${queue.node.id}Messages`,
       queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
       {
-        description: `Messages are waiting in the dead-letter queue ${queue.node.id}`,
+        description:
+          `Messages are waiting in the dead-letter queue ${queue.node.id}. ` +
+          `Read the dead-letter handler's logs for the job ids; redrive with the console's "Start DLQ redrive" once the cause is fixed.`,
       },
     );
   }
@@ -84,7 +186,9 @@ export class AlarmsConstruct extends Construct {
       `${queue.node.id}Received`,
       queue.metricNumberOfMessagesReceived({ period, statistic: 'Sum' }),
       {
-        description: `A message was dead-lettered and received from ${queue.node.id}`,
+        description:
+          `A message was dead-lettered and received from ${queue.node.id}: a job failed with INTERNAL_ERROR. ` +
+          `Find its job id in the dead-letter handler's logs and the worker's ERROR lines for the cause.`,
       },
     );
   }
@@ -92,14 +196,16 @@ export class AlarmsConstruct extends Construct {
   /** Alarms on 5XX answers: a function that maps a failure to a 500/503 does not count as a Lambda error. */
   addHttpApiServerErrorsAlarm(httpApi: IHttpApi): Alarm {
     return this.addAlarm(`${httpApi.node.id}ServerErrors`, httpApi.metricServerError({ period, statistic: 'Sum' }), {
-      description: 'The HTTP API answered with a 5XX status',
+      description:
+        'The HTTP API answered with a 5XX status. Query the access log for status >= 500 by route, ' +
+        "then that function's logs by requestId; 503s name the unavailable dependency.",
     });
   }
 
-  private addAlarm(id: string, metric: IMetric, options: { description: string }): Alarm {
+  private addAlarm(id: string, metric: IMetric, options: { description: string; threshold?: number }): Alarm {
     const alarm = new Alarm(this, id, {
       metric,
-      threshold: 1,
+      threshold: options.threshold ?? 1,
       evaluationPeriods: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,

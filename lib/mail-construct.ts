@@ -1,7 +1,15 @@
-import { Stack } from 'aws-cdk-lib';
+import { CfnOutput, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
-import { CfnTemplate, EmailIdentity, Identity } from 'aws-cdk-lib/aws-ses';
+import {
+  CfnTemplate,
+  CloudWatchDimensionSource,
+  ConfigurationSet,
+  EmailIdentity,
+  EmailSendingEvent,
+  EventDestination,
+  Identity,
+} from 'aws-cdk-lib/aws-ses';
 import { Construct } from 'constructs';
 import { onboardingEmailTemplate } from './onboarding-email-template.ts';
 
@@ -14,7 +22,15 @@ export interface MailConstructProps {
   readonly senderIdentityExists: boolean;
   /** Makes the template's name unique per stage (SES template names are per account and region). */
   readonly stage: string;
+  /**
+   * Verified recipient addresses the function may send to while the account is in the SES
+   * sandbox, where SES also authorizes the send against each recipient's identity.
+   */
+  readonly sandboxRecipients?: readonly string[];
 }
+
+/** The dimension SES's CloudWatch event destination counts sends, deliveries, bounces and complaints by. */
+export const CONFIGURATION_SET_DIMENSION = 'ses:configuration-set';
 
 /** The sender identity and the onboarding template in SES, and the one grant that uses them. */
 export class MailConstruct extends Construct {
@@ -24,7 +40,10 @@ export class MailConstruct extends Construct {
   readonly onboardingTemplate: CfnTemplate;
   readonly onboardingTemplateName: string;
   readonly onboardingTemplateArn: string;
+  /** Every onboarding e-mail is sent through it: reputation metrics and event counts per stage. */
+  readonly configurationSet: ConfigurationSet;
   private readonly senderEmail: string;
+  private readonly sandboxRecipientArns: string[];
 
   constructor(scope: Construct, id: string, props: MailConstructProps) {
     super(scope, id);
@@ -56,6 +75,51 @@ export class MailConstruct extends Construct {
       resource: 'template',
       resourceName: this.onboardingTemplateName,
     });
+    // Reputation metrics (Reputation.BounceRate / ComplaintRate) per configuration set, and every
+    // send, delivery, bounce, complaint and rejection counted in CloudWatch: what the alarms read.
+    this.configurationSet = new ConfigurationSet(this, 'ConfigurationSet', { reputationMetrics: true });
+    this.configurationSet.addEventDestination('ToCloudWatch', {
+      destination: EventDestination.cloudWatchDimensions([
+        {
+          name: CONFIGURATION_SET_DIMENSION,
+          source: CloudWatchDimensionSource.MESSAGE_TAG,
+          defaultValue: 'none',
+        },
+      ]),
+      events: [
+        EmailSendingEvent.SEND,
+        EmailSendingEvent.DELIVERY,
+        EmailSendingEvent.BOUNCE,
+        EmailSendingEvent.COMPLAINT,
+        EmailSendingEvent.REJECT,
+      ],
+    });
+    this.sandboxRecipientArns = (props.sandboxRecipients ?? []).map((address) =>
+      Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: address }),
+    );
+    this.addDkimOutputs(props.senderIdentity);
+  }
+
+  /**
+   * The three Easy DKIM CNAME records a created domain identity needs in DNS before SES verifies
+   * it: an output each, `name CNAME value`, so the first deploy prints what to publish.
+   */
+  private addDkimOutputs(senderIdentity: string): void {
+    if (!this.identity || senderIdentity.includes('@')) return;
+    this.identity.dkimRecords.forEach((record, index) => {
+      new CfnOutput(this, `DkimRecord${index + 1}`, {
+        value: `${record.name} CNAME ${record.value}`,
+        description: `DKIM record ${index + 1} of 3 to publish in the DNS of ${senderIdentity}`,
+      });
+    });
+  }
+
+  get configurationSetArn(): string {
+    return Stack.of(this).formatArn({
+      service: 'ses',
+      resource: 'configuration-set',
+      resourceName: this.configurationSet.configurationSetName,
+    });
   }
 
   /**
@@ -66,12 +130,18 @@ export class MailConstruct extends Construct {
     fn.addToRolePolicy(
       new PolicyStatement({
         actions: ['ses:SendEmail'],
-        resources: [this.identityArn, this.onboardingTemplateArn],
+        resources: [
+          this.identityArn,
+          this.onboardingTemplateArn,
+          this.configurationSetArn,
+          ...this.sandboxRecipientArns,
+        ],
         conditions: { StringEquals: { 'ses:FromAddress': this.senderEmail } },
       }),
     );
     fn.addEnvironment('SENDER_EMAIL', this.senderEmail);
     fn.addEnvironment('ONBOARDING_TEMPLATE_NAME', this.onboardingTemplateName);
+    fn.addEnvironment('SES_CONFIGURATION_SET', this.configurationSet.configurationSetName);
     // The template must exist before the first invocation can use it.
     fn.node.addDependency(this.onboardingTemplate);
   }

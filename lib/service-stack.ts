@@ -5,7 +5,7 @@ import { ApiConstruct } from './api-construct.ts';
 import { bindTable } from './bind-table.ts';
 import { DataConstruct } from './data-construct.ts';
 import { MailConstruct } from './mail-construct.ts';
-import { ReportPipelineConstruct } from './report-pipeline-construct.ts';
+import { ReportPipelineConstruct, workerTimeout } from './report-pipeline-construct.ts';
 import {
   apiRoutes,
   fallbackRoute,
@@ -14,7 +14,9 @@ import {
   type reportRoutes,
   type userStatusRoutes,
 } from './routes.ts';
-import { ServiceFunction } from './service-function.ts';
+import { METRICS_NAMESPACE } from '../shared/observability/metrics.ts';
+import { OperationsDashboardConstruct } from './operations-dashboard-construct.ts';
+import { ServiceFunction, serviceName } from './service-function.ts';
 import type { StackConfig } from './stack-config.ts';
 
 export interface ServiceStackProps extends StackProps {
@@ -114,6 +116,7 @@ export class ServiceStack extends Stack {
   readonly reports: ReportPipelineConstruct;
   readonly api: ApiConstruct;
   readonly alarms: AlarmsConstruct;
+  readonly operations: OperationsDashboardConstruct;
   /** Answers unmatched paths and methods (`$default` route). */
   readonly routeNotFound: ServiceFunction;
   /** One function per route of `apiRoutes`, by route name. */
@@ -129,6 +132,7 @@ export class ServiceStack extends Stack {
       senderIdentity: config.senderIdentity,
       senderIdentityExists: config.senderIdentityExists,
       stage: config.stage,
+      sandboxRecipients: config.sesSandboxRecipients,
     });
     // Its functions run outside the API: they get no token settings.
     this.reports = new ReportPipelineConstruct(this, 'Reports', {
@@ -180,6 +184,35 @@ export class ServiceStack extends Stack {
     Tags.of(this).add('stage', config.stage);
     this.alarms.addDeadLetterQueueAlarm(this.reports.deadLetterQueue);
     this.alarms.addDeadLetterReceivesAlarm(this.reports.deadLetterQueue);
+    // A job must finish within 5 minutes of its request: a message 2 minutes old is at risk.
+    this.alarms.addQueueAgeAlarm(this.reports.queue, REPORT_QUEUE_MAX_AGE);
+    this.alarms.addFunctionThrottlesAlarm(this.reports.worker);
+    this.alarms.addFunctionDurationAlarm(this.reports.worker, workerTimeout);
+    for (const [name, table] of Object.entries(this.data.tables)) this.alarms.addTableThrottlesAlarm(name, table);
+    this.alarms.addSesReputationAlarms(this.mail.configurationSet.configurationSetName);
+
+    this.operations = new OperationsDashboardConstruct(this, 'Operations', {
+      serviceName,
+      stage: config.stage,
+      httpApi: this.api.httpApi,
+      routeFunctions,
+      worker: this.reports.worker,
+      reportQueue: this.reports.queue,
+      reportDeadLetterQueue: this.reports.deadLetterQueue,
+      sesConfigurationSetName: this.mail.configurationSet.configurationSetName,
+    });
+    // CloudFormation's schema for dashboards (as cfn-lint ships it) has no Tags property.
+    Tags.of(this.operations.dashboard).remove('service');
+    Tags.of(this.operations.dashboard).remove('stage');
+    new CfnOutput(this, 'OperationsDashboardUrl', {
+      value: `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.operations.dashboard.dashboardName}`,
+      description: 'CloudWatch dashboard of this stage',
+    });
+    // Every function's metrics carry this stage's dimension (shared/observability/metrics.ts).
+    for (const fn of this.node.findAll().filter((node) => node instanceof ServiceFunction)) {
+      fn.addEnvironment('STAGE', config.stage);
+      fn.addEnvironment('POWERTOOLS_METRICS_NAMESPACE', METRICS_NAMESPACE);
+    }
   }
 
   /** What an operator needs after a deploy without opening the console (`users:import --table` and so on). */
@@ -201,6 +234,9 @@ export class ServiceStack extends Stack {
     });
   }
 }
+
+/** Age of the oldest report message that raises an alarm. */
+export const REPORT_QUEUE_MAX_AGE = Duration.minutes(2);
 
 /** The stack of one stage: `-c stage=prod` deploys OnboardingReportsService-prod beside -dev. */
 export const serviceStackName = (stage: string): string => `OnboardingReportsService-${stage}`;

@@ -79,6 +79,20 @@ export const stackConfigSchema = v.pipe(
     senderIdentityExists: flag('senderIdentityExists'),
     /** Days report jobs and PDFs are kept. */
     retentionDays: positiveInteger('retentionDays', 30, 3650),
+    /**
+     * While the account is in the SES sandbox: the verified recipient addresses the service may
+     * mail (comma-separated), because SES then checks the sender's permission on each recipient.
+     */
+    sesSandboxRecipients: v.optional(
+      v.pipe(
+        v.union([v.string(), v.array(v.string())], 'sesSandboxRecipients must be addresses separated by commas'),
+        v.transform((value) =>
+          (typeof value === 'string' ? value.split(',') : value).map((address) => address.trim()).filter(Boolean),
+        ),
+        v.array(v.pipe(v.string(), v.email('sesSandboxRecipients must be e-mail addresses'))),
+      ),
+      [],
+    ),
     /** Where alarms are e-mailed; no topic is created without it. */
     alarmEmail: v.optional(email('alarmEmail')),
   }),

@@ -1,12 +1,15 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 
+/** The CloudWatch namespace of the business metrics; the CDK dashboard reads the same constant. */
+export const METRICS_NAMESPACE = 'OnboardingService';
+
 /**
  * One CloudWatch EMF metrics emitter per cold start: namespace `OnboardingService`, dimensions
  * `service` and `stage` only. Never add an organization id, e-mail or user id as a dimension
  * (cardinality and personal data); put such context in the log line instead.
  */
 export const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'OnboardingService',
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE,
   serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'onboarding-api',
   defaultDimensions: { stage: process.env.STAGE ?? 'local' },
 });

@@ -1,0 +1,181 @@
+import { readFileSync } from 'node:fs';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { CURRENTLY_RECOMMENDED_FLAGS } from 'aws-cdk-lib/cx-api';
+import { describe, expect, it } from 'vitest';
+import { SES_BOUNCE_RATE_THRESHOLD, SES_COMPLAINT_RATE_THRESHOLD } from '../../lib/alarms-construct.ts';
+import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
+
+const { stack } = buildServiceStack({ bundle: false, context: { alarmEmail: 'ops@example.org' } });
+const template = Template.fromStack(stack);
+const resources = template.toJSON().Resources as Record<string, any>;
+const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as any[];
+const topicRef = { Ref: logicalIdOf(stack.alarms.topic!) };
+
+const alarmOn = (metricName: string, predicate: (alarm: any) => boolean = () => true): any[] =>
+  alarms.filter(
+    (alarm) =>
+      (alarm.Properties.MetricName === metricName ||
+        (alarm.Properties.Metrics as any[] | undefined)?.some(
+          (query) => query.MetricStat?.Metric?.MetricName === metricName,
+        )) &&
+      predicate(alarm),
+  );
+
+describe('cdk.json', () => {
+  it('sets every feature flag the CDK version in use recommends, at the recommended value', () => {
+    const context = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as any).context;
+    for (const [flag, value] of Object.entries(CURRENTLY_RECOMMENDED_FLAGS)) expect(context[flag], flag).toEqual(value);
+  });
+});
+
+describe('SES', () => {
+  it('sends through a configuration set with reputation metrics and bounce and complaint events in CloudWatch', () => {
+    template.hasResourceProperties('AWS::SES::ConfigurationSet', {
+      ReputationOptions: { ReputationMetricsEnabled: true },
+    });
+    template.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
+      EventDestination: {
+        Enabled: true,
+        MatchingEventTypes: Match.arrayWith(['bounce', 'complaint']),
+        CloudWatchDestination: {
+          DimensionConfigurations: [
+            {
+              DimensionName: 'ses:configuration-set',
+              DimensionValueSource: 'messageTag',
+              DefaultDimensionValue: 'none',
+            },
+          ],
+        },
+      },
+    });
+    const create = resources[logicalIdOf(stack.routeFunctions.get('CreateOnboardingToken')!)];
+    expect(create.Properties.Environment.Variables.SES_CONFIGURATION_SET).toEqual({
+      Ref: logicalIdOf(stack.mail.configurationSet),
+    });
+    const sendStatements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[])
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
+      .filter((statement) => statement.Action === 'ses:SendEmail');
+    expect(sendStatements.length).toBe(2); // create and resend
+    for (const statement of sendStatements) expect(JSON.stringify(statement.Resource)).toContain(':configuration-set/');
+  });
+
+  it('outputs the three DKIM CNAME records of a domain identity it creates, and none for one it reuses', () => {
+    const dkim = Object.keys(template.findOutputs('*')).filter((name) => name.includes('DkimRecord'));
+    expect(dkim).toHaveLength(3);
+    for (const name of dkim) expect(JSON.stringify(template.findOutputs(name))).toContain('CNAME');
+
+    const reused = Template.fromStack(
+      buildServiceStack({ bundle: false, context: { senderIdentityExists: 'true' } }).stack,
+    );
+    expect(Object.keys(reused.findOutputs('*')).filter((name) => name.includes('DkimRecord'))).toEqual([]);
+  });
+
+  it('lets the functions send to the verified recipients named for the SES sandbox, and to no one else', () => {
+    const sandbox = Template.fromStack(
+      buildServiceStack({ bundle: false, context: { sesSandboxRecipients: 'qa@example.org, lead@example.org' } }).stack,
+    );
+    const statements = (Object.values(sandbox.findResources('AWS::IAM::Policy')) as any[])
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
+      .filter((statement) => statement.Action === 'ses:SendEmail');
+    expect(statements.length).toBe(2);
+    for (const statement of statements) {
+      const resourcesText = JSON.stringify(statement.Resource);
+      expect(resourcesText).toContain(':identity/qa@example.org');
+      expect(resourcesText).toContain(':identity/lead@example.org');
+      expect(resourcesText).not.toContain('identity/*');
+    }
+  });
+});
+
+describe('alarms', () => {
+  it('notify the alarm topic, every one of them, and say what to do', () => {
+    expect(alarms.length).toBeGreaterThan(20);
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions, alarm.Properties.AlarmDescription).toEqual([topicRef]);
+      // A description states what happened and then at least one instruction.
+      expect(alarm.Properties.AlarmDescription).toMatch(
+        /\. (Check|Find|Read|Query|Look|Look up|Raise|Redrive)\b|\. [A-Z][^.]*(check|find|stop|look)/,
+      );
+    }
+  });
+
+  it('watch the report pipeline: dead letters, the oldest message, worker errors, throttles and duration near timeout', () => {
+    expect(alarmOn('ApproximateNumberOfMessagesVisible')).toHaveLength(1);
+    expect(alarmOn('NumberOfMessagesReceived')).toHaveLength(1);
+    const [age] = alarmOn('ApproximateAgeOfOldestMessage');
+    expect(age.Properties.Threshold).toBe(120);
+    const worker = { Ref: logicalIdOf(stack.reports.worker) };
+    const onWorker = (alarm: any) =>
+      JSON.stringify(alarm.Properties.Dimensions) === JSON.stringify([{ Name: 'FunctionName', Value: worker }]);
+    expect(alarmOn('Errors', onWorker)).toHaveLength(1);
+    expect(alarmOn('Throttles', onWorker)).toHaveLength(1);
+    const [duration] = alarmOn('Duration', onWorker);
+    expect(duration.Properties.ExtendedStatistic).toBe('p99');
+    const timeoutSeconds = resources[logicalIdOf(stack.reports.worker)].Properties.Timeout as number;
+    expect(duration.Properties.Threshold).toBe(timeoutSeconds * 1000 * 0.8);
+  });
+
+  it('watch every function for errors, the API for 5XX answers and every table for throttling', () => {
+    const functions = Object.keys(template.findResources('AWS::Lambda::Function')).filter(
+      (id) => !id.startsWith('LogRetention') && !id.includes('CustomResource') && !id.startsWith('AWS'),
+    );
+    const withErrorAlarm = new Set(alarmOn('Errors').map((alarm) => alarm.Properties.Dimensions[0].Value.Ref));
+    for (const fn of functions) expect(withErrorAlarm, fn).toContain(fn);
+    expect(alarmOn('5xx')).toHaveLength(1);
+    const tables = Object.keys(template.findResources('AWS::DynamoDB::Table'));
+    const throttled = new Set(
+      alarmOn('ReadThrottleEvents').map(
+        (alarm) =>
+          (alarm.Properties.Metrics as any[]).find((query) => query.MetricStat)?.MetricStat.Metric.Dimensions[0].Value
+            .Ref,
+      ),
+    );
+    expect([...throttled].sort()).toEqual(tables.sort());
+    expect(alarmOn('WriteThrottleEvents')).toHaveLength(tables.length);
+  });
+
+  it('watch the bounce and complaint rates of the configuration set below the rates AWS reviews at', () => {
+    const onSet = (alarm: any) =>
+      JSON.stringify(alarm.Properties.Dimensions) ===
+      JSON.stringify([{ Name: 'ses:configuration-set', Value: { Ref: logicalIdOf(stack.mail.configurationSet) } }]);
+    expect(alarmOn('Reputation.BounceRate', onSet)[0].Properties.Threshold).toBe(SES_BOUNCE_RATE_THRESHOLD);
+    expect(alarmOn('Reputation.ComplaintRate', onSet)[0].Properties.Threshold).toBe(SES_COMPLAINT_RATE_THRESHOLD);
+    expect(SES_BOUNCE_RATE_THRESHOLD).toBeLessThan(0.05);
+    expect(SES_COMPLAINT_RATE_THRESHOLD).toBeLessThan(0.001);
+  });
+});
+
+describe('the operations dashboard', () => {
+  const body = JSON.stringify(template.findResources('AWS::CloudWatch::Dashboard'));
+
+  it('shows the business metrics of this stage, latency and errors per route, queue depth and age, and mail events', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    for (const expected of [
+      'OnboardingService',
+      'TokensIssued',
+      'ReportsCompleted',
+      'ReportsFailed',
+      'ReportRenderMilliseconds',
+      'RateLimitedRequests',
+      'ApproximateAgeOfOldestMessage',
+      'ApproximateNumberOfMessagesVisible',
+      'Latency',
+      'Bounce',
+      'Complaint',
+    ]) {
+      expect(body, expected).toContain(expected);
+    }
+    for (const name of stack.routeFunctions.keys()) expect(body, name).toContain(`${name} p99`);
+    expect(Object.keys(template.findOutputs('*')).some((name) => name.startsWith('OperationsDashboardUrl'))).toBe(true);
+  });
+
+  it('matches what the functions emit: every function knows its stage and the namespace', () => {
+    for (const [id, fn] of Object.entries(template.findResources('AWS::Lambda::Function')) as [string, any][]) {
+      if (!fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME) continue;
+      expect(fn.Properties.Environment.Variables, id).toMatchObject({
+        STAGE: 'dev',
+        POWERTOOLS_METRICS_NAMESPACE: 'OnboardingService',
+      });
+    }
+  });
+});
