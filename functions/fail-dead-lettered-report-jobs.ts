@@ -10,6 +10,7 @@ import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { failDeadLetteredJob } from '#shared/domain/reports/fail-abandoned-jobs.ts';
 import { logger } from '#shared/observability/logger.ts';
+import { traceInvocation } from '#shared/observability/tracer.ts';
 import { isLastDeadLetterReceive, reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
 import {
   BusinessMetric,
@@ -60,6 +61,7 @@ async function failRecord(record: SQSRecord): Promise<void> {
 
 /** Dead-letter queue consumer: a job whose message SQS gave up on ends FAILED/INTERNAL_ERROR. */
 export const handler = middy<SQSEvent, SQSBatchResponse>()
+  .use(traceInvocation())
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(publishRecordedMetrics())
   .handler(async (event, context) =>

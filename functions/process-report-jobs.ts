@@ -14,6 +14,7 @@ import { loadReportFonts } from '#shared/domain/reports/pdf/report-fonts.ts';
 import { renderUserReport } from '#shared/domain/reports/pdf/render-user-report.ts';
 import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
 import { logger } from '#shared/observability/logger.ts';
+import { traceInvocation } from '#shared/observability/tracer.ts';
 import {
   BusinessMetric,
   metrics,
@@ -83,6 +84,7 @@ async function processRecord(record: SQSRecord, lambdaContext: Context): Promise
 
 /** SQS worker: failures are reported per message, so one bad job never re-runs the others. */
 export const handler = middy<SQSEvent, SQSBatchResponse>()
+  .use(traceInvocation())
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(publishRecordedMetrics())
   .handler(async (event, context) =>

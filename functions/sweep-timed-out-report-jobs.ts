@@ -9,6 +9,7 @@ import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { sweepTimedOutJobs } from '#shared/domain/reports/fail-abandoned-jobs.ts';
 import { logger } from '#shared/observability/logger.ts';
+import { traceInvocation } from '#shared/observability/tracer.ts';
 import {
   BusinessMetric,
   metrics,
@@ -31,6 +32,7 @@ const sweep = sweepTimedOutJobs({
 
 /** Runs every minute: open jobs past the 5-minute deadline end FAILED/TIMED_OUT. */
 export const handler = middy<ScheduledEvent, { timedOut: number; skipped: number }>()
+  .use(traceInvocation())
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(publishRecordedMetrics())
   .handler(async (_event, context) => {

@@ -1,9 +1,17 @@
 import path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { lambdaBundlingWith } from './bundling.ts';
 import { repoRoot } from './repo-root.ts';
@@ -67,12 +75,28 @@ export class ServiceFunction extends NodejsFunction {
       applicationLogLevelV2: props.applicationLogLevel ?? ApplicationLogLevel.INFO,
       // INFO keeps the platform's START, REPORT and INIT lines the README's Logs Insights queries read.
       systemLogLevelV2: SystemLogLevel.INFO,
+      // X-Ray: a segment per invocation, subsegments per AWS SDK call (shared/observability/tracer.ts).
+      tracing: Tracing.ACTIVE,
       environment: {
         POWERTOOLS_SERVICE_NAME: serviceName,
+        // Error messages stay out of traces: they can quote request data.
+        POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
         // Stack traces in CloudWatch name TypeScript file:line (the map is deployed beside the bundle).
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
     });
+    NagSuppressions.addResourceSuppressions(
+      role,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions',
+          appliesTo: ['Resource::*'],
+        },
+      ],
+      true,
+    );
   }
 }

@@ -17,7 +17,9 @@ const RUNS = 30;
  * API handlers answer a waiting client. The worker, the dead-letter handler and the sweep run
  * asynchronously: their ratio is reported without a budget.
  */
-const API_MAX_RATIO = 3.5;
+// 3.5x until the functions carried the X-Ray SDK (Powertools Tracer, issue 11): it adds about
+// 140 KB and 40-50 ms of init to every bundle, measured on the 2-core bench machine.
+const API_MAX_RATIO = 5;
 
 export default {
   title: '2 module init',

@@ -7,6 +7,7 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { InitializeHandlerOptions, MiddlewareStack } from '@smithy/types';
 import { DependencyUnavailableError } from '../domain/errors.ts';
 import { awsSdkLogger } from '../observability/logger.ts';
+import { traceAwsClient } from '../observability/tracer.ts';
 import { isDependencyUnavailable } from './aws-errors.ts';
 import { isDeadlineAbort, requestDeadline } from './request-deadline.ts';
 
@@ -48,6 +49,7 @@ export function createDynamoDbClients(): { client: DynamoDBClient; documents: Dy
     requestHandler: new DeadlineBoundHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS }),
   });
   reportUnavailableAs(client.middlewareStack, 'database');
+  traceAwsClient(client);
   const documents = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
@@ -61,7 +63,7 @@ export function createSqsClient(): SQSClient {
     requestHandler: new DeadlineBoundHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS }),
   });
   reportUnavailableAs(client.middlewareStack, 'queue');
-  return client;
+  return traceAwsClient(client);
 }
 
 /**
@@ -80,7 +82,7 @@ export function createS3Client(): S3Client {
     requestHandler: new DeadlineBoundHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: 3_000 }),
   });
   reportUnavailableAs(client.middlewareStack, 'storage');
-  return client;
+  return traceAwsClient(client);
 }
 
 /**
@@ -94,7 +96,7 @@ export function createSesClient(): SESv2Client {
     requestHandler: new DeadlineBoundHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: 1_200 }),
   });
   reportUnavailableAs(client.middlewareStack, 'mail');
-  return client;
+  return traceAwsClient(client);
 }
 
 const UNAVAILABLE_MIDDLEWARE: InitializeHandlerOptions & { name: string } = {

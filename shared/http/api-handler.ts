@@ -5,6 +5,7 @@ import type * as v from 'valibot';
 import { requestDeadline, runBeforeTimeout } from '../adapters/request-deadline.ts';
 import { logger } from '../observability/logger.ts';
 import { publishRecordedMetrics } from '../observability/metrics.ts';
+import { traceInvocation } from '../observability/tracer.ts';
 import type { ApiEvent, ApiResult, LambdaContext, Principal, Scope } from './api-types.ts';
 import type { TokenVerifier } from './auth.ts';
 import type { IdempotentRequests } from './idempotent-requests.ts';
@@ -51,6 +52,7 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
   options: ApiHandlerOptions<TSchema>,
 ) {
   const chain = middy<ApiEvent, ApiResult, Error, ApiContext>()
+    .use(traceInvocation())
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(publishRecordedMetrics())
     .use(httpBoundary())

@@ -145,6 +145,20 @@ describe('alarms', () => {
   });
 });
 
+describe('tracing', () => {
+  it('is active on every function of the service, without error messages in traces', () => {
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function')) as [string, any][];
+    const service = functions.filter(([, fn]) => fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME);
+    expect(service.length).toBe(stack.routeFunctions.size + 4);
+    for (const [id, fn] of service) {
+      expect(fn.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
+      expect(fn.Properties.Runtime, id).toBe('nodejs24.x');
+      expect(fn.Properties.Architectures, id).toEqual(['arm64']);
+      expect(fn.Properties.Environment.Variables.POWERTOOLS_TRACER_CAPTURE_ERROR, id).toBe('false');
+    }
+  });
+});
+
 describe('the operations dashboard', () => {
   const body = JSON.stringify(template.findResources('AWS::CloudWatch::Dashboard'));
 

@@ -14,6 +14,9 @@ import { allTables } from '../../lib/table-definitions.ts';
 import { buildServiceStack, exampleContext, logicalIdOf } from './service-stack-fixture.ts';
 import { actionsOf, resourcesOf, templateQueries, type Resource, type Statement } from './template-queries.ts';
 
+/** What active tracing grants every function, on `*`. */
+const X_RAY_ACTIONS = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
+
 let app: App;
 let stack: ServiceStack;
 let template: Template;
@@ -159,6 +162,11 @@ describe('functions', () => {
     for (const statement of statements) {
       const wildcards = resourcesOf(statement).filter((resource) => resource.includes('*'));
       if (wildcards.length === 0) continue;
+      // X-Ray has no resource-level permissions: sending trace segments is granted on `*`.
+      if (wildcards[0] === '*') {
+        expect(actionsOf(statement).sort()).toEqual(X_RAY_ACTIONS);
+        continue;
+      }
       // Object keys are created per job: the one wildcard is a key prefix of the reports bucket, for object actions only.
       expect(wildcards).toEqual([reportObjects]);
       expect(actionsOf(statement).length).toBeGreaterThan(0);
@@ -235,7 +243,11 @@ describe('RouteNotFound', () => {
   it('may only write its own logs', () => {
     const fn = fallbackFunction();
     const statements = statementsOf(fn);
-    expect(statements.flatMap(actionsOf).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    expect(statements.flatMap(actionsOf).sort()).toEqual([
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      ...X_RAY_ACTIONS,
+    ]);
     expect(statements[0]!.Resource).toEqual({ 'Fn::GetAtt': [logicalIdOf(fn.logGroup), 'Arn'] });
   });
 });
@@ -244,11 +256,16 @@ describe('GetOpenApiDocument', () => {
   it('may only write its own logs and reads no configuration', () => {
     const fn = routeFunction('GetOpenApiDocument');
     const statements = statementsOf(fn);
-    expect(statements.flatMap(actionsOf).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    expect(statements.flatMap(actionsOf).sort()).toEqual([
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      ...X_RAY_ACTIONS,
+    ]);
     expect(Object.keys(environmentOf(fn)).sort()).toEqual([
       'NODE_OPTIONS',
       'POWERTOOLS_METRICS_NAMESPACE',
       'POWERTOOLS_SERVICE_NAME',
+      'POWERTOOLS_TRACER_CAPTURE_ERROR',
       'STAGE',
     ]);
   });
