@@ -36,7 +36,12 @@ const reportObjects = () => `<${logicalIdOf(reports().bucket)}.Arn>/reports/*`;
 const arnOf = (construct: Parameters<typeof logicalIdOf>[0]) => ({ 'Fn::GetAtt': [logicalIdOf(construct), 'Arn'] });
 
 /** Every action the function may take, flattened. */
-const actionsOfFunction = (fn: IFunction) => queries.statementsOf(fn).flatMap(actionsOf);
+// Active tracing grants every function X-Ray's two actions (checked in service-stack.test.ts).
+const actionsOfFunction = (fn: IFunction) =>
+  queries
+    .statementsOf(fn)
+    .flatMap(actionsOf)
+    .filter((action) => !action.startsWith('xray:'));
 
 /** Tables (logical ids) on which the function may take `action`, ignoring index statements. */
 const tablesWith = (fn: IFunction, action: string) =>
