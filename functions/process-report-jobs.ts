@@ -10,8 +10,8 @@ import { S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
 import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { processReportJob } from '#shared/domain/reports/process-report-job.ts';
-import { loadReportFonts } from '#shared/domain/reports/pdf/report-fonts.ts';
-import { renderUserReport } from '#shared/domain/reports/pdf/render-user-report.ts';
+import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
+import { pdfReportRenderer } from '#shared/adapters/pdf/render-user-report.ts';
 import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { traceInvocation } from '#shared/observability/tracer.ts';
@@ -34,13 +34,17 @@ const config = loadConfig(
   }),
 );
 const dynamoDb = createDynamoDbClients();
-const fonts = loadReportFonts();
+/** Logged once per render and character: the report shows the missing-glyph box in its place. */
+const logMissingGlyph = (codePoint: number): void =>
+  logger.warn('report character has no glyph in any shipped font', {
+    codePoint: `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`,
+  });
 
 const processJob = processReportJob({
   jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
   users: new DynamoDbUserDirectory(dynamoDb.documents, config.USERS_TABLE_NAME),
   storage: new S3ReportStorage(createS3Client(), config.REPORTS_BUCKET_NAME),
-  render: (input) => renderUserReport({ ...input, fonts }),
+  render: pdfReportRenderer(loadReportFonts(), logMissingGlyph),
   clock: systemClock,
   templateVersion: REPORT_TEMPLATE_VERSION,
 });

@@ -10,11 +10,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 // Plain constants and node:fs/node:path only: importing them does not pull pdf-lib into the CDK app.
-import {
-  REPORT_FONT_FILES,
-  REPORT_FONT_PACKAGE_PATHS,
-  REPORT_FONTS_DIR_ENV,
-} from '../shared/domain/reports/pdf/report-fonts.ts';
+import { allReportFontFiles, REPORT_FONTS_DIR_ENV } from '../shared/adapters/pdf/report-fonts.ts';
 import { MAX_RECEIVES } from '../shared/queue/report-job-messages.ts';
 import {
   DEAD_LETTER_HANDLER_TIMEOUT_SECONDS,
@@ -59,8 +55,9 @@ const deadLetterHandlerTimeout = Duration.seconds(DEAD_LETTER_HANDLER_TIMEOUT_SE
 const shellQuote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
 
 /**
- * After esbuild, copies the two font files from the installed `@expo-google-fonts/noto-sans`
- * package into `fonts/` next to `index.js`. The commands run on the host when esbuild is
+ * After esbuild, copies every report font file (shared/adapters/pdf/report-fonts.ts: Noto Sans
+ * families per script, regular and bold) from the installed packages into `fonts/` next to
+ * `index.js`; a render reads only the families its text needs. The commands run on the host when esbuild is
  * installed, else in CDK's bundling container; both give the real input and output folders.
  */
 export const copyReportFonts: ICommandHooks = {
@@ -68,9 +65,9 @@ export const copyReportFonts: ICommandHooks = {
   beforeInstall: () => [],
   afterBundling: (inputDir, outputDir) => [
     `mkdir -p ${shellQuote(`${outputDir}/${reportFontsFolder}`)}`,
-    ...(Object.keys(REPORT_FONT_FILES) as Array<keyof typeof REPORT_FONT_FILES>).map(
-      (face) =>
-        `cp ${shellQuote(`${inputDir}/node_modules/${REPORT_FONT_PACKAGE_PATHS[face]}`)} ${shellQuote(`${outputDir}/${reportFontsFolder}/${REPORT_FONT_FILES[face]}`)}`,
+    ...allReportFontFiles().map(
+      ({ file, packagePath }) =>
+        `cp ${shellQuote(`${inputDir}/node_modules/${packagePath}`)} ${shellQuote(`${outputDir}/${reportFontsFolder}/${file}`)}`,
     ),
   ],
 };

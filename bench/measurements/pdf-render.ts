@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { esbuildOptionsFor } from '../../lib/bundling.ts';
-import { layoutUserReport } from '../../shared/domain/reports/pdf/layout-user-report.ts';
-import { loadReportFonts } from '../../shared/domain/reports/pdf/report-fonts.ts';
-import { reportTypeface } from '../../shared/domain/reports/pdf/report-typeface.ts';
+import { layoutUserReport } from '../../shared/adapters/pdf/layout-user-report.ts';
+import { loadReportFonts } from '../../shared/adapters/pdf/report-fonts.ts';
+import { Typesetter } from '../../shared/adapters/pdf/typesetter.ts';
 import { REPORT_TEMPLATE_VERSION } from '../../shared/domain/reports/report-template-version.ts';
 import {
   GENERATED_AT,
@@ -100,7 +100,7 @@ export default {
 
 /** The fewest PEP matches whose report has `pages` pages. */
 function matchesForPages(pages: number): number {
-  const typeface = reportTypeface(loadReportFonts());
+  const typeface = new Typesetter(loadReportFonts());
   for (let matches = 1; matches <= 200; matches++) {
     const input = {
       user: userWithMatches(matches),

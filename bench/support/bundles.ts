@@ -1,14 +1,9 @@
 import { copyFile, mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { bundleFileName, esbuildOptionsFor } from '../../lib/bundling.ts';
 import { apiRoutes, fallbackRoute, reportPipelineFunctions } from '../../lib/routes.ts';
-import {
-  REPORT_FONT_FILES,
-  REPORT_FONT_PACKAGE_PATHS,
-  REPORT_FONTS_DIR_ENV,
-} from '../../shared/domain/reports/pdf/report-fonts.ts';
+import { allReportFontFiles, installedPath, REPORT_FONTS_DIR_ENV } from '../../shared/adapters/pdf/report-fonts.ts';
 
 /** Every Lambda of the service, built the way CDK builds it (lib/bundling.ts), into a temporary folder. */
 
@@ -55,7 +50,7 @@ export async function buildLambdaBundles(outDir: string): Promise<LambdaBundle[]
           .filter((c) => c !== undefined),
       ),
     ];
-    const environment = inputs.some((input) => input.includes('shared/domain/reports/pdf/'))
+    const environment = inputs.some((input) => input.includes('shared/adapters/pdf/'))
       ? await copyReportFonts(dir)
       : {};
     bundles.push({
@@ -72,13 +67,12 @@ export async function buildLambdaBundles(outDir: string): Promise<LambdaBundle[]
   return bundles;
 }
 
-/** As lib/report-pipeline-construct.ts `copyReportFonts`: the two faces in `fonts/` beside the bundle. */
+/** As lib/report-pipeline-construct.ts `copyReportFonts`: every report font file in `fonts/` beside the bundle. */
 export async function copyReportFonts(bundleDir: string): Promise<Record<string, string>> {
-  const require = createRequire(import.meta.url);
   const fontsDir = path.join(bundleDir, 'fonts');
   await mkdir(fontsDir, { recursive: true });
-  for (const face of Object.keys(REPORT_FONT_FILES) as Array<keyof typeof REPORT_FONT_FILES>) {
-    await copyFile(require.resolve(REPORT_FONT_PACKAGE_PATHS[face]), path.join(fontsDir, REPORT_FONT_FILES[face]));
+  for (const { file, packagePath } of allReportFontFiles()) {
+    await copyFile(installedPath(packagePath), path.join(fontsDir, file));
   }
   return { [REPORT_FONTS_DIR_ENV]: fontsDir };
 }

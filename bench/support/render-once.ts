@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { PDFDocument } from 'pdf-lib';
-import { renderUserReport } from '../../shared/domain/reports/pdf/render-user-report.ts';
-import { loadReportFonts } from '../../shared/domain/reports/pdf/report-fonts.ts';
+import { renderUserReport } from '../../shared/adapters/pdf/render-user-report.ts';
+import { loadReportFonts } from '../../shared/adapters/pdf/report-fonts.ts';
 import type { UserRecord } from '../../shared/domain/users/user-record.ts';
 import {
   GENERATED_AT,

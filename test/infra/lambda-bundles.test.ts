@@ -9,8 +9,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleFileName, esbuildOptionsFor } from '../../lib/bundling.ts';
 import { reportPipelineFunctions } from '../../lib/routes.ts';
-import { loadReportFonts } from '../../shared/domain/reports/pdf/report-fonts.ts';
-import type { renderUserReport } from '../../shared/domain/reports/pdf/render-user-report.ts';
+import { loadReportFonts } from '../../shared/adapters/pdf/report-fonts.ts';
+import type { renderUserReport } from '../../shared/adapters/pdf/render-user-report.ts';
 import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, typicalUser } from '../unit/reports/pdf/user-report-fixtures.ts';
 
 /**
@@ -51,7 +51,7 @@ describe('Lambda bundles', () => {
     expect(unmapped.stdout).not.toContain('failing-entry.ts');
   });
 
-  it('build the worker with the maintained S3 client, and without fontkit or pdf-lib’s standard fonts and PNG decoder', async () => {
+  it('build the worker with the maintained S3 client and fontkit, and without pdf-lib’s fontkit, standard fonts and PNG decoder', async () => {
     const file = path.join(outDir, 'worker', bundleFileName);
     const { metafile } = await build({
       ...esbuildOptionsFor(reportPipelineFunctions.worker.entry, file),
@@ -64,6 +64,7 @@ describe('Lambda bundles', () => {
 
     expect(packages).toContain('pdf-lib');
     expect(packages).toContain('@aws-sdk/client-s3');
+    for (const engine of ['fontkit', 'bidi-js', 'linebreak']) expect(packages).toContain(engine);
     for (const left of ['@pdf-lib/fontkit', '@pdf-lib/standard-fonts', '@pdf-lib/upng']) {
       expect(packages).not.toContain(left);
     }
@@ -71,7 +72,7 @@ describe('Lambda bundles', () => {
 
   it('render the report from a bundle, with the stand-ins in place', async () => {
     const { exports, inputs } = await bundle<{ renderUserReport: typeof renderUserReport }>(
-      'shared/domain/reports/pdf/render-user-report.ts',
+      'shared/adapters/pdf/render-user-report.ts',
     );
     expect(inputs).toContain('shared/bundle-substitutes/pdf-lib-standard-fonts.ts');
 

@@ -5,13 +5,12 @@ import {
 } from '../../shared/queue/report-pipeline-timing.ts';
 import { REPORT_DEADLINE_MS } from '../../shared/domain/reports/report-job.ts';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { copyReportFonts, reportObjectPrefix } from '../../lib/report-pipeline-construct.ts';
 import type { ServiceStack } from '../../lib/service-stack.ts';
-import { REPORT_FONT_FILES, REPORT_FONT_PACKAGE_PATHS } from '../../shared/domain/reports/pdf/report-fonts.ts';
+import { allReportFontFiles, installedPath } from '../../shared/adapters/pdf/report-fonts.ts';
 import { reportObjectKey } from '../../shared/domain/reports/report-job.ts';
 import { MAX_RECEIVES } from '../../shared/queue/report-job-messages.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
@@ -414,28 +413,27 @@ describe('alarms', () => {
 });
 
 describe('report fonts in the worker bundle', () => {
-  it('copies each face from the installed package into fonts/ of the bundle', () => {
+  it('copies every font file from the installed packages into fonts/ of the bundle', () => {
     const commands = copyReportFonts.afterBundling('/in', '/out');
     expect(commands).toEqual([
       "mkdir -p '/out/fonts'",
-      `cp '/in/node_modules/${REPORT_FONT_PACKAGE_PATHS.regular}' '/out/fonts/${REPORT_FONT_FILES.regular}'`,
-      `cp '/in/node_modules/${REPORT_FONT_PACKAGE_PATHS.bold}' '/out/fonts/${REPORT_FONT_FILES.bold}'`,
+      ...allReportFontFiles().map(
+        ({ file, packagePath }) => `cp '/in/node_modules/${packagePath}' '/out/fonts/${file}'`,
+      ),
     ]);
+    expect(commands.join('\n')).toContain('NotoSansArabic_700Bold.ttf');
     expect(copyReportFonts.beforeBundling('/in', '/out')).toEqual([]);
     expect(copyReportFonts.beforeInstall('/in', '/out')).toEqual([]);
   });
 
-  it('copies files that exist in the installed package', () => {
-    const require = createRequire(import.meta.url);
-    for (const face of ['regular', 'bold'] as const) {
-      expect(readFileSync(require.resolve(REPORT_FONT_PACKAGE_PATHS[face])).subarray(0, 4)).toEqual(
-        Buffer.from([0, 1, 0, 0]),
-      );
+  it('copies files that exist in the installed packages', () => {
+    for (const { packagePath } of allReportFontFiles()) {
+      expect(readFileSync(installedPath(packagePath)).subarray(0, 4)).toEqual(Buffer.from([0, 1, 0, 0]));
     }
   });
 
   it('takes the paths from a module that imports nothing but Node built-ins, so the CDK app never loads pdf-lib', () => {
-    const source = readFileSync(new URL('../../shared/domain/reports/pdf/report-fonts.ts', import.meta.url), 'utf8');
+    const source = readFileSync(new URL('../../shared/adapters/pdf/report-fonts.ts', import.meta.url), 'utf8');
     const imports = [...source.matchAll(/^import\s[^;]*?from\s+'([^']+)'/gm)].map((match) => match[1]);
     expect(imports.length).toBeGreaterThan(0);
     for (const specifier of imports) expect(specifier).toMatch(/^node:/);

@@ -1,5 +1,4 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { App } from 'aws-cdk-lib';
@@ -8,7 +7,7 @@ import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '../../lib/service-stack.ts';
 import { bundleFileName, esbuildOptionsFor } from '../../lib/bundling.ts';
-import { REPORT_FONT_FILES, REPORT_FONT_PACKAGE_PATHS } from '../../shared/domain/reports/pdf/report-fonts.ts';
+import { allReportFontFiles, installedPath } from '../../shared/adapters/pdf/report-fonts.ts';
 import { apiRoutes, fallbackRoute, reportPipelineFunctions } from '../../lib/routes.ts';
 import { allTables } from '../../lib/table-definitions.ts';
 import { buildServiceStack, exampleContext, logicalIdOf } from './service-stack-fixture.ts';
@@ -355,14 +354,14 @@ describe('bundling', () => {
     }
   });
 
-  it('copies the two report fonts next to the worker bundle, byte for byte', () => {
+  it('copies every report font next to the worker bundle, byte for byte', () => {
     const code = resources[logicalIdOf(stack.reports.worker)]!.Properties.Code as { S3Key: string };
     const assetDir = path.join(app.synth().directory, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
-    for (const face of ['regular', 'bold'] as const) {
-      const deployed = readFileSync(path.join(assetDir, 'fonts', REPORT_FONT_FILES[face]));
-      const installed = readFileSync(createRequire(import.meta.url).resolve(REPORT_FONT_PACKAGE_PATHS[face]));
-      expect(deployed.length).toBeGreaterThan(100_000);
-      expect(deployed.equals(installed)).toBe(true);
+    for (const { file, packagePath } of allReportFontFiles()) {
+      const deployed = readFileSync(path.join(assetDir, 'fonts', file));
+      const installed = readFileSync(installedPath(packagePath));
+      expect(deployed.length).toBeGreaterThan(20_000);
+      expect(deployed.equals(installed), file).toBe(true);
     }
   });
 });

@@ -4,21 +4,28 @@ import {
   type PositionedText,
   type ReportLayout,
   type ReportPage,
-} from '../../../../shared/domain/reports/pdf/layout-user-report.ts';
-import { REPORT_SECTION_IDS } from '../../../../shared/domain/reports/pdf/report-content.ts';
-import { loadReportFonts } from '../../../../shared/domain/reports/pdf/report-fonts.ts';
+} from '../../../../shared/adapters/pdf/layout-user-report.ts';
+import { REPORT_SECTION_IDS } from '../../../../shared/domain/reports/report-content.ts';
+import { loadReportFonts } from '../../../../shared/adapters/pdf/report-fonts.ts';
 import {
   CONTENT_BOTTOM,
   CONTENT_RIGHT,
   CONTENT_TOP,
   FOOTER,
   HEADER,
-} from '../../../../shared/domain/reports/pdf/report-style.ts';
-import { reportTypeface } from '../../../../shared/domain/reports/pdf/report-typeface.ts';
+} from '../../../../shared/adapters/pdf/report-style.ts';
+import { Typesetter } from '../../../../shared/adapters/pdf/typesetter.ts';
 import type { UserRecord } from '../../../../shared/domain/users/user-record.ts';
-import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, typicalUser, userWithMatches } from './user-report-fixtures.ts';
+import {
+  GENERATED_AT,
+  JOB_ID,
+  ORGANIZATION_NAME,
+  screeningEntry,
+  typicalUser,
+  userWithMatches,
+} from './user-report-fixtures.ts';
 
-const typeface = reportTypeface(loadReportFonts());
+const typeface = new Typesetter(loadReportFonts());
 
 function layout(user: UserRecord, organizationName = ORGANIZATION_NAME): ReportLayout {
   const input = { user, organizationName, jobId: JOB_ID, generatedAt: GENERATED_AT, templateVersion: '2026-11.1' };
@@ -135,7 +142,7 @@ describe('layoutUserReport', () => {
     expect(valueOf(report, 'Selfie liveness score')).toBe('0.97');
     expect(valueOf(report, 'Face match score')).toBe('87.50');
     expect(valueOf(report, 'Created')).toBe('2026-09-14 08:01:22 UTC');
-    expect(valueOf(report, 'PEP matches')).toBe('2');
+    expect(valueOf(report, 'PEP matches')).toBe('1');
   });
 
   it('shows "—" for every field a minimal record lacks', () => {
@@ -178,4 +185,105 @@ describe('layoutUserReport', () => {
     );
     expect(emailLines.length).toBeGreaterThan(1);
   });
+
+  it('breaks a long hyphenated name only at spaces and after hyphens', () => {
+    const name =
+      'Maximiliane Sophie von Rodenegg-Trostburg-Überetsch-Hohenfreyberg-Schwangau zu Waldburg-Zeil-Hohenems';
+    const report = layout(typicalUser({ name }));
+
+    const nameLines = report.pages[0]!.texts.filter(
+      (text) => text.role === 'value' && text.y <= labelY(report, 'Name') && text.y > labelY(report, 'First name'),
+    );
+    expect(nameLines.length).toBeGreaterThan(1);
+    for (const line of nameLines.slice(0, -1)) expect(line.text).toMatch(/-$|[a-zäöü]$/u);
+    const joined = nameLines
+      .map((line) => line.text)
+      .reduce((all, line) => (all.endsWith('-') ? all + line : `${all} ${line}`));
+    expect(joined).toBe(name);
+  });
+
+  it('shows every detail of a screening match: each alias, gender, status, datasets, addresses, each note, evidences, flags and QR code', () => {
+    const match = screeningEntry(0, {
+      firstName: 'Olena',
+      lastName: 'Kovalenko',
+      gender: 'female',
+      status: 'Active',
+      datasets: ['SAN-CURRENT', 'PEP-LINKED'],
+      aliases: ['Elena Kovalenko', { name: 'О. Коваленко' }, { firstName: 'Lena', lastName: 'K.' }],
+      notes: ['Listed under an asset-freeze regime.', 'Listing under review since 2026-03.'],
+      evidences: [
+        { evidenceId: 'EV-204911', title: 'Consolidated sanctions list', datePublished: '2025-02-14' },
+        'Press release of 2025-02-15',
+      ],
+      isDeleted: true,
+      isDeceased: true,
+      qrCode: 'QR4711000042',
+    });
+    const report = layout(
+      typicalUser({
+        idcheck_pep_sanction_result: {
+          status: 'Flagged',
+          timestamp: '2026-10-29T09:12:44.000Z',
+          pep_result: [],
+          sanction_result: [match],
+        },
+      }),
+    );
+
+    const values = report.pages.flatMap((page) =>
+      page.texts.filter((text) => text.role === 'value' && text.sectionId === 'screening').map((text) => text.text),
+    );
+    for (const expected of [
+      'Olena',
+      'Kovalenko',
+      'female',
+      'Active',
+      'SAN-CURRENT, PEP-LINKED',
+      'Elena Kovalenko',
+      'О. Коваленко',
+      'Lena K.',
+      'Listed under an asset-freeze regime.',
+      'Listing under review since 2026-03.',
+      'EV-204911: Consolidated sanctions list (2025-02-14)',
+      'Press release of 2025-02-15',
+      'QR4711000042',
+      '12 Khreshchatyk Street, Kyiv, 01001, UA (Residential)',
+      '4 Rue de la Paix, Paris, 75002, FR',
+    ]) {
+      expect(values).toContain(expected);
+    }
+    expect(valueOf(report, 'Deleted')).toBe('Yes');
+    expect(valueOf(report, 'Deceased')).toBe('Yes');
+    expect(valueOf(report, 'Aliases')).toBe('Elena Kovalenko');
+  });
+
+  it('flows a match whose lists are longer than a page onto the next pages, every entry shown', () => {
+    const aliases = Array.from({ length: 120 }, (_, index) => `Alias number ${index + 1}`);
+    const report = layout(
+      typicalUser({
+        idcheck_pep_sanction_result: {
+          status: 'Flagged',
+          timestamp: '2026-10-29T09:12:44.000Z',
+          pep_result: [screeningEntry(0, { aliases })],
+          sanction_result: [],
+        },
+      }),
+    );
+
+    const values = report.pages.flatMap((page) =>
+      page.texts.filter((text) => text.role === 'value').map((text) => text.text),
+    );
+    for (const alias of aliases) expect(values).toContain(alias);
+    const pagesWithAliases = report.pages.filter((page) =>
+      page.texts.some((text) => text.text.startsWith('Alias number')),
+    );
+    expect(pagesWithAliases.length).toBeGreaterThan(1);
+    expect(texts(pagesWithAliases[1]!, 'block-heading')[0]).toMatch(/^PEP match 1 of 1: .* \(continued\)$/);
+    expect(texts(pagesWithAliases[1]!, 'label')).toContain('(continued)');
+  });
 });
+
+/** Baseline of the label `label` on the first page. */
+function labelY(report: ReportLayout, label: string): number {
+  return report.pages[0]!.texts.find((text) => text.role === 'label' && text.text === label)!.y;
+}

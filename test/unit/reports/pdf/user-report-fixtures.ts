@@ -32,7 +32,7 @@ export function screeningEntry(index: number, overrides: Partial<ScreeningEntry>
   };
 }
 
-/** A user with every field set, two PEP matches and one sanction match. */
+/** A user with every field set, one PEP match and one sanction match: a two-page report. */
 export function typicalUser(overrides: Partial<UserRecord> = {}): UserRecord {
   return {
     id: 'usr-0001',
@@ -74,7 +74,14 @@ export function typicalUser(overrides: Partial<UserRecord> = {}): UserRecord {
     idcheck_pep_sanction_result: {
       status: 'Flagged',
       timestamp: '2026-10-29T09:12:44.000Z',
-      pep_result: [screeningEntry(0), screeningEntry(1)],
+      pep_result: [
+        screeningEntry(0, {
+          notes: ['Member of a regional parliament (2014–2019).'],
+          evidences: [
+            { evidenceId: 'EV-104233', title: 'Parliament membership register', datePublished: '2019-05-02' },
+          ],
+        }),
+      ],
       sanction_result: [
         screeningEntry(2, {
           firstName: 'Olena',

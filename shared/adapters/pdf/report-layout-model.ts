@@ -1,6 +1,7 @@
-import type { ReportSectionId } from './report-content.ts';
+import type { ReportSectionId } from '../../domain/reports/report-content.ts';
 import type { ReportColor } from './report-style.ts';
-import type { FontWeight, ReportTypeface } from './report-typeface.ts';
+import type { FontWeight } from './report-fonts.ts';
+import type { Typesetter } from './typesetter.ts';
 
 /**
  * A laid-out report: every piece of text with its position, face and colour, and the filled boxes
@@ -8,7 +9,7 @@ import type { FontWeight, ReportTypeface } from './report-typeface.ts';
  */
 
 /** What layout needs of the faces: cleaning text and measuring it. */
-export type TextMeasure = Pick<ReportTypeface, 'printable' | 'width'>;
+export type TextMeasure = Pick<Typesetter, 'printable' | 'width'>;
 
 export type TextRole = 'header' | 'footer' | 'section-heading' | 'block-heading' | 'label' | 'value';
 

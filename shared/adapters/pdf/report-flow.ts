@@ -1,4 +1,4 @@
-import type { ReportBlock, ReportRow, ReportSection, ReportSectionId } from './report-content.ts';
+import type { ReportBlock, ReportRow, ReportSection, ReportSectionId } from '../../domain/reports/report-content.ts';
 import type { ReportPage, TextMeasure } from './report-layout-model.ts';
 import {
   BLOCK_HEADING,
@@ -12,7 +12,7 @@ import {
   baselineIn,
   type ReportColor,
 } from './report-style.ts';
-import { wrapText } from './text-wrap.ts';
+import { wrapText } from './line-breaking.ts';
 
 const CONTINUED = ' (continued)';
 /** The label of the part of a row that runs on after a page break. */

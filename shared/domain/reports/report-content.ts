@@ -1,4 +1,4 @@
-import type { ScreeningAddress, ScreeningEntry, UserRecord } from '../../users/user-record.ts';
+import type { ScreeningAddress, ScreeningEntry, UserRecord } from '../users/user-record.ts';
 import {
   MISSING,
   formatCount,
@@ -134,26 +134,60 @@ function screeningBlock(kind: string, index: number, total: number, entry: Scree
     rows: [
       pair(field('First name', formatText(entry.firstName)), field('Middle name', formatText(entry.middleName))),
       pair(field('Last name', formatText(entry.lastName)), field('Gender', formatText(entry.gender))),
-      pair(field('Status', formatText(entry.status)), field('Aliases', formatCount(entry.aliases))),
-      row('Datasets', formatText(entry.datasets)),
-      row('Addresses', formatAddresses(entry.addresses)),
+      pair(field('Status', formatText(entry.status)), field('QR code', formatText(entry.qrCode))),
       pair(field('Deleted', formatYesNo(entry.isDeleted)), field('Deceased', formatYesNo(entry.isDeceased))),
+      row('Aliases', formatLines(entry.aliases, formatAlias)),
+      row('Datasets', formatText(entry.datasets)),
+      row('Addresses', formatLines(objectsIn<ScreeningAddress>(entry.addresses), formatAddress)),
+      row('Notes', formatLines(entry.notes, formatText)),
+      row('Evidences', formatLines(entry.evidences, formatEvidence)),
     ],
   };
 }
 
-/** One address per line: `line1, line2, city, county, postcode, country (type)`. */
-function formatAddresses(addresses: unknown): string {
-  const lines = objectsIn<ScreeningAddress>(addresses).map((address) => {
-    const text = joinPresent(
-      [address.line1, address.line2, address.city, address.county, address.postcode, address.countryIsoCode],
-      ', ',
-    );
-    const type =
-      typeof address.addressType === 'string' && address.addressType.trim() !== '' ? address.addressType : '';
-    return type === '' ? text : `${text} (${type.trim()})`;
-  });
+/** One line per element of a stored list; the missing mark for an empty or missing one. */
+function formatLines(values: unknown, format: (value: never) => string): string {
+  const lines = (Array.isArray(values) ? values : [])
+    .map((value) => format(value as never))
+    .filter((line) => line !== MISSING);
   return lines.length === 0 ? MISSING : lines.join('\n');
+}
+
+/** An alias as stored: a name, or an object naming one (`name`, or its parts). */
+function formatAlias(alias: unknown): string {
+  if (!isPlainObject(alias)) return formatText(alias);
+  const record = alias as Record<string, unknown>;
+  const name = record.name ?? record.fullName;
+  if (typeof name === 'string' && name.trim() !== '') return name.trim();
+  const parts = joinPresent([record.firstName, record.middleName, record.lastName], ' ');
+  return parts === MISSING ? formatText(alias) : parts;
+}
+
+/** `id: title (published date), url`, from whichever of these the evidence holds. */
+function formatEvidence(evidence: unknown): string {
+  if (!isPlainObject(evidence)) return formatText(evidence);
+  const record = evidence as Record<string, unknown>;
+  const id = joinPresent([record.evidenceId], '');
+  const title = joinPresent([record.title, record.summary], ' — ');
+  const published = joinPresent([record.datePublished], '');
+  const url = joinPresent([record.url, record.originalUrl], ' ');
+  const known = [id, title, published, url].every((part) => part === MISSING);
+  if (known) return formatText(evidence);
+  let text = id === MISSING ? '' : id;
+  if (title !== MISSING) text = text === '' ? title : `${text}: ${title}`;
+  if (published !== MISSING) text = text === '' ? published : `${text} (${published})`;
+  if (url !== MISSING) text = text === '' ? url : `${text}, ${url}`;
+  return text;
+}
+
+/** `line1, line2, city, county, postcode, country (type)`. */
+function formatAddress(address: ScreeningAddress): string {
+  const text = joinPresent(
+    [address.line1, address.line2, address.city, address.county, address.postcode, address.countryIsoCode],
+    ', ',
+  );
+  const type = typeof address.addressType === 'string' && address.addressType.trim() !== '' ? address.addressType : '';
+  return type === '' ? text : `${text} (${type.trim()})`;
 }
 
 /**

@@ -1,0 +1,152 @@
+import { PDFDocument, PDFName, type PDFPage } from 'pdf-lib';
+import type { ReportRenderer } from '../../domain/reports/ports.ts';
+import type { UserRecord } from '../../domain/users/user-record.ts';
+import { REPORT_TEMPLATE_VERSION } from '../../domain/reports/report-template-version.ts';
+import { REPORT_TITLE, layoutUserReport, type PositionedText, type ReportPage } from './layout-user-report.ts';
+import { PdfFontSubsets, utf16Hex } from './pdf-font-subsets.ts';
+import type { ReportFonts } from './report-fonts.ts';
+import { COLORS, PAGE, type ReportColor } from './report-style.ts';
+import { Typesetter, type MissingGlyphListener } from './typesetter.ts';
+
+export { REPORT_TEMPLATE_VERSION };
+
+const REPORT_CREATOR = 'Onboarding reports service';
+
+export interface RenderUserReportInput {
+  user: UserRecord;
+  organizationName: string;
+  jobId: string;
+  generatedAt: Date;
+  fonts: ReportFonts;
+  /** Told each character no shipped font has (drawn as the missing-glyph box), once per render. */
+  onMissingGlyph?: MissingGlyphListener;
+}
+
+/** The renderer port (shared/domain/reports/ports.ts) implemented with these fonts. */
+export function pdfReportRenderer(fonts: ReportFonts, onMissingGlyph?: MissingGlyphListener): ReportRenderer {
+  return (input) => renderUserReport({ ...input, fonts, ...(onMissingGlyph && { onMissingGlyph }) });
+}
+
+/**
+ * The user's status report as PDF bytes.
+ *
+ * Determinism: the same input and `generatedAt` give the same bytes. Every date in the file is
+ * `generatedAt`; all metadata is set here (pdf-lib's defaults would stamp the current time); the
+ * subset fonts are named from the glyphs they hold and their resources `F1`, `F2`, ... in order of
+ * first use; shaping state lives in a `Typesetter` made per render; pdf-lib writes no document ID.
+ */
+export async function renderUserReport(input: RenderUserReportInput): Promise<Uint8Array> {
+  const typesetter = new Typesetter(input.fonts, input.onMissingGlyph);
+  const layout = layoutUserReport({ ...input, templateVersion: REPORT_TEMPLATE_VERSION }, typesetter);
+
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const subsets = new PdfFontSubsets(doc);
+  for (const page of layout.pages) paintPage(doc, doc.addPage([PAGE.width, PAGE.height]), page, typesetter, subsets);
+  subsets.embedAll();
+  setMetadata(doc, input);
+  return doc.save({ useObjectStreams: true, addDefaultPage: false });
+}
+
+/**
+ * Paints one page as a single content stream: the boxes, then all text in one text object. Each
+ * line is shown run by run, glyph by glyph as shaped (TJ with position adjustments, text rise for
+ * marks); a run whose glyphs do not read back as its text one by one is wrapped in `/ActualText`.
+ */
+function paintPage(
+  doc: PDFDocument,
+  pdfPage: PDFPage,
+  page: ReportPage,
+  typesetter: Typesetter,
+  subsets: PdfFontSubsets,
+): void {
+  const out: string[] = [];
+  let color: ReportColor | undefined;
+  const useColor = (next: ReportColor): void => {
+    if (next !== color) out.push(`${COLORS[next].map(num).join(' ')} rg`);
+    color = next;
+  };
+  for (const box of page.boxes) {
+    useColor(box.color);
+    out.push(`${num(box.x)} ${num(box.y)} ${num(box.width)} ${num(box.height)} re f`);
+  }
+  out.push('BT');
+  const used = new Set<string>();
+  let font = '';
+  for (const text of page.texts) {
+    useColor(text.color);
+    out.push(`1 0 0 1 ${num(text.x)} ${num(text.y)} Tm`);
+    for (const run of typesetter.shape(text.text, text.weight).runs) {
+      const subset = subsets.of(run.face);
+      used.add(subset.resourceName);
+      const nextFont = `${subset.resourceName} ${text.size}`;
+      if (nextFont !== font) out.push(`/${subset.resourceName} ${num(text.size)} Tf`);
+      font = nextFont;
+      if (run.actualText !== undefined) out.push(`/Span <</ActualText <feff${utf16Hex(run.actualText)}>>> BDC`);
+      out.push(...showRun(run.glyphs, subset, text));
+      if (run.actualText !== undefined) out.push('EMC');
+    }
+  }
+  out.push('ET');
+  for (const subset of subsets.all()) {
+    if (used.has(subset.resourceName)) pdfPage.node.setFontDictionary(PDFName.of(subset.resourceName), subset.ref);
+  }
+  const stream = doc.context.flateStream(out.join('\n'));
+  pdfPage.node.set(PDFName.of('Contents'), doc.context.register(stream));
+}
+
+/**
+ * TJ operators for one run. Positions are kept in thousandths of an em: `pen` is where the shaping
+ * engine puts the next glyph, `shown` where the reader's text position is after the glyphs shown
+ * so far; a TJ number moves between the two. A vertical offset (a mark above or below its base)
+ * is a text rise.
+ */
+function showRun(
+  glyphs: ReturnType<Typesetter['shape']>['runs'][number]['glyphs'],
+  subset: ReturnType<PdfFontSubsets['of']>,
+  text: PositionedText,
+): string[] {
+  const out: string[] = [];
+  let items: string[] = [];
+  let pen = 0;
+  let shown = 0;
+  let rise = 0;
+  const flush = (): void => {
+    if (items.length > 0) out.push(`[${items.join('')}] TJ`);
+    items = [];
+  };
+  for (const glyph of glyphs) {
+    const target = pen + glyph.xOffset;
+    const move = shown - target;
+    if (Math.abs(move) > 0.01) items.push(` ${num(move)} `);
+    if (glyph.yOffset !== rise) {
+      flush();
+      rise = glyph.yOffset;
+      out.push(`${num((rise * text.size) / 1000)} Ts`);
+    }
+    items.push(`<${subset.code(glyph.id, glyph.text)}>`);
+    shown = target + subset.widthOf(glyph.id);
+    pen += glyph.advance;
+  }
+  if (Math.abs(shown - pen) > 0.01) items.push(` ${num(shown - pen)} `);
+  flush();
+  if (rise !== 0) out.push('0 Ts');
+  return out;
+}
+
+/** A number as PDF content writes it: at most three decimals, no exponent. */
+function num(value: number): string {
+  const rounded = Math.round(value * 1000) / 1000;
+  return Object.is(rounded, -0) ? '0' : String(rounded);
+}
+
+function setMetadata(doc: PDFDocument, input: RenderUserReportInput): void {
+  doc.setTitle(`${REPORT_TITLE}: user ${input.user.id}`);
+  doc.setAuthor(input.organizationName);
+  doc.setSubject(`Status of user ${input.user.id} in ${input.organizationName}, report job ${input.jobId}`);
+  doc.setKeywords(['user status report', input.user.id, input.jobId, `template ${REPORT_TEMPLATE_VERSION}`]);
+  doc.setCreator(REPORT_CREATOR);
+  doc.setProducer(`${REPORT_CREATOR}, template ${REPORT_TEMPLATE_VERSION}`);
+  doc.setLanguage('en');
+  doc.setCreationDate(input.generatedAt);
+  doc.setModificationDate(input.generatedAt);
+}
