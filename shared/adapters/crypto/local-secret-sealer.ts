@@ -16,15 +16,24 @@ export class LocalSecretSealer implements SecretSealer {
   }
 
   seal(secret: string, context: { orgId: string; endpointId: string }): Promise<string> {
+    return Promise.resolve().then(() => this.sealNow(secret, context));
+  }
+
+  open(sealed: string, context: { orgId: string; endpointId: string }): Promise<string> {
+    // A sealed secret that does not authenticate rejects rather than throws.
+    return Promise.resolve().then(() => this.openNow(sealed, context));
+  }
+
+  private sealNow(secret: string, context: { orgId: string; endpointId: string }): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(Buffer.from(`${context.orgId}:${context.endpointId}`));
     const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
     const sealed = [iv, cipher.getAuthTag(), ciphertext].map((part) => part.toString('base64')).join('.');
-    return Promise.resolve(PREFIX + sealed);
+    return PREFIX + sealed;
   }
 
-  open(sealed: string, context: { orgId: string; endpointId: string }): Promise<string> {
+  private openNow(sealed: string, context: { orgId: string; endpointId: string }): string {
     if (!sealed.startsWith(PREFIX)) throw new Error('not a locally sealed secret');
     const [iv, tag, ciphertext] = sealed
       .slice(PREFIX.length)
@@ -34,6 +43,6 @@ export class LocalSecretSealer implements SecretSealer {
     const decipher = createDecipheriv('aes-256-gcm', this.key, iv);
     decipher.setAAD(Buffer.from(`${context.orgId}:${context.endpointId}`));
     decipher.setAuthTag(tag);
-    return Promise.resolve(Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8'));
+    return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
   }
 }
