@@ -5,7 +5,13 @@
  */
 
 export type Scope =
-  'onboarding:write' | 'onboarding:read' | 'onboarding:redeem' | 'reports:write' | 'reports:read' | 'users:read';
+  | 'onboarding:write'
+  | 'onboarding:read'
+  | 'onboarding:redeem'
+  | 'reports:write'
+  | 'reports:read'
+  | 'users:read'
+  | 'webhooks:manage';
 
 // Onboarding tokens
 

@@ -4,7 +4,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
@@ -19,12 +19,20 @@ import {
   publishRecordedMetrics,
   recordReportFailed,
 } from '#shared/observability/metrics.ts';
+import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
+import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
+import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
 
-const config = loadConfig(v.object({ REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') }));
+const config = loadConfig(
+  v.object({ ...webhookQueueEnvironment, REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') }),
+);
 const dynamoDb = createDynamoDbClients();
 
 const failJob = failDeadLetteredJob({
-  jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
+  jobs: emittingReportEvents(
+    new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
+    webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL),
+  ),
   clock: systemClock,
 });
 

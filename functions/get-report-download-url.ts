@@ -1,4 +1,4 @@
-import { createDynamoDbClients, createS3Client } from '#shared/adapters/aws-clients.ts';
+import { createDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { S3ReportDownloadLinks } from '#shared/adapters/s3/report-download-links.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
@@ -9,15 +9,22 @@ import { getReportDownload } from '#shared/domain/reports/read-report-job.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { reportJobIdFrom } from '#shared/http/path-parameters.ts';
 import { ok } from '#shared/http/responses.ts';
+import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
+import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
+import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
 
 const config = loadApiConfig({
+  ...webhookQueueEnvironment,
   REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
   REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME'),
 });
 const dynamoDb = createDynamoDbClients();
 
 const downloadFor = getReportDownload({
-  jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
+  jobs: emittingReportEvents(
+    new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
+    webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL),
+  ),
   storage: new S3ReportDownloadLinks(createS3Client(), config.REPORTS_BUCKET_NAME),
   clock: systemClock,
 });

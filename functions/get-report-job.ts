@@ -1,4 +1,4 @@
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
@@ -9,12 +9,21 @@ import { toStatusResponse } from '#shared/domain/reports/report-job.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { reportJobIdFrom } from '#shared/http/path-parameters.ts';
 import { ok } from '#shared/http/responses.ts';
+import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
+import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
+import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
 
-const config = loadApiConfig({ REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') });
+const config = loadApiConfig({
+  ...webhookQueueEnvironment,
+  REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
+});
 const dynamoDb = createDynamoDbClients();
 
 const readJob = getReportJob({
-  jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
+  jobs: emittingReportEvents(
+    new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
+    webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL),
+  ),
   clock: systemClock,
 });
 

@@ -3,7 +3,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { createDynamoDbClients, createS3Client } from '#shared/adapters/aws-clients.ts';
+import { createDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { DynamoDbUserDirectory } from '#shared/adapters/dynamodb/user-directory.ts';
 import { S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
@@ -25,9 +25,13 @@ import {
 import { logReportJobOutcome } from '#shared/observability/report-job-outcome-log.ts';
 import { isFinalReceive, reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
 import * as v from 'valibot';
+import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
+import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
+import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
 
 const config = loadConfig(
   v.object({
+    ...webhookQueueEnvironment,
     REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
     USERS_TABLE_NAME: requiredString('USERS_TABLE_NAME'),
     REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME'),
@@ -41,7 +45,10 @@ const logMissingGlyph = (codePoint: number): void =>
   });
 
 const processJob = processReportJob({
-  jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
+  jobs: emittingReportEvents(
+    new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
+    webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL),
+  ),
   users: new DynamoDbUserDirectory(dynamoDb.documents, config.USERS_TABLE_NAME),
   storage: new S3ReportStorage(createS3Client(), config.REPORTS_BUCKET_NAME),
   render: pdfReportRenderer(loadReportFonts(), logMissingGlyph),

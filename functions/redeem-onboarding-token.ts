@@ -1,4 +1,4 @@
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { requiredString } from '#shared/config/load-config.ts';
@@ -9,13 +9,19 @@ import { tokenEventMetrics } from '#shared/observability/token-event-metrics.ts'
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { ok } from '#shared/http/responses.ts';
 import { onboardingTokenRedeemSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
+import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
+import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
+import { emittingTokenEvents } from '#shared/domain/webhooks/webhook-events.ts';
 
-const config = loadApiConfig({ ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME') });
+const config = loadApiConfig({
+  ...webhookQueueEnvironment,
+  ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
+});
 const dynamoDb = createDynamoDbClients();
 
 const redeem = redeemOnboardingToken({
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
-  events: tokenEventMetrics,
+  events: emittingTokenEvents(tokenEventMetrics, webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL)),
   clock: systemClock,
 });
 

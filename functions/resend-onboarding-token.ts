@@ -1,4 +1,4 @@
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { onboardingMailerFrom } from '#shared/adapters/ses/onboarding-mailer.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
@@ -13,8 +13,12 @@ import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
 import { onboardingTokenIdFrom } from '#shared/http/path-parameters.ts';
 import { created } from '#shared/http/responses.ts';
+import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
+import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
+import { emittingTokenEvents } from '#shared/domain/webhooks/webhook-events.ts';
 
 const config = loadApiConfig({
+  ...webhookQueueEnvironment,
   ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
   IDEMPOTENCY_TABLE_NAME: requiredString('IDEMPOTENCY_TABLE_NAME'),
   ...onboardingMailEnvironment,
@@ -24,7 +28,7 @@ const dynamoDb = createDynamoDbClients();
 const resend = resendOnboardingToken({
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
   mailer: onboardingMailerFrom(config),
-  events: tokenEventMetrics,
+  events: emittingTokenEvents(tokenEventMetrics, webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL)),
   clock: systemClock,
 });
 

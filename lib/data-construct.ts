@@ -5,10 +5,11 @@ import {
   onboardingTokensTable,
   reportJobsTable,
   usersTable,
+  webhooksTable,
 } from './table-definitions.ts';
 import { ServiceTable } from './service-table.ts';
 
-const knownTables = [onboardingTokensTable, reportJobsTable, usersTable, idempotencyTable] as const;
+const knownTables = [onboardingTokensTable, reportJobsTable, usersTable, idempotencyTable, webhooksTable] as const;
 export type TableId = (typeof knownTables)[number]['id'];
 
 /**

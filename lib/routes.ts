@@ -73,6 +73,34 @@ export const userStatusRoutes = [
   },
 ] as const satisfies readonly ApiRoute[];
 
+export const webhookRoutes = [
+  {
+    method: 'POST',
+    path: '/v1/webhooks',
+    entry: 'functions/create-webhook-endpoint.ts',
+    name: 'CreateWebhookEndpoint',
+  },
+  { method: 'GET', path: '/v1/webhooks', entry: 'functions/list-webhook-endpoints.ts', name: 'ListWebhookEndpoints' },
+  {
+    method: 'DELETE',
+    path: '/v1/webhooks/{id}',
+    entry: 'functions/delete-webhook-endpoint.ts',
+    name: 'DeleteWebhookEndpoint',
+  },
+  {
+    method: 'POST',
+    path: '/v1/webhooks/{id}/test',
+    entry: 'functions/test-webhook-endpoint.ts',
+    name: 'TestWebhookEndpoint',
+  },
+  {
+    method: 'GET',
+    path: '/v1/webhooks/{id}/deliveries',
+    entry: 'functions/list-webhook-deliveries.ts',
+    name: 'ListWebhookDeliveries',
+  },
+] as const satisfies readonly ApiRoute[];
+
 /** The OpenAPI document (generated into openapi.json by `npm run openapi`), served without a token. */
 export const documentationRoutes = [
   {
@@ -91,6 +119,12 @@ export const reportPipelineFunctions = {
   sweep: { entry: 'functions/sweep-timed-out-report-jobs.ts', name: 'SweepTimedOutReportJobs' },
 } as const;
 
+/** The webhook delivery function: fans events out to endpoints and makes each delivery attempt. */
+export const webhookDeliveryFunction = {
+  entry: 'functions/deliver-webhooks.ts',
+  name: 'DeliverWebhooks',
+} as const;
+
 /** Answers every path or method no route matches, with the contract's 404/405 body. */
 export const fallbackRoute = {
   entry: 'functions/route-not-found.ts',
@@ -101,5 +135,6 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...onboardingRoutes,
   ...reportRoutes,
   ...userStatusRoutes,
+  ...webhookRoutes,
   ...documentationRoutes,
 ];

@@ -13,11 +13,13 @@ import {
   type onboardingRoutes,
   type reportRoutes,
   type userStatusRoutes,
+  type webhookRoutes,
 } from './routes.ts';
 import { METRICS_NAMESPACE } from '../shared/observability/metrics.ts';
 import { OperationsDashboardConstruct } from './operations-dashboard-construct.ts';
 import { ServiceFunction, serviceName } from './service-function.ts';
 import type { StackConfig } from './stack-config.ts';
+import { WebhooksConstruct } from './webhooks-construct.ts';
 
 export interface ServiceStackProps extends StackProps {
   readonly config: StackConfig;
@@ -28,6 +30,7 @@ interface RouteResources {
   readonly data: DataConstruct;
   readonly mail: MailConstruct;
   readonly reports: ReportPipelineConstruct;
+  readonly webhooks: WebhooksConstruct;
 }
 
 type RouteGrants = (fn: ServiceFunction, resources: RouteResources) => void;
@@ -46,14 +49,17 @@ const onboardingRouteGrants = {
     bindTable(fn, data.tables.OnboardingTokens, 'read');
   },
   // Looks the token up through its pointer items, then Used/Revoked and the e-mail guard freed in one transaction.
-  RedeemOnboardingToken: (fn, { data }) => {
+  RedeemOnboardingToken: (fn, { data, webhooks }) => {
     bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
+    webhooks.grantPublish(fn);
   },
-  RevokeOnboardingToken: (fn, { data }) => {
+  RevokeOnboardingToken: (fn, { data, webhooks }) => {
     bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
+    webhooks.grantPublish(fn);
   },
-  ResendOnboardingToken: (fn, { data, mail }) => {
+  ResendOnboardingToken: (fn, { data, mail, webhooks }) => {
     bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
+    webhooks.grantPublish(fn);
     bindTable(fn, data.tables.Idempotency, 'readWrite');
     mail.grantSendOnboardingEmail(fn);
   },
@@ -70,11 +76,14 @@ const reportRouteGrants = {
     fn.addEnvironment('REPORT_RETENTION_DAYS', String(reports.retentionDays));
   },
   // Read-write: reading a job past its deadline fails it (TIMED_OUT) and releases its guard.
-  GetReportJob: (fn, { data }) => {
+  // A read past the deadline fails the job (TIMED_OUT), which is a `report.failed` event.
+  GetReportJob: (fn, { data, webhooks }) => {
     bindTable(fn, data.tables.ReportJobs, 'readWrite');
+    webhooks.grantPublish(fn);
   },
-  GetReportDownloadUrl: (fn, { data, reports }) => {
+  GetReportDownloadUrl: (fn, { data, reports, webhooks }) => {
     bindTable(fn, data.tables.ReportJobs, 'readWrite');
+    webhooks.grantPublish(fn);
     reports.grantReportDownloads(fn);
   },
 } satisfies Record<(typeof reportRoutes)[number]['name'], RouteGrants>;
@@ -86,6 +95,26 @@ const userStatusRouteGrants = {
   },
 } satisfies Record<(typeof userStatusRoutes)[number]['name'], RouteGrants>;
 
+const webhookRouteGrants = {
+  CreateWebhookEndpoint: (fn, { data, webhooks }) => {
+    bindTable(fn, data.tables.Webhooks, 'readWrite');
+    webhooks.grantSealSecrets(fn);
+  },
+  ListWebhookEndpoints: (fn, { data }) => {
+    bindTable(fn, data.tables.Webhooks, 'read');
+  },
+  DeleteWebhookEndpoint: (fn, { data }) => {
+    bindTable(fn, data.tables.Webhooks, 'readWrite');
+  },
+  TestWebhookEndpoint: (fn, { data, webhooks }) => {
+    bindTable(fn, data.tables.Webhooks, 'read');
+    webhooks.grantPublish(fn);
+  },
+  ListWebhookDeliveries: (fn, { data }) => {
+    bindTable(fn, data.tables.Webhooks, 'read');
+  },
+} satisfies Record<(typeof webhookRoutes)[number]['name'], RouteGrants>;
+
 const documentationRouteGrants = {
   // Serves the OpenAPI document bundled into it: no table, no bucket, no token settings.
   GetOpenApiDocument: () => {},
@@ -95,6 +124,7 @@ const routeGrants: Readonly<Record<string, RouteGrants>> = {
   ...onboardingRouteGrants,
   ...reportRouteGrants,
   ...userStatusRouteGrants,
+  ...webhookRouteGrants,
   ...documentationRouteGrants,
 };
 
@@ -114,6 +144,7 @@ export class ServiceStack extends Stack {
   readonly data: DataConstruct;
   readonly mail: MailConstruct;
   readonly reports: ReportPipelineConstruct;
+  readonly webhooks: WebhooksConstruct;
   readonly api: ApiConstruct;
   readonly alarms: AlarmsConstruct;
   readonly operations: OperationsDashboardConstruct;
@@ -140,6 +171,11 @@ export class ServiceStack extends Stack {
       users: this.data.tables.Users,
       retentionDays: config.retentionDays,
     });
+    this.webhooks = new WebhooksConstruct(this, 'Webhooks', { webhooks: this.data.tables.Webhooks });
+    // Every function that finishes report jobs emits report.completed / report.failed.
+    for (const fn of [this.reports.worker, this.reports.deadLetterHandler, this.reports.sweep]) {
+      this.webhooks.grantPublish(fn);
+    }
 
     // Does no authentication and touches no data: it only answers 404/405.
     this.routeNotFound = new ServiceFunction(this, fallbackRoute.name, {
@@ -148,7 +184,12 @@ export class ServiceStack extends Stack {
     });
     this.api = new ApiConstruct(this, 'Api', { fallback: this.routeNotFound });
 
-    const resources: RouteResources = { data: this.data, mail: this.mail, reports: this.reports };
+    const resources: RouteResources = {
+      data: this.data,
+      mail: this.mail,
+      reports: this.reports,
+      webhooks: this.webhooks,
+    };
     const routeFunctions = new Map<string, ServiceFunction>();
     for (const route of apiRoutes) {
       const grants = routeGrants[route.name];
@@ -175,6 +216,7 @@ export class ServiceStack extends Stack {
         this.reports.worker,
         this.reports.deadLetterHandler,
         this.reports.sweep,
+        this.webhooks.delivery,
       ],
     });
     this.alarms.addHttpApiServerErrorsAlarm(this.api.httpApi);
@@ -184,6 +226,9 @@ export class ServiceStack extends Stack {
     Tags.of(this).add('stage', config.stage);
     this.alarms.addDeadLetterQueueAlarm(this.reports.deadLetterQueue);
     this.alarms.addDeadLetterReceivesAlarm(this.reports.deadLetterQueue);
+    // Nothing consumes the webhook DLQ: its depth is the failing-deliveries alarm.
+    this.alarms.addDeadLetterQueueAlarm(this.webhooks.deadLetterQueue);
+
     // A job must finish within 5 minutes of its request: a message 2 minutes old is at risk.
     this.alarms.addQueueAgeAlarm(this.reports.queue, REPORT_QUEUE_MAX_AGE);
     this.alarms.addFunctionThrottlesAlarm(this.reports.worker);
@@ -231,6 +276,14 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'ReportDeadLetterQueueUrl', {
       value: this.reports.deadLetterQueue.queueUrl,
       description: 'Dead-letter queue of report jobs',
+    });
+    new CfnOutput(this, 'WebhookQueueUrl', {
+      value: this.webhooks.queue.queueUrl,
+      description: 'SQS queue of webhook events and delivery attempts',
+    });
+    new CfnOutput(this, 'WebhookDeadLetterQueueUrl', {
+      value: this.webhooks.deadLetterQueue.queueUrl,
+      description: 'Dead-letter queue of webhook messages',
     });
   }
 }

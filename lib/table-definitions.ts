@@ -66,9 +66,25 @@ export const idempotencyTable = {
   globalSecondaryIndexes: [],
 } as const satisfies TableDefinition;
 
+/**
+ * Webhook endpoints (`ORG#{org}` / `ENDPOINT#{id}`), the organization's endpoint count
+ * (`ORG#{org}` / `ENDPOINT_COUNT`), and the delivery log, one item per message to an endpoint
+ * (`ORG#{org}#ENDPOINT#{id}` / `DELIVERY#{createdAt}#{messageId}`, newest first by a reverse
+ * query, expiring after 30 days).
+ */
+export const webhooksTable = {
+  id: 'Webhooks',
+  envVar: 'WEBHOOKS_TABLE_NAME',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  timeToLiveAttribute: 'ttl',
+  globalSecondaryIndexes: [],
+} as const satisfies TableDefinition;
+
 export const allTables: readonly TableDefinition[] = [
   onboardingTokensTable,
   reportJobsTable,
   usersTable,
   idempotencyTable,
+  webhooksTable,
 ];

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer as createNetServer } from 'node:net';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -186,6 +187,12 @@ async function handlerEnvironment({
     REPORT_QUEUE_URL: resources.reportQueue.url,
     REPORT_DLQ_URL: resources.reportDlq.url,
     REPORTS_BUCKET_NAME: resources.reportsBucketName,
+    WEBHOOK_QUEUE_URL: resources.webhookQueue.url,
+    WEBHOOK_DLQ_URL: resources.webhookDlq.url,
+    // Set here alone: http and loopback receivers allowed, retries in seconds (CONTRACT.md §9).
+    WEBHOOK_LOCAL_MODE: 'true',
+    // KMS's stand-in: DynamoDB Local is in memory, so a key per run seals everything it holds.
+    WEBHOOK_LOCAL_SECRET_KEY: randomBytes(32).toString('base64'),
     JWT_ISSUER: LOCAL_ISSUER,
     JWT_AUDIENCE: LOCAL_AUDIENCE,
     JWKS_JSON: JSON.stringify(await publicJwks({ keysDir })),

@@ -3,7 +3,8 @@ import {
   SWEEP_TIMEOUT_SECONDS,
   WORKER_TIMEOUT_SECONDS,
 } from '../shared/queue/report-pipeline-timing.ts';
-import { reportPipelineFunctions } from '../lib/routes.ts';
+import { reportPipelineFunctions, webhookDeliveryFunction } from '../lib/routes.ts';
+import { WEBHOOK_DELIVERY_TIMEOUT_SECONDS } from '../shared/queue/webhook-messages.ts';
 import type { RunningEmulators } from './emulators.ts';
 import type { HandlerLoader } from './handler-modules.ts';
 import type { LocalResources } from './resources.ts';
@@ -95,5 +96,21 @@ function sweepIntervalFromEnv(): number {
   return intervalMs;
 }
 
+/** The webhook delivery function on the webhook queue, as lib/webhooks-construct.ts deploys it. */
+export function webhookDeliveryPollers(): PollerFactory[] {
+  return [
+    (context) =>
+      startSqsPoller({
+        queue: context.resources.webhookQueue,
+        endpoint: context.endpoints.sqs,
+        function: webhookDeliveryFunction,
+        batchSize: 10,
+        timeoutMs: WEBHOOK_DELIVERY_TIMEOUT_SECONDS * 1000,
+        loadHandler: context.loadHandler,
+        log: context.quiet ? undefined : (line: string) => console.log(line),
+      }),
+  ];
+}
+
 /** The pollers `startLocalStack` starts by default. */
-export const localPollers: readonly PollerFactory[] = reportPipelinePollers();
+export const localPollers: readonly PollerFactory[] = [...reportPipelinePollers(), ...webhookDeliveryPollers()];

@@ -30,6 +30,7 @@ import {
   DEAD_LETTER_QUEUE_VISIBILITY_SECONDS,
   REPORT_QUEUE_VISIBILITY_SECONDS,
 } from '../shared/queue/report-pipeline-timing.ts';
+import { WEBHOOK_DELIVERY_TIMEOUT_SECONDS, WEBHOOK_MAX_RECEIVES } from '../shared/queue/webhook-messages.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulators } from './emulators.ts';
 
 /**
@@ -40,6 +41,8 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulators } from './emulat
 export const REPORT_QUEUE_NAME = 'report-jobs';
 export const REPORT_DLQ_NAME = 'report-jobs-dlq';
 export const REPORTS_BUCKET_NAME = 'reports-local';
+export const WEBHOOK_QUEUE_NAME = 'webhook-deliveries';
+export const WEBHOOK_DLQ_NAME = 'webhook-deliveries-dlq';
 /**
  * Short, for both queues, so a failed message comes back within seconds instead of the minutes
  * AWS uses (six times the consuming function's timeout). A second delivery while the first
@@ -60,6 +63,9 @@ export interface LocalResources {
   tables: Record<string, string>;
   reportQueue: LocalQueue & { visibilityTimeoutSeconds: number; maxReceiveCount: number };
   reportDlq: LocalQueue;
+  /** Webhook events to fan out and delivery attempts (lib/webhooks-construct.ts deploys the same pair). */
+  webhookQueue: LocalQueue;
+  webhookDlq: LocalQueue;
   reportsBucketName: string;
   emailTemplateName: string;
 }
@@ -80,15 +86,17 @@ export async function createLocalResources(
   const s3 = new S3Client({ ...common, endpoint: endpoints.s3, forcePathStyle: true });
   const ses = new SESv2Client({ ...common, endpoint: endpoints.ses });
   try {
-    const [tables, queues] = await Promise.all([
+    const [tables, queues, webhookQueues] = await Promise.all([
       Promise.all(allTables.map((table) => createTable(dynamodb, table))),
       createReportQueues(sqs, visibilityTimeoutSeconds),
+      createWebhookQueues(sqs),
       createBucket(s3, REPORTS_BUCKET_NAME),
       putEmailTemplate(ses),
     ]);
     return {
       tables: Object.fromEntries(allTables.map((table, i) => [table.envVar, tables[i] as string])),
       ...queues,
+      ...webhookQueues,
       reportsBucketName: REPORTS_BUCKET_NAME,
       emailTemplateName: onboardingEmailTemplate.templateName,
     };
@@ -178,6 +186,18 @@ async function createReportQueues(
     RedrivePolicy: JSON.stringify({ deadLetterTargetArn: reportDlq.arn, maxReceiveCount: MAX_RECEIVES }),
   });
   return { reportQueue: { ...reportQueue, visibilityTimeoutSeconds, maxReceiveCount: MAX_RECEIVES }, reportDlq };
+}
+
+/** The webhook queue and its DLQ; a short visibility timeout, so a record whose fan-out failed returns in seconds. */
+async function createWebhookQueues(client: SQSClient): Promise<Pick<LocalResources, 'webhookQueue' | 'webhookDlq'>> {
+  const webhookDlq = await createQueue(client, WEBHOOK_DLQ_NAME, {
+    MessageRetentionPeriod: String(DLQ_RETENTION_SECONDS),
+  });
+  const webhookQueue = await createQueue(client, WEBHOOK_QUEUE_NAME, {
+    VisibilityTimeout: String(WEBHOOK_DELIVERY_TIMEOUT_SECONDS + 5),
+    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: webhookDlq.arn, maxReceiveCount: WEBHOOK_MAX_RECEIVES }),
+  });
+  return { webhookQueue, webhookDlq };
 }
 
 async function createQueue(client: SQSClient, name: string, attributes: Record<string, string>): Promise<LocalQueue> {

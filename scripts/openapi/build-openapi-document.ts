@@ -8,6 +8,7 @@ import {
   jsonResponse,
   onboardingTokenListParameters,
   successHeaders,
+  webhookDeliveryListParameters,
 } from './components.ts';
 
 /**
@@ -221,6 +222,72 @@ const operations: Record<string, OperationSpec> = {
     success: { 200: jsonResponse('A page of records.', 'UserStatusPage') },
     errors: { 400: null, ...AUTHENTICATED, ...CREATE_ERRORS },
   },
+  CreateWebhookEndpoint: {
+    operationId: 'createWebhookEndpoint',
+    tag: 'Webhooks',
+    summary: 'Register a webhook endpoint',
+    description:
+      'Registers a URL to receive Standard Webhooks messages for the chosen events. The host is resolved and every address checked (no private, loopback, link-local, unique-local, CGNAT, multicast or cloud-metadata address); the answer carries the signing secret, the only time it is shown.',
+    scope: 'webhooks:manage',
+    requestBody: 'WebhookEndpointRequest',
+    success: { 201: jsonResponse('Registered; keep the secret.', 'WebhookEndpointCreated') },
+    errors: {
+      400: 'Invalid body, or `url` is not https or reaches a non-public address (field `url`, code `isIn`).',
+      ...AUTHENTICATED,
+      409: 'The organization already has 10 endpoints.',
+      ...CREATE_ERRORS,
+    },
+  },
+  ListWebhookEndpoints: {
+    operationId: 'listWebhookEndpoints',
+    tag: 'Webhooks',
+    summary: 'List the organization’s webhook endpoints',
+    description: 'Every endpoint of the organization, oldest first, never with its secret.',
+    scope: 'webhooks:manage',
+    success: { 200: jsonResponse('The endpoints.', 'WebhookEndpointList') },
+    errors: { ...AUTHENTICATED },
+  },
+  DeleteWebhookEndpoint: {
+    operationId: 'deleteWebhookEndpoint',
+    tag: 'Webhooks',
+    summary: 'Delete a webhook endpoint',
+    description: 'The endpoint gets no more messages; retries already queued for it are dropped.',
+    scope: 'webhooks:manage',
+    parameters: [{ $ref: '#/components/parameters/WebhookEndpointId' }],
+    success: {
+      204: {
+        description: 'Deleted.',
+        headers: { 'x-request-id': { $ref: '#/components/headers/XRequestId' } },
+      },
+    },
+    errors: { ...AUTHENTICATED, 404: 'No such endpoint in the calling organization.' },
+  },
+  TestWebhookEndpoint: {
+    operationId: 'testWebhookEndpoint',
+    tag: 'Webhooks',
+    summary: 'Send a webhook.test message to an endpoint',
+    description:
+      'Queues a `webhook.test` event for this endpoint alone; it is delivered, retried and logged like any other message.',
+    scope: 'webhooks:manage',
+    parameters: [{ $ref: '#/components/parameters/WebhookEndpointId' }],
+    success: { 202: jsonResponse('Queued.', 'WebhookTestQueued') },
+    errors: { ...AUTHENTICATED, 404: 'No such endpoint in the calling organization.' },
+  },
+  ListWebhookDeliveries: {
+    operationId: 'listWebhookDeliveries',
+    tag: 'Webhooks',
+    summary: 'Read an endpoint’s delivery log',
+    description:
+      'One entry per message sent to the endpoint, newest first, with its attempts and last answer. Entries are kept 30 days.',
+    scope: 'webhooks:manage',
+    parameters: webhookDeliveryListParameters(),
+    success: { 200: jsonResponse('A page of deliveries.', 'WebhookDeliveryPage') },
+    errors: {
+      400: '`limit` is not an integer from 1 to 100, or `cursor` is not one this endpoint gave out.',
+      ...AUTHENTICATED,
+      404: 'No such endpoint in the calling organization.',
+    },
+  },
   GetOpenApiDocument: {
     operationId: 'getOpenApiDocument',
     tag: 'Documentation',
@@ -245,6 +312,11 @@ const TAGS = [
   { name: 'Onboarding tokens', description: 'Tokens e-mailed to end users, and the organization’s dashboard of them.' },
   { name: 'Report jobs', description: 'Asynchronous PDF reports about a user: request, poll, download.' },
   { name: 'User status', description: 'User records with filters, field selection and pagination.' },
+  {
+    name: 'Webhooks',
+    description:
+      'Standard Webhooks messages for report and onboarding-token events, signed with the endpoint’s secret (`webhook-id`, `webhook-timestamp`, `webhook-signature`); at least once, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h with the same `webhook-id`.',
+  },
   { name: 'Documentation', description: 'This document.' },
 ];
 
@@ -255,6 +327,7 @@ const SCOPE_USE: Record<Scope, string> = {
   'reports:write': 'request report jobs',
   'reports:read': 'read report jobs and get download addresses',
   'users:read': 'query user status',
+  'webhooks:manage': 'register, list, delete and test webhook endpoints and read their delivery log',
 };
 
 const INTRODUCTION = `Organization-scoped HTTP API: onboarding tokens e-mailed to end users, asynchronous PDF reports

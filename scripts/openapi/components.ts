@@ -16,6 +16,11 @@ import {
 } from '../../shared/http/schemas/onboarding-token-schemas.ts';
 import { reportJobRequestSchema } from '../../shared/http/schemas/report-job-schemas.ts';
 import { userStatusRequestSchema } from '../../shared/http/schemas/user-status-schemas.ts';
+import {
+  webhookDeliveryListQuerySchema,
+  webhookEndpointRequestSchema,
+} from '../../shared/http/schemas/webhook-schemas.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../shared/domain/webhooks/webhook-endpoint.ts';
 import { jsonSchemaOf, type SchemaObject } from './valibot-json-schema.ts';
 
 export type { SchemaObject };
@@ -200,6 +205,7 @@ function reportJob(description: string, states: readonly string[], own: Record<s
 
 export function componentSchemas(): Record<string, SchemaObject> {
   return {
+    ...webhookSchemas(),
     OnboardingTokenRequest: describe(jsonSchemaOf(onboardingTokenRequestSchema), 'Unknown members are ignored.', {
       email: 'E-mail address of the end user; trimmed and compared in lower case.',
       first_name: 'First name of the end user; trimmed.',
@@ -482,6 +488,13 @@ export const componentParameters = {
     description: 'The jobId. Anything that is not a job id is 404.',
     schema: { type: 'string', format: 'uuid', maxLength: 36 },
   },
+  WebhookEndpointId: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'The webhook endpoint’s id. Anything that is not an endpoint of the organization is 404.',
+    schema: { type: 'string', format: 'uuid', maxLength: 36 },
+  },
   TokenId: {
     name: 'tokenId',
     in: 'path',
@@ -490,3 +503,123 @@ export const componentParameters = {
     schema: { type: 'string', format: 'uuid', maxLength: 36 },
   },
 };
+
+/** Query parameters of GET /v1/webhooks/{id}/deliveries, from the schema the handler parses with. */
+export function webhookDeliveryListParameters(): SchemaObject[] {
+  const schema = jsonSchemaOf(webhookDeliveryListQuerySchema);
+  const descriptions: Record<string, string> = {
+    limit: 'Page size.',
+    cursor: 'The `nextCursor` of the previous page (opaque).',
+  };
+  return [
+    { $ref: '#/components/parameters/WebhookEndpointId' },
+    ...Object.entries(schema.properties as Record<string, SchemaObject>).map(([name, member]) => ({
+      name,
+      in: 'query',
+      required: false,
+      description: descriptions[name] ?? '',
+      schema: member,
+    })),
+  ];
+}
+
+function webhookSchemas(): Record<string, SchemaObject> {
+  const eventTypes: SchemaObject = { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] };
+  const endpointProperties = {
+    id: { type: 'string', format: 'uuid' },
+    url: { type: 'string', description: 'Where messages are POSTed.' },
+    events: { type: 'array', items: eventTypes, minItems: 1 },
+    createdAt: instant('When the endpoint was registered.'),
+  };
+  return {
+    WebhookEndpointRequest: describe(
+      jsonSchemaOf(webhookEndpointRequestSchema),
+      'An https URL whose host is public (no private, loopback, link-local, unique-local, CGNAT, multicast or metadata address, also after resolving the name), and the events to receive. Unknown members are ignored.',
+      { url: 'The receiver’s URL (`http` and loopback only in local mode).', events: 'Event types to receive.' },
+    ),
+    WebhookEndpointCreated: {
+      type: 'object',
+      required: ['id', 'url', 'events', 'secret', 'createdAt', 'disabled'],
+      properties: {
+        ...endpointProperties,
+        disabled: { type: 'boolean', const: false },
+        secret: {
+          type: 'string',
+          readOnly: true,
+          pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
+          description:
+            'The Standard Webhooks signing secret (`whsec_` + base64 of 32 random bytes). Shown here only; the service stores it encrypted.',
+        },
+      },
+    },
+    WebhookEndpoint: {
+      type: 'object',
+      required: ['id', 'url', 'events', 'createdAt', 'disabled'],
+      properties: {
+        ...endpointProperties,
+        disabled: {
+          type: 'boolean',
+          description: 'True once every message failed for 5 days; a disabled endpoint gets no messages.',
+        },
+      },
+    },
+    WebhookEndpointList: {
+      type: 'object',
+      required: ['results'],
+      properties: { results: { type: 'array', items: ref('WebhookEndpoint'), maxItems: 10 } },
+    },
+    WebhookTestQueued: {
+      type: 'object',
+      required: ['eventId'],
+      properties: { eventId: { type: 'string', description: 'The queued `webhook.test` event.' } },
+    },
+    WebhookDelivery: {
+      type: 'object',
+      required: [
+        'messageId',
+        'type',
+        'status',
+        'attempts',
+        'lastResponseStatus',
+        'createdAt',
+        'lastAttemptAt',
+        'nextAttemptAt',
+      ],
+      properties: {
+        messageId: { type: 'string', description: 'The `webhook-id` header of every attempt of this message.' },
+        type: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES, 'webhook.test'] },
+        status: {
+          type: 'string',
+          enum: ['pending', 'delivered', 'failed'],
+          description: 'pending until a 2XX (delivered) or the last retry failed (failed).',
+        },
+        attempts: { type: 'integer', minimum: 0 },
+        lastResponseStatus: {
+          type: ['integer', 'null'],
+          format: 'int32',
+          minimum: 100,
+          maximum: 599,
+          description: 'The receiver’s last HTTP status; null when it gave none (timeout, refused).',
+        },
+        createdAt: instant('When the event happened.'),
+        lastAttemptAt: { type: ['string', 'null'], format: 'date-time' },
+        nextAttemptAt: {
+          type: ['string', 'null'],
+          format: 'date-time',
+          description: 'When a pending message is retried.',
+        },
+      },
+    },
+    WebhookDeliveryPage: {
+      type: 'object',
+      required: ['results', 'nextCursor'],
+      properties: {
+        results: { type: 'array', items: ref('WebhookDelivery'), description: 'Newest first.' },
+        nextCursor: {
+          type: ['string', 'null'],
+          description: 'Pass as `cursor` for the next page; null on the last page.',
+        },
+      },
+    },
+  };
+}

@@ -1,4 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -139,4 +140,15 @@ function reportUnavailableAs<I extends object, O extends object>(
 /** A dependency that gave no answer for `stalledMs` is asked again no sooner than that (2-30 s). */
 function retryAfterStall(stalledMs: number): number {
   return Math.min(30, Math.max(2, Math.ceil(stalledMs / 1000)));
+}
+
+/** The KMS client that seals and opens webhook secrets: small payloads, answered in milliseconds. */
+export function createKmsClient(): KMSClient {
+  const client = new KMSClient({
+    logger: awsSdkLogger,
+    maxAttempts: 3,
+    requestHandler: new DeadlineBoundHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: 2_000 }),
+  });
+  reportUnavailableAs(client.middlewareStack, 'key management');
+  return client;
 }

@@ -11,6 +11,7 @@ export const SCOPES = [
   'reports:write',
   'reports:read',
   'users:read',
+  'webhooks:manage',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -15,3 +15,10 @@ export function onboardingTokenIdFrom(event: ApiEvent): string {
   if (!JOB_ID_PATTERN.test(tokenId)) throw new NotFoundError('onboarding token not found');
   return tokenId.toLowerCase();
 }
+
+/** The `{id}` of a webhook endpoint path; anything that cannot be an endpoint id is simply not found. */
+export function webhookEndpointIdFrom(event: ApiEvent): string {
+  const endpointId = event.pathParameters?.id ?? '';
+  if (!JOB_ID_PATTERN.test(endpointId)) throw new NotFoundError('webhook endpoint not found');
+  return endpointId.toLowerCase();
+}

@@ -26,6 +26,8 @@ export const BusinessMetric = {
   RateLimitedRequests: 'RateLimitedRequests',
   SweepItemsSkipped: 'SweepItemsSkipped',
   DeadLetterMessagesAbandoned: 'DeadLetterMessagesAbandoned',
+  WebhookEventsLost: 'WebhookEventsLost',
+  WebhookDeliveries: 'WebhookDeliveries',
 } as const;
 
 export { MetricUnit };

@@ -55,7 +55,7 @@ describe('cdk-nag AwsSolutions', () => {
       expect([[`Resource::${bucketArn}/reports/*`], ['Resource::*']]).toContainEqual(suppression.applies_to);
   });
 
-  it('suppresses SQS3 only on the dead-letter queue and S1 only on the access-log bucket', () => {
+  it('suppresses SQS3 only on the dead-letter queues and S1 only on the access-log bucket', () => {
     const template = Template.fromStack(stack).toJSON().Resources as Record<string, any>;
     const suppressedOn = (rule: string) =>
       Object.entries(template)
@@ -65,7 +65,9 @@ describe('cdk-nag AwsSolutions', () => {
         .map(([id]) => id);
     const idOf = (construct: { node: { defaultChild?: unknown } }) =>
       stack.getLogicalId(construct.node.defaultChild as CfnElement);
-    expect(suppressedOn('AwsSolutions-SQS3')).toEqual([idOf(stack.reports.deadLetterQueue)]);
+    expect(suppressedOn('AwsSolutions-SQS3').sort()).toEqual(
+      [idOf(stack.reports.deadLetterQueue), idOf(stack.webhooks.deadLetterQueue)].sort(),
+    );
     expect(suppressedOn('AwsSolutions-S1')).toEqual([idOf(stack.reports.accessLogsBucket)]);
   });
 });

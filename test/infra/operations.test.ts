@@ -100,7 +100,12 @@ describe('alarms', () => {
   });
 
   it('watch the report pipeline: dead letters, the oldest message, worker errors, throttles and duration near timeout', () => {
-    expect(alarmOn('ApproximateNumberOfMessagesVisible')).toHaveLength(1);
+    const depthAlarmQueues = alarmOn('ApproximateNumberOfMessagesVisible').map(
+      (alarm) => alarm.Properties.Dimensions[0].Value['Fn::GetAtt'][0],
+    );
+    expect(depthAlarmQueues.sort()).toEqual(
+      [logicalIdOf(stack.reports.deadLetterQueue), logicalIdOf(stack.webhooks.deadLetterQueue)].sort(),
+    );
     expect(alarmOn('NumberOfMessagesReceived')).toHaveLength(1);
     const [age] = alarmOn('ApproximateAgeOfOldestMessage');
     expect(age.Properties.Threshold).toBe(120);
@@ -149,7 +154,8 @@ describe('tracing', () => {
   it('is active on every function of the service, without error messages in traces', () => {
     const functions = Object.entries(template.findResources('AWS::Lambda::Function')) as [string, any][];
     const service = functions.filter(([, fn]) => fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME);
-    expect(service.length).toBe(stack.routeFunctions.size + 4);
+    // Route functions, the fallback, the report worker, dead-letter handler and sweep, the webhook delivery.
+    expect(service.length).toBe(stack.routeFunctions.size + 5);
     for (const [id, fn] of service) {
       expect(fn.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
       expect(fn.Properties.Runtime, id).toBe('nodejs24.x');

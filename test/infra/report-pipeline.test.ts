@@ -35,6 +35,13 @@ const reportObjects = () => `<${logicalIdOf(reports().bucket)}.Arn>/reports/*`;
 const arnOf = (construct: Parameters<typeof logicalIdOf>[0]) => ({ 'Fn::GetAtt': [logicalIdOf(construct), 'Arn'] });
 
 /** Every action the function may take, flattened. */
+/** The queues a function may send messages to. */
+const sendTargetsOf = (fn: IFunction) =>
+  queries
+    .statementsOf(fn)
+    .filter((statement) => actionsOf(statement).includes('sqs:SendMessage'))
+    .map((statement) => statement.Resource);
+
 // Active tracing grants every function X-Ray's two actions (checked in service-stack.test.ts).
 const actionsOfFunction = (fn: IFunction) =>
   queries
@@ -258,7 +265,8 @@ describe('worker', () => {
     const worker = reports().worker;
     expect(tablesWith(worker, 'dynamodb:UpdateItem')).toEqual([tableArn('ReportJobs')]);
     expect(tablesWith(worker, 'dynamodb:GetItem')).toEqual([tableArn('ReportJobs'), tableArn('Users')].sort());
-    expect(actionsOfFunction(worker).filter((action) => action.startsWith('sqs:Send'))).toEqual([]);
+    // It publishes webhook events, and never puts a job back on its own queue.
+    expect(sendTargetsOf(worker)).toEqual([arnOf(stack.webhooks.queue)]);
   });
 });
 
@@ -315,8 +323,12 @@ describe('sweep', () => {
     expect(indexQueries).toEqual([`${tableArn('ReportJobs')}/index/openJobsByAge`]);
     expect(tablesWith(fn, 'dynamodb:UpdateItem')).toEqual([tableArn('ReportJobs')]);
     expect(
-      actionsOfFunction(fn).filter((action) => !action.startsWith('dynamodb:') && !action.startsWith('logs:')),
+      actionsOfFunction(fn).filter(
+        (action) => !action.startsWith('dynamodb:') && !action.startsWith('logs:') && action !== 'sqs:SendMessage',
+      ),
     ).toEqual([]);
+    // A job it fails is a webhook event.
+    expect(sendTargetsOf(fn)).toEqual([arnOf(stack.webhooks.queue)]);
   });
 });
 
@@ -346,8 +358,12 @@ describe('report routes', () => {
     expect(tablesWith(fn, 'dynamodb:UpdateItem')).toEqual([tableArn('ReportJobs')]);
     expect(tablesWith(fn, 'dynamodb:GetItem')).toEqual([tableArn('ReportJobs')]);
     expect(
-      actionsOfFunction(fn).filter((action) => !action.startsWith('dynamodb:') && !action.startsWith('logs:')),
+      actionsOfFunction(fn).filter(
+        (action) => !action.startsWith('dynamodb:') && !action.startsWith('logs:') && action !== 'sqs:SendMessage',
+      ),
     ).toEqual([]);
+    // A job it fails is a webhook event.
+    expect(sendTargetsOf(fn)).toEqual([arnOf(stack.webhooks.queue)]);
   });
 
   it('GetReportDownloadUrl may get objects under reports/ only, and never put them', () => {

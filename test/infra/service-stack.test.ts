@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '../../lib/service-stack.ts';
 import { bundleFileName, esbuildOptionsFor } from '../../lib/bundling.ts';
 import { allReportFontFiles, installedPath } from '../../shared/adapters/pdf/report-fonts.ts';
-import { apiRoutes, fallbackRoute, reportPipelineFunctions } from '../../lib/routes.ts';
+import { apiRoutes, fallbackRoute, reportPipelineFunctions, webhookDeliveryFunction } from '../../lib/routes.ts';
 import { allTables } from '../../lib/table-definitions.ts';
 import { buildServiceStack, exampleContext, logicalIdOf } from './service-stack-fixture.ts';
 import { actionsOf, resourcesOf, templateQueries, type Resource, type Statement } from './template-queries.ts';
@@ -32,7 +32,8 @@ beforeAll(() => {
 
 const ofType = (type: string) => queries.ofType(type);
 /** The route functions, the fallback and the report pipeline's worker, dead-letter handler and sweep. */
-const functionCount = apiRoutes.length + 1 + Object.keys(reportPipelineFunctions).length;
+// API routes, the fallback, the report pipeline and the webhook delivery function.
+const functionCount = apiRoutes.length + 1 + Object.keys(reportPipelineFunctions).length + 1;
 
 function routeFunction(name: string) {
   const fn = stack.routeFunctions.get(name);
@@ -64,6 +65,11 @@ describe('HTTP API', () => {
       'GET /v1/document/api/{id}': logicalIdOf(routeFunction('GetReportJob')),
       'GET /v1/document/api/{id}/url': logicalIdOf(routeFunction('GetReportDownloadUrl')),
       'POST /v1/user-status': logicalIdOf(routeFunction('QueryUserStatus')),
+      'POST /v1/webhooks': logicalIdOf(routeFunction('CreateWebhookEndpoint')),
+      'GET /v1/webhooks': logicalIdOf(routeFunction('ListWebhookEndpoints')),
+      'DELETE /v1/webhooks/{id}': logicalIdOf(routeFunction('DeleteWebhookEndpoint')),
+      'POST /v1/webhooks/{id}/test': logicalIdOf(routeFunction('TestWebhookEndpoint')),
+      'GET /v1/webhooks/{id}/deliveries': logicalIdOf(routeFunction('ListWebhookDeliveries')),
       'GET /v1/openapi.json': logicalIdOf(routeFunction('GetOpenApiDocument')),
       $default: logicalIdOf(fallbackFunction()),
     });
@@ -137,6 +143,7 @@ describe('functions', () => {
       stack.reports.worker,
       stack.reports.deadLetterHandler,
       stack.reports.sweep,
+      stack.webhooks.delivery,
     ]) {
       expect(
         Object.keys(environmentOf(fn)).filter(
@@ -331,6 +338,7 @@ describe('bundling', () => {
     { entry: reportPipelineFunctions.worker.entry, fn: stack.reports.worker },
     { entry: reportPipelineFunctions.deadLetters.entry, fn: stack.reports.deadLetterHandler },
     { entry: reportPipelineFunctions.sweep.entry, fn: stack.reports.sweep },
+    { entry: webhookDeliveryFunction.entry, fn: stack.webhooks.delivery },
   ];
 
   it('builds with esbuildOptionsFor exactly the bundle CDK deploys, for every function', async () => {
@@ -379,5 +387,74 @@ describe('user-status route', () => {
     expect(tableRefs).toContain('Users');
     expect(tableRefs).not.toMatch(/ReportJobs|OnboardingTokens|Idempotency/);
     expect(environmentOf(routeFunction('QueryUserStatus'))).toMatchObject({ USERS_TABLE_NAME: expect.anything() });
+  });
+});
+
+describe('webhooks', () => {
+  const keyArn = () => ({ 'Fn::GetAtt': [logicalIdOf(stack.webhooks.secretsKey), 'Arn'] });
+  const kmsActionsOf = (fn: ReturnType<typeof routeFunction>) =>
+    statementsOf(fn)
+      .flatMap(actionsOf)
+      .filter((action) => action.startsWith('kms:'));
+
+  it('deploys the delivery function on its queue, with a dead-letter queue alarmed on its depth', () => {
+    const queue = resources[logicalIdOf(stack.webhooks.queue)]!;
+    expect(queue.Properties.RedrivePolicy).toMatchObject({
+      deadLetterTargetArn: { 'Fn::GetAtt': [logicalIdOf(stack.webhooks.deadLetterQueue), 'Arn'] },
+      maxReceiveCount: 5,
+    });
+    expect(queue.Properties.VisibilityTimeout).toBe(180);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [logicalIdOf(stack.webhooks.queue), 'Arn'] },
+      FunctionName: { Ref: logicalIdOf(stack.webhooks.delivery) },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    const depthAlarms = ofType('AWS::CloudWatch::Alarm').filter(
+      ([, alarm]) =>
+        alarm.Properties.MetricName === 'ApproximateNumberOfMessagesVisible' &&
+        JSON.stringify(alarm.Properties.Dimensions).includes(logicalIdOf(stack.webhooks.deadLetterQueue)),
+    );
+    expect(depthAlarms).toHaveLength(1);
+  });
+
+  it('seals secrets with a rotating KMS key: registration may only encrypt, delivery may only decrypt, no one else either', () => {
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    expect(kmsActionsOf(routeFunction('CreateWebhookEndpoint'))).toEqual(['kms:Encrypt']);
+    expect(kmsActionsOf(stack.webhooks.delivery)).toEqual(['kms:Decrypt']);
+    for (const name of [
+      'ListWebhookEndpoints',
+      'DeleteWebhookEndpoint',
+      'TestWebhookEndpoint',
+      'ListWebhookDeliveries',
+    ])
+      expect(kmsActionsOf(routeFunction(name))).toEqual([]);
+    expect(environmentOf(stack.webhooks.delivery)).toMatchObject({ WEBHOOK_SECRETS_KEY_ID: keyArn() });
+  });
+
+  it('lets every function that finishes report jobs or changes token states publish events', () => {
+    const queueUrl = { Ref: logicalIdOf(stack.webhooks.queue) };
+    for (const fn of [
+      stack.reports.worker,
+      stack.reports.deadLetterHandler,
+      stack.reports.sweep,
+      routeFunction('GetReportJob'),
+      routeFunction('GetReportDownloadUrl'),
+      routeFunction('RedeemOnboardingToken'),
+      routeFunction('RevokeOnboardingToken'),
+      routeFunction('ResendOnboardingToken'),
+      routeFunction('TestWebhookEndpoint'),
+    ]) {
+      expect(environmentOf(fn)).toMatchObject({ WEBHOOK_QUEUE_URL: queueUrl });
+      expect(statementsOf(fn).flatMap(actionsOf)).toContain('sqs:SendMessage');
+    }
+  });
+
+  it('gives the read-only webhook routes no write on the webhooks table', () => {
+    for (const name of ['ListWebhookEndpoints', 'ListWebhookDeliveries']) {
+      const actions = statementsOf(routeFunction(name)).flatMap(actionsOf);
+      expect(actions).toContain('dynamodb:Query');
+      expect(actions).not.toContain('dynamodb:PutItem');
+      expect(actions).not.toContain('dynamodb:UpdateItem');
+    }
   });
 });

@@ -20,7 +20,11 @@ const record = (receiveCount: number): SQSRecord =>
   }) as unknown as SQSRecord;
 
 beforeAll(async () => {
-  Object.assign(process.env, { REPORT_JOBS_TABLE_NAME: 'ReportJobs', AWS_REGION: 'eu-west-1' });
+  Object.assign(process.env, {
+    REPORT_JOBS_TABLE_NAME: 'ReportJobs',
+    AWS_REGION: 'eu-west-1',
+    WEBHOOK_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/000000000000/webhook-deliveries',
+  });
   ({ handler } = (await import('../../../functions/fail-dead-lettered-report-jobs.ts')) as unknown as {
     handler: Handler;
   });

@@ -1,0 +1,75 @@
+import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/adapters/request-deadline.ts';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbWebhookDeliveryLog, DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
+import { dnsHostResolver } from '#shared/adapters/http/dns-host-resolver.ts';
+import { createWebhookSender } from '#shared/adapters/http/webhook-sender.ts';
+import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
+import { retryScheduleFor, secretSealerFor, urlPolicyFor } from '#shared/adapters/webhook-adapters.ts';
+import { loadWebhookConfig } from '#shared/config/webhook-config.ts';
+import { systemClock } from '#shared/domain/clock.ts';
+import { attemptWebhookDelivery, fanOutWebhookEvent } from '#shared/domain/webhooks/deliver-webhooks.ts';
+import { logger } from '#shared/observability/logger.ts';
+import { BusinessMetric, metrics, MetricUnit, publishRecordedMetrics } from '#shared/observability/metrics.ts';
+import { webhookQueueMessageFrom } from '#shared/queue/webhook-messages.ts';
+
+const config = loadWebhookConfig();
+const dynamoDb = createDynamoDbClients();
+const deps = {
+  endpoints: new DynamoDbWebhookEndpointStore(dynamoDb.documents, config.WEBHOOKS_TABLE_NAME),
+  deliveries: new DynamoDbWebhookDeliveryLog(dynamoDb.documents, config.WEBHOOKS_TABLE_NAME),
+  queue: new SqsWebhookQueue(createSqsClient(), config.WEBHOOK_QUEUE_URL),
+  clock: systemClock,
+};
+const fanOut = fanOutWebhookEvent(deps);
+const attempt = attemptWebhookDelivery({
+  ...deps,
+  sealer: secretSealerFor(config),
+  resolver: dnsHostResolver,
+  sender: createWebhookSender(),
+  policy: urlPolicyFor(config),
+  schedule: retryScheduleFor(config),
+});
+
+const processor = new BatchProcessor(EventType.SQS);
+
+async function handleRecord(record: SQSRecord): Promise<void> {
+  const message = webhookQueueMessageFrom(record);
+  if (!message) {
+    logger.error('discarding a queue message that is not a webhook message', { messageId: record.messageId });
+    return;
+  }
+  if (message.kind === 'event') {
+    const endpoints = await fanOut(message.event);
+    logger.info('webhook event fanned out', { eventId: message.event.eventId, type: message.event.type, endpoints });
+    return;
+  }
+  const result = await attempt(message);
+  if (result.outcome === 'deferred') return;
+  logger.info('webhook delivery attempt', {
+    messageId: message.messageId,
+    endpointId: message.endpointId,
+    orgId: message.orgId,
+    attempt: message.attempt,
+    ...result,
+  });
+  if (result.outcome !== 'skipped') {
+    metrics
+      .singleMetric()
+      .addDimension('outcome', result.outcome)
+      .addMetric(BusinessMetric.WebhookDeliveries, MetricUnit.Count, 1);
+  }
+}
+
+/** SQS consumer of the webhook queue: fan-out of events and delivery attempts, failures reported per record. */
+export const handler = middy<SQSEvent, SQSBatchResponse>()
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(publishRecordedMetrics())
+  .handler(async (event, context) =>
+    runBeforeTimeout(context, BACKGROUND_RESERVE_MS, () =>
+      processPartialResponse(event, handleRecord, processor, { context }),
+    ),
+  );

@@ -1,0 +1,32 @@
+import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
+import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
+import { loadApiConfig } from '#shared/config/api-config.ts';
+import { requiredString } from '#shared/config/load-config.ts';
+import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
+import { systemClock } from '#shared/domain/clock.ts';
+import { testWebhookEndpoint } from '#shared/domain/webhooks/manage-webhook-endpoints.ts';
+import { createApiHandler } from '#shared/http/api-handler.ts';
+import { tokenVerifierFrom } from '#shared/http/auth.ts';
+import { webhookEndpointIdFrom } from '#shared/http/path-parameters.ts';
+import { accepted } from '#shared/http/responses.ts';
+
+const config = loadApiConfig({
+  WEBHOOKS_TABLE_NAME: requiredString('WEBHOOKS_TABLE_NAME'),
+  ...webhookQueueEnvironment,
+});
+const dynamoDb = createDynamoDbClients();
+
+const testEndpoint = testWebhookEndpoint({
+  endpoints: new DynamoDbWebhookEndpointStore(dynamoDb.documents, config.WEBHOOKS_TABLE_NAME),
+  queue: new SqsWebhookQueue(createSqsClient(), config.WEBHOOK_QUEUE_URL),
+  clock: systemClock,
+});
+
+/** POST /v1/webhooks/{id}/test: 202, and a `webhook.test` message on its way to this endpoint alone. */
+export const handler = createApiHandler({
+  requiredScope: 'webhooks:manage',
+  verifyToken: tokenVerifierFrom(config),
+  handle: async ({ event, principal, requestId }) =>
+    accepted(await testEndpoint({ orgId: principal.orgId, endpointId: webhookEndpointIdFrom(event), requestId })),
+});

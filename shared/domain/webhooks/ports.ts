@@ -1,0 +1,91 @@
+import type { DeliveryStatus, WebhookDelivery, WebhookEndpoint, WebhookEvent } from './webhook-endpoint.ts';
+import type { VettedTarget } from './ssrf-guard.ts';
+
+export type { HostResolver } from './ssrf-guard.ts';
+
+export interface WebhookEndpointStore {
+  /** Adds an endpoint; throws `ConflictError` when the organization already has `maxPerOrganization`. Atomic. */
+  create(endpoint: WebhookEndpoint, maxPerOrganization: number): Promise<void>;
+  /** The organization's endpoints, oldest first. */
+  list(orgId: string): Promise<WebhookEndpoint[]>;
+  /** Another organization's endpoint is never found. */
+  get(orgId: string, endpointId: string): Promise<WebhookEndpoint | undefined>;
+  /** False when there was no such endpoint. */
+  delete(orgId: string, endpointId: string): Promise<boolean>;
+  /** Notes a failed attempt: sets `failingSince` unless already set; returns the endpoint as stored. */
+  recordFailure(endpoint: WebhookEndpoint, now: Date): Promise<WebhookEndpoint>;
+  /** Clears `failingSince` after a success. */
+  recordSuccess(endpoint: WebhookEndpoint): Promise<void>;
+  disable(endpoint: WebhookEndpoint, now: Date): Promise<void>;
+}
+
+export interface DeliveryAttemptUpdate {
+  status: DeliveryStatus;
+  attempts: number;
+  lastResponseStatus?: number;
+  lastAttemptAt: string;
+  nextAttemptAt?: string;
+}
+
+export interface WebhookDeliveryPage {
+  records: WebhookDelivery[];
+  nextCursor: string | undefined;
+}
+
+export interface WebhookDeliveryLog {
+  /** Records a pending delivery; an existing one (a repeated fan-out) is left as it is. */
+  open(delivery: WebhookDelivery): Promise<void>;
+  get(
+    delivery: Pick<WebhookDelivery, 'orgId' | 'endpointId' | 'messageId' | 'createdAt'>,
+  ): Promise<WebhookDelivery | undefined>;
+  recordAttempt(
+    delivery: Pick<WebhookDelivery, 'orgId' | 'endpointId' | 'messageId' | 'createdAt'>,
+    update: DeliveryAttemptUpdate,
+  ): Promise<void>;
+  /** Newest first. Throws `InvalidInputError` for a cursor it did not issue for this endpoint. */
+  list(
+    orgId: string,
+    endpointId: string,
+    page: { limit: number; cursor: string | undefined },
+  ): Promise<WebhookDeliveryPage>;
+}
+
+/** Encrypts endpoint secrets at rest: KMS in AWS, a local AES-256-GCM key in the local stack. */
+export interface SecretSealer {
+  seal(secret: string, context: { orgId: string; endpointId: string }): Promise<string>;
+  open(sealed: string, context: { orgId: string; endpointId: string }): Promise<string>;
+}
+
+/** One delivery attempt, as queued. */
+export interface DeliveryMessage {
+  kind: 'delivery';
+  orgId: string;
+  endpointId: string;
+  messageId: string;
+  /** The delivery log entry's creation time (part of its key). */
+  createdAt: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** Not to be attempted before this ISO time (longer waits than one queue delay are chained). */
+  notBefore: string;
+  event: WebhookEvent;
+}
+
+export interface WebhookQueue {
+  /** An event to fan out to the organization's endpoints. */
+  publishEvent(event: WebhookEvent): Promise<void>;
+  /** A delivery attempt, visible after `delaySeconds` (at most 900). */
+  scheduleDelivery(message: DeliveryMessage, delaySeconds: number): Promise<void>;
+}
+
+export interface WebhookResponse {
+  /** HTTP status, when the receiver answered. */
+  status?: number;
+  /** Why there was no usable answer (timeout, refused, unsafe address). */
+  error?: string;
+}
+
+/** POSTs a signed message to the vetted address, with the 15 s / no redirect / 64 KB rules. */
+export interface WebhookSender {
+  send(target: VettedTarget, request: { headers: Record<string, string>; body: string }): Promise<WebhookResponse>;
+}

@@ -1,0 +1,90 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+
+/** The event types an endpoint subscribes to (CONTRACT.md §9). */
+export const WEBHOOK_EVENT_TYPES = [
+  'report.completed',
+  'report.failed',
+  'onboarding_token.used',
+  'onboarding_token.revoked',
+] as const;
+export type SubscribableEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** `webhook.test` goes only to the endpoint it was asked for, whatever it subscribes to. */
+export type WebhookEventType = SubscribableEventType | 'webhook.test';
+
+export const MAX_ENDPOINTS_PER_ORGANIZATION = 10;
+/** An endpoint that has had no successful delivery for this long since its first failure is disabled. */
+export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3600 * 1000;
+
+export interface WebhookEndpoint {
+  orgId: string;
+  endpointId: string;
+  url: string;
+  events: SubscribableEventType[];
+  /** The signing secret as the SecretSealer sealed it; the plain secret is never stored. */
+  sealedSecret: string;
+  createdAt: string;
+  disabled: boolean;
+  disabledAt?: string;
+  /** When the first failed attempt since the last success happened. */
+  failingSince?: string;
+}
+
+/** An event as it happened, before fan-out to the organization's endpoints. */
+export interface WebhookEvent {
+  /** Deterministic for a state change, so emitting it twice yields the same message ids. */
+  eventId: string;
+  orgId: string;
+  type: WebhookEventType;
+  /** ISO time of the state change (also deterministic). */
+  timestamp: string;
+  data: Record<string, unknown>;
+  /** Only this endpoint (a `webhook.test`). */
+  endpointId?: string;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One message to one endpoint, as the delivery log holds it. */
+export interface WebhookDelivery {
+  orgId: string;
+  endpointId: string;
+  messageId: string;
+  type: WebhookEventType;
+  status: DeliveryStatus;
+  attempts: number;
+  lastResponseStatus?: number;
+  createdAt: string;
+  lastAttemptAt?: string;
+  nextAttemptAt?: string;
+}
+
+/** `whsec_` + base64 of 32 random bytes, the Standard Webhooks secret format. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+export function newEndpointId(): string {
+  return randomUUID();
+}
+
+/** The same state change always gets the same event id. */
+export function eventIdFor(...parts: string[]): string {
+  return `evt_${createHash('sha256').update(parts.join(':')).digest('base64url').slice(0, 32)}`;
+}
+
+/** The `webhook-id` of one event sent to one endpoint: the same across every retry and re-emission. */
+export function messageIdFor(eventId: string, endpointId: string): string {
+  return `msg_${createHash('sha256').update(`${eventId}:${endpointId}`).digest('base64url').slice(0, 32)}`;
+}
+
+/** What subscribers of this endpoint receive: the event's type subscribed, or a test addressed to it. */
+export function endpointReceives(endpoint: WebhookEndpoint, event: WebhookEvent): boolean {
+  if (endpoint.disabled || endpoint.orgId !== event.orgId) return false;
+  if (event.endpointId !== undefined) return event.endpointId === endpoint.endpointId;
+  return (endpoint.events as readonly string[]).includes(event.type);
+}
+
+/** The Standard Webhooks body: `{type, timestamp, data}`. */
+export function messageBody(event: WebhookEvent): string {
+  return JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data });
+}

@@ -1,0 +1,112 @@
+import type { OnboardingTokenEvents } from '../onboarding/ports.ts';
+import type { OnboardingTokenRecord } from '../onboarding/onboarding-token.ts';
+import type { CompletedReport, ReportJobStore } from '../reports/ports.ts';
+import { processingDurationMs, toStatusResponse, type ReportErrorCode, type ReportJob } from '../reports/report-job.ts';
+import type { WebhookQueue } from './ports.ts';
+import { eventIdFor, type WebhookEvent } from './webhook-endpoint.ts';
+
+/**
+ * Emission: after a state change has been written, one queue message per event (fan-out to the
+ * endpoints happens in the delivery function). It never fails or undoes the state change: a
+ * publishing error is handed to `onLost` (logged and counted, alarmed on) and swallowed. The event
+ * id and timestamp are derived from the state change, so if the same change is emitted twice the
+ * delivery log entry and the `webhook-id` are the same and receivers deduplicate.
+ */
+export interface EventPublishing {
+  queue: WebhookQueue;
+  onLost(event: WebhookEvent, error: unknown): void;
+}
+
+async function publishQuietly(publishing: EventPublishing, event: WebhookEvent): Promise<void> {
+  try {
+    await publishing.queue.publishEvent(event);
+  } catch (error) {
+    publishing.onLost(event, error);
+  }
+}
+
+export function reportFinishedEvent(job: ReportJob): WebhookEvent {
+  const type = job.status === 'COMPLETE' ? 'report.completed' : 'report.failed';
+  return {
+    eventId: eventIdFor(type, job.jobId),
+    orgId: job.orgId,
+    type,
+    timestamp: job.updatedAt,
+    data: toStatusResponse(job),
+  };
+}
+
+/**
+ * The report job store, emitting `report.completed` / `report.failed` whenever a job reaches its
+ * final state through it: the worker, the sweep (TIMED_OUT), the dead-letter handler
+ * (INTERNAL_ERROR) and a read past the deadline all finish jobs through `complete` / `fail`.
+ */
+export function emittingReportEvents(jobs: ReportJobStore, publishing: EventPublishing): ReportJobStore {
+  return {
+    createOpenJob: (job) => jobs.createOpenJob(job),
+    confirm: (job) => jobs.confirm(job),
+    get: (jobId) => jobs.get(jobId),
+    withdraw: (job) => jobs.withdraw(job),
+    start: (jobId, attempt) => jobs.start(jobId, attempt),
+    release: (job, now) => jobs.release(job, now),
+    findOpenJobsCreatedBefore: (cutoff, limit) => jobs.findOpenJobsCreatedBefore(cutoff, limit),
+    async complete(job: ReportJob, result: CompletedReport): Promise<boolean> {
+      const completed = await jobs.complete(job, result);
+      if (completed) {
+        const { leaseExpiresAt: _lease, ...rest } = job;
+        await publishQuietly(
+          publishing,
+          reportFinishedEvent({ ...rest, ...result, status: 'COMPLETE', updatedAt: result.completedAt }),
+        );
+      }
+      return completed;
+    },
+    async fail(job: ReportJob, errorCode: ReportErrorCode, now: Date): Promise<boolean> {
+      const failed = await jobs.fail(job, errorCode, now);
+      if (failed) {
+        await publishQuietly(
+          publishing,
+          reportFinishedEvent({
+            ...job,
+            status: 'FAILED',
+            errorCode,
+            durationMs: processingDurationMs(job, now),
+            updatedAt: now.toISOString(),
+          }),
+        );
+      }
+      return failed;
+    },
+  };
+}
+
+export function tokenEvent(record: OnboardingTokenRecord, change: 'used' | 'revoked'): WebhookEvent {
+  const at = change === 'used' ? record.usedAt : record.revokedAt;
+  const timestamp = at ?? new Date().toISOString();
+  return {
+    eventId: eventIdFor(`onboarding_token.${change}`, record.tokenId),
+    orgId: record.orgId,
+    type: change === 'used' ? 'onboarding_token.used' : 'onboarding_token.revoked',
+    timestamp,
+    data: {
+      tokenId: record.tokenId,
+      email: record.email,
+      status: change === 'used' ? 'Used' : 'Revoked',
+      ...(change === 'used' ? { usedAt: timestamp } : { revokedAt: timestamp }),
+    },
+  };
+}
+
+/** Token lifecycle events to webhooks, after `next` (the metrics) has seen them. */
+export function emittingTokenEvents(next: OnboardingTokenEvents, publishing: EventPublishing): OnboardingTokenEvents {
+  return {
+    async tokenUsed(record) {
+      await next.tokenUsed(record);
+      await publishQuietly(publishing, tokenEvent(record, 'used'));
+    },
+    async tokenRevoked(record) {
+      await next.tokenRevoked(record);
+      await publishQuietly(publishing, tokenEvent(record, 'revoked'));
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import { ConflictError } from '../../../shared/domain/errors.ts';
+import type {
+  DeliveryAttemptUpdate,
+  DeliveryMessage,
+  SecretSealer,
+  WebhookDeliveryLog,
+  WebhookEndpointStore,
+  WebhookQueue,
+  WebhookResponse,
+  WebhookSender,
+} from '../../../shared/domain/webhooks/ports.ts';
+import type { VettedTarget } from '../../../shared/domain/webhooks/ssrf-guard.ts';
+import type {
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEvent,
+} from '../../../shared/domain/webhooks/webhook-endpoint.ts';
+
+export class InMemoryEndpoints implements WebhookEndpointStore {
+  readonly items = new Map<string, WebhookEndpoint>();
+  create(endpoint: WebhookEndpoint, max: number): Promise<void> {
+    if ([...this.items.values()].filter((e) => e.orgId === endpoint.orgId).length >= max)
+      return Promise.reject(new ConflictError('too many'));
+    this.items.set(endpoint.endpointId, { ...endpoint });
+    return Promise.resolve();
+  }
+  list(orgId: string) {
+    return Promise.resolve([...this.items.values()].filter((e) => e.orgId === orgId));
+  }
+  get(orgId: string, endpointId: string) {
+    const found = this.items.get(endpointId);
+    return Promise.resolve(found?.orgId === orgId ? { ...found } : undefined);
+  }
+  delete(orgId: string, endpointId: string) {
+    const found = this.items.get(endpointId);
+    if (found?.orgId !== orgId) return Promise.resolve(false);
+    this.items.delete(endpointId);
+    return Promise.resolve(true);
+  }
+  recordFailure(endpoint: WebhookEndpoint, now: Date) {
+    const stored = this.items.get(endpoint.endpointId)!;
+    stored.failingSince ??= now.toISOString();
+    return Promise.resolve({ ...stored });
+  }
+  recordSuccess(endpoint: WebhookEndpoint) {
+    delete this.items.get(endpoint.endpointId)!.failingSince;
+    return Promise.resolve();
+  }
+  disable(endpoint: WebhookEndpoint, now: Date) {
+    Object.assign(this.items.get(endpoint.endpointId)!, { disabled: true, disabledAt: now.toISOString() });
+    return Promise.resolve();
+  }
+}
+
+export class InMemoryDeliveryLog implements WebhookDeliveryLog {
+  readonly items = new Map<string, WebhookDelivery>();
+  open(delivery: WebhookDelivery) {
+    if (!this.items.has(delivery.messageId)) this.items.set(delivery.messageId, { ...delivery });
+    return Promise.resolve();
+  }
+  get(delivery: Pick<WebhookDelivery, 'messageId'>) {
+    return Promise.resolve(this.items.get(delivery.messageId));
+  }
+  recordAttempt(delivery: Pick<WebhookDelivery, 'messageId'>, update: DeliveryAttemptUpdate) {
+    const stored = this.items.get(delivery.messageId)!;
+    Object.assign(stored, update);
+    if (update.nextAttemptAt === undefined) delete stored.nextAttemptAt;
+    return Promise.resolve();
+  }
+  list() {
+    return Promise.resolve({ records: [...this.items.values()].reverse(), nextCursor: undefined });
+  }
+}
+
+export class RecordingQueue implements WebhookQueue {
+  readonly events: WebhookEvent[] = [];
+  readonly deliveries: Array<{ message: DeliveryMessage; delaySeconds: number }> = [];
+  publishEvent(event: WebhookEvent) {
+    this.events.push(event);
+    return Promise.resolve();
+  }
+  scheduleDelivery(message: DeliveryMessage, delaySeconds: number) {
+    this.deliveries.push({ message, delaySeconds });
+    return Promise.resolve();
+  }
+}
+
+/** Reversible and context-bound, like the real sealers, without a key. */
+export const fakeSealer: SecretSealer = {
+  seal: (secret, context) =>
+    Promise.resolve(`sealed:${context.orgId}:${context.endpointId}:${Buffer.from(secret).toString('hex')}`),
+  open: (sealed, context) => {
+    const prefix = `sealed:${context.orgId}:${context.endpointId}:`;
+    if (!sealed.startsWith(prefix)) return Promise.reject(new Error('wrong context'));
+    return Promise.resolve(Buffer.from(sealed.slice(prefix.length), 'hex').toString());
+  },
+};
+
+export class ScriptedSender implements WebhookSender {
+  readonly requests: Array<{ target: VettedTarget; headers: Record<string, string>; body: string }> = [];
+  constructor(private readonly answers: WebhookResponse[] = [{ status: 204 }]) {}
+  send(target: VettedTarget, request: { headers: Record<string, string>; body: string }) {
+    this.requests.push({ target, ...request });
+    return Promise.resolve(this.answers[Math.min(this.requests.length - 1, this.answers.length - 1)]!);
+  }
+}
+
+/** A resolver answering from a fixed table; an unknown name does not resolve. */
+export const fixedResolver = (table: Record<string, string[]>) => ({
+  resolve: (hostname: string) =>
+    table[hostname] ? Promise.resolve(table[hostname]) : Promise.reject(new Error(`ENOTFOUND ${hostname}`)),
+});

@@ -1,0 +1,91 @@
+import { describe, expect, it, vi } from 'vitest';
+import {
+  emittingReportEvents,
+  emittingTokenEvents,
+  reportFinishedEvent,
+} from '../../../shared/domain/webhooks/webhook-events.ts';
+import { discardTokenEvents } from '../../../shared/domain/onboarding/ports.ts';
+import { InMemoryReportJobStore, ORG_ID, reportJob, T0 } from '../reports/fakes.ts';
+import { RecordingQueue } from './fakes.ts';
+
+describe('report events', () => {
+  it('publishes report.completed with the job’s status response after complete() succeeded', async () => {
+    const store = new InMemoryReportJobStore();
+    const queue = new RecordingQueue();
+    const jobs = emittingReportEvents(store, { queue, onLost: vi.fn() });
+    const job = reportJob({ status: 'IN_PROGRESS', attemptId: 'a1' });
+    store.seed(job);
+    const completedAt = new Date(T0.getTime() + 1500).toISOString();
+    await jobs.complete(job, { sizeBytes: 10, sha256: 'ab', durationMs: 1500, completedAt, templateVersion: 't' });
+    expect(queue.events).toEqual([
+      {
+        eventId: reportFinishedEvent({ ...job, status: 'COMPLETE' }).eventId,
+        orgId: ORG_ID,
+        type: 'report.completed',
+        timestamp: completedAt,
+        data: expect.objectContaining({ jobId: job.jobId, status: 'COMPLETE', sizeBytes: 10, sha256: 'ab' }),
+      },
+    ]);
+  });
+
+  it('publishes report.failed with the error code, and nothing when the job was no longer open', async () => {
+    const store = new InMemoryReportJobStore();
+    const queue = new RecordingQueue();
+    const jobs = emittingReportEvents(store, { queue, onLost: vi.fn() });
+    const job = reportJob({ status: 'PENDING' });
+    store.seed(job);
+    expect(await jobs.fail(job, 'TIMED_OUT', T0)).toBe(true);
+    expect(await jobs.fail(job, 'INTERNAL_ERROR', T0)).toBe(false);
+    expect(queue.events).toEqual([
+      expect.objectContaining({ type: 'report.failed', data: expect.objectContaining({ errorCode: 'TIMED_OUT' }) }),
+    ]);
+  });
+
+  it('never fails the job when publishing fails: the lost event is reported instead', async () => {
+    const store = new InMemoryReportJobStore();
+    const onLost = vi.fn();
+    const failing = { publishEvent: () => Promise.reject(new Error('queue down')), scheduleDelivery: vi.fn() };
+    const jobs = emittingReportEvents(store, { queue: failing, onLost });
+    const job = reportJob({ status: 'PENDING' });
+    store.seed(job);
+    await expect(jobs.fail(job, 'USER_NOT_FOUND', T0)).resolves.toBe(true);
+    expect((await store.get(job.jobId))?.status).toBe('FAILED');
+    expect(onLost).toHaveBeenCalledWith(expect.objectContaining({ type: 'report.failed' }), expect.any(Error));
+  });
+
+  it('derives the event id from the job, so a repeated emission deduplicates', () => {
+    const job = reportJob({ status: 'COMPLETE' });
+    expect(reportFinishedEvent(job).eventId).toBe(reportFinishedEvent({ ...job }).eventId);
+    expect(reportFinishedEvent(job).eventId).not.toBe(reportFinishedEvent({ ...job, status: 'FAILED' }).eventId);
+  });
+});
+
+describe('token events', () => {
+  it('publishes onboarding_token.used and .revoked with {tokenId, email, status, usedAt|revokedAt}', async () => {
+    const queue = new RecordingQueue();
+    const events = emittingTokenEvents(discardTokenEvents, { queue, onLost: vi.fn() });
+    const record = {
+      orgId: ORG_ID,
+      tokenId: 't-1',
+      tokenHash: 'h',
+      tokenHint: 'abcd',
+      email: 'ada@example.com',
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      createdAt: T0.toISOString(),
+      expiresAt: T0.toISOString(),
+    };
+    await events.tokenUsed({ ...record, usedAt: '2026-03-01T12:01:00.000Z' });
+    await events.tokenRevoked({ ...record, revokedAt: '2026-03-01T12:02:00.000Z' });
+    expect(queue.events.map(({ type, data }) => ({ type, data }))).toEqual([
+      {
+        type: 'onboarding_token.used',
+        data: { tokenId: 't-1', email: 'ada@example.com', status: 'Used', usedAt: '2026-03-01T12:01:00.000Z' },
+      },
+      {
+        type: 'onboarding_token.revoked',
+        data: { tokenId: 't-1', email: 'ada@example.com', status: 'Revoked', revokedAt: '2026-03-01T12:02:00.000Z' },
+      },
+    ]);
+  });
+});
