@@ -4,7 +4,7 @@
  * then the console table, the markdown table and `bench/results/latest.json`.
  */
 
-export type Unit = 'ms' | 'KB' | 'req/s' | 'count';
+export type Unit = 'ms' | 'KB' | 'req/s' | 'count' | 'RCU';
 
 /** A summary of samples. `n` is how many samples it summarises. */
 export interface Stat {
@@ -81,7 +81,8 @@ export function errorRow(measurement: string, message: string): CheckedRow {
 function formatNumber(value: number | undefined, unit: Unit): string {
   if (value === undefined || Number.isNaN(value)) return '–';
   if (unit === 'ms' && value < 0.01) return `${value.toPrecision(2)} ms`;
-  const digits = unit === 'ms' ? (value < 1 ? 3 : value < 10 ? 2 : value < 100 ? 1 : 0) : unit === 'KB' ? 1 : 0;
+  const digits =
+    unit === 'ms' ? (value < 1 ? 3 : value < 10 ? 2 : value < 100 ? 1 : 0) : unit === 'KB' || unit === 'RCU' ? 1 : 0;
   return `${value.toFixed(digits)} ${unit}`;
 }
 

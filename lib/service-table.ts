@@ -1,5 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import type { TableDefinition } from './table-definitions.ts';
 
@@ -26,6 +26,9 @@ export class ServiceTable extends Table {
         indexName: index.indexName,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: index.sortKey === undefined ? undefined : { name: index.sortKey, type: AttributeType.STRING },
+        ...(index.include
+          ? { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.include] }
+          : { projectionType: ProjectionType.ALL }),
       });
     }
   }

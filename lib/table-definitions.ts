@@ -1,3 +1,5 @@
+import { USER_STATUS_INDEX_FIELDS } from '../shared/adapters/dynamodb/user-items.ts';
+
 /**
  * DynamoDB table shapes, as plain data shared by the CDK data construct and the local stack
  * (which creates the same tables in DynamoDB Local). See README "Table design".
@@ -13,7 +15,13 @@ export interface TableDefinition extends KeySchema {
   /** Environment variable through which functions receive the table name. */
   envVar: string;
   timeToLiveAttribute: string;
-  globalSecondaryIndexes: ReadonlyArray<KeySchema & { indexName: string }>;
+  globalSecondaryIndexes: ReadonlyArray<GlobalSecondaryIndexDefinition>;
+}
+
+export interface GlobalSecondaryIndexDefinition extends KeySchema {
+  indexName: string;
+  /** Non-key attributes the index carries (projection INCLUDE); absent: every attribute (ALL). */
+  include?: readonly string[];
 }
 
 /** Onboarding tokens (`ORG#{org}` / `TOKEN#{createdAt}#{tokenId}`) and their e-mail guards (`ORG#{org}` / `EMAIL#{email}`). */
@@ -43,7 +51,10 @@ export const reportJobsTable = {
 /**
  * User records (`ORG#{org}` / `USER#{id}`). `byCreatedAt` orders an organization's users by
  * `created_at` then `id` (`createdAtSk` = `{created_at}#{id}`); `byEmail` looks a user up by
- * lower-cased e-mail within an organization (`emailPk` = `ORG#{org}#EMAIL#{email}`).
+ * lower-cased e-mail within an organization (`emailPk` = `ORG#{org}#EMAIL#{email}`); `byStatus`
+ * splits an organization's users by registration status and a hash of the id
+ * (`statusPk` = `ORG#{org}#STATUS#{registration_status or -}#{shard}`), each partition in
+ * `createdAtSk` order, carrying only `USER_STATUS_INDEX_FIELDS` (shared/adapters/dynamodb/user-items.ts).
  */
 export const usersTable = {
   id: 'Users',
@@ -54,6 +65,7 @@ export const usersTable = {
   globalSecondaryIndexes: [
     { indexName: 'byCreatedAt', partitionKey: 'pk', sortKey: 'createdAtSk' },
     { indexName: 'byEmail', partitionKey: 'emailPk', sortKey: 'createdAtSk' },
+    { indexName: 'byStatus', partitionKey: 'statusPk', sortKey: 'createdAtSk', include: USER_STATUS_INDEX_FIELDS },
   ],
 } as const satisfies TableDefinition;
 

@@ -105,7 +105,7 @@ export async function createLocalResources(
   }
 }
 
-/** Local table name = the definition's id. On-demand, every index projecting all attributes, TTL on. */
+/** Local table name = the definition's id. On-demand, each index with its definition's projection, TTL on. */
 async function createTable(client: DynamoDBClient, table: TableDefinition): Promise<string> {
   const tableName = table.id;
   const keySchema = ({ partitionKey, sortKey }: KeySchema): KeySchemaElement[] => [
@@ -133,7 +133,9 @@ async function createTable(client: DynamoDBClient, table: TableDefinition): Prom
               GlobalSecondaryIndexes: table.globalSecondaryIndexes.map((index) => ({
                 IndexName: index.indexName,
                 KeySchema: keySchema(index),
-                Projection: { ProjectionType: 'ALL' },
+                Projection: index.include
+                  ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.include] }
+                  : { ProjectionType: 'ALL' },
               })),
             }
           : {}),

@@ -300,9 +300,31 @@ describe('tables', () => {
       expect(indexes.map((index) => index.IndexName)).toEqual(
         definition.globalSecondaryIndexes.map((index) => index.indexName),
       );
-      for (const index of indexes) expect(index.Projection).toEqual({ ProjectionType: 'ALL' });
+      expect(indexes.map((index) => index.Projection)).toEqual(
+        definition.globalSecondaryIndexes.map((index) =>
+          index.include
+            ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.include] }
+            : { ProjectionType: 'ALL' },
+        ),
+      );
     },
   );
+
+  it('Users: byStatus carries only the keys and the short status fields, not the full record', () => {
+    const users = resources[logicalIdOf(stack.data.tables.Users)]!;
+    const byStatus = (users.Properties.GlobalSecondaryIndexes as Array<Record<string, any>>).find(
+      (index) => index.IndexName === 'byStatus',
+    )!;
+
+    expect(byStatus.KeySchema).toEqual([
+      { AttributeName: 'statusPk', KeyType: 'HASH' },
+      { AttributeName: 'createdAtSk', KeyType: 'RANGE' },
+    ]);
+    expect(byStatus.Projection.NonKeyAttributes).not.toContain('idcheck_pep_sanction_result');
+    expect(byStatus.Projection.NonKeyAttributes).toEqual(
+      expect.arrayContaining(['age', 'country', 'data_sharing_agreed', 'connection_status']),
+    );
+  });
 
   it('creates exactly the defined tables', () => {
     expect(ofType('AWS::DynamoDB::Table')).toHaveLength(allTables.length);

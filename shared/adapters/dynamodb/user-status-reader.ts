@@ -1,8 +1,22 @@
-import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  QueryCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+  type QueryCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
 import type { UserStatusReader } from '../../domain/users/query-user-status.ts';
-import type { UserRecord } from '../../domain/users/user-record.ts';
+import { REGISTRATION_STATUSES, type UserRecord } from '../../domain/users/user-record.ts';
 import type { RangeOperator, UserField, UserFilter } from '../../domain/users/user-status-query.ts';
-import { emailPartitionKey, fromUserItem, userKey } from './user-items.ts';
+import {
+  emailPartitionKey,
+  fromUserItem,
+  splitCreatedAtSortKey,
+  statusPartitionKey,
+  USER_STATUS_INDEX_FIELDS,
+  USER_STATUS_SHARDS,
+  userKey,
+} from './user-items.ts';
 
 /**
  * `createdAtSk` is `{instant}#{id}` with a fixed-width instant, so `{instant}$` ('$' follows '#')
@@ -21,14 +35,31 @@ export interface UserQueryPlan {
   input: Omit<QueryCommandInput, 'ExclusiveStartKey' | 'Select'>;
   /** A key range that cannot hold anything (e.g. created_at gt 2025 and lt 2024): answer without reading. */
   empty: boolean;
+  /**
+   * Set for the `byStatus` index: the partitions to read, each bound to `:pk` in the key
+   * condition. `input` then projects nothing (the reader asks for `createdAtSk` or a count) and
+   * the records of the requested page are fetched from the table.
+   */
+  partitions?: readonly string[];
 }
+
+/** Fields `byStatus` can filter on: its projection, its key (`created_at`) and its partitions (`registration_status`). */
+const STATUS_INDEX_FILTER_FIELDS: ReadonlySet<UserField> = new Set<UserField>([
+  ...USER_STATUS_INDEX_FIELDS,
+  'created_at',
+  'registration_status',
+]);
+const PARTITION_PLACEHOLDER = ':pk';
 
 /**
  * Picks the narrowest access path the filters allow, in the order `id` (one item), `email`
- * (the `byEmail` index), otherwise the `byCreatedAt` index (the organization's users in
- * `created_at`, `id` order, with any `created_at` range as a key condition). Every other filter
- * becomes a FilterExpression and the requested fields a ProjectionExpression, so DynamoDB does
- * the filtering and projection and only matching items cross the network.
+ * (the `byEmail` index), then `byStatus` when every filter is on a field it carries (the
+ * registration statuses asked for, each in `USER_STATUS_SHARDS` partitions, with any
+ * `created_at` range as a key condition), otherwise the `byCreatedAt` index (the organization's
+ * users in `created_at`, `id` order, with any `created_at` range as a key condition). Every other
+ * filter becomes a FilterExpression and, on the single-partition paths, the requested fields a
+ * ProjectionExpression, so DynamoDB does the filtering and projection and only matching items
+ * cross the network.
  */
 export function planUserQuery(
   tableName: string,
@@ -47,7 +78,30 @@ export function planUserQuery(
   let indexName: string | undefined;
   let consumed: UserFilter[] = [];
   let empty = false;
-  if (idFilter) {
+  let partitions: string[] | undefined;
+  if (!idFilter && !emailFilter && filters.every((filter) => STATUS_INDEX_FILTER_FIELDS.has(filter.field))) {
+    const statusFilter = filters.find(
+      (f): f is Extract<UserFilter, { kind: 'equals' }> => f.kind === 'equals' && f.field === 'registration_status',
+    );
+    // Stored statuses are the six the schema allows; users without one have their own partitions.
+    const statuses: Array<string | undefined> = statusFilter
+      ? REGISTRATION_STATUSES.filter((status) => statusFilter.values.includes(status))
+      : [...REGISTRATION_STATUSES, undefined];
+    partitions = statuses.flatMap((status) =>
+      Array.from({ length: USER_STATUS_SHARDS }, (_, shard) => statusPartitionKey(orgId, status, shard)),
+    );
+    empty = partitions.length === 0;
+    indexName = 'byStatus';
+    keyCondition = `statusPk = ${PARTITION_PLACEHOLDER}`;
+    if (statusFilter) consumed.push(statusFilter);
+    if (createdAt) {
+      const range = createdAtKeyRange(createdAt.bounds);
+      empty ||= range.lower !== undefined && range.upper !== undefined && range.lower > range.upper;
+      const sortKeyCondition = rangeKeyCondition(expression, range);
+      if (sortKeyCondition) keyCondition += ` AND ${sortKeyCondition}`;
+      consumed.push(createdAt);
+    }
+  } else if (idFilter) {
     const key = userKey(orgId, idFilter.values[0]!);
     // No stored key can be that long: answer "no match" rather than let DynamoDB reject the query.
     empty = byteLength(key.sk) > MAX_SORT_KEY_BYTES;
@@ -77,6 +131,20 @@ export function planUserQuery(
     .filter((filter) => !consumed.includes(filter))
     .map((filter) => filterCondition(expression, filter, orgId))
     .join(' AND ');
+  if (partitions) {
+    return {
+      empty,
+      partitions,
+      input: {
+        TableName: tableName,
+        IndexName: indexName,
+        KeyConditionExpression: keyCondition,
+        FilterExpression: filterText || undefined,
+        ExpressionAttributeNames: Object.keys(expression.names).length ? expression.names : undefined,
+        ExpressionAttributeValues: expression.values,
+      },
+    };
+  }
   const projection = fields.map((field) => expression.name(field)).join(', ');
 
   return {
@@ -167,10 +235,27 @@ class ExpressionBuilder {
   }
 }
 
+/** Partitions of `byStatus` read at once per query. */
+const PARTITION_CONCURRENCY = 8;
+/** BatchGetItem takes at most 100 keys. */
+const MAX_BATCH_GET = 100;
+const BATCH_GET_ATTEMPTS = 6;
+
+export interface UserStatusPageRead {
+  records: Array<Partial<UserRecord>>;
+  total: number;
+  /** Read capacity units the query consumed, every page and BatchGetItem included. */
+  consumedReadUnits: number;
+}
+
 /**
- * Reads the page a user-status query asks for. DynamoDB returns matches in order; items before
- * the window are skipped, items in it kept, and once the window is full the remaining pages are
- * only counted (`Select: COUNT`), so `total` is exact without transferring records nobody asked for.
+ * Reads the page a user-status query asks for. On a single partition (an id, an e-mail, or
+ * `byCreatedAt`), DynamoDB returns matches in order; items before the window are skipped, items
+ * in it kept, and once the window is full the remaining pages are only counted (`Select: COUNT`),
+ * so `total` is exact without transferring records nobody asked for. On `byStatus`, every
+ * partition is read in parallel the same way, keeping only the sort keys of its first
+ * `offset + limit` matches; the merged keys give the page, whose records alone are then fetched
+ * from the table with BatchGetItem, projected to the requested fields.
  */
 export class DynamoDbUserStatusReader implements UserStatusReader {
   constructor(
@@ -182,24 +267,25 @@ export class DynamoDbUserStatusReader implements UserStatusReader {
     orgId: string,
     filters: readonly UserFilter[],
     window: { offset: number; limit: number; fields: readonly UserField[] },
-  ): Promise<{ records: Array<Partial<UserRecord>>; total: number }> {
+  ): Promise<UserStatusPageRead> {
     const plan = planUserQuery(this.tableName, orgId, filters, window.fields);
-    if (plan.empty) return { records: [], total: 0 };
+    if (plan.empty) return { records: [], total: 0, consumedReadUnits: 0 };
+    if (plan.partitions) return this.findPageAcrossPartitions(orgId, plan, plan.partitions, window);
 
     const records: Array<Partial<UserRecord>> = [];
     let total = 0;
+    let consumedReadUnits = 0;
     let startKey: Record<string, unknown> | undefined;
     do {
       const windowFull = records.length >= window.limit;
-      const page = await this.documents.send(
-        new QueryCommand({
-          ...plan.input,
-          ...(windowFull
-            ? { Select: 'COUNT', ProjectionExpression: undefined, ExpressionAttributeNames: countNames(plan) }
-            : {}),
-          ExclusiveStartKey: startKey,
-        }),
-      );
+      const page = await this.query({
+        ...plan.input,
+        ...(windowFull
+          ? { Select: 'COUNT', ProjectionExpression: undefined, ExpressionAttributeNames: countNames(plan) }
+          : {}),
+        ExclusiveStartKey: startKey,
+      });
+      consumedReadUnits += page.ConsumedCapacity?.CapacityUnits ?? 0;
       if (!windowFull) {
         for (const item of page.Items ?? []) {
           if (total >= window.offset && records.length < window.limit) records.push(fromUserItem(item));
@@ -210,9 +296,124 @@ export class DynamoDbUserStatusReader implements UserStatusReader {
       }
       startKey = page.LastEvaluatedKey;
     } while (startKey);
-    return { records, total };
+    return { records, total, consumedReadUnits };
+  }
+
+  private async findPageAcrossPartitions(
+    orgId: string,
+    plan: UserQueryPlan,
+    partitions: readonly string[],
+    window: { offset: number; limit: number; fields: readonly UserField[] },
+  ): Promise<UserStatusPageRead> {
+    const wanted = window.offset + window.limit;
+    let consumedReadUnits = 0;
+    const readPartition = async (partition: string) => {
+      const sortKeys: string[] = [];
+      let count = 0;
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const collecting = sortKeys.length < wanted;
+        const page = await this.query({
+          ...plan.input,
+          ExpressionAttributeValues: { ...plan.input.ExpressionAttributeValues, [PARTITION_PLACEHOLDER]: partition },
+          ...(collecting ? { ProjectionExpression: 'createdAtSk' } : { Select: 'COUNT' }),
+          ExclusiveStartKey: startKey,
+        });
+        consumedReadUnits += page.ConsumedCapacity?.CapacityUnits ?? 0;
+        if (collecting) {
+          for (const item of page.Items ?? []) if (sortKeys.length < wanted) sortKeys.push(item.createdAtSk as string);
+        }
+        count += page.Count ?? 0;
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return { sortKeys, count };
+    };
+
+    const perPartition = await mapConcurrently(partitions, PARTITION_CONCURRENCY, readPartition);
+    const total = perPartition.reduce((sum, partition) => sum + partition.count, 0);
+    // DynamoDB orders sort keys by their UTF-8 bytes; the merge must agree with it.
+    const pageKeys = perPartition
+      .flatMap((partition) => partition.sortKeys.map((sortKey) => Buffer.from(sortKey, 'utf8')))
+      .sort((a, b) => Buffer.compare(a, b))
+      .slice(window.offset, wanted)
+      .map((bytes) => splitCreatedAtSortKey(bytes.toString('utf8')).id);
+    const fetched = await this.fetchRecords(orgId, pageKeys, window.fields);
+    consumedReadUnits += fetched.consumedReadUnits;
+    // A record deleted between the index read and the fetch is left out.
+    const records = pageKeys.flatMap((id) => fetched.byId.get(id) ?? []);
+    return { records, total, consumedReadUnits };
+  }
+
+  /** The records of the page, projected to the requested fields (and `id`, to put them in order). */
+  private async fetchRecords(
+    orgId: string,
+    ids: readonly string[],
+    fields: readonly UserField[],
+  ): Promise<{ byId: Map<string, UserRecord>; consumedReadUnits: number }> {
+    const byId = new Map<string, UserRecord>();
+    let consumedReadUnits = 0;
+    const names = Object.fromEntries(
+      [...new Set<string>(['id', ...fields])].map((field, index) => [`#f${index}`, field]),
+    );
+    const batches: string[][] = [];
+    for (let start = 0; start < ids.length; start += MAX_BATCH_GET)
+      batches.push(ids.slice(start, start + MAX_BATCH_GET));
+    await mapConcurrently(batches, PARTITION_CONCURRENCY, async (batch) => {
+      let keys: Array<Record<string, unknown>> = batch.map((id) => userKey(orgId, id));
+      for (let attempt = 1; keys.length > 0; attempt++) {
+        if (attempt > BATCH_GET_ATTEMPTS) {
+          throw Object.assign(new Error(`${keys.length} user record(s) still unprocessed by BatchGetItem`), {
+            name: 'ProvisionedThroughputExceededException',
+          });
+        }
+        if (attempt > 1) await sleep(Math.min(1_000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2));
+        const output = await this.documents.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [this.tableName]: {
+                Keys: keys,
+                ProjectionExpression: Object.keys(names).join(', '),
+                ExpressionAttributeNames: names,
+              },
+            },
+            ReturnConsumedCapacity: 'TOTAL',
+          }),
+        );
+        consumedReadUnits += (output.ConsumedCapacity ?? []).reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+        for (const item of output.Responses?.[this.tableName] ?? []) {
+          const record = fromUserItem(item);
+          byId.set(record.id, record);
+        }
+        keys = output.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+      }
+    });
+    return { byId, consumedReadUnits };
+  }
+
+  private query(input: QueryCommandInput): Promise<QueryCommandOutput> {
+    return this.documents.send(new QueryCommand({ ...input, ReturnConsumedCapacity: 'TOTAL' }));
   }
 }
+
+/** `work` on every item, at most `concurrency` at once; results in input order. */
+async function mapConcurrently<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Without a projection, only the names the key and filter expressions still use may be sent. */
 function countNames(plan: UserQueryPlan): Record<string, string> | undefined {

@@ -17,7 +17,7 @@ export interface UserStatusReader {
     orgId: string,
     filters: readonly UserFilter[],
     window: { offset: number; limit: number; fields: readonly UserField[] },
-  ): Promise<{ records: Array<Partial<UserRecord>>; total: number }>;
+  ): Promise<{ records: Array<Partial<UserRecord>>; total: number; consumedReadUnits?: number }>;
 }
 
 /** Primary course: find the page of matching records, then shape each to the requested keys. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { USER_STATUS_SHARDS } from '../../../shared/adapters/dynamodb/user-items.ts';
 import { planUserQuery } from '../../../shared/adapters/dynamodb/user-status-reader.ts';
 import type { UserField, UserFilter } from '../../../shared/domain/users/user-status-query.ts';
 import { userStatusRequestSchema } from '../../../shared/http/schemas/user-status-schemas.ts';
@@ -74,33 +75,33 @@ describe('planUserQuery: created_at as a key range on createdAtSk ({created_at}#
     const p = plan({ created_at: { gte: '2024-01-01', lte: '2024-01-31T23:59:59Z' } });
 
     expect(keyCondition(p)).toBe(
-      'pk = "ORG#acme" AND createdAtSk BETWEEN "2024-01-01T00:00:00.000Z" AND "2024-01-31T23:59:59.000Z$"',
+      'statusPk = :pk AND createdAtSk BETWEEN "2024-01-01T00:00:00.000Z" AND "2024-01-31T23:59:59.000Z$"',
     );
     expect(p.input.FilterExpression).toBeUndefined();
   });
 
   it('starts a gt range after every id stored at the instant', () => {
     expect(keyCondition(plan({ created_at: { gt: '2024-01-01T00:00:00Z' } }))).toBe(
-      'pk = "ORG#acme" AND createdAtSk >= "2024-01-01T00:00:00.000Z$"',
+      'statusPk = :pk AND createdAtSk >= "2024-01-01T00:00:00.000Z$"',
     );
   });
 
   it('ends an lt range before the instant', () => {
     expect(keyCondition(plan({ created_at: { lt: '2024-01-01T00:00:00Z' } }))).toBe(
-      'pk = "ORG#acme" AND createdAtSk <= "2024-01-01T00:00:00.000Z"',
+      'statusPk = :pk AND createdAtSk <= "2024-01-01T00:00:00.000Z"',
     );
   });
 
   it('bounds eq on both sides', () => {
     expect(keyCondition(plan({ created_at: { eq: '2024-03-01T10:00:00.5+01:00' } }))).toBe(
-      'pk = "ORG#acme" AND createdAtSk BETWEEN "2024-03-01T09:00:00.500Z" AND "2024-03-01T09:00:00.500Z$"',
+      'statusPk = :pk AND createdAtSk BETWEEN "2024-03-01T09:00:00.500Z" AND "2024-03-01T09:00:00.500Z$"',
     );
   });
 
   it('takes the tightest of several bounds', () => {
     expect(
       keyCondition(plan({ created_at: { gt: '2024-01-01', gte: '2024-02-01', lt: '2024-12-01', lte: '2024-06-01' } })),
-    ).toBe('pk = "ORG#acme" AND createdAtSk BETWEEN "2024-02-01T00:00:00.000Z" AND "2024-06-01T00:00:00.000Z$"');
+    ).toBe('statusPk = :pk AND createdAtSk BETWEEN "2024-02-01T00:00:00.000Z" AND "2024-06-01T00:00:00.000Z$"');
   });
 
   it('applies the range to the byEmail index too', () => {
@@ -128,8 +129,8 @@ describe('planUserQuery: created_at as a key range on createdAtSk ({created_at}#
   it('bounds ids whose UTF-8 bytes sort after U+FFFF (an emoji id at the instant is inside lte, outside gt)', () => {
     const stored = '2024-01-01T00:00:00.000Z#😀-user';
     const utf8Compare = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
-    const upper = plan({ created_at: { lte: '2024-01-01' } }).input.ExpressionAttributeValues![':v1'] as string;
-    const lower = plan({ created_at: { gt: '2024-01-01' } }).input.ExpressionAttributeValues![':v1'] as string;
+    const upper = plan({ created_at: { lte: '2024-01-01' } }).input.ExpressionAttributeValues![':v0'] as string;
+    const lower = plan({ created_at: { gt: '2024-01-01' } }).input.ExpressionAttributeValues![':v0'] as string;
 
     expect(utf8Compare(stored, upper)).toBeLessThan(0);
     expect(utf8Compare(stored, lower)).toBeLessThan(0);
@@ -138,9 +139,9 @@ describe('planUserQuery: created_at as a key range on createdAtSk ({created_at}#
 });
 
 describe('planUserQuery: filter expression', () => {
-  it('matches a registration category with IN over its stored values', () => {
-    expect(filterExpression(plan({ registration_status: 'active' }))).toBe(
-      '#registration_status IN ("Activated", "Complete")',
+  it('matches a registration category with IN over its stored values when byStatus cannot serve the query', () => {
+    expect(filterExpression(plan({ registration_status: 'active', city: 'Oslo' }))).toBe(
+      '#city = "Oslo" AND #registration_status IN ("Activated", "Complete")',
     );
   });
 
@@ -182,10 +183,11 @@ describe('planUserQuery: filter expression', () => {
 
 describe('planUserQuery: projection', () => {
   it('projects exactly the requested fields, in request order', () => {
-    const p = plan({}, ['email', 'id', 'idcheck_pep_sanction_result']);
+    const p = plan({ city: 'Oslo' }, ['email', 'id', 'idcheck_pep_sanction_result']);
 
     expect(p.input.ProjectionExpression).toBe('#email, #id, #idcheck_pep_sanction_result');
     expect(p.input.ExpressionAttributeNames).toEqual({
+      '#city': 'city',
       '#email': 'email',
       '#id': 'id',
       '#idcheck_pep_sanction_result': 'idcheck_pep_sanction_result',
@@ -215,5 +217,59 @@ describe('planUserQuery: keys DynamoDB could not hold', () => {
   it('answers an e-mail filter longer than any stored partition key with an empty plan', () => {
     // Within the request's 1024-character limit, over DynamoDB's 2048-byte partition key.
     expect(plan({ email: `${'€'.repeat(1000)}@example.com` }).empty).toBe(true);
+  });
+});
+
+describe('planUserQuery: the byStatus index', () => {
+  const partitionsOf = (status: string, shards = USER_STATUS_SHARDS) =>
+    Array.from({ length: shards }, (_, shard) => `ORG#acme#STATUS#${status}#${shard}`);
+
+  it('reads every shard of every registration status, and of users without one, when no filter names a status', () => {
+    const p = plan({});
+
+    expect(p.input.IndexName).toBe('byStatus');
+    expect(p.input.KeyConditionExpression).toBe('statusPk = :pk');
+    expect(p.partitions).toEqual(
+      ['Activated', 'Rejected', 'Referred', 'For Review', 'Complete', 'Deleted', '-'].flatMap((s) => partitionsOf(s)),
+    );
+    expect(p.input.FilterExpression).toBeUndefined();
+    expect(p.input.ProjectionExpression).toBeUndefined();
+  });
+
+  it('turns a registration category into the partitions of its stored values, not a filter', () => {
+    const p = plan({ registration_status: 'pending' });
+
+    expect(p.partitions).toEqual([...partitionsOf('Referred'), ...partitionsOf('For Review')]);
+    expect(p.input.FilterExpression).toBeUndefined();
+  });
+
+  it('keeps the filters on the fields the index carries as a FilterExpression', () => {
+    const p = plan({ age: { gte: 18, lt: 30 }, data_sharing_agreed: true, country: 'Germany' });
+
+    expect(p.input.IndexName).toBe('byStatus');
+    expect(filterExpression(p)).toBe(
+      '#country = "Germany" AND #data_sharing_agreed = true AND #age >= 18 AND #age < 30',
+    );
+  });
+
+  it.each([{ city: 'Oslo' }, { registration_status: 'active', name: 'Jane' }, { dob: { gte: '1990-01-01' } }])(
+    'falls back to byCreatedAt for a filter on a field the index does not carry: %j',
+    (filters) => {
+      const p = plan(filters);
+
+      expect(p.input.IndexName).toBe('byCreatedAt');
+      expect(p.partitions).toBeUndefined();
+    },
+  );
+
+  it('answers a registration status no user can have with no partitions to read', () => {
+    const p = planUserQuery(
+      TABLE,
+      ORG,
+      [{ kind: 'equals', field: 'registration_status', values: ['Unknown'] }],
+      ['id'],
+    );
+
+    expect(p.empty).toBe(true);
   });
 });

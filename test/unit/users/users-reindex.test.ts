@@ -1,0 +1,101 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { reindexUsers, type ReindexState } from '../../../scripts/users-reindex/reindex-users.ts';
+import { statusShardOf } from '../../../shared/adapters/dynamodb/user-items.ts';
+
+const documentsMock = mockClient(DynamoDBDocumentClient);
+const documents = () => DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
+
+const stored = (id: string, extra: Record<string, unknown> = {}) => ({
+  pk: 'ORG#acme',
+  sk: `USER#${id}`,
+  id,
+  created_at: '2024-01-01T00:00:00.000Z',
+  registration_status: 'Complete',
+  createdAtSk: `2024-01-01T00:00:00.000Z#${id}`,
+  ...extra,
+});
+const statusPkOf = (id: string) => `ORG#acme#STATUS#Complete#${statusShardOf(id)}`;
+const updates = () => documentsMock.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+
+describe('reindexUsers', () => {
+  beforeEach(() => documentsMock.reset());
+
+  it('writes statusPk to the items that lack it, leaves correct ones alone, and conditions on the source fields', async () => {
+    documentsMock.on(ScanCommand).resolves({ Items: [stored('a'), stored('b', { statusPk: statusPkOf('b') })] });
+    documentsMock.on(UpdateCommand).resolves({});
+
+    const counts = await reindexUsers({ documents: documents(), tableName: 'Users', segments: 1 });
+
+    expect(counts).toEqual({ scanned: 2, updated: 1, unchanged: 1, skipped: 0 });
+    expect(updates()).toHaveLength(1);
+    expect(updates()[0]).toMatchObject({
+      Key: { pk: 'ORG#acme', sk: 'USER#a' },
+      UpdateExpression: 'SET #statusPk = :new0',
+      ExpressionAttributeValues: { ':new0': statusPkOf('a'), ':was_registration_status': 'Complete' },
+    });
+    expect(updates()[0]!.ConditionExpression).toBe(
+      'attribute_exists(#pk) AND #created_at = :was_created_at AND attribute_not_exists(#email) AND #registration_status = :was_registration_status',
+    );
+  });
+
+  it('counts an item rewritten meanwhile (condition failed) as skipped, not as an error', async () => {
+    documentsMock.on(ScanCommand).resolves({ Items: [stored('a')] });
+    documentsMock
+      .on(UpdateCommand)
+      .rejects(Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' }));
+
+    const counts = await reindexUsers({ documents: documents(), tableName: 'Users', segments: 1 });
+
+    expect(counts).toEqual({ scanned: 1, updated: 0, unchanged: 0, skipped: 1 });
+  });
+
+  it('scans in parallel segments, saves each segment’s position after every page, and resumes from a saved state', async () => {
+    documentsMock
+      .on(ScanCommand, { Segment: 0 })
+      .resolvesOnce({ Items: [stored('a')], LastEvaluatedKey: { pk: 'ORG#acme', sk: 'USER#a' } })
+      .rejectsOnce(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' }));
+    documentsMock.on(ScanCommand, { Segment: 1 }).resolves({ Items: [stored('b')] });
+    documentsMock.on(UpdateCommand).resolves({});
+    const checkpoints: ReindexState[] = [];
+
+    await expect(
+      reindexUsers({
+        documents: documents(),
+        tableName: 'Users',
+        segments: 2,
+        onCheckpoint: (state) => void checkpoints.push(structuredClone(state)),
+      }),
+    ).rejects.toThrow('Rate exceeded');
+    const saved = checkpoints.at(-1)!;
+    expect(saved.segments).toEqual([
+      { done: false, startKey: { pk: 'ORG#acme', sk: 'USER#a' } },
+      { done: true, startKey: undefined },
+    ]);
+
+    documentsMock.reset();
+    documentsMock.on(ScanCommand).resolves({ Items: [stored('c')] });
+    documentsMock.on(UpdateCommand).resolves({});
+    const counts = await reindexUsers({ documents: documents(), tableName: 'Users', resumeFrom: saved });
+
+    const scans = documentsMock.commandCalls(ScanCommand).map((call) => call.args[0].input);
+    expect(scans).toEqual([
+      expect.objectContaining({ Segment: 0, TotalSegments: 2, ExclusiveStartKey: { pk: 'ORG#acme', sk: 'USER#a' } }),
+    ]);
+    expect(counts).toEqual({ scanned: 3, updated: 3, unchanged: 0, skipped: 0 });
+  });
+
+  it('refuses a state saved for another table', async () => {
+    const state: ReindexState = {
+      tableName: 'Other',
+      segments: [{ done: false }],
+      counts: { scanned: 0, updated: 0, unchanged: 0, skipped: 0 },
+    };
+
+    await expect(reindexUsers({ documents: documents(), tableName: 'Users', resumeFrom: state })).rejects.toThrow(
+      'the saved state is for table Other',
+    );
+  });
+});
