@@ -200,7 +200,7 @@ export class ReportPipelineConstruct extends Construct {
       description: 'Marks report jobs past their 5-minute deadline FAILED/TIMED_OUT',
       timeout: Duration.seconds(SWEEP_TIMEOUT_SECONDS),
     });
-    bindTable(this.sweep, props.reportJobs, 'readWrite');
+    bindTable(this.sweep, props.reportJobs, 'readWrite', { indexes: ['openJobsByAge'] });
     this.sweepSchedule = new Rule(this, 'SweepSchedule', {
       description: 'Runs the report job sweep every minute',
       schedule: Schedule.rate(Duration.minutes(1)),

@@ -67,6 +67,10 @@ const reportRouteGrants = {
     // Jobs expire with their PDFs (the bucket's lifecycle rule uses the same number of days).
     fn.addEnvironment('REPORT_RETENTION_DAYS', String(reports.retentionDays));
   },
+  // Queries the jobsByOrganization index only; a listing never writes (a late job is shown TIMED_OUT).
+  ListReportJobs: (fn, { data }) => {
+    bindTable(fn, data.tables.ReportJobs, 'read', { indexes: ['jobsByOrganization'] });
+  },
   // Read-write: reading a job past its deadline fails it (TIMED_OUT) and releases its guard.
   GetReportJob: (fn, { data }) => {
     bindTable(fn, data.tables.ReportJobs, 'readWrite');

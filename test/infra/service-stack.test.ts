@@ -59,6 +59,7 @@ describe('HTTP API', () => {
       'DELETE /v1/onboarding-tokens/{tokenId}': logicalIdOf(routeFunction('RevokeOnboardingToken')),
       'POST /v1/onboarding-tokens/{tokenId}/resend': logicalIdOf(routeFunction('ResendOnboardingToken')),
       'POST /v1/document/api': logicalIdOf(routeFunction('CreateReportJob')),
+      'GET /v1/document/api': logicalIdOf(routeFunction('ListReportJobs')),
       'GET /v1/document/api/{id}': logicalIdOf(routeFunction('GetReportJob')),
       'GET /v1/document/api/{id}/url': logicalIdOf(routeFunction('GetReportDownloadUrl')),
       'POST /v1/user-status': logicalIdOf(routeFunction('QueryUserStatus')),
