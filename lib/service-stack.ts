@@ -3,6 +3,7 @@ import type { Construct } from 'constructs';
 import { AlarmsConstruct } from './alarms-construct.ts';
 import { ApiConstruct } from './api-construct.ts';
 import { bindTable } from './bind-table.ts';
+import { DashboardConstruct } from './dashboard-construct.ts';
 import { DataConstruct } from './data-construct.ts';
 import { MailConstruct } from './mail-construct.ts';
 import { ReportPipelineConstruct } from './report-pipeline-construct.ts';
@@ -118,6 +119,7 @@ export class ServiceStack extends Stack {
   readonly reports: ReportPipelineConstruct;
   readonly api: ApiConstruct;
   readonly alarms: AlarmsConstruct;
+  readonly dashboard: DashboardConstruct;
   /** Answers unmatched paths and methods (`$default` route). */
   readonly routeNotFound: ServiceFunction;
   /** One function per route of `apiRoutes`, by route name. */
@@ -167,6 +169,19 @@ export class ServiceStack extends Stack {
     }
     this.routeFunctions = routeFunctions;
 
+    this.dashboard = new DashboardConstruct(this, 'Dashboard', {
+      httpApi: this.api.httpApi,
+      accessLogsBucket: this.reports.accessLogsBucket,
+      oidc: {
+        issuer: config.jwtIssuer,
+        clientId: config.dashboardClientId,
+        scope: config.dashboardScope,
+        audience: config.dashboardAudience,
+      },
+    });
+    this.reports.allowBrowserDownloadsFrom(this.dashboard.origin);
+    DashboardConstruct.suppressNagFindings(this.dashboard);
+
     this.alarms = new AlarmsConstruct(this, 'Alarms', {
       alarmEmail: config.alarmEmail,
       functions: [
@@ -188,6 +203,10 @@ export class ServiceStack extends Stack {
 
   /** What an operator needs after a deploy without opening the console (`users:import --table` and so on). */
   private addOperatorOutputs(): void {
+    new CfnOutput(this, 'DashboardUrl', {
+      value: this.dashboard.dashboardUrl,
+      description: 'The organization dashboard (staff sign in with OpenID Connect); /v1/* there is the API',
+    });
     for (const [name, table] of Object.entries(this.data.tables)) {
       new CfnOutput(this, `${name}TableName`, { value: table.tableName, description: `DynamoDB table ${name}` });
     }
