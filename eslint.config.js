@@ -4,7 +4,16 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'cdk.out/', '.local/', 'coverage/', 'bench/results/', '**/*.js', '**/*.mjs'],
+    ignores: [
+      'node_modules/',
+      'cdk.out/',
+      '.local/',
+      'coverage/',
+      'bench/results/',
+      'web/dist/',
+      '**/*.js',
+      '**/*.mjs',
+    ],
   },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

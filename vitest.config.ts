@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Four tiers, each runnable alone: `npm run test:unit|test:integration|test:infra|test:faults`.
+ * Five tiers, each runnable alone: `npm run test:unit|test:integration|test:infra|test:faults|test:browser`.
  * `npm test` runs the fault tier in a second vitest process after the others: a local stack owns
  * its process's environment (the handlers read it at cold start), so the fault tier's stack must
  * never share a process with the integration tier's, and pausing its DynamoDB Local must not
@@ -48,6 +48,20 @@ export default defineConfig({
           globalSetup: ['test/faults/global-setup.ts'],
           testTimeout: 90_000,
           hookTimeout: 120_000,
+          pool: 'forks',
+          poolOptions: { forks: { singleFork: true } },
+        },
+      },
+      {
+        test: {
+          // The dashboard in real Chromium (playwright-core, Debian's chromium); its own local stack,
+          // so `npm test` runs it in a vitest process of its own, after the fault tier.
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/browser/global-setup.ts'],
+          testTimeout: 90_000,
+          hookTimeout: 180_000,
           pool: 'forks',
           poolOptions: { forks: { singleFork: true } },
         },

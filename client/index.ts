@@ -18,7 +18,9 @@ export {
   type ReportWait,
   type WaitForReportOptions,
 } from './wait-for-report.ts';
-export { downloadReport, type DownloadedReport, type DownloadReportOptions } from './download-report.ts';
+export type { DownloadedReport, DownloadReportOptions } from './download-report.ts';
+export { fetchReport, sha256Hex, type FetchedReport, type FetchReportOptions } from './fetch-report.ts';
+export * from './user-status-fields.ts';
 export { systemTimers, type Timers } from './timers.ts';
 export * from './errors.ts';
 export type * from './types.ts';

@@ -1,4 +1,5 @@
-import { downloadReport, type DownloadedReport, type DownloadReportOptions } from './download-report.ts';
+import type { DownloadedReport, DownloadReportOptions } from './download-report.ts';
+import { fetchReport, type FetchedReport, type FetchReportOptions } from './fetch-report.ts';
 import { HttpTransport, type RequestOptions, type TransportOptions } from './http-transport.ts';
 import { systemTimers, type Timers } from './timers.ts';
 import type {
@@ -11,6 +12,8 @@ import type {
   ReportDownload,
   ReportJob,
   ReportJobCreated,
+  ReportJobListRequest,
+  ReportJobPage,
   ReportJobRequest,
   UserStatusPage,
   UserStatusRecord,
@@ -37,7 +40,8 @@ export interface CreatedReportJob {
 
 /**
  * A typed client of the onboarding, report and user-status API. It needs nothing but `fetch`
- * (and, for `downloadReport`, Node's fs, stream and crypto modules). Every failure is a typed
+ * and WebCrypto (and, for `downloadReport` only, loaded on first use, Node's fs, stream and crypto
+ * modules), so it runs in Node.js and in browsers alike. Every failure is a typed
  * exception from ./errors.ts carrying the response's body and request id.
  */
 export class OnboardingApiClient {
@@ -129,6 +133,20 @@ export class OnboardingApiClient {
     };
   }
 
+  /** GET /v1/document/api (scope reports:read): the organization's jobs, newest first, one page. */
+  async listReportJobs(
+    request: ReportJobListRequest = {},
+    options: Pick<RequestOptions, 'signal'> = {},
+  ): Promise<ReportJobPage> {
+    const response = await this.http.send<ReportJobPage>({
+      method: 'GET',
+      path: '/v1/document/api',
+      query: { limit: request.limit, cursor: request.cursor, userId: request.userId },
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
   /** GET /v1/document/api/{id} (scope reports:read). */
   async getReportJob(jobId: string, options: Pick<RequestOptions, 'signal'> = {}): Promise<ReportJob> {
     const response = await this.http.send<ReportJob>({
@@ -213,10 +231,28 @@ export class OnboardingApiClient {
   }
 
   /**
+   * A COMPLETE job's PDF in memory, its size and SHA-256 verified against the job (WebCrypto), for
+   * runtimes without a file system such as a browser. An expired address (403) is replaced once.
+   */
+  fetchReport(jobId: string, options: FetchReportOptions = {}): Promise<FetchedReport> {
+    return fetchReport(
+      {
+        readJob: (id, signal) => this.getReportJob(id, { signal }),
+        downloadAddress: (id, signal) => this.getReportDownloadUrl(id, { signal }),
+        fetch: this.http.fetchFunction,
+      },
+      jobId,
+      options,
+    );
+  }
+
+  /**
    * Downloads a COMPLETE job's PDF to `path` and verifies its size and SHA-256 against the job.
    * A fresh address is asked for every time; an expired one (403) is replaced once.
    */
-  downloadReport(jobId: string, path: string, options: DownloadReportOptions = {}): Promise<DownloadedReport> {
+  async downloadReport(jobId: string, path: string, options: DownloadReportOptions = {}): Promise<DownloadedReport> {
+    // Loaded on first use: it needs Node's fs and stream, which a browser bundle of this client must not pull in.
+    const { downloadReport } = await import('./download-report.ts');
     return downloadReport(
       {
         readJob: (id, signal) => this.getReportJob(id, { signal }),

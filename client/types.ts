@@ -121,6 +121,21 @@ export interface FailedReportJob extends ReportJobCommon {
 /** The 200 body of GET /v1/document/api/{id}. */
 export type ReportJob = OpenReportJob | CompleteReportJob | FailedReportJob;
 
+/** The 200 body of GET /v1/document/api: the organization's jobs, newest first. */
+export interface ReportJobPage {
+  results: ReportJob[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+export interface ReportJobListRequest {
+  /** 1 to 100, default 25. */
+  limit?: number;
+  cursor?: string;
+  /** Only this user's jobs. */
+  userId?: string;
+}
+
 export interface ReportDownload {
   /** Pre-signed GET address, valid `expiresInSeconds` (300). */
   url: string;

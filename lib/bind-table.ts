@@ -26,23 +26,28 @@ export const tableWriteActions = [
 /**
  * Gives a function exactly the access it needs to one table and tells it the table's name, in one
  * call. Reads may Query the table's indexes, named one by one (no `index/*` wildcard).
- * @param envVar environment variable receiving the table name; default: the table definition's
+ * @param options.envVar environment variable receiving the table name; default: the table definition's
+ * @param options.indexes the indexes the function may Query; default: every index of the table
  */
 export function bindTable(
   fn: LambdaFunction,
   table: ServiceTable,
   accessMode: TableAccessMode,
-  envVar: string = table.definition.envVar,
+  options: { envVar?: string; indexes?: readonly string[] } = {},
 ): void {
+  const envVar = options.envVar ?? table.definition.envVar;
+  const indexNames = options.indexes ?? table.indexNames;
+  const unknown = indexNames.filter((name) => !table.indexNames.includes(name));
+  if (unknown.length > 0) throw new Error(`table ${table.definition.id} has no index ${unknown.join(', ')}`);
   const reads = accessMode !== 'write';
   const writes = accessMode !== 'read';
   const actions = [...new Set([...(reads ? tableReadActions : []), ...(writes ? tableWriteActions : [])])];
   fn.addToRolePolicy(new PolicyStatement({ actions, resources: [table.tableArn] }));
-  if (reads && table.indexNames.length > 0) {
+  if (reads && indexNames.length > 0) {
     fn.addToRolePolicy(
       new PolicyStatement({
         actions: ['dynamodb:Query'],
-        resources: table.indexNames.map((indexName) => `${table.tableArn}/index/${indexName}`),
+        resources: indexNames.map((indexName) => `${table.tableArn}/index/${indexName}`),
       }),
     );
   }

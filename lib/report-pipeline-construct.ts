@@ -5,7 +5,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunctionResource } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
@@ -197,12 +197,21 @@ export class ReportPipelineConstruct extends Construct {
       description: 'Marks report jobs past their 5-minute deadline FAILED/TIMED_OUT',
       timeout: Duration.seconds(SWEEP_TIMEOUT_SECONDS),
     });
-    bindTable(this.sweep, props.reportJobs, 'readWrite');
+    bindTable(this.sweep, props.reportJobs, 'readWrite', { indexes: ['openJobsByAge'] });
     this.sweepSchedule = new Rule(this, 'SweepSchedule', {
       description: 'Runs the report job sweep every minute',
       schedule: Schedule.rate(Duration.minutes(1)),
       // The next minute's run is the retry.
       targets: [new LambdaFunction(this.sweep, { retryAttempts: 0 })],
+    });
+  }
+
+  /** Lets a page on `origin` (the dashboard) read reports from their pre-signed addresses, to verify them in the browser. */
+  allowBrowserDownloadsFrom(origin: string): void {
+    this.bucket.addCorsRule({
+      allowedMethods: [HttpMethods.GET, HttpMethods.HEAD],
+      allowedOrigins: [origin],
+      maxAge: 600,
     });
   }
 

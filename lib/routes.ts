@@ -53,6 +53,7 @@ export const onboardingRoutes = [
 
 export const reportRoutes = [
   { method: 'POST', path: '/v1/document/api', entry: 'functions/create-report-job.ts', name: 'CreateReportJob' },
+  { method: 'GET', path: '/v1/document/api', entry: 'functions/list-report-jobs.ts', name: 'ListReportJobs' },
   { method: 'GET', path: '/v1/document/api/{id}', entry: 'functions/get-report-job.ts', name: 'GetReportJob' },
   {
     method: 'GET',

@@ -3,6 +3,7 @@ import type { Construct } from 'constructs';
 import { AlarmsConstruct } from './alarms-construct.ts';
 import { ApiConstruct } from './api-construct.ts';
 import { bindTable } from './bind-table.ts';
+import { DashboardConstruct } from './dashboard-construct.ts';
 import { DataConstruct } from './data-construct.ts';
 import { MailConstruct } from './mail-construct.ts';
 import { ReportPipelineConstruct, workerTimeout } from './report-pipeline-construct.ts';
@@ -74,6 +75,10 @@ const reportRouteGrants = {
     reports.grantEnqueue(fn);
     // Jobs expire with their PDFs (the bucket's lifecycle rule uses the same number of days).
     fn.addEnvironment('REPORT_RETENTION_DAYS', String(reports.retentionDays));
+  },
+  // Queries the jobsByOrganization index only; a listing never writes (a late job is shown TIMED_OUT).
+  ListReportJobs: (fn, { data }) => {
+    bindTable(fn, data.tables.ReportJobs, 'read', { indexes: ['jobsByOrganization'] });
   },
   // Read-write: reading a job past its deadline fails it (TIMED_OUT) and releases its guard.
   // A read past the deadline fails the job (TIMED_OUT), which is a `report.failed` event.
@@ -148,6 +153,7 @@ export class ServiceStack extends Stack {
   readonly api: ApiConstruct;
   readonly alarms: AlarmsConstruct;
   readonly operations: OperationsDashboardConstruct;
+  readonly dashboard: DashboardConstruct;
   /** Answers unmatched paths and methods (`$default` route). */
   readonly routeNotFound: ServiceFunction;
   /** One function per route of `apiRoutes`, by route name. */
@@ -208,6 +214,19 @@ export class ServiceStack extends Stack {
     }
     this.routeFunctions = routeFunctions;
 
+    this.dashboard = new DashboardConstruct(this, 'Dashboard', {
+      httpApi: this.api.httpApi,
+      accessLogsBucket: this.reports.accessLogsBucket,
+      oidc: {
+        issuer: config.jwtIssuer,
+        clientId: config.dashboardClientId,
+        scope: config.dashboardScope,
+        audience: config.dashboardAudience,
+      },
+    });
+    this.reports.allowBrowserDownloadsFrom(this.dashboard.origin);
+    DashboardConstruct.suppressNagFindings(this.dashboard);
+
     this.alarms = new AlarmsConstruct(this, 'Alarms', {
       alarmEmail: config.alarmEmail,
       functions: [
@@ -262,6 +281,10 @@ export class ServiceStack extends Stack {
 
   /** What an operator needs after a deploy without opening the console (`users:import --table` and so on). */
   private addOperatorOutputs(): void {
+    new CfnOutput(this, 'DashboardUrl', {
+      value: this.dashboard.dashboardUrl,
+      description: 'The organization dashboard (staff sign in with OpenID Connect); /v1/* there is the API',
+    });
     for (const [name, table] of Object.entries(this.data.tables)) {
       new CfnOutput(this, `${name}TableName`, { value: table.tableName, description: `DynamoDB table ${name}` });
     }

@@ -93,6 +93,15 @@ export const stackConfigSchema = v.pipe(
       ),
       [],
     ),
+    /** The dashboard's OpenID Connect client id at the issuer (a public client: authorization code + PKCE, no secret). */
+    dashboardClientId: required('dashboardClientId'),
+    /** Scopes the dashboard asks the issuer for; default `openid` and every API scope the pages use. */
+    dashboardScope: v.optional(
+      v.pipe(v.string('dashboardScope must be a string'), v.trim(), v.minLength(1)),
+      'openid onboarding:read onboarding:write reports:read reports:write users:read',
+    ),
+    /** Sent as `audience` on the authorization request, for issuers that need it to mint an access token for the API. */
+    dashboardAudience: v.optional(v.pipe(v.string('dashboardAudience must be a string'), v.trim(), v.minLength(1))),
     /** Where alarms are e-mailed; no topic is created without it. */
     alarmEmail: v.optional(email('alarmEmail')),
   }),

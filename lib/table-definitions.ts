@@ -38,6 +38,8 @@ export const onboardingTokensTable = {
  * Report jobs (`JOB#{jobId}` / `JOB`), open-job guards (`ORG#{org}` / `OPEN_JOB#{userId}`) and
  * the per-organization rate-limit bucket (`ORG#{org}` / `RATE_LIMIT#report-create`).
  * `openJobsByAge` is sparse: only open-job guards carry `sweepPk`, so the sweep reads open jobs only.
+ * `jobsByOrganization` is sparse too: only jobs carry `orgJobsPk` (`ORG#{org}`) and `orgJobsSk`
+ * (`{createdAt}#{jobId}`), so the dashboard lists an organization's jobs newest first.
  */
 export const reportJobsTable = {
   id: 'ReportJobs',
@@ -45,7 +47,10 @@ export const reportJobsTable = {
   partitionKey: 'pk',
   sortKey: 'sk',
   timeToLiveAttribute: 'ttl',
-  globalSecondaryIndexes: [{ indexName: 'openJobsByAge', partitionKey: 'sweepPk', sortKey: 'sweepSk' }],
+  globalSecondaryIndexes: [
+    { indexName: 'openJobsByAge', partitionKey: 'sweepPk', sortKey: 'sweepSk' },
+    { indexName: 'jobsByOrganization', partitionKey: 'orgJobsPk', sortKey: 'orgJobsSk' },
+  ],
 } as const satisfies TableDefinition;
 
 /**

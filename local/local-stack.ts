@@ -19,6 +19,7 @@ import {
   type EmulatorPorts,
   type RunningEmulators,
 } from './emulators.ts';
+import { createDashboardFrontDoor } from './dashboard.ts';
 import { createHandlerLoader, type HandlerLoader } from './handler-modules.ts';
 import { localPollers, type PollerFactory, type RunningPoller } from './pollers.ts';
 import { createLocalResources, type LocalResources } from './resources.ts';
@@ -46,6 +47,11 @@ export interface LocalStackOptions {
   pollers?: readonly PollerFactory[];
   /** Default: import each function's entry file on first use. */
   loadHandler?: HandlerLoader;
+  /**
+   * Serve the dashboard (already built, see ensureDashboardBuilt) at `/` of the base URL, with
+   * the development sign-in `POST /local/dev-token`. Default: off.
+   */
+  dashboard?: boolean | { distDir: string };
 }
 
 export type LocalEndpoints = RunningEmulators['endpoints'];
@@ -110,7 +116,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     cleanups.push(applyEnvironment(env, options.prettyLogs ? [] : ['POWERTOOLS_DEV']));
 
     const loadHandler = options.loadHandler ?? createHandlerLoader();
+    const frontDoor = options.dashboard
+      ? createDashboardFrontDoor({
+          ...(typeof options.dashboard === 'object' ? { distDir: options.dashboard.distDir } : {}),
+          s3Endpoint: emulators.endpoints.s3,
+          issueToken: ({ orgId, scopes }) => issueDevToken({ orgId, scopes, keysDir }),
+        })
+      : undefined;
     const router = createLocalRouter({
+      ...(frontDoor ? { frontDoor } : {}),
       routes: apiRoutes,
       fallback: fallbackRoute,
       loadHandler,

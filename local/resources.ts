@@ -8,7 +8,7 @@ import {
   type AttributeDefinition,
   type KeySchemaElement,
 } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   CreateEmailTemplateCommand,
   GetEmailTemplateCommand,
@@ -228,6 +228,18 @@ async function createBucket(client: S3Client, bucket: string): Promise<void> {
     const name = (error as Error).name;
     if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error;
   }
+  // The dashboard fetches a report from its pre-signed address to check size and SHA-256 in the
+  // browser: a cross-origin GET. In AWS the rule names the dashboard's origin; locally any origin.
+  await client.send(
+    new PutBucketCorsCommand({
+      Bucket: bucket,
+      CORSConfiguration: {
+        CORSRules: [
+          { AllowedMethods: ['GET', 'HEAD'], AllowedOrigins: ['*'], AllowedHeaders: ['*'], MaxAgeSeconds: 600 },
+        ],
+      },
+    }),
+  );
 }
 
 /** Create, or update if it exists. The SES emulator's "already exists" answer carries no error code the SDK can read, so existence is checked directly. */

@@ -27,6 +27,11 @@ export interface LocalRouterOptions {
   onResponse?: (entry: AccessLogEntry) => void;
   /** Where handler failures are reported. Default console.error. */
   onError?: (message: string, error: unknown) => void;
+  /**
+   * Answers requests outside `/v1/` before the routes are matched (the dashboard's files); returns
+   * false to leave a request to the routes and the fallback, as API Gateway would see it.
+   */
+  frontDoor?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 }
 
 export interface AccessLogEntry {
@@ -79,6 +84,7 @@ export function createLocalRouter(options: LocalRouterOptions): Server {
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (options.frontDoor && !(req.url ?? '/').startsWith('/v1/') && (await options.frontDoor(req, res))) return;
     const startedAt = Date.now();
     const requestId = randomUUID();
     const method = (req.method ?? 'GET').toUpperCase();

@@ -1,4 +1,5 @@
 import { DEMO_ORGANIZATION_NAME, WELL_KNOWN_DEMO_USERS } from './demo-users.ts';
+import { ensureDashboardBuilt } from './dashboard.ts';
 import { PortInUseError, startLocalStack, type LocalStack } from './local-stack.ts';
 import { seedDemoData, type SeededDemoData } from './seed-demo-data.ts';
 
@@ -58,12 +59,20 @@ setInterval(() => {
   if (process.ppid !== parentAtStart) void shutdown('SIGHUP');
 }, 1_000).unref();
 
+try {
+  await ensureDashboardBuilt({ log: (line) => console.log(line) });
+} catch (error) {
+  console.error('\nCannot build the dashboard (web/):', error);
+  process.exit(1);
+}
+
 console.log('Starting the local stack (DynamoDB Local, SQS, S3, SES emulators and the API router)...');
 try {
   stack = await startLocalStack({
     port: ports.router,
     emulatorPorts: { dynamodb: ports.dynamodb, sqs: ports.sqs, s3: ports.s3, ses: ports.ses },
     prettyLogs: true,
+    dashboard: true,
   });
 } catch (error) {
   if (error instanceof PortInUseError) {
@@ -92,6 +101,7 @@ const auth = '-H "Authorization: Bearer $TOKEN"';
 console.log(`
 Local stack ready in ${(stack.startupMs / 1000).toFixed(1)} s
 
+  Dashboard      ${baseUrl}/   (development sign-in: any organization, e.g. ${demo.orgId}; token kept in the tab's memory)
   API            ${baseUrl}
   SES inbox      ${endpoints.ses}/      (every e-mail the service sends)
   DynamoDB       ${endpoints.dynamodb}

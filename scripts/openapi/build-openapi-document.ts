@@ -7,6 +7,7 @@ import {
   componentSchemas,
   jsonResponse,
   onboardingTokenListParameters,
+  reportJobListParameters,
   successHeaders,
   webhookDeliveryListParameters,
 } from './components.ts';
@@ -177,6 +178,20 @@ const operations: Record<string, OperationSpec> = {
       ...CREATE_ERRORS,
       422: 'The Idempotency-Key was used with another body.',
       429: 'More than 10 report requests in 10 minutes for this organization.',
+    },
+  },
+  ListReportJobs: {
+    operationId: 'listReportJobs',
+    tag: 'Report jobs',
+    summary: 'List the organization’s report jobs',
+    description:
+      'The organization’s jobs, newest first, one page at a time, optionally of one user; each as the job status. A job not COMPLETE or FAILED 5 minutes after creation is listed as FAILED with errorCode TIMED_OUT. A `userId` filter may answer a short page with a `nextCursor`: keep following it until it is null.',
+    scope: 'reports:read',
+    parameters: reportJobListParameters(),
+    success: { 200: jsonResponse('A page of jobs.', 'ReportJobPage') },
+    errors: {
+      400: '`limit` is not an integer from 1 to 100, `userId` is not 1 to 16 characters, or `cursor` is not one this endpoint gave out.',
+      ...AUTHENTICATED,
     },
   },
   GetReportJob: {

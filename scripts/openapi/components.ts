@@ -14,7 +14,7 @@ import {
   onboardingTokenRedeemSchema,
   onboardingTokenRequestSchema,
 } from '../../shared/http/schemas/onboarding-token-schemas.ts';
-import { reportJobRequestSchema } from '../../shared/http/schemas/report-job-schemas.ts';
+import { reportJobListQuerySchema, reportJobRequestSchema } from '../../shared/http/schemas/report-job-schemas.ts';
 import { userStatusRequestSchema } from '../../shared/http/schemas/user-status-schemas.ts';
 import {
   webhookDeliveryListQuerySchema,
@@ -269,6 +269,21 @@ export function componentSchemas(): Record<string, SchemaObject> {
         revokedBy: { type: 'string', description: 'The revoker’s `sub` claim (Revoked tokens).' },
       },
     },
+    ReportJobPage: {
+      type: 'object',
+      required: ['results', 'nextCursor'],
+      properties: {
+        results: {
+          type: 'array',
+          items: ref('ReportJob'),
+          description: 'Newest first, each as `GET /v1/document/api/{id}` answers it.',
+        },
+        nextCursor: {
+          type: ['string', 'null'],
+          description: 'Pass as `cursor` for the next page; null on the last page.',
+        },
+      },
+    },
     OnboardingTokenPage: {
       type: 'object',
       required: ['results', 'nextCursor'],
@@ -368,13 +383,23 @@ export function componentSchemas(): Record<string, SchemaObject> {
 
 /** Query parameters of GET /v1/onboarding-tokens, from the schema that handler parses its query string with. */
 export function onboardingTokenListParameters(): SchemaObject[] {
-  const schema = jsonSchemaOf(onboardingTokenListQuerySchema);
-  const required = new Set((schema.required as string[] | undefined) ?? []);
-  const descriptions: Record<string, string> = {
+  return queryParameters(jsonSchemaOf(onboardingTokenListQuerySchema), {
     limit: 'Page size.',
     cursor: 'The `nextCursor` of the previous page (opaque).',
     status: 'Only tokens in this status.',
-  };
+  });
+}
+
+export function reportJobListParameters(): SchemaObject[] {
+  return queryParameters(jsonSchemaOf(reportJobListQuerySchema), {
+    limit: 'Page size.',
+    cursor: 'The `nextCursor` of the previous page (opaque).',
+    userId: 'Only this user’s jobs.',
+  });
+}
+
+function queryParameters(schema: SchemaObject, descriptions: Record<string, string>): SchemaObject[] {
+  const required = new Set((schema.required as string[] | undefined) ?? []);
   return Object.entries(schema.properties as Record<string, SchemaObject>).map(([name, member]) => ({
     name,
     in: 'query',

@@ -42,7 +42,10 @@ describe('cdk-nag AwsSolutions', () => {
   });
 
   it('suppresses IAM5 only for the reports/ object prefix of the reports bucket and X-Ray, never for a whole policy', () => {
-    const resources = Object.values(Template.fromStack(stack).toJSON().Resources as Record<string, any>);
+    // The CDK's own BucketDeployment handler (deploy time only) is checked in the next test.
+    const resources = Object.entries(Template.fromStack(stack).toJSON().Resources as Record<string, any>)
+      .filter(([logicalId]) => !logicalId.startsWith('CustomCDKBucketDeployment'))
+      .map(([, resource]) => resource);
     const iam5 = resources
       .flatMap((resource) => resource.Metadata?.cdk_nag?.rules_to_suppress ?? [])
       .filter((suppression: { id: string }) => suppression.id === 'AwsSolutions-IAM5') as Array<{
@@ -53,6 +56,24 @@ describe('cdk-nag AwsSolutions', () => {
     // Besides X-Ray's `*` on every function role (checked in service-stack.test.ts: X-Ray actions only).
     for (const suppression of iam5)
       expect([[`Resource::${bucketArn}/reports/*`], ['Resource::*']]).toContainEqual(suppression.applies_to);
+  });
+
+  it('suppresses IAM4, IAM5 and L1 of the dashboard’s BucketDeployment handler for the exact grants aws-cdk-lib makes', () => {
+    const helpers = Object.entries(Template.fromStack(stack).toJSON().Resources as Record<string, any>).filter(
+      ([logicalId]) => logicalId.startsWith('CustomCDKBucketDeployment'),
+    );
+    expect(helpers.length).toBeGreaterThan(0);
+    const iam5 = helpers
+      .flatMap(([, resource]) => resource.Metadata?.cdk_nag?.rules_to_suppress ?? [])
+      .filter((suppression: { id: string }) => suppression.id === 'AwsSolutions-IAM5') as Array<{
+      applies_to: string[];
+    }>;
+    const assetsBucketArn = `<${stack.getLogicalId(stack.dashboard.bucket.node.defaultChild as CfnElement)}.Arn>`;
+    for (const suppression of iam5) {
+      expect(suppression.applies_to).toContain(`Resource::${assetsBucketArn}/*`);
+      expect(suppression.applies_to).not.toContain('Action::*');
+      expect(suppression.applies_to.filter((entry) => entry.includes('reports'))).toEqual([]);
+    }
   });
 
   it('suppresses SQS3 only on the dead-letter queues and S1 only on the access-log bucket', () => {

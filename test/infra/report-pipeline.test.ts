@@ -353,6 +353,21 @@ describe('report routes', () => {
     });
   });
 
+  it('ListReportJobs may only read report jobs and query the jobsByOrganization index', () => {
+    const fn = routeFunction('ListReportJobs');
+    expect(tablesWith(fn, 'dynamodb:Query')).toEqual([tableArn('ReportJobs')]);
+    expect(actionsOfFunction(fn)).not.toContain('dynamodb:UpdateItem');
+    expect(actionsOfFunction(fn)).not.toContain('dynamodb:PutItem');
+    const indexQueries = queries
+      .statementsOf(fn)
+      .filter((statement) => resourcesOf(statement).some((resource) => resource.includes('/index/')))
+      .flatMap(resourcesOf);
+    expect(indexQueries).toEqual([`${tableArn('ReportJobs')}/index/jobsByOrganization`]);
+    expect(
+      actionsOfFunction(fn).filter((action) => !action.startsWith('dynamodb:') && !action.startsWith('logs:')),
+    ).toEqual([]);
+  });
+
   it('GetReportJob may read and write report jobs (a late read fails the job) and nothing else', () => {
     const fn = routeFunction('GetReportJob');
     expect(tablesWith(fn, 'dynamodb:UpdateItem')).toEqual([tableArn('ReportJobs')]);
@@ -380,7 +395,7 @@ describe('report routes', () => {
 
   it('no report function may scan a table', () => {
     const fns = [
-      ...['CreateReportJob', 'GetReportJob', 'GetReportDownloadUrl'].map(routeFunction),
+      ...['CreateReportJob', 'ListReportJobs', 'GetReportJob', 'GetReportDownloadUrl'].map(routeFunction),
       reports().worker,
       reports().deadLetterHandler,
       reports().sweep,

@@ -18,6 +18,7 @@ export const exampleContext: Record<string, unknown> = {
   jwtAudience: 'onboarding-api',
   jwksUrl: 'https://idp.example.org/.well-known/jwks.json',
   senderEmail: 'no-reply@example.org',
+  dashboardClientId: 'onboarding-dashboard',
 };
 
 export interface FixtureOptions {

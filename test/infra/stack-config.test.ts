@@ -39,6 +39,7 @@ describe('stack configuration from CDK context', () => {
     expect(failure?.message).toMatch(/jwtAudience: jwtAudience is required/);
     expect(failure?.message).toMatch(/jwksUrl: jwksUrl is required/);
     expect(failure?.message).toMatch(/senderEmail: senderEmail is required/);
+    expect(failure?.message).toMatch(/dashboardClientId: dashboardClientId is required/);
   });
 
   it('takes the stage and the existing-identity switch from -c strings', () => {

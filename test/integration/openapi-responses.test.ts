@@ -67,6 +67,8 @@ describe('success responses match the document', () => {
     expectDocumented(GET(JOB_PATH), complete, 200);
     expect(complete.body.status).toBe('COMPLETE');
     expectDocumented(GET(URL_PATH), await callApi('GET', `${JOBS_PATH}/${jobId}/url`, { token }), 200);
+    expectDocumented(GET(JOBS_PATH), await callApi('GET', `${JOBS_PATH}?limit=5`, { token }), 200);
+    expectDocumented(GET(JOBS_PATH), await callApi('GET', `${JOBS_PATH}?limit=500`, { token }), 400);
   });
 
   it('GET a job past its deadline: 200 FAILED (TIMED_OUT), and its address 422 naming the error code', async () => {

@@ -6,20 +6,31 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DependencyUnavailableError, OpenJobExistsError } from '../../domain/errors.ts';
-import type { CompletedReport, ReportJobStore } from '../../domain/reports/ports.ts';
+import { DependencyUnavailableError, InvalidInputError, OpenJobExistsError } from '../../domain/errors.ts';
+import type { CompletedReport, ReportJobPage, ReportJobStore } from '../../domain/reports/ports.ts';
 import { processingDurationMs, type ReportErrorCode, type ReportJob } from '../../domain/reports/report-job.ts';
 import { cancellationReasons, withTransactionConflictRetry } from './transactions.ts';
 import { epochSeconds, organizationPartition } from './keys.ts';
+import { decodeCursor, encodeCursor } from './page-cursor.ts';
 
 const DAY_SECONDS = 24 * 60 * 60;
 /** Guards normally go when their job finishes; the TTL only cleans up after a total failure. */
 const GUARD_SAFETY_TTL_SECONDS = 24 * 60 * 60;
 const OPEN_JOBS_INDEX = 'openJobsByAge';
 const OPEN_JOB_SWEEP_KEY = 'OPEN_JOB';
+const JOBS_BY_ORGANIZATION_INDEX = 'jobsByOrganization';
+/** Pages of a filtered listing read at most per request; a sparse match hands back a cursor instead of reading on. */
+const MAX_LIST_ROUNDS = 5;
 
 const jobKey = (jobId: string) => ({ pk: `JOB#${jobId}`, sk: 'JOB' });
 const guardKey = (orgId: string, userId: string) => ({ pk: organizationPartition(orgId), sk: `OPEN_JOB#${userId}` });
+/** The job's keys in `jobsByOrganization`: its organization's jobs, ordered by creation (then id). */
+const organizationJobKey = (job: Pick<ReportJob, 'orgId' | 'createdAt' | 'jobId'>) => ({
+  orgJobsPk: organizationPartition(job.orgId),
+  orgJobsSk: `${job.createdAt}#${job.jobId}`,
+});
+/** `{createdAt}#{jobId}`: an ISO instant, `#`, a UUID. */
+const ORGANIZATION_JOB_SORT_KEY = /^\d{4}-\d{2}-\d{2}T[\d:.]+Z#([0-9a-f-]{36})$/;
 
 /**
  * Report jobs are addressed by id (`JOB#{jobId}`); each open job has a guard item in its
@@ -60,7 +71,12 @@ export class DynamoDbReportJobStore implements ReportJobStore {
         {
           Put: {
             TableName: this.tableName,
-            Item: { ...jobKey(job.jobId), ...job, ttl: epochSeconds(job.createdAt) + this.retentionDays * DAY_SECONDS },
+            Item: {
+              ...jobKey(job.jobId),
+              ...organizationJobKey(job),
+              ...job,
+              ttl: epochSeconds(job.createdAt) + this.retentionDays * DAY_SECONDS,
+            },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -236,6 +252,52 @@ export class DynamoDbReportJobStore implements ReportJobStore {
     return (result.Items ?? []).map((item) => ({ jobId: item.jobId as string, orgId: item.orgId as string }));
   }
 
+  async listByOrganization(
+    orgId: string,
+    page: { limit: number; cursor: string | undefined; userId?: string; now: Date },
+  ): Promise<ReportJobPage> {
+    const partition = organizationPartition(orgId);
+    let exclusiveStartKey = page.cursor === undefined ? undefined : startKeyOf(partition, page.cursor);
+    const conditions = [
+      // Provisional jobs are in flight or were given up (503): never listed.
+      'attribute_not_exists(provisionalUntil)',
+      // TTL deletes items up to a few days late.
+      '(attribute_not_exists(#ttl) OR #ttl > :nowEpoch)',
+      ...(page.userId === undefined ? [] : ['userId = :userId']),
+    ];
+    const items: Array<Record<string, unknown>> = [];
+    // One extra item tells whether another page exists. A userId filter may leave a page short:
+    // read on, but at most MAX_LIST_ROUNDS pages, then hand back a cursor to continue from.
+    for (let round = 1; ; round += 1) {
+      const result = await this.documents.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: JOBS_BY_ORGANIZATION_INDEX,
+          KeyConditionExpression: 'orgJobsPk = :pk',
+          FilterExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: {
+            ':pk': partition,
+            ':nowEpoch': Math.floor(page.now.getTime() / 1000),
+            ...(page.userId === undefined ? {} : { ':userId': page.userId }),
+          },
+          ScanIndexForward: false,
+          Limit: page.userId === undefined ? page.limit + 1 : Math.max(page.limit + 1, 100),
+          ExclusiveStartKey: exclusiveStartKey,
+        }),
+      );
+      items.push(...(result.Items ?? []));
+      exclusiveStartKey = result.LastEvaluatedKey as typeof exclusiveStartKey;
+      if (items.length > page.limit || exclusiveStartKey === undefined || round >= MAX_LIST_ROUNDS) break;
+    }
+    const records = items.slice(0, page.limit);
+    const last = records.at(-1);
+    let nextCursor: string | undefined;
+    if (items.length > page.limit && last) nextCursor = encodeCursor(last.orgJobsSk as string);
+    else if (exclusiveStartKey !== undefined) nextCursor = encodeCursor(exclusiveStartKey.orgJobsSk as string);
+    return { jobs: records.map(toJob), nextCursor };
+  }
+
   /** A final state for the job and the guard's removal, in one transaction. */
   private async finish(
     job: ReportJob,
@@ -277,7 +339,17 @@ export class DynamoDbReportJobStore implements ReportJobStore {
   }
 }
 
+/** The index key to continue after, rebuilt from the cursor's sort key and the caller's organization. */
+function startKeyOf(partition: string, cursor: string): Record<string, string> {
+  const sortKey = decodeCursor(cursor, '');
+  const jobId = ORGANIZATION_JOB_SORT_KEY.exec(sortKey)?.[1];
+  if (jobId === undefined) {
+    throw new InvalidInputError([{ field: 'cursor', code: 'isIn', hint: 'cursor is not one this listing returned' }]);
+  }
+  return { orgJobsPk: partition, orgJobsSk: sortKey, ...jobKey(jobId) };
+}
+
 function toJob(item: Record<string, unknown>): ReportJob {
-  const { pk: _pk, sk: _sk, ttl: _ttl, ...job } = item;
+  const { pk: _pk, sk: _sk, ttl: _ttl, orgJobsPk: _orgJobsPk, orgJobsSk: _orgJobsSk, ...job } = item;
   return job as unknown as ReportJob;
 }

@@ -25,8 +25,21 @@ export interface ReportJobStore {
   complete(job: ReportJob, result: CompletedReport): Promise<boolean>;
   /** Open -> FAILED and the guard removed, atomically. False if the job was no longer open. */
   fail(job: ReportJob, errorCode: ReportErrorCode, now: Date): Promise<boolean>;
+  /**
+   * The organization's jobs, newest first (provisional and expired ones left out), optionally of
+   * one user; `nextCursor` is absent on the last page.
+   */
+  listByOrganization(
+    orgId: string,
+    page: { limit: number; cursor: string | undefined; userId?: string; now: Date },
+  ): Promise<ReportJobPage>;
   /** Open jobs created before `cutoff`, oldest first. */
   findOpenJobsCreatedBefore(cutoff: Date, limit: number): Promise<Array<Pick<ReportJob, 'jobId' | 'orgId'>>>;
+}
+
+export interface ReportJobPage {
+  jobs: ReportJob[];
+  nextCursor?: string;
 }
 
 export interface CompletedReport {

@@ -171,3 +171,48 @@ describe('downloadReport', () => {
     expect([...pending.calls, ...failed.calls].some((call) => call.endsWith('/url'))).toBe(false);
   });
 });
+
+describe('fetchReport (in memory, WebCrypto: the dashboard in a browser)', () => {
+  it('gets a fresh address, reads the PDF and hands back the bytes once size and sha256 match the job', async () => {
+    const { client, calls } = fakeService({ storage: [() => pdfResponse()] });
+    const progress: number[] = [];
+
+    const result = await client.fetchReport(JOB_ID, { onProgress: (p) => progress.push(p.receivedBytes) });
+
+    expect(Buffer.from(result.bytes).equals(PDF)).toBe(true);
+    expect(result).toMatchObject({
+      sizeBytes: PDF.length,
+      sha256: completeJob().sha256,
+      filename: 'report-u-1-20260101.pdf',
+      attempts: 1,
+    });
+    expect(calls).toEqual([`/v1/document/api/${JOB_ID}`, `/v1/document/api/${JOB_ID}/url`, 'https://s3.test/url-1']);
+    expect(progress.at(-1)).toBe(PDF.length);
+  });
+
+  it('refuses bytes that are not the job’s PDF', async () => {
+    const { client } = fakeService({ storage: [() => pdfResponse(Buffer.from('%PDF-1.7 tampered'))] });
+
+    await expect(client.fetchReport(JOB_ID, { job: completeJob() })).rejects.toBeInstanceOf(ReportIntegrityError);
+  });
+
+  it('replaces an expired address once, and reports any other refusal of object storage', async () => {
+    const renewed = fakeService({ storage: [expired, () => pdfResponse()] });
+    expect((await renewed.client.fetchReport(JOB_ID)).attempts).toBe(2);
+
+    const refused = fakeService({ storage: [expired, expired] });
+    await expect(refused.client.fetchReport(JOB_ID)).rejects.toBeInstanceOf(ReportDownloadError);
+  });
+
+  it('refuses a job that is not COMPLETE', async () => {
+    const open: ReportJob = { ...completeJob(), status: 'IN_PROGRESS' } as ReportJob;
+    const failed: ReportJob = { ...completeJob(), status: 'FAILED', errorCode: 'RENDER_FAILED' } as ReportJob;
+
+    await expect(fakeService({ job: open, storage: [] }).client.fetchReport(JOB_ID)).rejects.toBeInstanceOf(
+      ReportNotReadyError,
+    );
+    await expect(fakeService({ job: failed, storage: [] }).client.fetchReport(JOB_ID)).rejects.toBeInstanceOf(
+      ReportFailedError,
+    );
+  });
+});

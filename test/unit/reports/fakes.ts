@@ -3,6 +3,7 @@ import { DependencyUnavailableError, OpenJobExistsError } from '../../../shared/
 import type {
   CompletedReport,
   ReportJobMessage,
+  ReportJobPage,
   ReportJobStore,
   ReportDownloadLinks,
   ReportQueue,
@@ -162,6 +163,21 @@ export class InMemoryReportJobStore implements ReportJobStore {
     delete stored.leaseExpiresAt;
     this.releaseGuard(job);
     return true;
+  }
+
+  async listByOrganization(
+    orgId: string,
+    page: { limit: number; cursor: string | undefined; userId?: string; now: Date },
+  ): Promise<ReportJobPage> {
+    const sortKey = (job: ReportJob) => `${job.createdAt}#${job.jobId}`;
+    const matching = [...this.jobs.values()]
+      .filter((job) => job.orgId === orgId && job.provisionalUntil === undefined)
+      .filter((job) => page.userId === undefined || job.userId === page.userId)
+      .filter((job) => page.cursor === undefined || sortKey(job) < page.cursor)
+      .sort((a, b) => (sortKey(a) < sortKey(b) ? 1 : -1));
+    const jobs = matching.slice(0, page.limit).map(clone);
+    const last = jobs.at(-1);
+    return matching.length > page.limit && last ? { jobs, nextCursor: sortKey(last) } : { jobs };
   }
 
   async findOpenJobsCreatedBefore(cutoff: Date, limit: number): Promise<Array<Pick<ReportJob, 'jobId' | 'orgId'>>> {

@@ -102,7 +102,14 @@ describe('DynamoDbReportJobStore.createOpenJob', () => {
     expect(jobPut).toEqual({
       Put: {
         TableName: TABLE,
-        Item: { pk: `JOB#${job.jobId}`, sk: 'JOB', ...job, ttl: T0.getTime() / 1000 + 30 * 24 * 60 * 60 },
+        Item: {
+          pk: `JOB#${job.jobId}`,
+          sk: 'JOB',
+          orgJobsPk: `ORG#${job.orgId}`,
+          orgJobsSk: `${job.createdAt}#${job.jobId}`,
+          ...job,
+          ttl: T0.getTime() / 1000 + 30 * 24 * 60 * 60,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     });
@@ -379,5 +386,87 @@ describe('DynamoDbReportJobStore.findOpenJobsCreatedBefore', () => {
     documentsMock.on(QueryCommand).resolves({});
 
     expect(await store().findOpenJobsCreatedBefore(T0, 10)).toEqual([]);
+  });
+});
+
+describe('DynamoDbReportJobStore.listByOrganization', () => {
+  const jobItem = (jobId: string, createdAt: string) => ({
+    pk: `JOB#${jobId}`,
+    sk: 'JOB',
+    orgJobsPk: `ORG#${ORG_ID}`,
+    orgJobsSk: `${createdAt}#${jobId}`,
+    ttl: 1,
+    ...reportJob({ jobId, createdAt }),
+  });
+  const first = jobItem('11111111-1111-4111-8111-111111111111', '2026-03-01T12:00:02.000Z');
+  const second = jobItem('22222222-2222-4222-8222-222222222222', '2026-03-01T12:00:01.000Z');
+
+  it("queries the caller's partition of jobsByOrganization newest first, one item more than the page, without provisional jobs", async () => {
+    documentsMock.on(QueryCommand).resolves({ Items: [first, second] });
+
+    const page = await store().listByOrganization(ORG_ID, { limit: 1, cursor: undefined, now: T0 });
+
+    expect(page.jobs).toEqual([reportJob({ jobId: first.jobId, createdAt: first.createdAt })]);
+    expect(page.nextCursor).toBeDefined();
+    expect(documentsMock).toHaveReceivedCommandWith(QueryCommand, {
+      TableName: TABLE,
+      IndexName: 'jobsByOrganization',
+      KeyConditionExpression: 'orgJobsPk = :pk',
+      FilterExpression: 'attribute_not_exists(provisionalUntil) AND (attribute_not_exists(#ttl) OR #ttl > :nowEpoch)',
+      ExpressionAttributeValues: { ':pk': `ORG#${ORG_ID}`, ':nowEpoch': T0.getTime() / 1000 },
+      ScanIndexForward: false,
+      Limit: 2,
+    });
+  });
+
+  it('continues after the cursor, rebuilding the start key from the caller organization alone', async () => {
+    documentsMock
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [first, second] })
+      .resolves({ Items: [] });
+    const { nextCursor } = await store().listByOrganization(ORG_ID, { limit: 1, cursor: undefined, now: T0 });
+
+    await store().listByOrganization('other-org', { limit: 1, cursor: nextCursor, now: T0 });
+
+    expect(documentsMock.commandCalls(QueryCommand)[1]!.args[0].input.ExclusiveStartKey).toEqual({
+      orgJobsPk: 'ORG#other-org',
+      orgJobsSk: first.orgJobsSk,
+      pk: first.pk,
+      sk: 'JOB',
+    });
+  });
+
+  it('has no cursor on the last page', async () => {
+    documentsMock.on(QueryCommand).resolves({ Items: [first] });
+
+    expect(await store().listByOrganization(ORG_ID, { limit: 5, cursor: undefined, now: T0 })).toEqual({
+      jobs: [reportJob({ jobId: first.jobId, createdAt: first.createdAt })],
+      nextCursor: undefined,
+    });
+  });
+
+  it('filters by user and reads on while the page is short, then hands back where it stopped', async () => {
+    documentsMock.on(QueryCommand).resolves({ Items: [], LastEvaluatedKey: { ...second } });
+
+    const page = await store().listByOrganization(ORG_ID, { limit: 10, cursor: undefined, userId: USER_ID, now: T0 });
+
+    const calls = documentsMock.commandCalls(QueryCommand);
+    expect(calls).toHaveLength(5);
+    expect(calls[0]!.args[0].input.FilterExpression).toContain('userId = :userId');
+    expect(calls[0]!.args[0].input.ExpressionAttributeValues).toMatchObject({ ':userId': USER_ID });
+    expect(page.jobs).toEqual([]);
+    const resumed = await store()
+      .listByOrganization(ORG_ID, { limit: 10, cursor: page.nextCursor, now: T0 })
+      .then(() => documentsMock.commandCalls(QueryCommand)[5]!.args[0].input.ExclusiveStartKey);
+    expect(resumed).toMatchObject({ orgJobsSk: second.orgJobsSk });
+  });
+
+  it('refuses a cursor of another listing as a 400 on cursor', async () => {
+    const foreign = Buffer.from(JSON.stringify({ sk: 'TOKEN#2026-03-01T12:00:00.000Z#x' })).toString('base64url');
+
+    await expect(store().listByOrganization(ORG_ID, { limit: 5, cursor: foreign, now: T0 })).rejects.toMatchObject({
+      name: 'InvalidInputError',
+      problems: [{ field: 'cursor', code: 'isIn' }],
+    });
   });
 });

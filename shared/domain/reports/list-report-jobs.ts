@@ -1,0 +1,46 @@
+import type { Clock } from '../clock.ts';
+import type { ReportJobStore } from './ports.ts';
+import { isPastDeadline, REPORT_DEADLINE_MS, toStatusResponse, type ReportJob } from './report-job.ts';
+
+export interface ReportJobListing {
+  results: Array<ReturnType<typeof toStatusResponse>>;
+  nextCursor: string | null;
+}
+
+/**
+ * Primary course: the organization's report jobs, newest first, one page at a time, optionally of
+ * one user, each as the status response. A listing only reads: an open job past its deadline is
+ * shown as the FAILED/TIMED_OUT it is (the sweep or the next status read writes that down).
+ */
+export function listReportJobs(deps: { jobs: ReportJobStore; clock: Clock }) {
+  return async (input: {
+    orgId: string;
+    limit: number;
+    cursor: string | undefined;
+    userId?: string;
+  }): Promise<ReportJobListing> => {
+    const now = deps.clock.now();
+    const page = await deps.jobs.listByOrganization(input.orgId, {
+      limit: input.limit,
+      cursor: input.cursor,
+      ...(input.userId === undefined ? {} : { userId: input.userId }),
+      now,
+    });
+    return {
+      results: page.jobs.map((job) => toStatusResponse(isPastDeadline(job, now) ? timedOut(job) : job)),
+      nextCursor: page.nextCursor ?? null,
+    };
+  };
+}
+
+function timedOut(job: ReportJob): ReportJob {
+  const deadline = new Date(Date.parse(job.createdAt) + REPORT_DEADLINE_MS);
+  const started = Date.parse(job.startedAt ?? job.createdAt);
+  return {
+    ...job,
+    status: 'FAILED',
+    errorCode: 'TIMED_OUT',
+    updatedAt: deadline.toISOString(),
+    durationMs: Math.max(0, deadline.getTime() - started),
+  };
+}

@@ -1,0 +1,275 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { issueDevToken } from '../../local/dev-keys.ts';
+import { launchChromium } from './chromium.ts';
+
+/**
+ * The dashboard in real Chromium against the local stack: development sign-in, tokens (inline
+ * validation errors, issue, e-mail, revoke), reports (request, live status, verified download),
+ * users (filters, columns, paging, CSV export of the whole result), errors with request ids,
+ * keyboard reachability, labels and a 375 px wide layout. `UPDATE_SCREENSHOTS=1` writes each
+ * page's screenshot to docs/ (the README shows them); otherwise they go to a temporary folder.
+ */
+const screenshotDir = process.env.UPDATE_SCREENSHOTS
+  ? join(import.meta.dirname, '../../docs')
+  : join(tmpdir(), 'dashboard-screenshots');
+mkdirSync(screenshotDir, { recursive: true });
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const baseUrl = inject('baseUrl');
+const orgId = inject('demoOrgId');
+
+const apiToken = () => issueDevToken({ orgId, keysDir: inject('localEnv').LOCAL_KEYS_DIR });
+async function api(path: string, init: { method?: string; body?: unknown } = {}): Promise<any> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${await apiToken()}`, 'content-type': 'application/json' },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  return response.json();
+}
+
+async function screenshot(name: string): Promise<void> {
+  await page.screenshot({ path: join(screenshotDir, `dashboard-${name}.png`), fullPage: true });
+}
+
+/** Every visible control has an accessible name (label, aria-label or text). */
+async function unlabelledControls(target: Page): Promise<string[]> {
+  return target.evaluate(() =>
+    [...document.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, summary, [tabindex]')]
+      .filter((element) => element.checkVisibility({ contentVisibilityAuto: true, visibilityProperty: true }))
+      .filter((element) => {
+        const labels = (element as HTMLInputElement).labels;
+        const name =
+          element.getAttribute('aria-label') ??
+          (labels && labels.length > 0 ? [...labels].map((label) => label.textContent ?? '').join('') : '') ??
+          '';
+        return (name || element.textContent || element.getAttribute('title') || '').trim() === '';
+      })
+      .map((element) => element.outerHTML.slice(0, 120)),
+  );
+}
+
+/** Tabs through the page and returns the controls never reached (visible, enabled ones only). */
+async function unreachableByKeyboard(target: Page): Promise<string[]> {
+  const count = await target.evaluate(() => {
+    const controls = [
+      ...document.querySelectorAll<HTMLElement>(
+        'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), summary, [tabindex="0"]',
+      ),
+    ].filter((element) => element.checkVisibility({ contentVisibilityAuto: true, visibilityProperty: true }));
+    controls.forEach((element, index) => element.setAttribute('data-keyboard-check', String(index)));
+    (document.activeElement as HTMLElement | null)?.blur();
+    return controls.length;
+  });
+  const reached = new Set<string>();
+  for (let press = 0; press < count + 5; press += 1) {
+    await target.keyboard.press('Tab');
+    const id = await target.evaluate(() => document.activeElement?.getAttribute('data-keyboard-check') ?? null);
+    if (id !== null) reached.add(id);
+  }
+  return target.evaluate(
+    (seen) =>
+      [...document.querySelectorAll<HTMLElement>('[data-keyboard-check]')]
+        .filter((element) => !seen.includes(element.getAttribute('data-keyboard-check')!))
+        .map((element) => element.outerHTML.slice(0, 120)),
+    [...reached],
+  );
+}
+
+async function fitsNarrowScreen(target: Page): Promise<{ scrollWidth: number }> {
+  await target.setViewportSize({ width: 375, height: 800 });
+  const scrollWidth = await target.evaluate(() => document.documentElement.scrollWidth);
+  return { scrollWidth };
+}
+
+async function signIn(target: Page, scopes?: string[]): Promise<void> {
+  await target.goto(baseUrl);
+  await target.getByLabel('Organization id').fill(orgId);
+  if (scopes) {
+    for (const box of await target.getByRole('checkbox').all()) {
+      const value = await box.getAttribute('value');
+      if (scopes.includes(value!) !== (await box.isChecked())) await box.click();
+    }
+  }
+  await target.getByRole('button', { name: 'Sign in' }).click();
+  await target.getByTestId('signed-in-org').waitFor();
+}
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('the dashboard in Chromium', () => {
+  it('is served at / with a strict Content-Security-Policy and offers the development sign-in', async () => {
+    const response = await page.goto(baseUrl);
+    const csp = response!.headers()['content-security-policy'];
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toContain("frame-ancestors 'none'");
+    await page.getByRole('heading', { name: 'Development sign-in' }).waitFor();
+    expect(await unlabelledControls(page)).toEqual([]);
+    await screenshot('sign-in');
+
+    await signIn(page);
+
+    expect(await page.getByTestId('signed-in-org').textContent()).toContain(orgId);
+    // The token lives in memory only.
+    expect(await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie])).toEqual([
+      0,
+      0,
+      '',
+    ]);
+  });
+
+  it('shows the API’s validation errors beside the fields, issues a token, lists it, e-mails it and revokes it', async () => {
+    await page.getByRole('button', { name: 'Issue and e-mail token' }).click();
+    await page.locator('#email-error').waitFor();
+    expect(await page.locator('#firstName-error').textContent()).toContain('first_name');
+    expect(await page.getByLabel('E-mail').getAttribute('aria-invalid')).toBe('true');
+
+    const email = `browser-${Date.now()}@example.com`;
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('First name').fill('Zoë');
+    await page.getByLabel('Last name').fill('Ångström');
+    await page.getByRole('button', { name: 'Issue and e-mail token' }).click();
+    const token = (await page.getByTestId('issued-token').textContent())!;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    const row = page.locator('tr[data-token-id]', { hasText: email });
+    await row.getByText('Issued').waitFor();
+    expect(await row.textContent()).toContain(token.slice(-4));
+
+    const store = (await (await fetch(`${inject('endpoints').ses}/store`)).json()) as {
+      emails: Array<{ destination: { to: string[] }; body: { text: string } }>;
+    };
+    const sent = store.emails.filter((mail) => mail.destination.to.includes(email));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.body.text).toContain(token);
+
+    expect(await unlabelledControls(page)).toEqual([]);
+    expect(await unreachableByKeyboard(page)).toEqual([]);
+    await screenshot('tokens');
+
+    await row.getByRole('button', { name: `Revoke the token of ${email}` }).click();
+    await row.getByText('Revoked').waitFor();
+    expect(await row.getByRole('button', { name: /Revoke/ }).count()).toBe(0);
+
+    await page.getByLabel('Status').selectOption('Revoked');
+    await page.locator('tr[data-token-id]', { hasText: email }).waitFor();
+    expect(await page.locator('tr[data-token-id]').allTextContents()).toSatisfy((rows: string[]) =>
+      rows.every((text) => text.includes('Revoked')),
+    );
+  });
+
+  it('requests a report, follows its status live and downloads it with the bytes the job’s SHA-256 names', async () => {
+    await page.getByRole('link', { name: 'Reports' }).click();
+    await page.getByLabel('User id').fill('demo-user-1');
+    await page.getByRole('button', { name: 'Request report' }).click();
+    await page.getByTestId('followed-status').filter({ hasText: 'COMPLETE' }).waitFor({ timeout: 60_000 });
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: /^Download PDF/ }).click(),
+    ]);
+    const bytes = await readFile((await download.path())!);
+    await page.getByTestId('download-verified').waitFor();
+
+    const listed = await api('/v1/document/api?userId=demo-user-1');
+    const job = listed.results[0];
+    expect(job.status).toBe('COMPLETE');
+    expect(bytes.length).toBe(job.sizeBytes);
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(job.sha256);
+    expect(download.suggestedFilename()).toMatch(/^report-demo-user-1-\d{8}\.pdf$/);
+    await page.locator(`tr[data-job-id="${job.jobId}"]`).getByText('COMPLETE').waitFor();
+
+    expect(await unlabelledControls(page)).toEqual([]);
+    expect(await unreachableByKeyboard(page)).toEqual([]);
+    await screenshot('reports');
+  });
+
+  it('filters users, chooses columns, pages with the total and exports the whole result as CSV', async () => {
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByLabel('Registration status', { exact: true }).selectOption('active');
+    await page.locator('summary', { hasText: 'Range filters' }).click();
+    await page.getByLabel('Age: lower bound', { exact: true }).fill('18');
+    await page.locator('summary', { hasText: 'Columns' }).click();
+    await page.getByRole('checkbox', { name: 'age', exact: true }).check();
+    await page.getByRole('checkbox', { name: 'email', exact: true }).uncheck();
+    await page.getByRole('button', { name: 'Search' }).click();
+
+    const expected = await api('/v1/user-status', {
+      method: 'POST',
+      body: { filters: { registration_status: 'active', age: { gte: 18 } }, pagination: { limit: 1 } },
+    });
+    const total: number = expected.pagination.total;
+    expect(total).toBeGreaterThan(25);
+    await page
+      .getByTestId('users-total')
+      .filter({ hasText: `Showing 1–25 of ${total} users` })
+      .waitFor();
+    const headers = await page.locator('table th').allTextContents();
+    expect(headers).toContain('age');
+    expect(headers).not.toContain('email');
+
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page
+      .getByTestId('users-total')
+      .filter({ hasText: `Showing 26–50 of ${total} users` })
+      .waitFor();
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: `Export all ${total} as CSV` }).click(),
+    ]);
+    const csv = await readFile((await download.path())!, 'utf8');
+    const lines = csv.split('\r\n').filter((line) => line !== '');
+    expect(lines[0]).toBe(headers.join(','));
+    expect(lines.length - 1).toBe(total);
+    await page.getByTestId('export-done').waitFor();
+
+    expect(await unlabelledControls(page)).toEqual([]);
+    expect(await unreachableByKeyboard(page)).toEqual([]);
+    await screenshot('users');
+  });
+
+  it('is usable 375 px wide: no page scrolls sideways', async () => {
+    for (const path of ['tokens', 'reports', 'users']) {
+      await page.goto(`${baseUrl}/#/${path}`);
+      if (path === 'tokens') await signIn(page);
+      else await page.getByRole('link', { name: path === 'reports' ? 'Reports' : 'Users' }).click();
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      const { scrollWidth } = await fitsNarrowScreen(page);
+      expect(scrollWidth, path).toBeLessThanOrEqual(375);
+      if (path === 'tokens') await screenshot('narrow-tokens');
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('shows the contract’s message and the request id when the API refuses, and signs out', async () => {
+    const limited = await context.newPage();
+    await signIn(limited, ['onboarding:read']);
+    await limited.getByRole('link', { name: 'Users' }).click();
+    await limited.getByRole('button', { name: 'Search' }).click();
+    const alert = limited.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/scope/i);
+    expect(await alert.locator('.request-id code').textContent()).toMatch(/^[0-9a-f-]{36}$/);
+
+    await limited.getByRole('button', { name: 'Sign out' }).click();
+    await limited.getByRole('heading', { name: 'Development sign-in' }).waitFor();
+    await limited.close();
+  });
+});

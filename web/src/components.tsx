@@ -1,0 +1,136 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+import {
+  ApiConnectionError,
+  ApiError,
+  ReportFailedError,
+  ReportIntegrityError,
+  ReportTimedOutError,
+  ValidationError,
+} from '../../client/index.ts';
+
+/** An error as the contract words it, with the request id to quote when asking for help. */
+export function ErrorNotice({ error, context }: { error: unknown; context?: string }) {
+  if (error === undefined || error === null) return null;
+  const { message, requestId, details } = describeError(error);
+  return (
+    <div class="notice error" role="alert">
+      <p>
+        {context ? <strong>{context}: </strong> : null}
+        {message}
+      </p>
+      {details.length > 0 ? (
+        <ul>
+          {details.map((detail) => (
+            <li key={detail}>{detail}</li>
+          ))}
+        </ul>
+      ) : null}
+      {requestId ? (
+        <p class="request-id">
+          Request id: <code>{requestId}</code>
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export function describeError(error: unknown): { message: string; requestId?: string; details: string[] } {
+  if (error instanceof ValidationError) {
+    return {
+      message: 'The request was not accepted:',
+      requestId: error.requestId,
+      details: error.errors.map((problem) => `${problem.field}: ${problem.hint}`),
+    };
+  }
+  if (error instanceof ApiError) {
+    return {
+      message: error.standardBody?.message ?? `HTTP ${error.status}`,
+      requestId: error.requestId,
+      details: error.retryAfterSeconds === undefined ? [] : [`Try again in ${error.retryAfterSeconds} s.`],
+    };
+  }
+  if (error instanceof ApiConnectionError) return { message: 'The service could not be reached.', details: [] };
+  if (error instanceof ReportFailedError)
+    return { message: `The report failed (${error.job.errorCode}).`, details: [] };
+  if (error instanceof ReportTimedOutError)
+    return { message: 'The report was not ready within 5 minutes.', details: [] };
+  if (error instanceof ReportIntegrityError)
+    return {
+      message: 'The downloaded file is not the report: its size or SHA-256 differ. It was not saved.',
+      details: [],
+    };
+  return { message: error instanceof Error ? error.message : String(error), details: [] };
+}
+
+/** Field errors of a 400 for one form, by the contract's camelCase field name. */
+export function fieldErrors(error: unknown): Record<string, string> {
+  if (!(error instanceof ValidationError)) return {};
+  const byField: Record<string, string> = {};
+  for (const problem of error.errors) byField[problem.field] = byField[problem.field] ?? problem.hint;
+  return byField;
+}
+
+export function TextField(props: {
+  id: string;
+  label: string;
+  value: string;
+  onInput: (value: string) => void;
+  error?: string | undefined;
+  inputMode?: 'email' | 'text';
+  required?: boolean;
+  autoComplete?: string;
+  hint?: string;
+}) {
+  const describedBy = [props.hint ? `${props.id}-hint` : '', props.error ? `${props.id}-error` : '']
+    .filter(Boolean)
+    .join(' ');
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <input
+        id={props.id}
+        name={props.id}
+        type="text"
+        inputMode={props.inputMode}
+        value={props.value}
+        required={props.required}
+        autoComplete={props.autoComplete}
+        aria-invalid={props.error ? 'true' : undefined}
+        aria-describedby={describedBy || undefined}
+        onInput={(event) => props.onInput(event.currentTarget.value)}
+      />
+      {props.hint ? (
+        <small id={`${props.id}-hint`} class="hint">
+          {props.hint}
+        </small>
+      ) : null}
+      {props.error ? (
+        <small id={`${props.id}-error`} class="field-error">
+          {props.error}
+        </small>
+      ) : null}
+    </div>
+  );
+}
+
+/** A page's heading, focused when the page opens so screen readers announce the new page. */
+export function PageHeading({ children }: { children: ComponentChildren }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  return (
+    <h1 tabIndex={-1} ref={heading}>
+      {children}
+    </h1>
+  );
+}
+
+export const formatInstant = (iso: string | undefined | null): string =>
+  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '';
+
+export const formatBytes = (bytes: number): string =>
+  bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1024 * 1024
+      ? `${(bytes / 1024).toFixed(1)} KiB`
+      : `${(bytes / 1048576).toFixed(1)} MiB`;

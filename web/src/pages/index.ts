@@ -1,0 +1,26 @@
+import type { FunctionComponent } from 'preact';
+import { ReportsPage } from './reports-page.tsx';
+import { TokensPage } from './tokens-page.tsx';
+import { UsersPage } from './users-page.tsx';
+
+/**
+ * The dashboard's pages, in navigation order. A page is one entry here (its path after `#/`, its
+ * label, the scopes it needs): the webhooks page (`webhooks:manage`) joins the list the same way.
+ */
+export interface DashboardPage {
+  path: string;
+  label: string;
+  scopes: readonly string[];
+  component: FunctionComponent;
+}
+
+export const dashboardPages: readonly DashboardPage[] = [
+  {
+    path: 'tokens',
+    label: 'Onboarding tokens',
+    scopes: ['onboarding:read', 'onboarding:write'],
+    component: TokensPage,
+  },
+  { path: 'reports', label: 'Reports', scopes: ['reports:read', 'reports:write'], component: ReportsPage },
+  { path: 'users', label: 'Users', scopes: ['users:read'], component: UsersPage },
+];

@@ -1,0 +1,272 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import type {
+  OnboardingToken,
+  OnboardingTokenPage,
+  OnboardingTokenStatus,
+  OnboardingTokenSummary,
+} from '../../../client/index.ts';
+import { api } from '../api.ts';
+import { ErrorNotice, fieldErrors, formatInstant, PageHeading, TextField } from '../components.tsx';
+
+const STATUSES: readonly OnboardingTokenStatus[] = ['Issued', 'Used', 'Expired', 'Revoked'];
+const PAGE_SIZE = 10;
+
+/** Onboarding tokens: list (status filter, paging), issue, revoke, resend. */
+export function TokensPage() {
+  const [status, setStatus] = useState<OnboardingTokenStatus | ''>('');
+  // Cursors of the pages before the current one, so Previous works with the API's forward-only cursor.
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const [page, setPage] = useState<OnboardingTokenPage>();
+  const [loading, setLoading] = useState(false);
+  const [listError, setListError] = useState<unknown>();
+  const [issued, setIssued] = useState<{ token: OnboardingToken; email: string; resent: boolean }>();
+  const [actionError, setActionError] = useState<unknown>();
+  const cursor = cursors.at(-1);
+
+  const load = useCallback(async () => {
+    setLoading(true);
+    setListError(undefined);
+    try {
+      setPage(await api.listOnboardingTokens({ limit: PAGE_SIZE, cursor, ...(status ? { status } : {}) }));
+    } catch (error) {
+      setListError(error);
+    } finally {
+      setLoading(false);
+    }
+  }, [cursor, status]);
+
+  useEffect(() => void load(), [load]);
+
+  const firstPage = () => setCursors([undefined]);
+
+  async function revoke(token: OnboardingTokenSummary) {
+    setActionError(undefined);
+    setIssued(undefined);
+    try {
+      await api.revokeOnboardingToken(token.tokenId);
+      await load();
+    } catch (error) {
+      setActionError(error);
+    }
+  }
+
+  async function resend(token: OnboardingTokenSummary) {
+    setActionError(undefined);
+    setIssued(undefined);
+    try {
+      const created = await api.resendOnboardingToken(token.tokenId, { idempotencyKey: crypto.randomUUID() });
+      setIssued({ token: created, email: token.email, resent: true });
+      await load();
+    } catch (error) {
+      setActionError(error);
+    }
+  }
+
+  return (
+    <section aria-labelledby="tokens-heading">
+      <PageHeading>
+        <span id="tokens-heading">Onboarding tokens</span>
+      </PageHeading>
+
+      <IssueTokenForm
+        onIssued={(token, email) => {
+          setIssued({ token, email, resent: false });
+          setActionError(undefined);
+          firstPage();
+          void load();
+        }}
+      />
+
+      {issued ? (
+        <div class="notice success" role="status">
+          <p>
+            {issued.resent ? 'A new token was issued and e-mailed' : 'Token issued and e-mailed'} to{' '}
+            <strong>{issued.email}</strong>. It is shown only now:
+          </p>
+          <p>
+            <code class="secret" data-testid="issued-token">
+              {issued.token.onboarding_token}
+            </code>
+          </p>
+          <p>Expires {formatInstant(issued.token.expires_at)}.</p>
+        </div>
+      ) : null}
+      <ErrorNotice error={actionError} />
+
+      <h2>Issued tokens</h2>
+      <div class="toolbar">
+        <div class="field inline">
+          <label for="token-status">Status</label>
+          <select
+            id="token-status"
+            value={status}
+            onChange={(event) => {
+              setStatus(event.currentTarget.value as OnboardingTokenStatus | '');
+              firstPage();
+            }}
+          >
+            <option value="">Any status</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="button" onClick={() => void load()} disabled={loading}>
+          Refresh
+        </button>
+      </div>
+      <ErrorNotice error={listError} context="The tokens could not be listed" />
+
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Onboarding tokens">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">E-mail</th>
+              <th scope="col">Name</th>
+              <th scope="col">Status</th>
+              <th scope="col">Token ends</th>
+              <th scope="col">Issued</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody aria-busy={loading ? 'true' : 'false'}>
+            {page?.results.length === 0 ? (
+              <tr>
+                <td colSpan={7}>No tokens{status ? ` in status ${status}` : ''}.</td>
+              </tr>
+            ) : null}
+            {page?.results.map((token) => (
+              <tr key={token.tokenId} data-token-id={token.tokenId}>
+                <td data-label="E-mail">{token.email}</td>
+                <td data-label="Name">
+                  {token.firstName} {token.lastName}
+                </td>
+                <td data-label="Status">
+                  <span class={`badge status-${token.status.toLowerCase()}`}>{token.status}</span>
+                </td>
+                <td data-label="Token ends">
+                  <code>…{token.tokenHint}</code>
+                </td>
+                <td data-label="Issued">{formatInstant(token.createdAt)}</td>
+                <td data-label="Expires">{formatInstant(token.expiresAt)}</td>
+                <td data-label="Actions" class="actions">
+                  {token.status === 'Issued' ? (
+                    <button
+                      type="button"
+                      aria-label={`Revoke the token of ${token.email}`}
+                      onClick={() => void revoke(token)}
+                    >
+                      Revoke
+                    </button>
+                  ) : null}
+                  {token.status === 'Issued' || token.status === 'Expired' ? (
+                    <button
+                      type="button"
+                      aria-label={`Resend a token to ${token.email}`}
+                      onClick={() => void resend(token)}
+                    >
+                      Resend
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <nav class="pager" aria-label="Token pages">
+        <button
+          type="button"
+          disabled={cursors.length <= 1 || loading}
+          onClick={() => setCursors(cursors.slice(0, -1))}
+        >
+          Previous page
+        </button>
+        <span>Page {cursors.length}</span>
+        <button
+          type="button"
+          disabled={!page?.nextCursor || loading}
+          onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}
+        >
+          Next page
+        </button>
+      </nav>
+    </section>
+  );
+}
+
+function IssueTokenForm({ onIssued }: { onIssued: (token: OnboardingToken, email: string) => void }) {
+  const [email, setEmail] = useState('');
+  const [firstName, setFirstName] = useState('');
+  const [lastName, setLastName] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const problems = fieldErrors(error);
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      // Validation is the API's: its 400 lists every problem, shown beside each field.
+      const token = await api.createOnboardingToken(
+        { email, first_name: firstName, last_name: lastName },
+        { idempotencyKey: crypto.randomUUID() },
+      );
+      onIssued(token, email.trim().toLowerCase());
+      setEmail('');
+      setFirstName('');
+      setLastName('');
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const otherProblem = error !== undefined && Object.keys(problems).length === 0;
+  return (
+    <form class="card" onSubmit={(event) => void submit(event)} noValidate aria-labelledby="issue-heading">
+      <h2 id="issue-heading">Issue a token</h2>
+      <div class="form-grid">
+        <TextField
+          id="email"
+          label="E-mail"
+          inputMode="email"
+          autoComplete="off"
+          value={email}
+          onInput={setEmail}
+          error={problems.email}
+        />
+        <TextField
+          id="firstName"
+          label="First name"
+          autoComplete="off"
+          value={firstName}
+          onInput={setFirstName}
+          error={problems.firstName}
+        />
+        <TextField
+          id="lastName"
+          label="Last name"
+          autoComplete="off"
+          value={lastName}
+          onInput={setLastName}
+          error={problems.lastName}
+        />
+      </div>
+      {Object.keys(problems).length > 0 ? (
+        <p class="field-error" role="alert">
+          Please correct the highlighted fields.
+        </p>
+      ) : null}
+      {otherProblem ? <ErrorNotice error={error} context="The token was not issued" /> : null}
+      <button type="submit" class="primary" disabled={busy}>
+        {busy ? 'Issuing…' : 'Issue and e-mail token'}
+      </button>
+    </form>
+  );
+}

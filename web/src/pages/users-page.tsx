@@ -1,0 +1,429 @@
+import { useRef, useState } from 'preact/hooks';
+import {
+  BOOLEAN_FILTER_FIELDS,
+  DATE_RANGE_FIELDS,
+  DEFAULT_RESULT_KEYS,
+  INSTANT_RANGE_FIELDS,
+  MOBILE_REGISTRATION_STATUSES,
+  NUMBER_RANGE_FIELDS,
+  REGISTRATION_CATEGORIES,
+  REGISTRATION_STATUSES,
+  STRING_FILTER_FIELDS,
+  USER_FIELDS,
+  ValidationError,
+  type UserField,
+  type UserStatusFilters,
+  type UserStatusPage,
+  type UserStatusRequest,
+} from '../../../client/index.ts';
+import { api } from '../api.ts';
+import { ErrorNotice, PageHeading } from '../components.tsx';
+import { csvLine } from '../csv.ts';
+import { saveFile } from '../save-file.ts';
+
+const RANGE_FIELDS = [...NUMBER_RANGE_FIELDS, ...DATE_RANGE_FIELDS, ...INSTANT_RANGE_FIELDS] as const;
+type RangeField = (typeof RANGE_FIELDS)[number];
+type LowerOperator = 'gte' | 'gt' | 'eq';
+type UpperOperator = 'lte' | 'lt';
+interface RangeInput {
+  lowerOp: LowerOperator;
+  lower: string;
+  upperOp: UpperOperator;
+  upper: string;
+}
+const EMPTY_RANGE: RangeInput = { lowerOp: 'gte', lower: '', upperOp: 'lte', upper: '' };
+const PAGE_SIZES = [25, 50, 100, 250];
+/** The largest page the API serves: the export reads the whole result in pages of this size. */
+const EXPORT_PAGE_SIZE = 1000;
+
+const label = (field: string): string => field.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+const isNumberField = (field: RangeField): boolean => (NUMBER_RANGE_FIELDS as readonly string[]).includes(field);
+/** Text inputs with a hint of the expected form: the API's 400 names any value it cannot read. */
+const rangePlaceholder = (field: RangeField): string =>
+  isNumberField(field)
+    ? 'number'
+    : (DATE_RANGE_FIELDS as readonly string[]).includes(field)
+      ? 'YYYY-MM-DD'
+      : 'ISO 8601';
+
+/** Users: every filter of the user-status query, the columns to show, paging with the total, CSV export. */
+export function UsersPage() {
+  const [strings, setStrings] = useState<Record<string, string>>({});
+  const [booleans, setBooleans] = useState<Record<string, '' | 'true' | 'false'>>({});
+  const [ranges, setRanges] = useState<Partial<Record<RangeField, RangeInput>>>({});
+  const [columns, setColumns] = useState<UserField[]>([...DEFAULT_RESULT_KEYS]);
+  const [pageSize, setPageSize] = useState(25);
+  const [query, setQuery] = useState<UserStatusRequest>();
+  const [page, setPage] = useState<UserStatusPage>();
+  const [error, setError] = useState<unknown>();
+  const [loading, setLoading] = useState(false);
+  const [exportProgress, setExportProgress] = useState<{ done: number; total: number | undefined }>();
+  const [exportError, setExportError] = useState<unknown>();
+  const [exported, setExported] = useState<number>();
+  const exporting = useRef<AbortController | undefined>(undefined);
+
+  function buildFilters(): UserStatusFilters {
+    const filters: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(strings)) if (value.trim() !== '') filters[field] = value.trim();
+    for (const [field, value] of Object.entries(booleans)) if (value !== '') filters[field] = value === 'true';
+    for (const [field, range] of Object.entries(ranges) as Array<[RangeField, RangeInput]>) {
+      const bounds: Record<string, unknown> = {};
+      // A number field sends a number; anything else goes as typed so the API's 400 can name it.
+      const value = (text: string) =>
+        isNumberField(field) && text.trim() !== '' && !Number.isNaN(Number(text)) ? Number(text) : text.trim();
+      if (range.lower.trim() !== '') bounds[range.lowerOp] = value(range.lower);
+      if (range.upper.trim() !== '' && range.lowerOp !== 'eq') bounds[range.upperOp] = value(range.upper);
+      if (Object.keys(bounds).length > 0) filters[field] = bounds;
+    }
+    return filters;
+  }
+
+  async function run(request: UserStatusRequest) {
+    setLoading(true);
+    setError(undefined);
+    try {
+      setPage(await api.queryUserStatusPage(request));
+      setQuery(request);
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setLoading(false);
+    }
+  }
+
+  function search(event: Event) {
+    event.preventDefault();
+    setExported(undefined);
+    void run({ filters: buildFilters(), result_keys: columns, pagination: { limit: pageSize, offset: 0 } });
+  }
+
+  function goTo(offset: number) {
+    if (query) void run({ ...query, pagination: { limit: query.pagination?.limit ?? pageSize, offset } });
+  }
+
+  async function exportCsv() {
+    if (!query) return;
+    exporting.current?.abort();
+    const controller = new AbortController();
+    exporting.current = controller;
+    setExportError(undefined);
+    setExported(undefined);
+    const keys = query.result_keys ?? [...DEFAULT_RESULT_KEYS];
+    const lines = [csvLine(keys)];
+    let rows = 0;
+    setExportProgress({ done: 0, total: page?.pagination.total });
+    try {
+      for await (const chunk of api.queryUserStatus(
+        { ...query, pagination: { limit: EXPORT_PAGE_SIZE, offset: 0 } },
+        { signal: controller.signal },
+      )) {
+        for (const record of chunk.results) lines.push(csvLine(keys.map((key) => record[key])));
+        rows += chunk.results.length;
+        setExportProgress({ done: rows, total: chunk.pagination.total });
+      }
+      saveFile(lines.join(''), 'users.csv', 'text/csv;charset=utf-8');
+      setExported(rows);
+    } catch (caught) {
+      if (!controller.signal.aborted) setExportError(caught);
+    } finally {
+      setExportProgress(undefined);
+    }
+  }
+
+  const invalid = new Set(error instanceof ValidationError ? error.errors.map((problem) => problem.field) : []);
+  const isInvalid = (field: string) =>
+    [...invalid].some((f) => f === `filters.${field}` || f.startsWith(`filters.${field}.`)) ? 'true' : undefined;
+  const setString = (field: string, value: string) => setStrings((s) => ({ ...s, [field]: value }));
+  const setRange = (field: RangeField, change: Partial<RangeInput>) =>
+    setRanges((r) => ({ ...r, [field]: { ...EMPTY_RANGE, ...r[field], ...change } }));
+  const shownKeys = query?.result_keys ?? columns;
+  const offset = page?.pagination.offset ?? 0;
+  const total = page?.pagination.total ?? 0;
+
+  return (
+    <section>
+      <PageHeading>Users</PageHeading>
+      <form class="card" onSubmit={search} noValidate aria-label="User search">
+        <details open>
+          <summary>Status filters</summary>
+          <div class="form-grid">
+            <div class="field">
+              <label for="f-registration_status">Registration status</label>
+              <select
+                id="f-registration_status"
+                aria-invalid={isInvalid('registration_status')}
+                value={strings.registration_status ?? ''}
+                onChange={(event) => setString('registration_status', event.currentTarget.value)}
+              >
+                <option value="">Any</option>
+                <optgroup label="Categories">
+                  {REGISTRATION_CATEGORIES.map((value) => (
+                    <option key={value} value={value}>
+                      {value}
+                    </option>
+                  ))}
+                </optgroup>
+                <optgroup label="Stored values">
+                  {REGISTRATION_STATUSES.map((value) => (
+                    <option key={value} value={value}>
+                      {value}
+                    </option>
+                  ))}
+                </optgroup>
+              </select>
+            </div>
+            <div class="field">
+              <label for="f-mobile_registration_status">Mobile registration status</label>
+              <select
+                id="f-mobile_registration_status"
+                aria-invalid={isInvalid('mobile_registration_status')}
+                value={strings.mobile_registration_status ?? ''}
+                onChange={(event) => setString('mobile_registration_status', event.currentTarget.value)}
+              >
+                <option value="">Any</option>
+                {MOBILE_REGISTRATION_STATUSES.map((value) => (
+                  <option key={value} value={value}>
+                    {value}
+                  </option>
+                ))}
+              </select>
+            </div>
+            {BOOLEAN_FILTER_FIELDS.map((field) => (
+              <div class="field" key={field}>
+                <label for={`f-${field}`}>{label(field)}</label>
+                <select
+                  id={`f-${field}`}
+                  aria-invalid={isInvalid(field)}
+                  value={booleans[field] ?? ''}
+                  onChange={(event) =>
+                    setBooleans((b) => ({ ...b, [field]: event.currentTarget.value as '' | 'true' | 'false' }))
+                  }
+                >
+                  <option value="">Any</option>
+                  <option value="true">Yes</option>
+                  <option value="false">No</option>
+                </select>
+              </div>
+            ))}
+          </div>
+        </details>
+        <details>
+          <summary>Exact-match filters</summary>
+          <div class="form-grid">
+            {STRING_FILTER_FIELDS.map((field) => (
+              <div class="field" key={field}>
+                <label for={`f-${field}`}>{label(field)}</label>
+                <input
+                  id={`f-${field}`}
+                  aria-invalid={isInvalid(field)}
+                  value={strings[field] ?? ''}
+                  onInput={(event) => setString(field, event.currentTarget.value)}
+                />
+              </div>
+            ))}
+          </div>
+        </details>
+        <details>
+          <summary>Range filters</summary>
+          <p class="hint">Dates as YYYY-MM-DD; timestamps as ISO 8601 (e.g. 2024-01-31T00:00:00Z).</p>
+          <div class="range-grid">
+            {RANGE_FIELDS.map((field) => {
+              const range = ranges[field] ?? EMPTY_RANGE;
+              return (
+                <fieldset key={field} class="range">
+                  <legend>{label(field)}</legend>
+                  <div class="range-row">
+                    <label for={`f-${field}-lower-op`} class="visually-hidden">
+                      {label(field)}: lower bound operator
+                    </label>
+                    <select
+                      id={`f-${field}-lower-op`}
+                      value={range.lowerOp}
+                      onChange={(event) => setRange(field, { lowerOp: event.currentTarget.value as LowerOperator })}
+                    >
+                      <option value="gte">at least (gte)</option>
+                      <option value="gt">more than (gt)</option>
+                      <option value="eq">exactly (eq)</option>
+                    </select>
+                    <label for={`f-${field}-lower`} class="visually-hidden">
+                      {label(field)}: lower bound
+                    </label>
+                    <input
+                      id={`f-${field}-lower`}
+                      inputMode={isNumberField(field) ? 'decimal' : 'text'}
+                      placeholder={rangePlaceholder(field)}
+                      aria-invalid={isInvalid(field)}
+                      value={range.lower}
+                      onInput={(event) => setRange(field, { lower: event.currentTarget.value })}
+                    />
+                  </div>
+                  <div class="range-row">
+                    <label for={`f-${field}-upper-op`} class="visually-hidden">
+                      {label(field)}: upper bound operator
+                    </label>
+                    <select
+                      id={`f-${field}-upper-op`}
+                      value={range.upperOp}
+                      disabled={range.lowerOp === 'eq'}
+                      onChange={(event) => setRange(field, { upperOp: event.currentTarget.value as UpperOperator })}
+                    >
+                      <option value="lte">at most (lte)</option>
+                      <option value="lt">less than (lt)</option>
+                    </select>
+                    <label for={`f-${field}-upper`} class="visually-hidden">
+                      {label(field)}: upper bound
+                    </label>
+                    <input
+                      id={`f-${field}-upper`}
+                      inputMode={isNumberField(field) ? 'decimal' : 'text'}
+                      placeholder={rangePlaceholder(field)}
+                      disabled={range.lowerOp === 'eq'}
+                      aria-invalid={isInvalid(field)}
+                      value={range.upper}
+                      onInput={(event) => setRange(field, { upper: event.currentTarget.value })}
+                    />
+                  </div>
+                </fieldset>
+              );
+            })}
+          </div>
+        </details>
+        <details>
+          <summary>Columns ({columns.length})</summary>
+          <fieldset class="columns">
+            <legend class="visually-hidden">Columns to show (result_keys)</legend>
+            {USER_FIELDS.map((field) => (
+              <label key={field} class="check">
+                <input
+                  type="checkbox"
+                  name="column"
+                  value={field}
+                  checked={columns.includes(field)}
+                  onChange={(event) =>
+                    setColumns(
+                      event.currentTarget.checked
+                        ? USER_FIELDS.filter((f) => f === field || columns.includes(f))
+                        : columns.filter((f) => f !== field),
+                    )
+                  }
+                />{' '}
+                {field}
+              </label>
+            ))}
+          </fieldset>
+        </details>
+        <div class="toolbar">
+          <div class="field inline">
+            <label for="page-size">Rows per page</label>
+            <select
+              id="page-size"
+              value={pageSize}
+              onChange={(event) => setPageSize(Number(event.currentTarget.value))}
+            >
+              {PAGE_SIZES.map((size) => (
+                <option key={size} value={size}>
+                  {size}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" class="primary" disabled={loading || columns.length === 0}>
+            Search
+          </button>
+        </div>
+      </form>
+
+      <ErrorNotice error={error} context="The search failed" />
+
+      {page && query ? (
+        <>
+          <div class="toolbar">
+            <p role="status" data-testid="users-total">
+              {total === 0
+                ? 'No users match.'
+                : `Showing ${offset + 1}–${offset + page.results.length} of ${total} users`}
+            </p>
+            <button
+              type="button"
+              onClick={() => void exportCsv()}
+              disabled={exportProgress !== undefined || total === 0}
+            >
+              Export all {total} as CSV
+            </button>
+            {exportProgress ? (
+              <>
+                <label for="export-progress">Exporting</label>
+                <progress id="export-progress" max={exportProgress.total ?? total} value={exportProgress.done}>
+                  {exportProgress.done} of {exportProgress.total ?? total}
+                </progress>
+                <span>
+                  {exportProgress.done} / {exportProgress.total ?? total}
+                </span>
+                <button type="button" onClick={() => exporting.current?.abort()}>
+                  Cancel export
+                </button>
+              </>
+            ) : null}
+          </div>
+          {exported !== undefined ? (
+            <p class="notice success" role="status" data-testid="export-done">
+              Exported {exported} rows to users.csv.
+            </p>
+          ) : null}
+          <ErrorNotice error={exportError} context="The export stopped" />
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="Users">
+            <table>
+              <thead>
+                <tr>
+                  {shownKeys.map((key) => (
+                    <th scope="col" key={key}>
+                      {key}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody aria-busy={loading ? 'true' : 'false'}>
+                {page.results.map((record, index) => (
+                  <tr key={`${offset + index}`}>
+                    {shownKeys.map((key) => (
+                      <td key={key} data-label={key}>
+                        {displayValue(record[key])}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <nav class="pager" aria-label="User pages">
+            <button
+              type="button"
+              disabled={offset === 0 || loading}
+              onClick={() => goTo(Math.max(0, offset - (query.pagination?.limit ?? pageSize)))}
+            >
+              Previous page
+            </button>
+            <span>
+              Page {Math.floor(offset / (query.pagination?.limit ?? pageSize)) + 1} of{' '}
+              {Math.max(1, Math.ceil(total / (query.pagination?.limit ?? pageSize)))}
+            </span>
+            <button
+              type="button"
+              disabled={offset + page.results.length >= total || loading}
+              onClick={() => goTo(offset + page.results.length)}
+            >
+              Next page
+            </button>
+          </nav>
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function displayValue(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}

@@ -1,0 +1,30 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+/**
+ * The dashboard: Preact compiled by esbuild's automatic JSX runtime (no Babel preset needed),
+ * built into web/dist, which `npm start` serves locally and CDK uploads to the dashboard bucket.
+ * Every script is a file of its own: the Content-Security-Policy allows no inline script.
+ */
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  base: '/',
+  esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
+  resolve: {
+    // The typed client's file download needs Node's fs; the dashboard uses its in-memory fetchReport.
+    alias: [
+      { find: /^\.\/download-report\.ts$/, replacement: fileURLToPath(new URL('src/node-only.ts', import.meta.url)) },
+    ],
+  },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    sourcemap: true,
+    // No data: URLs for assets (CSP img-src/font-src 'self').
+    assetsInlineLimit: 0,
+    modulePreload: { polyfill: false },
+    reportCompressedSize: false,
+  },
+  logLevel: 'warn',
+});
