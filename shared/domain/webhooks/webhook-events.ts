@@ -50,6 +50,7 @@ export function emittingReportEvents(jobs: ReportJobStore, publishing: EventPubl
     start: (jobId, attempt) => jobs.start(jobId, attempt),
     release: (job, now) => jobs.release(job, now),
     findOpenJobsCreatedBefore: (cutoff, limit) => jobs.findOpenJobsCreatedBefore(cutoff, limit),
+    listByOrganization: (orgId, options) => jobs.listByOrganization(orgId, options),
     async complete(job: ReportJob, result: CompletedReport): Promise<boolean> {
       const completed = await jobs.complete(job, result);
       if (completed) {
