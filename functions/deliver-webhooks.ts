@@ -13,6 +13,7 @@ import { loadWebhookConfig } from '#shared/config/webhook-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { attemptWebhookDelivery, fanOutWebhookEvent } from '#shared/domain/webhooks/deliver-webhooks.ts';
 import { logger } from '#shared/observability/logger.ts';
+import { traceInvocation } from '#shared/observability/tracer.ts';
 import { BusinessMetric, metrics, MetricUnit, publishRecordedMetrics } from '#shared/observability/metrics.ts';
 import { webhookQueueMessageFrom } from '#shared/queue/webhook-messages.ts';
 
@@ -66,6 +67,7 @@ async function handleRecord(record: SQSRecord): Promise<void> {
 
 /** SQS consumer of the webhook queue: fan-out of events and delivery attempts, failures reported per record. */
 export const handler = middy<SQSEvent, SQSBatchResponse>()
+  .use(traceInvocation())
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(publishRecordedMetrics())
   .handler(async (event, context) =>

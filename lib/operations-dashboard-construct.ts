@@ -26,6 +26,9 @@ export interface OperationsDashboardProps {
   readonly reportQueue: IQueue;
   readonly reportDeadLetterQueue: IQueue;
   readonly sesConfigurationSetName: string;
+  readonly webhookQueue: IQueue;
+  readonly webhookDeadLetterQueue: IQueue;
+  readonly webhookDelivery: IFunction;
 }
 
 const period = Duration.minutes(5);
@@ -145,7 +148,24 @@ export class OperationsDashboardConstruct extends Construct {
           withLabel(props.worker.metricErrors({ period, statistic: 'Sum' }), 'errors'),
         ]),
       ],
-      [graph('Onboarding e-mails', [ses('Send'), ses('Delivery'), ses('Bounce'), ses('Complaint'), ses('Reject')])],
+      [
+        graph(
+          'Webhooks',
+          [
+            withLabel(
+              props.webhookQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+              'queued',
+            ),
+            withLabel(
+              props.webhookDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+              'dead-lettered',
+            ),
+            withLabel(props.webhookDelivery.metricErrors({ period, statistic: 'Sum' }), 'delivery errors'),
+          ],
+          [withLabel(props.webhookDelivery.metricDuration({ period, statistic: 'p99' }), 'delivery p99 (ms)')],
+        ),
+        graph('Onboarding e-mails', [ses('Send'), ses('Delivery'), ses('Bounce'), ses('Complaint'), ses('Reject')]),
+      ],
     ];
 
     this.dashboard = new Dashboard(this, 'Dashboard', {

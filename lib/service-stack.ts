@@ -264,6 +264,9 @@ export class ServiceStack extends Stack {
       reportQueue: this.reports.queue,
       reportDeadLetterQueue: this.reports.deadLetterQueue,
       sesConfigurationSetName: this.mail.configurationSet.configurationSetName,
+      webhookQueue: this.webhooks.queue,
+      webhookDeadLetterQueue: this.webhooks.deadLetterQueue,
+      webhookDelivery: this.webhooks.delivery,
     });
     // CloudFormation's schema for dashboards (as cfn-lint ships it) has no Tags property.
     Tags.of(this.operations.dashboard).remove('service');

@@ -150,5 +150,5 @@ export function createKmsClient(): KMSClient {
     requestHandler: new DeadlineBoundHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: 2_000 }),
   });
   reportUnavailableAs(client.middlewareStack, 'key management');
-  return client;
+  return traceAwsClient(client);
 }
