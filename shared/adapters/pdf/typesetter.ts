@@ -76,6 +76,8 @@ const EXTENSION_FAMILY: Array<[RegExp, ReportFontFamily | 'han']> = [
 /** CJK punctuation, full-width forms and the like: drawn with the CJK face of the text. */
 const CJK_SYMBOL = /[\u2e80-\u2fff\u3000-\u303f\u31c0-\u31ef\u3200-\u33ff\ufe30-\ufe4f\uff00-\uffef]/u;
 const HAN_FAMILIES: ReportFontFamily[] = ['sc', 'tc', 'jp', 'kr'];
+const CJK_FAMILIES = new Set<ReportFontFamily>(HAN_FAMILIES);
+const MARK = /[\p{M}\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff]/u;
 
 /**
  * Cleans, measures and shapes report text, choosing a face per character (per script, with
@@ -210,6 +212,9 @@ export class Typesetter {
     }
     const rtl = run.level % 2 === 1;
     if (!rtl && face.family === 'latin' && SIMPLE.test(source)) return simpleRun(face, source);
+    // Horizontal CJK needs no shaping (one glyph per character, no marks): the large CJK faces'
+    // substitution tables are then never parsed, which keeps a cold render fast.
+    if (!rtl && CJK_FAMILIES.has(face.family) && !MARK.test(source)) return simpleRun(face, source);
     let input = '';
     for (let index = run.start; index < run.end; index++) input += mirrored.get(index) ?? text[index];
     const layout = face.font.layout(input, undefined, undefined, undefined, rtl ? 'rtl' : 'ltr');
