@@ -257,6 +257,22 @@ describe('layoutUserReport', () => {
     expect(valueOf(report, 'Aliases')).toBe('Elena Kovalenko');
   });
 
+  it('heads a Chinese, Japanese or Korean match with the family name first, without spaces', () => {
+    const report = layout(
+      typicalUser({
+        idcheck_pep_sanction_result: {
+          status: 'Flagged',
+          timestamp: '2026-10-29T09:12:44.000Z',
+          pep_result: [screeningEntry(0, { firstName: '伟', middleName: '', lastName: '王' })],
+          sanction_result: [screeningEntry(1, { firstName: '민준', middleName: undefined, lastName: '김' })],
+        },
+      }),
+    );
+
+    const headings = report.pages.flatMap((page) => texts(page, 'block-heading'));
+    expect(headings).toEqual(['PEP match 1 of 1: 王伟', 'Sanction match 1 of 1: 김민준']);
+  });
+
   it('flows a match whose lists are longer than a page onto the next pages, every entry shown', () => {
     const aliases = Array.from({ length: 120 }, (_, index) => `Alias number ${index + 1}`);
     const report = layout(
