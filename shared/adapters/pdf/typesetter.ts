@@ -46,10 +46,10 @@ const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
  */
 const SIMPLE =
   /^[\u0020-\u007e\u00a0-\u02af\u0370-\u03ff\u0400-\u052f\u1e00-\u1fff\u2010-\u2027\u2030-\u205e\u20a0-\u20c0\u2100-\u214f]*$/u;
-const DROPPED = /[\p{Cc}\p{Cf}]/u;
+const DROPPED_ALL = /[\p{Cc}\p{Cf}]/gu;
 /** Zero-width joiner and non-joiner steer shaping (Arabic, Indic): kept. */
 const KEPT_FORMAT = /[\u200c\u200d]/u;
-const SPACE = /\s/u;
+const SPACES = /\s/gu;
 
 const SCRIPT_FAMILY: Array<[RegExp, ReportFontFamily | 'han']> = [
   [/\p{Script=Arabic}/u, 'arabic'],
@@ -101,17 +101,26 @@ export class Typesetter {
    * (but the joiners shaping needs). Characters no face has stay: they are drawn as the box.
    */
   printable(text: string): string {
-    let out = '';
-    for (const character of text.normalize('NFC')) {
-      if (SPACE.test(character)) out += ' ';
-      else if (DROPPED.test(character) && !KEPT_FORMAT.test(character)) continue;
-      else out += character;
-    }
-    return out;
+    return text
+      .normalize('NFC')
+      .replace(SPACES, ' ')
+      .replace(DROPPED_ALL, (character) => (KEPT_FORMAT.test(character) ? character : ''));
   }
 
   /** Width in points of printable `text` at `size`. */
   width(text: string, weight: FontWeight, size: number): number {
+    // Plain text is measured by adding advances, without building its glyph run (layout measures
+    // every piece between two break opportunities).
+    if (SIMPLE.test(text)) {
+      const latin = this.faces.get('latin', weight);
+      let advance = 0;
+      for (const character of text) {
+        const id = latin.glyphId(character.codePointAt(0) ?? 0);
+        if (id === 0) return (this.shape(text, weight).advance * size) / 1000;
+        advance += latin.advance(id);
+      }
+      return (advance * size) / 1000;
+    }
     return (this.shape(text, weight).advance * size) / 1000;
   }
 
