@@ -15,6 +15,7 @@ import {
   HEADER,
 } from '../../../../shared/adapters/pdf/report-style.ts';
 import { Typesetter } from '../../../../shared/adapters/pdf/typesetter.ts';
+import { REPORT_TEMPLATE_VERSION } from '../../../../shared/domain/reports/report-template-version.ts';
 import type { UserRecord } from '../../../../shared/domain/users/user-record.ts';
 import {
   GENERATED_AT,
@@ -28,7 +29,13 @@ import {
 const typeface = new Typesetter(loadReportFonts());
 
 function layout(user: UserRecord, organizationName = ORGANIZATION_NAME): ReportLayout {
-  const input = { user, organizationName, jobId: JOB_ID, generatedAt: GENERATED_AT, templateVersion: '2026-11.1' };
+  const input = {
+    user,
+    organizationName,
+    jobId: JOB_ID,
+    generatedAt: GENERATED_AT,
+    templateVersion: REPORT_TEMPLATE_VERSION,
+  };
   return layoutUserReport(input, typeface);
 }
 
@@ -59,7 +66,7 @@ describe('layoutUserReport', () => {
     long.pages.forEach((page, index) => {
       expect(texts(page, 'footer')).toEqual([
         `Job ${JOB_ID}`,
-        'Template 2026-11.1',
+        `Template ${REPORT_TEMPLATE_VERSION}`,
         `Page ${index + 1} of ${long.pages.length}`,
       ]);
     });
