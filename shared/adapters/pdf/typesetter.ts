@@ -180,8 +180,14 @@ export class Typesetter {
     const codePoint = grapheme.codePointAt(0) ?? 0;
     const character = String.fromCodePoint(codePoint);
     const has = (face: FontFace): boolean => Array.from(grapheme).every((c) => face.has(c.codePointAt(0) ?? 0));
-    const first = (families: ReportFontFamily[]): FontFace | undefined =>
-      families.map((family) => this.faces.get(family, weight)).find(has);
+    // Faces are read on first use: a later family is loaded only when the earlier ones lack the character.
+    const first = (families: ReportFontFamily[]): FontFace | undefined => {
+      for (const family of families) {
+        const face = this.faces.get(family, weight);
+        if (has(face)) return face;
+      }
+      return undefined;
+    };
     const script = SCRIPT_FAMILY.find(([pattern]) => pattern.test(character))?.[1];
     if (script === 'han') return first([hanFamily, ...HAN_FAMILIES.filter((family) => family !== hanFamily)]);
     if (script) return first([script]);
