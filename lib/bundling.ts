@@ -38,6 +38,7 @@ export const bundleAliases: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': './shared/bundle-substitutes/aws-credential-provider-node.ts',
   '@pdf-lib/standard-fonts': './shared/bundle-substitutes/pdf-lib-standard-fonts.ts',
   '@pdf-lib/upng': './shared/bundle-substitutes/pdf-lib-upng.ts',
+  'brotli/decompress.js': './shared/bundle-substitutes/brotli-decompress.ts',
 };
 
 export const lambdaBundling: BundlingOptions = {

@@ -11,9 +11,11 @@ import {
 /**
  * Demo user records for the local stack: a few hundred varied, plausible users of one
  * organization, the same on every run (a seeded generator; no clock, no Math.random). Every
- * registration and mobile registration status occurs; names are in Latin with accents, Greek,
- * Cyrillic, Vietnamese and a few CJK; minors have guardians; some users have PEP and sanction
- * matches. The users the README's walkthrough names are written out by hand below.
+ * registration and mobile registration status occurs; names and addresses are in Latin with
+ * accents, Greek, Cyrillic, Vietnamese, Chinese (simplified and traditional), Japanese, Korean,
+ * Arabic, Hebrew, Devanagari and Thai; minors have guardians; some users have PEP and sanction
+ * matches, whose gender agrees with the name and whose screening is never cleared while a
+ * sanction match is active. The users the README's walkthrough names are written out by hand below.
  */
 
 export const DEMO_ORG_ID = 'demo-org';
@@ -28,6 +30,11 @@ export const WELL_KNOWN_DEMO_USERS = {
   minor: 'demo-user-2',
   /** Олександра Шевченко, Kyiv, Referred, flagged with several PEP and sanction matches (a multi-page report). */
   flagged: 'demo-user-3',
+  /**
+   * محمد عبد الله المصري, Cairo (Arabic address with digits), For Review, flagged: a PEP match in Arabic and
+   * sanction matches in Chinese and Devanagari, with Latin aliases (a multi-script report).
+   */
+  multiScript: 'demo-user-4',
 } as const;
 
 export interface DemoUserOptions {
@@ -54,7 +61,7 @@ export function generateDemoUsers(options: DemoUserOptions = {}): UserRecord[] {
   const emails = new Set(users.map((user) => user.email?.toLowerCase()));
   for (let index = users.length; index < count; index++) {
     // The first users after the well-known ones walk through every mobile status once.
-    const statusIndex = index - 3;
+    const statusIndex = index - Object.keys(WELL_KNOWN_DEMO_USERS).length;
     const mobile =
       statusIndex < MOBILE_REGISTRATION_STATUSES.length
         ? (MOBILE_REGISTRATION_STATUSES[statusIndex] as MobileStatus)
@@ -509,7 +516,186 @@ const LOCALES: readonly Locale[] = [
       { city: '大阪', state: '大阪府', postcode: () => `530-${digits(r, 4)}` },
     ],
   },
+  {
+    weight: 2,
+    country: 'Taiwan',
+    countryIsoCode: 'TW',
+    phone: (r) => `+886 9${digits(r, 2)} ${digits(r, 3)} ${digits(r, 3)}`,
+    givenNames: [
+      ['志明', 'zhiming'],
+      ['淑芬', 'shufen'],
+      ['家豪', 'jiahao'],
+      ['怡君', 'yijun'],
+      ['俊傑', 'junjie'],
+      ['雅婷', 'yating'],
+    ],
+    familyNames: [
+      ['陳', 'chen'],
+      ['林', 'lin'],
+      ['黃', 'huang'],
+      ['張', 'chang'],
+      ['吳', 'wu'],
+    ],
+    familyFirst: true,
+    separator: '',
+    street: (r) => `${r.pick(['忠孝東路', '信義路', '中山北路', '松仁路'])}${r.int(1, 300)}號`,
+    secondLine: (r) => `${r.int(1, 30)}樓`,
+    places: (r) => [
+      { city: '臺北市', state: '臺灣', postcode: () => `1${digits(r, 2)}` },
+      { city: '臺中市', state: '臺灣', postcode: () => `4${digits(r, 2)}` },
+      { city: '高雄市', state: '臺灣', postcode: () => `8${digits(r, 2)}` },
+    ],
+  },
+  {
+    weight: 2,
+    country: 'South Korea',
+    countryIsoCode: 'KR',
+    phone: (r) => `+82 10 ${digits(r, 4)} ${digits(r, 4)}`,
+    givenNames: [
+      ['민준', 'minjun'],
+      ['서연', 'seoyeon'],
+      ['지훈', 'jihoon'],
+      ['지우', 'jiwoo'],
+      ['현우', 'hyunwoo'],
+      ['수아', 'sua'],
+    ],
+    familyNames: [
+      ['김', 'kim'],
+      ['이', 'lee'],
+      ['박', 'park'],
+      ['최', 'choi'],
+      ['정', 'jung'],
+    ],
+    familyFirst: true,
+    separator: '',
+    street: (r) => `${r.pick(['세종대로', '테헤란로', '을지로', '해운대로'])} ${r.int(1, 300)}`,
+    secondLine: (r) => `${r.int(1, 20)}층`,
+    places: (r) => [
+      { city: '서울', state: '서울특별시', postcode: () => `0${digits(r, 4)}` },
+      { city: '부산', state: '부산광역시', postcode: () => `4${digits(r, 4)}` },
+    ],
+  },
+  {
+    weight: 3,
+    country: 'Egypt',
+    countryIsoCode: 'EG',
+    phone: (r) => `+20 10 ${digits(r, 4)} ${digits(r, 4)}`,
+    givenNames: [
+      ['محمد', 'mohamed'],
+      ['فاطمة', 'fatma'],
+      ['أحمد', 'ahmed'],
+      ['مريم', 'mariam'],
+      ['يوسف', 'youssef'],
+      ['نور', 'nour'],
+    ],
+    familyNames: [
+      ['عبد الله', 'abdallah'],
+      ['المصري', 'elmasry'],
+      ['حسن', 'hassan'],
+      ['إبراهيم', 'ibrahim'],
+      ['سالم', 'salem'],
+    ],
+    street: (r) => `${r.int(1, 120)} ${r.pick(['شارع التحرير', 'شارع الهرم', 'شارع قصر النيل', 'شارع طلعت حرب'])}`,
+    secondLine: (r) => `الدور ${r.int(1, 12)}`,
+    places: (r) => [
+      { city: 'القاهرة', state: 'محافظة القاهرة', postcode: () => `11${digits(r, 3)}` },
+      { city: 'الإسكندرية', state: 'محافظة الإسكندرية', postcode: () => `21${digits(r, 3)}` },
+      { city: 'الجيزة', state: 'محافظة الجيزة', postcode: () => `12${digits(r, 3)}` },
+    ],
+  },
+  {
+    weight: 2,
+    country: 'Israel',
+    countryIsoCode: 'IL',
+    phone: (r) => `+972 5${r.int(0, 8)} ${digits(r, 3)} ${digits(r, 4)}`,
+    givenNames: [
+      ['דוד', 'david'],
+      ['שרה', 'sarah'],
+      ['יוסף', 'yosef'],
+      ['רחל', 'rachel'],
+      ['נועה', 'noa'],
+      ['אורי', 'uri'],
+    ],
+    familyNames: [
+      ['כהן', 'cohen'],
+      ['לוי', 'levi'],
+      ['מזרחי', 'mizrahi'],
+      ['פרץ', 'peretz'],
+      ['ביטון', 'biton'],
+    ],
+    street: (r) => `${r.pick(['רחוב הרצל', 'שדרות רוטשילד', 'רחוב יפו', 'רחוב דיזנגוף'])} ${r.int(1, 150)}`,
+    secondLine: (r) => `דירה ${r.int(1, 40)}`,
+    places: (r) => [
+      { city: 'תל אביב-יפו', state: 'מחוז תל אביב', postcode: () => `6${digits(r, 6)}` },
+      { city: 'ירושלים', state: 'מחוז ירושלים', postcode: () => `9${digits(r, 6)}` },
+      { city: 'חיפה', state: 'מחוז חיפה', postcode: () => `3${digits(r, 6)}` },
+    ],
+  },
+  {
+    weight: 3,
+    country: 'India',
+    countryIsoCode: 'IN',
+    phone: (r) => `+91 98${digits(r, 3)} ${digits(r, 5)}`,
+    givenNames: [
+      ['अर्जुन', 'arjun'],
+      ['प्रिया', 'priya'],
+      ['राहुल', 'rahul'],
+      ['अनीता', 'anita'],
+      ['विकास', 'vikas'],
+      ['सुनीता', 'sunita'],
+    ],
+    familyNames: [
+      ['शर्मा', 'sharma'],
+      ['वर्मा', 'verma'],
+      ['गुप्ता', 'gupta'],
+      ['सिंह', 'singh'],
+      ['यादव', 'yadav'],
+    ],
+    street: (r) => `${r.int(1, 200)}, ${r.pick(['महात्मा गांधी मार्ग', 'नेहरू मार्ग', 'स्टेशन रोड', 'लाल बहादुर शास्त्री मार्ग'])}`,
+    secondLine: (r) => `फ़्लैट ${r.int(1, 60)}`,
+    places: (r) => [
+      { city: 'नई दिल्ली', state: 'दिल्ली', postcode: () => `110${digits(r, 3)}` },
+      { city: 'जयपुर', state: 'राजस्थान', postcode: () => `302${digits(r, 3)}` },
+      { city: 'लखनऊ', state: 'उत्तर प्रदेश', postcode: () => `226${digits(r, 3)}` },
+    ],
+  },
+  {
+    weight: 2,
+    country: 'Thailand',
+    countryIsoCode: 'TH',
+    phone: (r) => `+66 8${r.int(1, 9)} ${digits(r, 3)} ${digits(r, 4)}`,
+    givenNames: [
+      ['สมชาย', 'somchai'],
+      ['สมศรี', 'somsri'],
+      ['วิชัย', 'wichai'],
+      ['มาลี', 'malee'],
+      ['ประเสริฐ', 'prasert'],
+      ['นภา', 'napa'],
+    ],
+    familyNames: [
+      ['ใจดี', 'jaidee'],
+      ['รักไทย', 'rakthai'],
+      ['ศรีสุข', 'srisuk'],
+      ['แสงทอง', 'saengthong'],
+    ],
+    street: (r) => `${r.int(1, 300)} ${r.pick(['ถนนสุขุมวิท', 'ถนนสีลม', 'ถนนพระราม 4', 'ถนนเพชรบุรี'])}`,
+    secondLine: (r) => `ชั้น ${r.int(1, 20)}`,
+    places: (r) => [
+      { city: 'กรุงเทพมหานคร', state: 'กรุงเทพมหานคร', postcode: () => `10${digits(r, 3)}` },
+      { city: 'เชียงใหม่', state: 'เชียงใหม่', postcode: () => `50${digits(r, 3)}` },
+    ],
+  },
 ];
+
+/** Given names of women, so a screening match's gender agrees with its name (all other given names are men's). */
+const FEMALE_GIVEN_NAMES = new Set([
+  ...['Amelia', 'Isla', 'Ava', 'Siobhán', 'Niamh', 'Eilidh', 'Chloë', 'Zoé', 'Chloé', 'Hélène', 'Léa', 'Anaïs'],
+  ...['Maëlle', 'Käthe', 'Hannah', 'Mia', 'Lena', 'María', 'Begoña', 'Sofía', 'Lucía', 'Åsa', 'Märta', 'Linnéa'],
+  ...['Astrid', 'Zofia', 'Małgorzata', 'Agnieszka', 'Bożena', 'Šárka', 'Růžena', 'Kateřina', 'Thảo', 'Hương'],
+  ...['Ngọc', 'Phương', 'Ελένη', 'Κατερίνα', 'Σοφία', 'Αθηνά', 'Оксана', 'Ірина', 'Юлія', 'Мария', 'Елена'],
+  ...['Цветелина', '芳', '娜', '静', '花子', 'さくら', '淑芬', '怡君', '雅婷', '서연', '지우', '수아', 'فاطمة'],
+  ...['مريم', 'نور', 'שרה', 'רחל', 'נועה', 'प्रिया', 'अनीता', 'सुनीता', 'สมศรี', 'มาลี', 'นภา'],
+]);
 
 const EMAIL_DOMAINS = ['example.com', 'example.org', 'example.net', 'mail.example.com'];
 
@@ -739,10 +925,13 @@ function screening(random: SeededRandom, locale: Locale, timestamp: string): Par
   const pep_result = Array.from({ length: pepCount }, () => screeningEntry(random, locale, 'PEP'));
   const sanction_result = Array.from({ length: sanctionCount }, () => screeningEntry(random, locale, 'SAN'));
   const matches = pepCount + sanctionCount;
+  // An active sanction match is never cleared: the screening stays flagged.
   const status: PepSanctionResult['status'] =
     matches === 0
       ? random.pick(['Cleared', 'Cleared', 'Pending'] as const)
-      : random.pick(['Flagged', 'Cleared'] as const);
+      : sanction_result.some((entry) => entry.status === 'Active')
+        ? 'Flagged'
+        : random.pick(['Flagged', 'Cleared'] as const);
   return {
     idcheck_pep_sanction_status: status === 'Flagged' ? 'POTENTIAL_MATCH' : status === 'Pending' ? 'PENDING' : 'CLEAR',
     idcheck_pep_sanction_result: { status, timestamp, pep_result, sanction_result },
@@ -755,7 +944,7 @@ function screeningEntry(random: SeededRandom, locale: Locale, kind: 'PEP' | 'SAN
   const middleName = random.chance(0.4) ? nameParts(random.pick(locale.givenNames))[0] : '';
   return {
     notes: random.chance(0.5) ? [random.pick(kind === 'PEP' ? PEP_NOTES : SANCTION_NOTES)] : [],
-    gender: random.pick(['male', 'female']),
+    gender: FEMALE_GIVEN_NAMES.has(firstName) ? 'female' : 'male',
     qrCode: `QR${digits(random, 10)}`,
     status: random.pick(['Active', 'Inactive']),
     aliases: random.chance(0.3) ? [`${firstName} ${lastName}-${random.pick(['Marin', 'Kovač', 'Berg'])}`] : [],
@@ -1039,6 +1228,7 @@ function wellKnownUsers(org: Organization): UserRecord[] {
                 countryIsoCode: 'UA',
               },
             ],
+            'male',
           ),
         ],
         sanction_result: [
@@ -1094,6 +1284,119 @@ function wellKnownUsers(org: Organization): UserRecord[] {
       created_at: '2026-03-29T18:45:09.000Z',
       updated_at: '2026-04-02T11:05:00.000Z',
     },
+    {
+      id: WELL_KNOWN_DEMO_USERS.multiScript,
+      name: 'محمد عبد الله المصري',
+      first_name: 'محمد',
+      middle_name: 'عبد الله',
+      last_name: 'المصري',
+      phone: '+20 10 5550 1234',
+      email: 'mohamed.elmasry@example.org',
+      dob: '1979-06-14',
+      age: 47,
+      full_address: '12 شارع التحرير، الدور الثالث، 11511 القاهرة، Egypt',
+      address1: '12 شارع التحرير',
+      address2: 'الدور الثالث',
+      city: 'القاهرة',
+      state: 'محافظة القاهرة',
+      country: 'Egypt',
+      postcode: '11511',
+      data_sharing_agreed: true,
+      override_status: 'ON_HOLD',
+      override_notes: 'المطابقات قيد المراجعة — sanction matches under review by the MLRO (2026-10-02).',
+      is_deleted: false,
+      selfie_liveness_score: 0.942,
+      fmc_score: 0.918,
+      provider_high_level_result: 'REFER',
+      high_level_result: 'REFERRED',
+      document_overall_validation: 'VALID',
+      registration_submitted: true,
+      registration_status: 'For Review',
+      mobile_registration_status: 'ADMIN_REVIEW',
+      ...common,
+      idcheck_match_status: 'MATCH',
+      idcheck_pep_sanction_status: 'POTENTIAL_MATCH',
+      idcheck_pep_sanction_result: {
+        status: 'Flagged',
+        timestamp: '2026-10-01T08:20:11.000Z',
+        pep_result: [
+          {
+            ...flaggedEntry(
+              'محمد',
+              'المصري',
+              'عبد الله',
+              ['PEP-FORMER'],
+              ['عضو سابق في مجلس النواب (2012–2015).', 'Former member of parliament (2012–2015).'],
+              [
+                {
+                  city: 'الجيزة',
+                  line1: '45 شارع الهرم',
+                  line2: '',
+                  county: 'محافظة الجيزة',
+                  postcode: '12511',
+                  addressType: 'Previous',
+                  countryIsoCode: 'EG',
+                },
+              ],
+              'male',
+            ),
+            status: 'Inactive',
+            aliases: ['Mohamed Abdallah El-Masry', 'أبو أحمد'],
+          },
+        ],
+        sanction_result: [
+          {
+            ...flaggedEntry(
+              '伟',
+              '王',
+              '',
+              ['SAN-CURRENT'],
+              ['列入资产冻结制度。', 'Listed under an asset-freeze regime.'],
+              [
+                {
+                  city: '北京',
+                  line1: '建国路88号',
+                  line2: 'SOHO现代城 3号楼',
+                  county: '北京市朝阳区',
+                  postcode: '100022',
+                  addressType: 'Business',
+                  countryIsoCode: 'CN',
+                },
+              ],
+              'male',
+            ),
+            aliases: ['Wang Wei', '王偉'],
+            evidences: [{ evidenceId: 'EV-880412', title: 'Consolidated sanctions list', datePublished: '2025-11-20' }],
+          },
+          {
+            ...flaggedEntry(
+              'विकास',
+              'गुप्ता',
+              '',
+              ['SAN-CURRENT', 'RRE'],
+              ['संपत्ति फ्रीज़ सूची में दर्ज।', 'Travel ban; listing under review.'],
+              [
+                {
+                  city: 'नई दिल्ली',
+                  line1: '15, महात्मा गांधी मार्ग',
+                  line2: '',
+                  county: 'दिल्ली',
+                  postcode: '110001',
+                  addressType: 'Residential',
+                  countryIsoCode: 'IN',
+                },
+              ],
+              'male',
+            ),
+            aliases: ['Vikas Gupta', 'विकास कुमार गुप्ता'],
+          },
+        ],
+      },
+      connection_status: 'CONNECTED',
+      connection_status_updated_at: '2026-10-02T09:00:00.000Z',
+      created_at: '2026-09-30T15:12:40.000Z',
+      updated_at: '2026-10-02T09:00:00.000Z',
+    },
   ];
 }
 
@@ -1104,10 +1407,11 @@ function flaggedEntry(
   datasets: string[],
   notes: string[],
   addresses: ScreeningAddress[],
+  gender: 'female' | 'male' = 'female',
 ): ScreeningEntry {
   return {
     notes,
-    gender: 'female',
+    gender,
     qrCode: `QR${(firstName.length * 7919 + lastName.length * 104_729).toString().padStart(10, '0')}`,
     status: 'Active',
     aliases: firstName === 'Aleksandra' ? ['Alexandra Shevchenko', 'Олександра Шевченко'] : [],

@@ -109,7 +109,8 @@ Local stack ready in ${(stack.startupMs / 1000).toFixed(1)} s
   S3             ${endpoints.s3}   (bucket ${resources.reportsBucketName})
 
 Seeded ${demo.users} demo users in org ${demo.orgId} (${DEMO_ORGANIZATION_NAME}), e.g. userId ${demo.exampleUserId}
-(${WELL_KNOWN_DEMO_USERS.minor}: a minor with a guardian; ${WELL_KNOWN_DEMO_USERS.flagged}: PEP and sanction matches, several pages).
+(${WELL_KNOWN_DEMO_USERS.minor}: a minor with a guardian; ${WELL_KNOWN_DEMO_USERS.flagged}: PEP and sanction matches, several pages;
+${WELL_KNOWN_DEMO_USERS.multiScript}: Arabic, Chinese and Devanagari in one report).
 
 Development token for org ${demo.orgId}, all scopes, valid 1 hour
 (more: npm run -s token -- --org <id> [--scopes "..."] [--expires-in=<s>]):

@@ -7,6 +7,7 @@ import {
   GENERATED_AT,
   JOB_ID,
   ORGANIZATION_NAME,
+  multiScriptUser,
   typicalUser,
   userWithMatches,
 } from '../../test/unit/reports/pdf/user-report-fixtures.ts';
@@ -14,15 +15,16 @@ import {
 /**
  * The PDF work the benchmark times, shared by the warm loop and the fresh-process run. As a
  * program (bundled like the worker): `node render-once.js <subject> [pepMatches]` times the first
- * render in a fresh process, after the fonts are read (as the worker reads them at init), and
- * prints `{"ms":..,"bytes":..}`.
+ * render in a fresh process and prints `{"ms":..,"bytes":..}`. The worker reads no font at init:
+ * the first render reads and parses the families its text needs, and that is in the time.
  */
-export type PdfSubject = 'empty' | 'report';
+export type PdfSubject = 'empty' | 'report' | 'multi-script';
 
 export function renderer(subject: PdfSubject, pepMatches: number): () => Promise<Uint8Array> {
   if (subject === 'empty') return emptyA4;
   const fonts = loadReportFonts();
-  const user: UserRecord = pepMatches === 0 ? typicalUser() : userWithMatches(pepMatches);
+  const user: UserRecord =
+    subject === 'multi-script' ? multiScriptUser() : pepMatches === 0 ? typicalUser() : userWithMatches(pepMatches);
   return () =>
     renderUserReport({ user, organizationName: ORGANIZATION_NAME, jobId: JOB_ID, generatedAt: GENERATED_AT, fonts });
 }

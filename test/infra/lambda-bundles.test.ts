@@ -11,7 +11,13 @@ import { bundleFileName, esbuildOptionsFor } from '../../lib/bundling.ts';
 import { reportPipelineFunctions } from '../../lib/routes.ts';
 import { loadReportFonts } from '../../shared/adapters/pdf/report-fonts.ts';
 import type { renderUserReport } from '../../shared/adapters/pdf/render-user-report.ts';
-import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, typicalUser } from '../unit/reports/pdf/user-report-fixtures.ts';
+import {
+  GENERATED_AT,
+  JOB_ID,
+  ORGANIZATION_NAME,
+  multiScriptUser,
+  typicalUser,
+} from '../unit/reports/pdf/user-report-fixtures.ts';
 
 /**
  * The Lambda bundles replace parts of dependencies with stand-ins (lib/bundling.ts `bundleAliases`)
@@ -51,7 +57,7 @@ describe('Lambda bundles', () => {
     expect(unmapped.stdout).not.toContain('failing-entry.ts');
   });
 
-  it('build the worker with the maintained S3 client and fontkit, and without pdf-lib’s fontkit, standard fonts and PNG decoder', async () => {
+  it('build the worker with the maintained S3 client and fontkit, and without pdf-lib’s fontkit, standard fonts and PNG decoder or the WOFF2 decoder', async () => {
     const file = path.join(outDir, 'worker', bundleFileName);
     const { metafile } = await build({
       ...esbuildOptionsFor(reportPipelineFunctions.worker.entry, file),
@@ -65,7 +71,7 @@ describe('Lambda bundles', () => {
     expect(packages).toContain('pdf-lib');
     expect(packages).toContain('@aws-sdk/client-s3');
     for (const engine of ['fontkit', 'bidi-js', 'linebreak']) expect(packages).toContain(engine);
-    for (const left of ['@pdf-lib/fontkit', '@pdf-lib/standard-fonts', '@pdf-lib/upng']) {
+    for (const left of ['@pdf-lib/fontkit', '@pdf-lib/standard-fonts', '@pdf-lib/upng', 'brotli']) {
       expect(packages).not.toContain(left);
     }
   });
@@ -87,6 +93,17 @@ describe('Lambda bundles', () => {
     const doc = await PDFDocument.load(pdf);
     expect(doc.getPageCount()).toBe(2);
     expect(doc.getTitle()).toContain('User status report');
+    const missing: number[] = [];
+    const multiScript = await exports.renderUserReport({
+      user: multiScriptUser(),
+      organizationName: ORGANIZATION_NAME,
+      jobId: JOB_ID,
+      generatedAt: GENERATED_AT,
+      fonts: loadReportFonts(),
+      onMissingGlyph: (codePoint) => missing.push(codePoint),
+    });
+    expect((await PDFDocument.load(multiScript)).getPageCount()).toBeGreaterThanOrEqual(2);
+    expect(missing).toEqual([]);
   });
 
   it('fail loudly, naming what is missing, if a standard PDF font is asked for', async () => {

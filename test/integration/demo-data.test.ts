@@ -43,12 +43,49 @@ describe('demo users', () => {
     expect(new Set(users.map((u) => u.mobile_registration_status))).toEqual(new Set(MOBILE_REGISTRATION_STATUSES));
   });
 
-  it('have names in Latin with accents, Greek, Cyrillic and CJK scripts', () => {
-    const names = users.map((u) => u.name!).join(' ');
-    expect(names).toMatch(/[À-ÿĀ-ž]/u);
-    expect(names).toMatch(/\p{Script=Greek}/u);
-    expect(names).toMatch(/\p{Script=Cyrillic}/u);
-    expect(names).toMatch(/\p{Script=Han}/u);
+  it('have names and addresses in every script a report renders (CONTRACT.md §10)', () => {
+    const scripts: Array<[string, RegExp, RegExp]> = [
+      ['Latin with accents', /[À-ÿĀ-ž]/u, /[À-ÿĀ-ž]/u],
+      ['Greek', /\p{Script=Greek}/u, /\p{Script=Greek}/u],
+      ['Cyrillic', /\p{Script=Cyrillic}/u, /\p{Script=Cyrillic}/u],
+      ['Chinese (simplified)', /[伟芳娜静强张刘陈]/u, /长安街|南京路|建国路/u],
+      ['Chinese (traditional)', /[陳黃張吳淑傑]/u, /忠孝東路|信義路|中山北路|松仁路/u],
+      ['Japanese', /[\p{Script=Hiragana}\p{Script=Katakana}]|花子|一郎|健太/u, /千代田/u],
+      ['Korean', /\p{Script=Hangul}/u, /\p{Script=Hangul}/u],
+      ['Arabic', /\p{Script=Arabic}/u, /\p{Script=Arabic}/u],
+      ['Hebrew', /\p{Script=Hebrew}/u, /\p{Script=Hebrew}/u],
+      ['Devanagari', /\p{Script=Devanagari}/u, /\p{Script=Devanagari}/u],
+      ['Thai', /\p{Script=Thai}/u, /\p{Script=Thai}/u],
+    ];
+    for (const [script, name, address] of scripts) {
+      expect(users.filter((u) => name.test(u.name!)).length, `${script} names`).toBeGreaterThanOrEqual(2);
+      expect(
+        users.some((u) => address.test(u.full_address ?? '')),
+        `${script} addresses`,
+      ).toBe(true);
+    }
+    const multiScript = users.find((u) => u.id === WELL_KNOWN_DEMO_USERS.multiScript)!;
+    const matches = JSON.stringify(multiScript.idcheck_pep_sanction_result);
+    for (const pattern of [/\p{Script=Arabic}/u, /\p{Script=Han}/u, /\p{Script=Devanagari}/u]) {
+      expect(matches).toMatch(pattern);
+    }
+  });
+
+  it('never clear a screening with an active sanction match, and give each match the gender of its name', () => {
+    const results = users.flatMap((u) => (u.idcheck_pep_sanction_result ? [u.idcheck_pep_sanction_result] : []));
+    for (const result of results) {
+      if (result.sanction_result.some((entry) => entry.status === 'Active')) expect(result.status).toBe('Flagged');
+    }
+    const entries = results.flatMap((r) => [...r.pep_result, ...r.sanction_result]);
+    const genders = new Map<string, Set<string>>();
+    for (const entry of entries) {
+      const seen = genders.get(entry.firstName!) ?? new Set<string>();
+      seen.add(entry.gender!);
+      genders.set(entry.firstName!, seen);
+    }
+    for (const [firstName, seen] of genders) expect([...seen], firstName).toHaveLength(1);
+    expect(genders.get('Олександр')).toEqual(new Set(['male']));
+    expect(genders.get('Олександра')).toEqual(new Set(['female']));
   });
 
   it('give every minor a guardian, and dates and instants in ISO form', () => {

@@ -13,6 +13,9 @@ const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
  */
 export function wrapParagraph(text: string, maxWidth: number, widthOf: WidthOf): string[] {
   if (text.trim() === '') return [''];
+  // Most values fit: measured whole, the line is shaped once and drawn from the same shaping.
+  const whole = text.trim();
+  if (widthOf(whole) <= maxWidth) return [whole];
   const lines: string[] = [];
   let line = '';
   let lineWidth = 0;

@@ -46,10 +46,10 @@ const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
  */
 const SIMPLE =
   /^[\u0020-\u007e\u00a0-\u02af\u0370-\u03ff\u0400-\u052f\u1e00-\u1fff\u2010-\u2027\u2030-\u205e\u20a0-\u20c0\u2100-\u214f]*$/u;
-const DROPPED = /[\p{Cc}\p{Cf}]/u;
+const DROPPED_ALL = /[\p{Cc}\p{Cf}]/gu;
 /** Zero-width joiner and non-joiner steer shaping (Arabic, Indic): kept. */
 const KEPT_FORMAT = /[\u200c\u200d]/u;
-const SPACE = /\s/u;
+const SPACES = /\s/gu;
 
 const SCRIPT_FAMILY: Array<[RegExp, ReportFontFamily | 'han']> = [
   [/\p{Script=Arabic}/u, 'arabic'],
@@ -76,6 +76,8 @@ const EXTENSION_FAMILY: Array<[RegExp, ReportFontFamily | 'han']> = [
 /** CJK punctuation, full-width forms and the like: drawn with the CJK face of the text. */
 const CJK_SYMBOL = /[\u2e80-\u2fff\u3000-\u303f\u31c0-\u31ef\u3200-\u33ff\ufe30-\ufe4f\uff00-\uffef]/u;
 const HAN_FAMILIES: ReportFontFamily[] = ['sc', 'tc', 'jp', 'kr'];
+const CJK_FAMILIES = new Set<ReportFontFamily>(HAN_FAMILIES);
+const MARK = /[\p{M}\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff]/u;
 
 /**
  * Cleans, measures and shapes report text, choosing a face per character (per script, with
@@ -99,17 +101,26 @@ export class Typesetter {
    * (but the joiners shaping needs). Characters no face has stay: they are drawn as the box.
    */
   printable(text: string): string {
-    let out = '';
-    for (const character of text.normalize('NFC')) {
-      if (SPACE.test(character)) out += ' ';
-      else if (DROPPED.test(character) && !KEPT_FORMAT.test(character)) continue;
-      else out += character;
-    }
-    return out;
+    return text
+      .normalize('NFC')
+      .replace(SPACES, ' ')
+      .replace(DROPPED_ALL, (character) => (KEPT_FORMAT.test(character) ? character : ''));
   }
 
   /** Width in points of printable `text` at `size`. */
   width(text: string, weight: FontWeight, size: number): number {
+    // Plain text is measured by adding advances, without building its glyph run (layout measures
+    // every piece between two break opportunities).
+    if (SIMPLE.test(text)) {
+      const latin = this.faces.get('latin', weight);
+      let advance = 0;
+      for (const character of text) {
+        const id = latin.glyphId(character.codePointAt(0) ?? 0);
+        if (id === 0) return (this.shape(text, weight).advance * size) / 1000;
+        advance += latin.advance(id);
+      }
+      return (advance * size) / 1000;
+    }
     return (this.shape(text, weight).advance * size) / 1000;
   }
 
@@ -169,8 +180,14 @@ export class Typesetter {
     const codePoint = grapheme.codePointAt(0) ?? 0;
     const character = String.fromCodePoint(codePoint);
     const has = (face: FontFace): boolean => Array.from(grapheme).every((c) => face.has(c.codePointAt(0) ?? 0));
-    const first = (families: ReportFontFamily[]): FontFace | undefined =>
-      families.map((family) => this.faces.get(family, weight)).find(has);
+    // Faces are read on first use: a later family is loaded only when the earlier ones lack the character.
+    const first = (families: ReportFontFamily[]): FontFace | undefined => {
+      for (const family of families) {
+        const face = this.faces.get(family, weight);
+        if (has(face)) return face;
+      }
+      return undefined;
+    };
     const script = SCRIPT_FAMILY.find(([pattern]) => pattern.test(character))?.[1];
     if (script === 'han') return first([hanFamily, ...HAN_FAMILIES.filter((family) => family !== hanFamily)]);
     if (script) return first([script]);
@@ -210,6 +227,9 @@ export class Typesetter {
     }
     const rtl = run.level % 2 === 1;
     if (!rtl && face.family === 'latin' && SIMPLE.test(source)) return simpleRun(face, source);
+    // Horizontal CJK needs no shaping (one glyph per character, no marks): the large CJK faces'
+    // substitution tables are then never parsed, which keeps a cold render fast.
+    if (!rtl && CJK_FAMILIES.has(face.family) && !MARK.test(source)) return simpleRun(face, source);
     let input = '';
     for (let index = run.start; index < run.end; index++) input += mirrored.get(index) ?? text[index];
     const layout = face.font.layout(input, undefined, undefined, undefined, rtl ? 'rtl' : 'ltr');

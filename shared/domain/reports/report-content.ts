@@ -127,7 +127,7 @@ function screeningSection(user: UserRecord): ReportSection {
 }
 
 function screeningBlock(kind: string, index: number, total: number, entry: ScreeningEntry): ReportBlock {
-  const name = joinPresent([entry.firstName, entry.middleName, entry.lastName], ' ');
+  const name = matchName(entry);
   const title = `${kind} ${index + 1} of ${total}`;
   return {
     title: name === MISSING ? title : `${title}: ${name}`,
@@ -143,6 +143,19 @@ function screeningBlock(kind: string, index: number, total: number, entry: Scree
       row('Evidences', formatLines(entry.evidences, formatEvidence)),
     ],
   };
+}
+
+/** Chinese, Japanese and Korean names are written family name first, without spaces. */
+const EAST_ASIAN_NAME = /^[\p{Script=Han}\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}]+$/u;
+
+/** A match's name as its script writes it: `first middle last`, or `lastmiddlefirst` in CJK. */
+function matchName(entry: ScreeningEntry): string {
+  const parts = [entry.firstName, entry.middleName, entry.lastName];
+  const present = parts.filter((part): part is string => typeof part === 'string' && part.trim() !== '');
+  if (present.length > 1 && present.every((part) => EAST_ASIAN_NAME.test(part.trim()))) {
+    return joinPresent([entry.lastName, entry.middleName, entry.firstName], '');
+  }
+  return joinPresent(parts, ' ');
 }
 
 /** One line per element of a stored list; the missing mark for an empty or missing one. */

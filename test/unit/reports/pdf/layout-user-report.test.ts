@@ -15,6 +15,7 @@ import {
   HEADER,
 } from '../../../../shared/adapters/pdf/report-style.ts';
 import { Typesetter } from '../../../../shared/adapters/pdf/typesetter.ts';
+import { REPORT_TEMPLATE_VERSION } from '../../../../shared/domain/reports/report-template-version.ts';
 import type { UserRecord } from '../../../../shared/domain/users/user-record.ts';
 import {
   GENERATED_AT,
@@ -28,7 +29,13 @@ import {
 const typeface = new Typesetter(loadReportFonts());
 
 function layout(user: UserRecord, organizationName = ORGANIZATION_NAME): ReportLayout {
-  const input = { user, organizationName, jobId: JOB_ID, generatedAt: GENERATED_AT, templateVersion: '2026-11.1' };
+  const input = {
+    user,
+    organizationName,
+    jobId: JOB_ID,
+    generatedAt: GENERATED_AT,
+    templateVersion: REPORT_TEMPLATE_VERSION,
+  };
   return layoutUserReport(input, typeface);
 }
 
@@ -59,7 +66,7 @@ describe('layoutUserReport', () => {
     long.pages.forEach((page, index) => {
       expect(texts(page, 'footer')).toEqual([
         `Job ${JOB_ID}`,
-        'Template 2026-11.1',
+        `Template ${REPORT_TEMPLATE_VERSION}`,
         `Page ${index + 1} of ${long.pages.length}`,
       ]);
     });
@@ -255,6 +262,22 @@ describe('layoutUserReport', () => {
     expect(valueOf(report, 'Deleted')).toBe('Yes');
     expect(valueOf(report, 'Deceased')).toBe('Yes');
     expect(valueOf(report, 'Aliases')).toBe('Elena Kovalenko');
+  });
+
+  it('heads a Chinese, Japanese or Korean match with the family name first, without spaces', () => {
+    const report = layout(
+      typicalUser({
+        idcheck_pep_sanction_result: {
+          status: 'Flagged',
+          timestamp: '2026-10-29T09:12:44.000Z',
+          pep_result: [screeningEntry(0, { firstName: '伟', middleName: '', lastName: '王' })],
+          sanction_result: [screeningEntry(1, { firstName: '민준', middleName: undefined, lastName: '김' })],
+        },
+      }),
+    );
+
+    const headings = report.pages.flatMap((page) => texts(page, 'block-heading'));
+    expect(headings).toEqual(['PEP match 1 of 1: 王伟', 'Sanction match 1 of 1: 김민준']);
   });
 
   it('flows a match whose lists are longer than a page onto the next pages, every entry shown', () => {

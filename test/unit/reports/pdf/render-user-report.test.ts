@@ -7,7 +7,14 @@ import { loadReportFonts, type ReportFonts } from '../../../../shared/adapters/p
 import { Typesetter } from '../../../../shared/adapters/pdf/typesetter.ts';
 import type { UserRecord } from '../../../../shared/domain/users/user-record.ts';
 import { squashed, textLines } from './pdf-text.ts';
-import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, typicalUser, userWithMatches } from './user-report-fixtures.ts';
+import {
+  GENERATED_AT,
+  JOB_ID,
+  ORGANIZATION_NAME,
+  multiScriptUser,
+  typicalUser,
+  userWithMatches,
+} from './user-report-fixtures.ts';
 
 const fonts = loadReportFonts();
 
@@ -129,6 +136,28 @@ describe('renderUserReport', () => {
       expect.stringMatching(/^\/[A-Z]{6}\+NotoSans-Bold$/),
       expect.stringMatching(/^\/[A-Z]{6}\+NotoSans-Regular$/),
     ]);
+  });
+
+  it('reads only the families its text needs: Chinese, Arabic and Devanagari, no other CJK face', async () => {
+    const read = new Set<string>();
+    const recording: ReportFonts = {
+      read: (family, weight) => {
+        read.add(`${family}/${weight}`);
+        return fonts.read(family, weight);
+      },
+    };
+
+    await render(multiScriptUser(), GENERATED_AT, recording);
+
+    expect([...read].map((face) => face.split('/')[0])).toEqual(
+      expect.arrayContaining(['latin', 'sc', 'arabic', 'devanagari']),
+    );
+    for (const unused of ['tc', 'jp', 'kr', 'hebrew', 'thai']) {
+      expect(
+        [...read].some((face) => face.startsWith(`${unused}/`)),
+        unused,
+      ).toBe(false);
+    }
   });
 
   it('embeds subsets whose every glyph is intact, in every face a multi-script report uses', async () => {

@@ -112,3 +112,48 @@ export function userWithMatches(pepCount: number, sanctionCount = 0): UserRecord
     },
   };
 }
+
+/**
+ * A user whose name, address and screening matches are written in Chinese, Arabic and Devanagari
+ * (with Latin and digits mixed in): the multi-script report of the benchmark and the tests.
+ */
+export function multiScriptUser(): UserRecord {
+  return typicalUser({
+    id: 'usr-0042',
+    name: '王小明 (محمد عبد الله, अर्जुन शर्मा)',
+    first_name: '小明',
+    middle_name: 'محمد',
+    last_name: '王',
+    guardian_name: 'अर्जुन शर्मा',
+    full_address: 'शर्मा निवास, 15 महात्मा गांधी मार्ग, नई दिल्ली 110001, भारत',
+    address1: 'شارع التحرير 12، الدور الثالث',
+    address2: '建国路88号 SOHO现代城',
+    city: '北京市朝阳区',
+    state: 'القاهرة',
+    country: 'भारत',
+    override_notes: '名称已与护照核对。تمت مراجعة المطابقات من قبل فريق الامتثال. अनुपालन टीम द्वारा समीक्षा की गई।',
+    idcheck_pep_sanction_result: {
+      status: 'Flagged',
+      timestamp: '2026-10-29T09:12:44.000Z',
+      pep_result: [
+        screeningEntry(0, {
+          firstName: '国强',
+          lastName: '李',
+          aliases: ['李國強', 'أبو أحمد', 'राहुल वर्मा'],
+          notes: ['前市人大代表（2012–2017）。', 'संपत्ति फ्रीज़ सूची में दर्ज।'],
+          addresses: [{ line1: '建国路88号', city: '北京市', countryIsoCode: 'CN', addressType: 'Residential' }],
+        }),
+      ],
+      sanction_result: [
+        screeningEntry(1, {
+          firstName: 'أحمد',
+          lastName: 'المصري',
+          status: 'Active',
+          aliases: ['أحمد محمد المصري', 'Ahmed El-Masry'],
+          notes: ['مدرج في نظام تجميد الأصول', 'Listed under an asset-freeze regime.'],
+          addresses: [{ line1: 'شارع التحرير 12', city: 'القاهرة', countryIsoCode: 'EG', addressType: 'Business' }],
+        }),
+      ],
+    },
+  });
+}
