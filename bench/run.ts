@@ -35,6 +35,7 @@ const MEASUREMENTS = [
     scalesWithUsers: true,
   },
   { id: 'local-api-load', title: '8 local API load', timeoutMs: 120_000, localStack: true },
+  { id: 'dashboard', title: '9 dashboard', timeoutMs: 180_000, localStack: true },
 ] as const;
 
 type MeasurementId = (typeof MEASUREMENTS)[number]['id'];

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { DockerImage, Duration, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
 import {
   AllowedMethods,
   CachePolicy,
@@ -146,6 +146,8 @@ export class DashboardConstruct extends Construct {
       sources: [
         Source.asset(join(repoRoot, 'web'), {
           exclude: ['dist', 'node_modules'],
+          // The build also takes in client/: hash what it produced (Vite names files by content).
+          assetHashType: AssetHashType.OUTPUT,
           bundling: {
             // Built on this machine with the project's own Vite; the image is never pulled.
             image: DockerImage.fromRegistry('none'),

@@ -67,6 +67,10 @@ export function createDashboardFrontDoor(options: DashboardServerOptions) {
 }
 
 async function devToken(req: IncomingMessage, res: ServerResponse, options: DashboardServerOptions): Promise<boolean> {
+  // JSON only: another site's page cannot send that without a CORS preflight, which this route never grants.
+  if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
+    return send(res, 415, json({ message: 'send {"orgId": "...", "scopes": ["..."]} as application/json' }));
+  }
   let input: { orgId?: unknown; scopes?: unknown };
   try {
     input = JSON.parse(await readText(req)) as typeof input;

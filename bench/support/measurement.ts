@@ -37,7 +37,8 @@ export async function createContext(
       log('starting the local stack (DynamoDB Local, SQS, S3, SES emulators)');
       // Imported here: it owns process.env, and measurements without it must not load it.
       const { startLocalStack } = await import('../../local/local-stack.ts');
-      const started = await startLocalStack({ quiet: true, keysDir: join(workDir, 'keys') });
+      // With the dashboard at / (measurement 9 builds it first; the files are read per request).
+      const started = await startLocalStack({ quiet: true, keysDir: join(workDir, 'keys'), dashboard: true });
       log(`local stack up in ${started.startupMs} ms at ${started.baseUrl}`);
       return started;
     })();

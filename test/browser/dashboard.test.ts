@@ -84,10 +84,14 @@ async function unreachableByKeyboard(target: Page): Promise<string[]> {
   );
 }
 
-async function fitsNarrowScreen(target: Page): Promise<{ scrollWidth: number }> {
+/** The page's width at 375 px, and every table region that would still scroll sideways (none should: rows become cards). */
+async function fitsNarrowScreen(target: Page): Promise<{ scrollWidth: number; scrollingTables: number }> {
   await target.setViewportSize({ width: 375, height: 800 });
-  const scrollWidth = await target.evaluate(() => document.documentElement.scrollWidth);
-  return { scrollWidth };
+  return target.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    scrollingTables: [...document.querySelectorAll('.table-wrap')].filter((t) => t.scrollWidth > t.clientWidth + 1)
+      .length,
+  }));
 }
 
 async function signIn(target: Page, scopes?: string[]): Promise<void> {
@@ -251,8 +255,9 @@ describe('the dashboard in Chromium', () => {
       if (path === 'tokens') await signIn(page);
       else await page.getByRole('link', { name: path === 'reports' ? 'Reports' : 'Users' }).click();
       await page.getByRole('heading', { level: 1 }).waitFor();
-      const { scrollWidth } = await fitsNarrowScreen(page);
+      const { scrollWidth, scrollingTables } = await fitsNarrowScreen(page);
       expect(scrollWidth, path).toBeLessThanOrEqual(375);
+      expect(scrollingTables, path).toBe(0);
       if (path === 'tokens') await screenshot('narrow-tokens');
     }
     await page.setViewportSize({ width: 1280, height: 900 });

@@ -16,9 +16,19 @@ interface PendingSignIn {
   nonce: string;
 }
 
+/** Plain http is accepted for a loopback issuer only: a developer's or a test's own identity provider. */
+function requestOptions(config: OidcConfig): { [oauth.allowInsecureRequests]?: boolean } {
+  const issuer = new URL(config.issuer);
+  const loopback = issuer.hostname === '127.0.0.1' || issuer.hostname === 'localhost' || issuer.hostname === '[::1]';
+  return issuer.protocol === 'http:' && loopback ? { [oauth.allowInsecureRequests]: true } : {};
+}
+
 async function authorizationServer(config: OidcConfig): Promise<oauth.AuthorizationServer> {
   const issuer = new URL(config.issuer);
-  return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc' }));
+  return oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...requestOptions(config) }),
+  );
 }
 
 const redirectUri = (): string => `${window.location.origin}/`;
@@ -69,6 +79,7 @@ export async function completeOidcSignIn(config: OidcConfig): Promise<string> {
     params,
     redirectUri(),
     pending.codeVerifier,
+    requestOptions(config),
   );
   const result = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: pending.nonce });
   return result.access_token;
