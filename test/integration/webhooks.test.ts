@@ -1,5 +1,9 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { verifyWebhook } from '../../client/index.ts';
+import { repoRoot } from '../../lib/repo-root.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
 import { seedOrganization, waitForJob } from './report-support.ts';
@@ -209,5 +213,40 @@ describe('webhook delivery', () => {
     });
     await sleep(1500);
     expect(hookB.received).toHaveLength(0);
+  });
+});
+
+describe('onboarding webhook (CLI)', () => {
+  const onboarding = (args: string[], token: string) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [path.join(repoRoot, 'cli', 'onboarding.mjs'), 'webhook', ...args],
+        { env: { PATH: process.env.PATH ?? '', API_URL: inject('baseUrl'), API_TOKEN: token }, timeout: 60_000 },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+
+  it('creates, lists, tests, shows deliveries of and deletes an endpoint', async () => {
+    const token = await tokenFor(uniqueOrg('whcli'));
+    const hook = await receiver();
+    const created = await onboarding(['create', '--url', hook.url, '--event', 'report.completed', '--json'], token);
+    expect(created.code, created.stderr).toBe(0);
+    const { id, secret } = JSON.parse(created.stdout) as { id: string; secret: string };
+
+    const listed = await onboarding(['list'], token);
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).not.toContain('whsec_');
+
+    expect((await onboarding(['test', id], token)).stdout).toMatch(/^webhook.test queued/);
+    const [message] = await hook.waitFor(1);
+    expect(verifyWebhook(secret, message!.body, message!.headers as Record<string, string>).type).toBe('webhook.test');
+    await waitForDelivery(token, id, 'delivered');
+    const deliveries = await onboarding(['deliveries', id], token);
+    expect(deliveries.stdout).toMatch(/webhook\.test\s+delivered\s+1\s+204/);
+
+    expect((await onboarding(['delete', id], token)).code).toBe(0);
+    const unknown = await onboarding(['create', '--url', hook.url, '--event', 'report.exploded'], token);
+    expect(unknown.code).toBe(2);
   });
 });
