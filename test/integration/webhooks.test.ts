@@ -6,7 +6,16 @@ import { verifyWebhook } from '../../client/index.ts';
 import { repoRoot } from '../../lib/repo-root.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
-import { seedOrganization, waitForJob } from './report-support.ts';
+import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import {
+  coldStart,
+  lambdaContext,
+  reportJobRecord,
+  reportJobStore,
+  seedOrganization,
+  waitForJob,
+  writeOpenJob,
+} from './report-support.ts';
 
 const receivers: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -213,6 +222,42 @@ describe('webhook delivery', () => {
     });
     await sleep(1500);
     expect(hookB.received).toHaveLength(0);
+  });
+});
+
+describe('report.failed from the sweep and the dead-letter handler', () => {
+  async function failedEventFor(errorCode: string, finish: (job: { orgId: string; jobId: string }) => Promise<void>) {
+    const orgId = uniqueOrg('whf');
+    const token = await tokenFor(orgId);
+    const [user] = await seedOrganization(orgId, 1);
+    const hook = await receiver();
+    const endpoint = await registerEndpoint(token, hook.url, ['report.failed']);
+    const job = await writeOpenJob(reportJobStore(), {
+      orgId,
+      userId: user!.id,
+      createdAt: new Date(Date.now() - 6 * 60_000),
+    });
+    await finish(job);
+    const [message] = await hook.waitFor(1);
+    const verified = new Webhook(endpoint.secret).verify(message!.body, message!.headers as Record<string, string>);
+    expect(verified).toMatchObject({
+      type: 'report.failed',
+      data: { jobId: job.jobId, status: 'FAILED', errorCode },
+    });
+  }
+
+  it('sends report.failed with TIMED_OUT when the sweep times a job out', async () => {
+    await failedEventFor('TIMED_OUT', async () => {
+      const { handler } = await coldStart<ScheduledEvent, { timedOut: number }>('sweep-timed-out-report-jobs');
+      await handler({} as ScheduledEvent, lambdaContext('SweepTimedOutReportJobs'));
+    });
+  });
+
+  it('sends report.failed with INTERNAL_ERROR when the dead-letter handler fails a job', async () => {
+    await failedEventFor('INTERNAL_ERROR', async (job) => {
+      const { handler } = await coldStart<SQSEvent, SQSBatchResponse>('fail-dead-lettered-report-jobs');
+      await handler({ Records: [reportJobRecord(job, 3)] }, lambdaContext('FailDeadLetteredReportJobs'));
+    });
   });
 });
 
