@@ -28,6 +28,7 @@ const MEASUREMENTS = [
   { id: 'report-end-to-end', title: '6 report end to end', timeoutMs: 180_000, localStack: true },
   { id: 'user-status-queries', title: '7 user-status queries', timeoutMs: 240_000, localStack: true },
   { id: 'local-api-load', title: '8 local API load', timeoutMs: 120_000, localStack: true },
+  { id: 'webhook-emission', title: '9 webhook emission', timeoutMs: 180_000, localStack: true },
 ] as const;
 
 type MeasurementId = (typeof MEASUREMENTS)[number]['id'];
