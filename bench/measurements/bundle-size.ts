@@ -8,12 +8,13 @@ import type { Measurement } from '../support/measurement.ts';
  * 1. Raw size of every Lambda's `index.js`, built with the esbuild options CDK uses. An API
  * function whose only AWS client is DynamoDB may take 450 KB; no other function more than 650 KB,
  * but the worker, which carries pdf-lib and, since S3 uploads go through the maintained S3 client,
- * that client (about 100 KB): 750 KB. Over budget, the note names the packages that take the most
+ * that client (about 100 KB), and the SQS client that publishes its webhook events (about 30 KB):
+ * 800 KB. Over budget, the note names the packages that take the most
  * room (esbuild metafile).
  */
 const ONE_CLIENT_API_MAX_KB = 450;
 const ANY_FUNCTION_MAX_KB = 650;
-const WORKER_MAX_KB = 750;
+const WORKER_MAX_KB = 800;
 
 export default {
   title: '1 bundle size',

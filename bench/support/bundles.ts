@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { bundleFileName, esbuildOptionsFor } from '../../lib/bundling.ts';
-import { apiRoutes, fallbackRoute, reportPipelineFunctions } from '../../lib/routes.ts';
+import { apiRoutes, fallbackRoute, reportPipelineFunctions, webhookDeliveryFunction } from '../../lib/routes.ts';
 import {
   REPORT_FONT_FILES,
   REPORT_FONT_PACKAGE_PATHS,
@@ -37,6 +37,7 @@ export const lambdaEntries: ReadonlyArray<{ name: string; entry: string; kind: L
     entry: fn.entry,
     kind: 'pipeline' as const,
   })),
+  { name: webhookDeliveryFunction.name, entry: webhookDeliveryFunction.entry, kind: 'pipeline' },
 ];
 
 export async function buildLambdaBundles(outDir: string): Promise<LambdaBundle[]> {
