@@ -254,7 +254,10 @@ describe('worker', () => {
     const worker = reports().worker;
     expect(tablesWith(worker, 'dynamodb:UpdateItem')).toEqual([tableArn('ReportJobs')]);
     expect(tablesWith(worker, 'dynamodb:GetItem')).toEqual([tableArn('ReportJobs'), tableArn('Users')].sort());
-    expect(actionsOfFunction(worker).filter((action) => action.startsWith('sqs:Send'))).toEqual([]);
+    // Its only send is a webhook event (report.completed / report.failed): never to the job queue.
+    const sends = queries.statementsFor(worker, 'sqs:Send');
+    expect(sends.map(actionsOf)).toEqual([['sqs:SendMessage']]);
+    expect(sends[0]!.Resource).toEqual(arnOf(stack.webhooks.queue));
   });
 });
 
@@ -310,11 +313,21 @@ describe('sweep', () => {
       .flatMap(resourcesOf);
     expect(indexQueries).toEqual([`${tableArn('ReportJobs')}/index/openJobsByAge`]);
     expect(tablesWith(fn, 'dynamodb:UpdateItem')).toEqual([tableArn('ReportJobs')]);
-    expect(
-      actionsOfFunction(fn).filter((action) => !action.startsWith('dynamodb:') && !action.startsWith('logs:')),
-    ).toEqual([]);
+    expect(webhookEventSendsOnly(fn)).toBe(true);
   });
 });
+
+/** Beyond DynamoDB and its logs, the function may only publish webhook events (report.failed). */
+function webhookEventSendsOnly(fn: Parameters<typeof actionsOfFunction>[0]): boolean {
+  const others = actionsOfFunction(fn).filter(
+    (action) => !action.startsWith('dynamodb:') && !action.startsWith('logs:'),
+  );
+  const sends = queries.statementsFor(fn, 'sqs:');
+  return (
+    others.every((action) => action === 'sqs:SendMessage') &&
+    sends.every((statement) => JSON.stringify(statement.Resource) === JSON.stringify(arnOf(stack.webhooks.queue)))
+  );
+}
 
 describe('report routes', () => {
   it('CreateReportJob may write jobs and idempotency records, read users and only send to the job queue', () => {
@@ -341,9 +354,7 @@ describe('report routes', () => {
     const fn = routeFunction('GetReportJob');
     expect(tablesWith(fn, 'dynamodb:UpdateItem')).toEqual([tableArn('ReportJobs')]);
     expect(tablesWith(fn, 'dynamodb:GetItem')).toEqual([tableArn('ReportJobs')]);
-    expect(
-      actionsOfFunction(fn).filter((action) => !action.startsWith('dynamodb:') && !action.startsWith('logs:')),
-    ).toEqual([]);
+    expect(webhookEventSendsOnly(fn)).toBe(true);
   });
 
   it('GetReportDownloadUrl may get objects under reports/ only, and never put them', () => {
