@@ -225,6 +225,32 @@ describe('webhook delivery', () => {
   });
 });
 
+describe('token events', () => {
+  it('sends onboarding_token.used when a token is redeemed', async () => {
+    const orgId = uniqueOrg('whu');
+    const token = await tokenFor(orgId);
+    const hook = await receiver();
+    const endpoint = await registerEndpoint(token, hook.url, ['onboarding_token.used']);
+    const email = `used-${orgId}@example.com`;
+    const issued = await callApi('POST', '/v1/onboarding-token', {
+      token,
+      body: { email, first_name: 'Grace', last_name: 'Hopper' },
+    });
+    const redeemed = await callApi('POST', '/v1/onboarding-token/redeem', {
+      token,
+      body: { onboarding_token: issued.body.onboarding_token as string },
+    });
+    expect(redeemed.status).toBe(200);
+
+    const [message] = await hook.waitFor(1);
+    expect(new Webhook(endpoint.secret).verify(message!.body, message!.headers as Record<string, string>)).toEqual({
+      type: 'onboarding_token.used',
+      timestamp: redeemed.body.usedAt,
+      data: { tokenId: issued.body.tokenId, email, status: 'Used', usedAt: redeemed.body.usedAt },
+    });
+  });
+});
+
 describe('report.failed from the sweep and the dead-letter handler', () => {
   async function failedEventFor(errorCode: string, finish: (job: { orgId: string; jobId: string }) => Promise<void>) {
     const orgId = uniqueOrg('whf');
