@@ -28,6 +28,11 @@ Commands:
   report status        show a report job
   report download      download a completed report and verify it
   users query          query user records (table or --json)
+  webhook create       register a webhook endpoint (prints its signing secret once)
+  webhook list         list the organization's webhook endpoints
+  webhook delete       delete a webhook endpoint
+  webhook test         send a webhook.test message to an endpoint
+  webhook deliveries   show an endpoint's delivery log
 
 Run "onboarding <command> --help" for the options of a command.
 
@@ -190,3 +195,53 @@ ${CONNECTION_HELP}
 
 Example: onboarding users query --filter registration_status=active --filter age.gte=18 \\
            --keys id,name,age,country --limit 20`;
+
+export const WEBHOOK_HELP = `Usage: onboarding webhook <create|list|delete|test|deliveries> [options]
+
+  webhook create --url <url> [--event <type>]...
+  webhook list
+  webhook delete <id>
+  webhook test <id>
+  webhook deliveries <id> [--limit <n>] [--cursor <cursor>]
+
+Run "onboarding webhook <command> --help" for details.`;
+
+export const WEBHOOK_CREATE_HELP = `Usage: onboarding webhook create --url <url> [--event <type>]... [options]
+
+Registers a webhook endpoint (POST /v1/webhooks, scope webhooks:manage) and prints its
+signing secret, the only time it is shown. Messages follow Standard Webhooks: verify them
+with the secret (the client's verifyWebhook, or any standardwebhooks library).
+
+Options:
+  --url <url>        https URL of a public host (http://127.0.0.1:<port> in the local stack)
+  --event <type>     report.completed, report.failed, onboarding_token.used or
+                     onboarding_token.revoked; repeat or separate with commas; default all
+  --json             print the response body as JSON
+
+${CONNECTION_HELP}`;
+
+export const WEBHOOK_LIST_HELP = `Usage: onboarding webhook list [--json]
+
+Lists the organization's webhook endpoints (GET /v1/webhooks, scope webhooks:manage).
+
+${CONNECTION_HELP}`;
+
+export const WEBHOOK_DELETE_HELP = `Usage: onboarding webhook delete <id>
+
+Deletes a webhook endpoint (DELETE /v1/webhooks/{id}, scope webhooks:manage).
+
+${CONNECTION_HELP}`;
+
+export const WEBHOOK_TEST_HELP = `Usage: onboarding webhook test <id> [--json]
+
+Queues a webhook.test message for the endpoint (POST /v1/webhooks/{id}/test); follow it
+with "onboarding webhook deliveries <id>".
+
+${CONNECTION_HELP}`;
+
+export const WEBHOOK_DELIVERIES_HELP = `Usage: onboarding webhook deliveries <id> [--limit <n>] [--cursor <cursor>] [--json]
+
+The endpoint's delivery log, newest first (GET /v1/webhooks/{id}/deliveries): one line per
+message with its status (pending, delivered, failed), attempts and last HTTP status.
+
+${CONNECTION_HELP}`;

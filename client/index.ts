@@ -1,7 +1,8 @@
 /**
  * Client of the onboarding, report and user-status API: typed operations, typed errors, the
  * seed's polling schedule, verified report downloads and user-status pages. Runtime dependencies:
- * fetch, plus Node's fs, stream and crypto modules for downloads.
+ * fetch, plus Node's fs, stream and crypto modules for downloads, and `standardwebhooks` for
+ * `verifyWebhook`.
  */
 export {
   OnboardingApiClient,
@@ -22,5 +23,6 @@ export type { DownloadedReport, DownloadReportOptions } from './download-report.
 export { fetchReport, sha256Hex, type FetchedReport, type FetchReportOptions } from './fetch-report.ts';
 export * from './user-status-fields.ts';
 export { systemTimers, type Timers } from './timers.ts';
+export { verifyWebhook, WebhookVerificationError, type WebhookHeaders } from './verify-webhook.ts';
 export * from './errors.ts';
 export type * from './types.ts';

@@ -18,6 +18,12 @@ import type {
   UserStatusPage,
   UserStatusRecord,
   UserStatusRequest,
+  WebhookDeliveryListRequest,
+  WebhookDeliveryPage,
+  WebhookEndpointCreated,
+  WebhookEndpointList,
+  WebhookEndpointRequest,
+  WebhookTestQueued,
 } from './types.ts';
 import { waitForReport, type WaitForReportOptions } from './wait-for-report.ts';
 
@@ -208,6 +214,67 @@ export class OnboardingApiClient {
     options: Pick<RequestOptions, 'signal'> = {},
   ): AsyncGenerator<UserStatusRecord, void, undefined> {
     for await (const page of this.queryUserStatus(request, options)) yield* page.results;
+  }
+
+  /** POST /v1/webhooks (scope webhooks:manage): registers an endpoint; the answer's `secret` is shown once. */
+  async createWebhookEndpoint(
+    request: WebhookEndpointRequest,
+    options: Pick<RequestOptions, 'signal'> = {},
+  ): Promise<WebhookEndpointCreated> {
+    const response = await this.http.send<WebhookEndpointCreated>({
+      method: 'POST',
+      path: '/v1/webhooks',
+      body: request,
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  /** GET /v1/webhooks (scope webhooks:manage): the organization's endpoints, without secrets. */
+  async listWebhookEndpoints(options: Pick<RequestOptions, 'signal'> = {}): Promise<WebhookEndpointList> {
+    const response = await this.http.send<WebhookEndpointList>({
+      method: 'GET',
+      path: '/v1/webhooks',
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  /** DELETE /v1/webhooks/{id} (scope webhooks:manage). */
+  async deleteWebhookEndpoint(endpointId: string, options: Pick<RequestOptions, 'signal'> = {}): Promise<void> {
+    await this.http.send<undefined>({
+      method: 'DELETE',
+      path: `/v1/webhooks/${encodeURIComponent(endpointId)}`,
+      signal: options.signal,
+    });
+  }
+
+  /** POST /v1/webhooks/{id}/test (scope webhooks:manage): queues a `webhook.test` message to this endpoint. */
+  async testWebhookEndpoint(
+    endpointId: string,
+    options: Pick<RequestOptions, 'signal'> = {},
+  ): Promise<WebhookTestQueued> {
+    const response = await this.http.send<WebhookTestQueued>({
+      method: 'POST',
+      path: `/v1/webhooks/${encodeURIComponent(endpointId)}/test`,
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  /** GET /v1/webhooks/{id}/deliveries (scope webhooks:manage): one page of the delivery log, newest first. */
+  async listWebhookDeliveries(
+    endpointId: string,
+    request: WebhookDeliveryListRequest = {},
+    options: Pick<RequestOptions, 'signal'> = {},
+  ): Promise<WebhookDeliveryPage> {
+    const response = await this.http.send<WebhookDeliveryPage>({
+      method: 'GET',
+      path: `/v1/webhooks/${encodeURIComponent(endpointId)}/deliveries`,
+      query: { limit: request.limit, cursor: request.cursor },
+      signal: options.signal,
+    });
+    return response.body;
   }
 
   /** GET /v1/openapi.json (no token). */

@@ -332,3 +332,65 @@ export interface ValidationErrorBody {
   code: 400;
   errors: FieldError[];
 }
+
+// Webhooks
+
+export type WebhookEventType =
+  'report.completed' | 'report.failed' | 'onboarding_token.used' | 'onboarding_token.revoked';
+
+export interface WebhookEndpointRequest {
+  /** https, public host (http and loopback in local mode only). */
+  url: string;
+  events: WebhookEventType[];
+}
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: WebhookEventType[];
+  createdAt: string;
+  /** True once every message failed for 5 days. */
+  disabled: boolean;
+}
+
+export interface WebhookEndpointCreated extends WebhookEndpoint {
+  /** `whsec_...`: shown in this response only; keep it to verify messages. */
+  secret: string;
+}
+
+export interface WebhookEndpointList {
+  results: WebhookEndpoint[];
+}
+
+export interface WebhookTestQueued {
+  eventId: string;
+}
+
+export interface WebhookDelivery {
+  /** The `webhook-id` header of every attempt of this message. */
+  messageId: string;
+  type: WebhookEventType | 'webhook.test';
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastResponseStatus: number | null;
+  createdAt: string;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+}
+
+export interface WebhookDeliveryPage {
+  results: WebhookDelivery[];
+  nextCursor: string | null;
+}
+
+export interface WebhookDeliveryListRequest {
+  limit?: number;
+  cursor?: string;
+}
+
+/** A verified webhook message's body. */
+export interface WebhookMessage<TData = Record<string, unknown>> {
+  type: WebhookEventType | 'webhook.test';
+  timestamp: string;
+  data: TData;
+}

@@ -145,5 +145,17 @@ User report (PDF), step by step:
   curl -o report.pdf "$URL"
 
 Report requests are limited to 10 per 10 minutes per organization (each call to step 1 counts).
+
+Webhooks (local mode: http://127.0.0.1 receivers allowed, retries after 1, 2, 4, 8, 16 s;
+queue ${resources.webhookQueue.name}). Watch deliveries with a receiver in another terminal:
+
+  node -e "require('http').createServer((q,s)=>{let b='';q.on('data',c=>b+=c).on('end',()=>{console.log(q.headers['webhook-id'],b);s.end()})}).listen(4000)"
+
+  HOOK=$(curl -s -X POST ${baseUrl}/v1/webhooks ${auth} -H 'Content-Type: application/json' \\
+    -d '{"url":"http://127.0.0.1:4000/","events":["report.completed","report.failed","onboarding_token.used","onboarding_token.revoked"]}' \\
+    | tee /dev/stderr | sed -nE 's/.*"id":"([^"]+)".*/\\1/p'); echo
+  curl -s -X POST ${baseUrl}/v1/webhooks/$HOOK/test ${auth}; echo
+  curl -s ${baseUrl}/v1/webhooks/$HOOK/deliveries ${auth}; echo
+
 Ctrl-C stops everything.
 `);

@@ -9,13 +9,14 @@ import type { Measurement } from '../support/measurement.ts';
  * function whose only AWS client is DynamoDB may take 450 KB; no other function more than 650 KB,
  * but the worker, which carries pdf-lib, the maintained S3 client (about 100 KB) and, since issue 12,
  * the maintained font engine (fontkit with its OpenType shapers and Unicode tables, bidi-js and
- * linebreak, about 330 KB), and since issue 11 the X-Ray SDK: 1250 KB. Over budget, the note names the packages that take the most
+ * linebreak, about 330 KB), since issue 11 the X-Ray SDK and since issue 14 the SQS client that publishes its webhook events
+ * (about 30 KB): 1300 KB. Over budget, the note names the packages that take the most
  * room (esbuild metafile).
  */
 // Each includes the X-Ray SDK of Powertools Tracer (about 140 KB) since issue 11.
 const ONE_CLIENT_API_MAX_KB = 450;
 const ANY_FUNCTION_MAX_KB = 650;
-const WORKER_MAX_KB = 1250;
+const WORKER_MAX_KB = 1300;
 
 export default {
   title: '1 bundle size',

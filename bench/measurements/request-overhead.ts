@@ -6,6 +6,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
 import { generateDemoUsers } from '../../local/demo-users.ts';
 import { apiRoutes, fallbackRoute, type ApiRoute } from '../../lib/routes.ts';
@@ -69,6 +70,29 @@ const tokenItems = Array.from({ length: 21 }, (_, i) => ({
   createdAt: NOW,
   expiresAt: new Date(Date.now() + 14 * 86_400_000).toISOString(),
 }));
+const ENDPOINT_ID = randomUUID();
+const webhookEndpointItem = {
+  pk: `ORG#${TEST_ORG_ID}`,
+  sk: `ENDPOINT#${ENDPOINT_ID}`,
+  orgId: TEST_ORG_ID,
+  endpointId: ENDPOINT_ID,
+  url: 'https://93.184.216.34/hooks',
+  events: ['report.completed'],
+  sealedSecret: 'kms:AAAA',
+  createdAt: NOW,
+  disabled: false,
+};
+const webhookDeliveryItems = Array.from({ length: 25 }, (_, i) => ({
+  orgId: TEST_ORG_ID,
+  endpointId: ENDPOINT_ID,
+  messageId: `msg_${i}`,
+  type: 'report.completed',
+  status: 'delivered',
+  attempts: 1,
+  lastResponseStatus: 204,
+  createdAt: NOW,
+  lastAttemptAt: NOW,
+}));
 /** A user-status page: 50 projected matches, then the remaining pages only counted. */
 const projectedUsers = users
   .slice(0, 50)
@@ -102,6 +126,24 @@ const scenarios: Record<string, Scenario> = {
     },
     status: 200,
   },
+  CreateWebhookEndpoint: {
+    // An IP literal: the SSRF guard checks it without a DNS lookup.
+    event: { body: { url: 'https://93.184.216.34/hooks', events: ['report.completed', 'report.failed'] } },
+    status: 201,
+  },
+  ListWebhookEndpoints: { event: {}, status: 200 },
+  DeleteWebhookEndpoint: {
+    event: { path: `/v1/webhooks/${ENDPOINT_ID}`, pathParameters: { id: ENDPOINT_ID } },
+    status: 204,
+  },
+  TestWebhookEndpoint: {
+    event: { path: `/v1/webhooks/${ENDPOINT_ID}/test`, pathParameters: { id: ENDPOINT_ID } },
+    status: 202,
+  },
+  ListWebhookDeliveries: {
+    event: { path: `/v1/webhooks/${ENDPOINT_ID}/deliveries`, pathParameters: { id: ENDPOINT_ID } },
+    status: 200,
+  },
   [fallbackRoute.name]: { event: { path: '/v1/no-such-thing' }, status: 404 },
 };
 
@@ -119,18 +161,30 @@ function mockAwsClients(): void {
             ? { Item: { tokenSk: tokenItems[0]!.sk } }
             : input.Key.sk.startsWith('TOKEN#')
               ? { Item: tokenItems[0] }
-              : {},
+              : input.Key.sk.startsWith('ENDPOINT#')
+                ? { Item: webhookEndpointItem }
+                : {},
     );
-  documents.on(QueryCommand).callsFake((input: { Select?: string; IndexName?: string }) => {
-    if (input.Select === 'COUNT') return { Count: 140 };
-    if (input.IndexName === 'byCreatedAt')
-      return { Items: projectedUsers, LastEvaluatedKey: { pk: 'p', sk: 's', createdAtSk: 'c' } };
-    return { Items: tokenItems };
-  });
+  documents
+    .on(QueryCommand)
+    .callsFake(
+      (input: { Select?: string; IndexName?: string; ExpressionAttributeValues?: Record<string, unknown> }) => {
+        if (input.Select === 'COUNT') return { Count: 140 };
+        const prefix = input.ExpressionAttributeValues?.[':prefix'];
+        if (prefix === 'ENDPOINT#') return { Items: [webhookEndpointItem] };
+        if (prefix === 'DELIVERY#') return { Items: webhookDeliveryItems };
+        if (input.IndexName === 'byCreatedAt')
+          return { Items: projectedUsers, LastEvaluatedKey: { pk: 'p', sk: 's', createdAtSk: 'c' } };
+        return { Items: tokenItems };
+      },
+    );
   mockClient(DynamoDBClient).onAnyCommand().resolves({});
   mockClient(SQSClient).onAnyCommand().resolves({ MessageId: randomUUID() });
   mockClient(S3Client).onAnyCommand().resolves({});
   mockClient(SESv2Client).onAnyCommand().resolves({ MessageId: 'benchmark-message' });
+  mockClient(KMSClient)
+    .onAnyCommand()
+    .resolves({ CiphertextBlob: new Uint8Array(184) });
 }
 
 export default {

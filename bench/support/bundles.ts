@@ -2,7 +2,7 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { bundleFileName, esbuildOptionsFor } from '../../lib/bundling.ts';
-import { apiRoutes, fallbackRoute, reportPipelineFunctions } from '../../lib/routes.ts';
+import { apiRoutes, fallbackRoute, reportPipelineFunctions, webhookDeliveryFunction } from '../../lib/routes.ts';
 import { allReportFontFiles, installedPath, REPORT_FONTS_DIR_ENV } from '../../shared/adapters/pdf/report-fonts.ts';
 
 /** Every Lambda of the service, built the way CDK builds it (lib/bundling.ts), into a temporary folder. */
@@ -32,6 +32,7 @@ export const lambdaEntries: ReadonlyArray<{ name: string; entry: string; kind: L
     entry: fn.entry,
     kind: 'pipeline' as const,
   })),
+  { name: webhookDeliveryFunction.name, entry: webhookDeliveryFunction.entry, kind: 'pipeline' },
 ];
 
 export async function buildLambdaBundles(outDir: string): Promise<LambdaBundle[]> {

@@ -37,6 +37,8 @@ export async function lambdaEnvironment(): Promise<LambdaEnvironment> {
     REPORT_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/report-jobs',
     REPORT_DLQ_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/report-jobs-dlq',
     REPORTS_BUCKET_NAME: 'benchmark-reports-bucket',
+    WEBHOOK_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-deliveries',
+    WEBHOOK_SECRETS_KEY_ID: 'arn:aws:kms:eu-west-1:123456789012:key/00000000-0000-4000-8000-000000000000',
   };
   for (const table of allTables) env[table.envVar] = `benchmark-${table.id}`;
   return { env, signingKey };

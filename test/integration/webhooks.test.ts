@@ -1,8 +1,21 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { verifyWebhook } from '../../client/index.ts';
+import { repoRoot } from '../../lib/repo-root.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
-import { seedOrganization, waitForJob } from './report-support.ts';
+import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import {
+  coldStart,
+  lambdaContext,
+  reportJobRecord,
+  reportJobStore,
+  seedOrganization,
+  waitForJob,
+  writeOpenJob,
+} from './report-support.ts';
 
 const receivers: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -209,5 +222,102 @@ describe('webhook delivery', () => {
     });
     await sleep(1500);
     expect(hookB.received).toHaveLength(0);
+  });
+});
+
+describe('token events', () => {
+  it('sends onboarding_token.used when a token is redeemed', async () => {
+    const orgId = uniqueOrg('whu');
+    const token = await tokenFor(orgId);
+    const hook = await receiver();
+    const endpoint = await registerEndpoint(token, hook.url, ['onboarding_token.used']);
+    const email = `used-${orgId}@example.com`;
+    const issued = await callApi('POST', '/v1/onboarding-token', {
+      token,
+      body: { email, first_name: 'Grace', last_name: 'Hopper' },
+    });
+    const redeemed = await callApi('POST', '/v1/onboarding-token/redeem', {
+      token,
+      body: { onboarding_token: issued.body.onboarding_token as string },
+    });
+    expect(redeemed.status).toBe(200);
+
+    const [message] = await hook.waitFor(1);
+    expect(new Webhook(endpoint.secret).verify(message!.body, message!.headers as Record<string, string>)).toEqual({
+      type: 'onboarding_token.used',
+      timestamp: redeemed.body.usedAt,
+      data: { tokenId: issued.body.tokenId, email, status: 'Used', usedAt: redeemed.body.usedAt },
+    });
+  });
+});
+
+describe('report.failed from the sweep and the dead-letter handler', () => {
+  async function failedEventFor(errorCode: string, finish: (job: { orgId: string; jobId: string }) => Promise<void>) {
+    const orgId = uniqueOrg('whf');
+    const token = await tokenFor(orgId);
+    const [user] = await seedOrganization(orgId, 1);
+    const hook = await receiver();
+    const endpoint = await registerEndpoint(token, hook.url, ['report.failed']);
+    const job = await writeOpenJob(reportJobStore(), {
+      orgId,
+      userId: user!.id,
+      createdAt: new Date(Date.now() - 6 * 60_000),
+    });
+    await finish(job);
+    const [message] = await hook.waitFor(1);
+    const verified = new Webhook(endpoint.secret).verify(message!.body, message!.headers as Record<string, string>);
+    expect(verified).toMatchObject({
+      type: 'report.failed',
+      data: { jobId: job.jobId, status: 'FAILED', errorCode },
+    });
+  }
+
+  it('sends report.failed with TIMED_OUT when the sweep times a job out', async () => {
+    await failedEventFor('TIMED_OUT', async () => {
+      const { handler } = await coldStart<ScheduledEvent, { timedOut: number }>('sweep-timed-out-report-jobs');
+      await handler({} as ScheduledEvent, lambdaContext('SweepTimedOutReportJobs'));
+    });
+  });
+
+  it('sends report.failed with INTERNAL_ERROR when the dead-letter handler fails a job', async () => {
+    await failedEventFor('INTERNAL_ERROR', async (job) => {
+      const { handler } = await coldStart<SQSEvent, SQSBatchResponse>('fail-dead-lettered-report-jobs');
+      await handler({ Records: [reportJobRecord(job, 3)] }, lambdaContext('FailDeadLetteredReportJobs'));
+    });
+  });
+});
+
+describe('onboarding webhook (CLI)', () => {
+  const onboarding = (args: string[], token: string) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [path.join(repoRoot, 'cli', 'onboarding.mjs'), 'webhook', ...args],
+        { env: { PATH: process.env.PATH ?? '', API_URL: inject('baseUrl'), API_TOKEN: token }, timeout: 60_000 },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+
+  it('creates, lists, tests, shows deliveries of and deletes an endpoint', async () => {
+    const token = await tokenFor(uniqueOrg('whcli'));
+    const hook = await receiver();
+    const created = await onboarding(['create', '--url', hook.url, '--event', 'report.completed', '--json'], token);
+    expect(created.code, created.stderr).toBe(0);
+    const { id, secret } = JSON.parse(created.stdout) as { id: string; secret: string };
+
+    const listed = await onboarding(['list'], token);
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).not.toContain('whsec_');
+
+    expect((await onboarding(['test', id], token)).stdout).toMatch(/^webhook.test queued/);
+    const [message] = await hook.waitFor(1);
+    expect(verifyWebhook(secret, message!.body, message!.headers as Record<string, string>).type).toBe('webhook.test');
+    await waitForDelivery(token, id, 'delivered');
+    const deliveries = await onboarding(['deliveries', id], token);
+    expect(deliveries.stdout).toMatch(/webhook\.test\s+delivered\s+1\s+204/);
+
+    expect((await onboarding(['delete', id], token)).code).toBe(0);
+    const unknown = await onboarding(['create', '--url', hook.url, '--event', 'report.exploded'], token);
+    expect(unknown.code).toBe(2);
   });
 });

@@ -13,7 +13,15 @@ import type {
   UserField,
   UserFields,
   UserStatusPage,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEventType,
 } from '../../../client/index.ts';
+import type {
+  toDeliveryResponse,
+  toEndpointResponse,
+} from '../../../shared/domain/webhooks/manage-webhook-endpoints.ts';
+import type { SubscribableEventType } from '../../../shared/domain/webhooks/webhook-endpoint.ts';
 import type { FieldProblem } from '../../../shared/domain/errors.ts';
 import type { OnboardingTokenListing } from '../../../shared/domain/onboarding/list-onboarding-tokens.ts';
 import type { OnboardingTokenStatus as ServiceTokenStatus } from '../../../shared/domain/onboarding/onboarding-token.ts';
@@ -41,6 +49,9 @@ describe('client types match the service', () => {
     expectTypeOf<OnboardingTokenPage>().toEqualTypeOf<OnboardingTokenListing>();
     expectTypeOf<UserStatusPage['pagination']>().toEqualTypeOf<ServiceUserStatusPage['pagination']>();
     expectTypeOf<FieldError>().toEqualTypeOf<FieldProblem>();
+    expectTypeOf<WebhookEndpoint>().toEqualTypeOf<ReturnType<typeof toEndpointResponse>>();
+    expectTypeOf<WebhookDelivery>().toEqualTypeOf<ReturnType<typeof toDeliveryResponse>>();
+    expectTypeOf<WebhookEventType>().toEqualTypeOf<SubscribableEventType>();
   });
 
   it('enumerations and user fields are the service’s', () => {
