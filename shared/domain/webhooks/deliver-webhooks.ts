@@ -162,6 +162,13 @@ export function attemptWebhookDelivery(
       return { outcome: 'failed', ...response, endpointDisabled };
     }
     const nextAttemptAt = new Date(attemptedAt.getTime() + delaySeconds * 1000).toISOString();
+    // The retry is queued before the attempt is logged: if logging fails, this message comes back
+    // and is attempted again (a duplicate the receiver deduplicates by webhook-id), whereas a
+    // logged attempt whose retry was never queued would leave the message pending forever.
+    await deps.queue.scheduleDelivery(
+      { ...message, attempt: message.attempt + 1, notBefore: nextAttemptAt },
+      Math.min(MAX_QUEUE_DELAY_SECONDS, delaySeconds),
+    );
     await deps.deliveries.recordAttempt(key, {
       status: 'pending',
       attempts: message.attempt,
@@ -169,10 +176,6 @@ export function attemptWebhookDelivery(
       nextAttemptAt,
       ...lastResponse,
     });
-    await deps.queue.scheduleDelivery(
-      { ...message, attempt: message.attempt + 1, notBefore: nextAttemptAt },
-      Math.min(MAX_QUEUE_DELAY_SECONDS, delaySeconds),
-    );
     return { outcome: 'retrying', ...response, nextAttemptAt };
   };
 }

@@ -210,3 +210,17 @@ describe('a delivery attempt', () => {
     expect(ctx.sender.requests).toHaveLength(1);
   });
 });
+
+describe('a delivery attempt whose log write fails', () => {
+  it('has already queued its retry, so the message is never left pending without one', async () => {
+    const ctx = setup([{ status: 500 }]);
+    await endpoint(ctx.endpoints, { endpointId: 'ep-a1', orgId: 'org-a' });
+    await ctx.fanOut(event());
+    const message = ctx.queue.deliveries.shift()!.message;
+    ctx.deliveries.recordAttempt = () => Promise.reject(new Error('database unavailable'));
+    await expect(ctx.attempt(message)).rejects.toThrow('database unavailable');
+    expect(ctx.queue.deliveries).toEqual([
+      expect.objectContaining({ message: expect.objectContaining({ attempt: 2 }) }),
+    ]);
+  });
+});
