@@ -17,6 +17,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { METRICS_NAMESPACE } from '../shared/observability/metrics.ts';
 
 export interface AlarmsConstructProps {
   /** Subscribed to an alarm topic; without it alarms only show in the console. */
@@ -134,6 +135,28 @@ export class AlarmsConstruct extends Construct {
           `DynamoDB throttled requests to the ${id} table. The tables are on-demand: look for a hot ` +
           `partition (CloudWatch Contributor Insights) or an account table limit; requests got 503 with Retry-After.`,
       },
+    );
+  }
+
+  /**
+   * Alarms on one of the service's own EMF metrics (shared/observability/metrics.ts), counted in
+   * this stage: failures the code absorbs on purpose but an operator must hear about.
+   */
+  addBusinessMetricAlarm(
+    metricName: string,
+    dimensions: { service: string; stage: string },
+    description: string,
+  ): Alarm {
+    return this.addAlarm(
+      metricName,
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: { service: dimensions.service, stage: dimensions.stage },
+        period,
+        statistic: 'Sum',
+      }),
+      { description },
     );
   }
 

@@ -16,7 +16,7 @@ import {
   type userStatusRoutes,
   type webhookRoutes,
 } from './routes.ts';
-import { METRICS_NAMESPACE } from '../shared/observability/metrics.ts';
+import { BusinessMetric, METRICS_NAMESPACE } from '../shared/observability/metrics.ts';
 import { OperationsDashboardConstruct } from './operations-dashboard-construct.ts';
 import { ServiceFunction, serviceName } from './service-function.ts';
 import type { StackConfig } from './stack-config.ts';
@@ -254,6 +254,25 @@ export class ServiceStack extends Stack {
     this.alarms.addFunctionDurationAlarm(this.reports.worker, workerTimeout);
     for (const [name, table] of Object.entries(this.data.tables)) this.alarms.addTableThrottlesAlarm(name, table);
     this.alarms.addSesReputationAlarms(this.mail.configurationSet.configurationSetName);
+    const dimensions = { service: serviceName, stage: config.stage };
+    this.alarms.addBusinessMetricAlarm(
+      BusinessMetric.SweepItemsSkipped,
+      dimensions,
+      'The sweep skipped an open-job item it could not fail (corrupt or oversized). ' +
+        'Find the item in the sweep log ("skipped"), fix or delete it by hand; the other jobs were still timed out.',
+    );
+    this.alarms.addBusinessMetricAlarm(
+      BusinessMetric.DeadLetterMessagesAbandoned,
+      dimensions,
+      'The dead-letter handler gave up on a message after its bounded attempts. ' +
+        'Read its ERROR line for the job id and fail or delete that job by hand.',
+    );
+    this.alarms.addBusinessMetricAlarm(
+      BusinessMetric.WebhookEventsLost,
+      dimensions,
+      'A webhook event could not be queued (SQS failed after the SDK retries), so no endpoint will receive it. ' +
+        'Check SQS health and the publishing function log for the event ids; the state change itself succeeded.',
+    );
 
     this.operations = new OperationsDashboardConstruct(this, 'Operations', {
       serviceName,

@@ -151,6 +151,21 @@ describe('alarms', () => {
   });
 });
 
+describe('alarms on failures the code absorbs', () => {
+  it('watch skipped sweep items, abandoned dead letters and lost webhook events of this stage', () => {
+    for (const metricName of ['SweepItemsSkipped', 'DeadLetterMessagesAbandoned', 'WebhookEventsLost']) {
+      const [alarm] = alarmOn(metricName);
+      expect(alarm, metricName).toBeDefined();
+      expect(alarm.Properties.Namespace).toBe('OnboardingService');
+      expect(alarm.Properties.Dimensions).toEqual([
+        { Name: 'service', Value: 'onboarding-reports-service' },
+        { Name: 'stage', Value: 'dev' },
+      ]);
+      expect(alarm.Properties.Threshold).toBe(1);
+    }
+  });
+});
+
 describe('tracing', () => {
   it('is active on every function of the service, without error messages in traces', () => {
     const functions = Object.entries(template.findResources('AWS::Lambda::Function')) as [string, any][];
