@@ -57,8 +57,8 @@ export const reportJobsTable = {
  * User records (`ORG#{org}` / `USER#{id}`). `byCreatedAt` orders an organization's users by
  * `created_at` then `id` (`createdAtSk` = `{created_at}#{id}`); `byEmail` looks a user up by
  * lower-cased e-mail within an organization (`emailPk` = `ORG#{org}#EMAIL#{email}`); `byStatus`
- * splits an organization's users by registration status and a hash of the id
- * (`statusPk` = `ORG#{org}#STATUS#{registration_status or -}#{shard}`), each partition in
+ * splits an organization's users by registration status and age decade
+ * (`statusPk` = `ORG#{org}#STATUS#{registration_status or -}#AGE#{decade or -}`), each partition in
  * `createdAtSk` order, carrying only `USER_STATUS_INDEX_FIELDS` (shared/adapters/dynamodb/user-items.ts).
  */
 export const usersTable = {

@@ -41,6 +41,7 @@ const READ_ATTRIBUTES = [
   'created_at',
   'email',
   'registration_status',
+  'age',
   'createdAtSk',
   'emailPk',
   'statusPk',
@@ -106,7 +107,7 @@ export async function reindexUsers(input: ReindexUsersInput): Promise<ReindexCou
       return;
     }
     const values: Record<string, unknown> = {};
-    const sourceCondition = (['created_at', 'email', 'registration_status'] as const).map((field) => {
+    const sourceCondition = (['created_at', 'email', 'registration_status', 'age'] as const).map((field) => {
       if (item[field] === undefined) return `attribute_not_exists(#${field})`;
       values[`:was_${field}`] = item[field];
       return `#${field} = :was_${field}`;
@@ -120,7 +121,7 @@ export async function reindexUsers(input: ReindexUsersInput): Promise<ReindexCou
           UpdateExpression: `SET ${stale.map(([attribute], i) => `#${attribute} = :new${i}`).join(', ')}`,
           ConditionExpression: ['attribute_exists(#pk)', ...sourceCondition].join(' AND '),
           ExpressionAttributeNames: Object.fromEntries(
-            ['pk', 'created_at', 'email', 'registration_status', ...stale.map(([attribute]) => attribute)].map(
+            ['pk', 'created_at', 'email', 'registration_status', 'age', ...stale.map(([attribute]) => attribute)].map(
               (attribute) => [`#${attribute}`, attribute],
             ),
           ),

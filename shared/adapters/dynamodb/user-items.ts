@@ -10,14 +10,19 @@ export const createdAtSortKey = (createdAt: string, userId: string): string => `
 export const emailPartitionKey = (orgId: string, email: string): string =>
   `${organizationPartition(orgId)}#EMAIL#${email.trim().toLowerCase()}`;
 
-/**
- * Partitions of `byStatus` per registration status. Writes and reads of a large organization
- * spread over this many partition keys per status, and the reader queries them in parallel and
- * merges them (README "User status queries"). Changing it needs `npm run users:reindex`.
- */
-export const USER_STATUS_SHARDS = 8;
-/** The `byStatus` partition of users without a registration status. */
-export const NO_REGISTRATION_STATUS = '-';
+/** The `byStatus` partition of users without a registration status, or without an age. */
+export const NONE = '-';
+/** Ages by decade: band 0 is 0-9, ..., band 10 is 100 and over. */
+export const AGE_BAND_YEARS = 10;
+export const LAST_AGE_BAND = 10;
+/** Every age band, and `undefined` for users without an age. */
+export const AGE_BANDS: ReadonlyArray<number | undefined> = [
+  ...Array.from({ length: LAST_AGE_BAND + 1 }, (_, band) => band),
+  undefined,
+];
+
+export const ageBandOf = (age: number | undefined): number | undefined =>
+  age === undefined ? undefined : Math.min(LAST_AGE_BAND, Math.max(0, Math.floor(age / AGE_BAND_YEARS)));
 
 /**
  * What the `byStatus` index carries besides its keys and the table's: the short scalar fields the
@@ -37,19 +42,18 @@ export const USER_STATUS_INDEX_FIELDS = [
   'country',
 ] as const;
 
-/** `byStatus` partition key: `ORG#{org}#STATUS#{registration_status or -}#{shard}`. */
-export const statusPartitionKey = (orgId: string, registrationStatus: string | undefined, shard: number): string =>
-  `${organizationPartition(orgId)}#STATUS#${registrationStatus ?? NO_REGISTRATION_STATUS}#${shard}`;
-
-/** A user's shard: FNV-1a of the id's UTF-8 bytes, so the same id always lands in the same partition. */
-export function statusShardOf(userId: string): number {
-  let hash = 0x811c9dc5;
-  for (const byte of new TextEncoder().encode(userId)) {
-    hash ^= byte;
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash % USER_STATUS_SHARDS;
-}
+/**
+ * `byStatus` partition key: `ORG#{org}#STATUS#{registration_status or -}#AGE#{age band or -}`.
+ * A large organization's users spread over up to 7 x 12 partition keys (writes and reads alike);
+ * a status filter picks its statuses' partitions and an age range its decades', and the reader
+ * queries them in parallel and merges them (README "User status queries"). Changing the scheme
+ * needs `npm run users:reindex`.
+ */
+export const statusPartitionKey = (
+  orgId: string,
+  registrationStatus: string | undefined,
+  ageBand: number | undefined,
+): string => `${organizationPartition(orgId)}#STATUS#${registrationStatus ?? NONE}#AGE#${ageBand ?? NONE}`;
 
 /** `createdAtSk` back to its parts: the instant has a fixed width (`YYYY-MM-DDTHH:mm:ss.sssZ`). */
 export function splitCreatedAtSortKey(sortKey: string): { createdAt: string; id: string } {
@@ -66,7 +70,7 @@ export function userIndexAttributes(orgId: string, record: UserRecord): Record<s
   return {
     createdAtSk: createdAtSortKey(record.created_at, record.id),
     ...(record.email ? { emailPk: emailPartitionKey(orgId, record.email) } : {}),
-    statusPk: statusPartitionKey(orgId, record.registration_status, statusShardOf(record.id)),
+    statusPk: statusPartitionKey(orgId, record.registration_status, ageBandOf(record.age)),
   };
 }
 

@@ -12,9 +12,11 @@ import {
   emailPartitionKey,
   fromUserItem,
   splitCreatedAtSortKey,
+  AGE_BANDS,
+  AGE_BAND_YEARS,
+  LAST_AGE_BAND,
   statusPartitionKey,
   USER_STATUS_INDEX_FIELDS,
-  USER_STATUS_SHARDS,
   userKey,
 } from './user-items.ts';
 
@@ -54,7 +56,7 @@ const PARTITION_PLACEHOLDER = ':pk';
 /**
  * Picks the narrowest access path the filters allow, in the order `id` (one item), `email`
  * (the `byEmail` index), then `byStatus` when every filter is on a field it carries (the
- * registration statuses asked for, each in `USER_STATUS_SHARDS` partitions, with any
+ * partitions of the registration statuses and age decades the filters allow, with any
  * `created_at` range as a key condition), otherwise the `byCreatedAt` index (the organization's
  * users in `created_at`, `id` order, with any `created_at` range as a key condition). Every other
  * filter becomes a FilterExpression and, on the single-partition paths, the requested fields a
@@ -87,9 +89,11 @@ export function planUserQuery(
     const statuses: Array<string | undefined> = statusFilter
       ? REGISTRATION_STATUSES.filter((status) => statusFilter.values.includes(status))
       : [...REGISTRATION_STATUSES, undefined];
-    partitions = statuses.flatMap((status) =>
-      Array.from({ length: USER_STATUS_SHARDS }, (_, shard) => statusPartitionKey(orgId, status, shard)),
+    const ageFilter = filters.find(
+      (f): f is Extract<UserFilter, { kind: 'range' }> => f.kind === 'range' && f.field === 'age',
     );
+    const bands = ageFilter ? ageBandsWithin(ageFilter.bounds) : AGE_BANDS;
+    partitions = statuses.flatMap((status) => bands.map((band) => statusPartitionKey(orgId, status, band)));
     empty = partitions.length === 0;
     indexName = 'byStatus';
     keyCondition = `statusPk = ${PARTITION_PLACEHOLDER}`;
@@ -159,6 +163,26 @@ export function planUserQuery(
       ExpressionAttributeValues: expression.values,
     },
   };
+}
+
+/**
+ * The age bands that can hold an age within the bounds; never the users without an age (no
+ * comparison matches a missing attribute). The age filter itself stays a FilterExpression: a
+ * band only narrows the partitions to read.
+ */
+function ageBandsWithin(bounds: Partial<Record<RangeOperator, number | string>>): number[] {
+  let lowest = 0;
+  let highest = LAST_AGE_BAND;
+  for (const [op, raw] of Object.entries(bounds) as Array<[RangeOperator, number]>) {
+    const band = Math.min(LAST_AGE_BAND, Math.floor(raw / AGE_BAND_YEARS));
+    if (op === 'gt' || op === 'gte' || op === 'eq') lowest = Math.max(lowest, band);
+    if (op === 'lte' || op === 'eq') highest = Math.min(highest, band);
+    // Below x: the band of the largest age under x (x = 30: band 2, ages 20-29.99).
+    if (op === 'lt') highest = Math.min(highest, Math.ceil(raw / AGE_BAND_YEARS) - 1);
+  }
+  const bands: number[] = [];
+  for (let band = lowest; band <= highest; band++) bands.push(band);
+  return bands;
 }
 
 function singleValue(filters: readonly UserFilter[], field: UserField) {

@@ -20,14 +20,21 @@ export interface UserStatusReader {
   ): Promise<{ records: Array<Partial<UserRecord>>; total: number; consumedReadUnits?: number }>;
 }
 
-/** Primary course: find the page of matching records, then shape each to the requested keys. */
-export function queryUserStatus(deps: { users: UserStatusReader }) {
+/**
+ * Primary course: find the page of matching records, then shape each to the requested keys.
+ * `onRead` hears what the read cost (read units, when the reader knows them, and matches).
+ */
+export function queryUserStatus(deps: {
+  users: UserStatusReader;
+  onRead?: (read: { consumedReadUnits?: number; total: number }) => void;
+}) {
   return async (orgId: string, query: UserStatusQuery): Promise<UserStatusPage> => {
     const page = await deps.users.findPage(orgId, query.filters, {
       offset: query.offset,
       limit: query.limit,
       fields: query.resultKeys,
     });
+    deps.onRead?.({ consumedReadUnits: page.consumedReadUnits, total: page.total });
     return {
       results: page.records.map((record) => selectFields(record, query.resultKeys)),
       pagination: { limit: query.limit, offset: query.offset, total: page.total },

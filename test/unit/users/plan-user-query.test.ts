@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { USER_STATUS_SHARDS } from '../../../shared/adapters/dynamodb/user-items.ts';
 import { planUserQuery } from '../../../shared/adapters/dynamodb/user-status-reader.ts';
 import type { UserField, UserFilter } from '../../../shared/domain/users/user-status-query.ts';
 import { userStatusRequestSchema } from '../../../shared/http/schemas/user-status-schemas.ts';
@@ -221,10 +220,10 @@ describe('planUserQuery: keys DynamoDB could not hold', () => {
 });
 
 describe('planUserQuery: the byStatus index', () => {
-  const partitionsOf = (status: string, shards = USER_STATUS_SHARDS) =>
-    Array.from({ length: shards }, (_, shard) => `ORG#acme#STATUS#${status}#${shard}`);
+  const BANDS = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '-'];
+  const partitionsOf = (status: string, bands = BANDS) => bands.map((band) => `ORG#acme#STATUS#${status}#AGE#${band}`);
 
-  it('reads every shard of every registration status, and of users without one, when no filter names a status', () => {
+  it('reads every age band of every registration status, and of users without either, when no filter narrows them', () => {
     const p = plan({});
 
     expect(p.input.IndexName).toBe('byStatus');
@@ -247,6 +246,11 @@ describe('planUserQuery: the byStatus index', () => {
     const p = plan({ age: { gte: 18, lt: 30 }, data_sharing_agreed: true, country: 'Germany' });
 
     expect(p.input.IndexName).toBe('byStatus');
+    expect(p.partitions).toEqual(
+      ['Activated', 'Rejected', 'Referred', 'For Review', 'Complete', 'Deleted', '-'].flatMap((s) =>
+        partitionsOf(s, ['1', '2']),
+      ),
+    );
     expect(filterExpression(p)).toBe(
       '#country = "Germany" AND #data_sharing_agreed = true AND #age >= 18 AND #age < 30',
     );
@@ -261,6 +265,21 @@ describe('planUserQuery: the byStatus index', () => {
       expect(p.partitions).toBeUndefined();
     },
   );
+
+  it.each([
+    [{ gte: 18, lt: 30 }, ['1', '2']],
+    [{ gt: 29.5, lte: 30 }, ['2', '3']],
+    [{ eq: 45 }, ['4']],
+    [{ gte: 150 }, ['10']],
+    [{ lt: 10.5 }, ['0', '1']],
+    [{ lt: 0 }, []],
+  ])('reads the age bands (decades) the range %j can hold, never the users without an age', (age, bands) => {
+    const p = plan({ registration_status: 'Complete', age });
+
+    expect(p.partitions).toEqual(partitionsOf('Complete', bands));
+    expect(p.empty).toBe(bands.length === 0);
+    expect(filterExpression(p)).toContain('#age');
+  });
 
   it('answers a registration status no user can have with no partitions to read', () => {
     const p = planUserQuery(

@@ -105,3 +105,16 @@ describe('queryUserStatus', () => {
     });
   });
 });
+
+describe('queryUserStatus: read cost', () => {
+  it('tells onRead the read units and matches of every query', async () => {
+    const { users } = fakeReader({ records: [], total: 7 });
+    const reads: unknown[] = [];
+    const findPage = users.findPage.bind(users);
+    users.findPage = async (...args) => ({ ...(await findPage(...args)), consumedReadUnits: 12.5 });
+
+    await queryUserStatus({ users, onRead: (read) => reads.push(read) })('acme', query());
+
+    expect(reads).toEqual([{ consumedReadUnits: 12.5, total: 7 }]);
+  });
+});

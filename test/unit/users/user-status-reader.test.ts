@@ -168,11 +168,12 @@ describe('DynamoDbUserStatusReader.findPage on byStatus', () => {
   const partitionOf = (input: QueryCommandInput) => input.ExpressionAttributeValues![':pk'] as string;
 
   it('merges the partitions in created_at, id order, fetches only the page from the table and counts every match', async () => {
-    // Partition k holds users at seconds k, k + 16, k + 32 (three each), so the merged order interleaves them.
+    // Partition k (of 2 statuses x 12 age bands) holds users at seconds k, k + 24, k + 48, so the merged order interleaves them.
     documentsMock.on(QueryCommand).callsFake((input: QueryCommandInput) => {
       const partition = partitionOf(input);
-      const shard = Number(partition.split('#').at(-1)) + (partition.includes('Referred') ? 0 : 8);
-      const all = [shard, shard + 16, shard + 32].map((second) => ({ createdAtSk: sortKey(second, `u-${second}`) }));
+      const band = partition.split('#').at(-1)!;
+      const shard = (band === '-' ? 11 : Number(band)) + (partition.includes('Referred') ? 0 : 12);
+      const all = [shard, shard + 24, shard + 48].map((second) => ({ createdAtSk: sortKey(second, `u-${second}`) }));
       if (input.Select === 'COUNT') return { Count: 0 };
       return { Items: all, Count: all.length, ConsumedCapacity: { CapacityUnits: 0.5 } };
     });
@@ -187,14 +188,14 @@ describe('DynamoDbUserStatusReader.findPage on byStatus', () => {
 
     const page = await reader().findPage('acme', [pending], window(14, 4));
 
-    expect(queries()).toHaveLength(16);
+    expect(queries()).toHaveLength(24);
     expect(
       queries().every((input) => input.IndexName === 'byStatus' && input.ProjectionExpression === 'createdAtSk'),
     ).toBe(true);
     expect(page.records.map((record) => record.id)).toEqual(['u-14', 'u-15', 'u-16', 'u-17']);
     expect(page.records[0]).toEqual({ id: 'u-14', name: 'Name USER#u-14' });
-    expect(page.total).toBe(48);
-    expect(page.consumedReadUnits).toBe(16 * 0.5 + 1);
+    expect(page.total).toBe(72);
+    expect(page.consumedReadUnits).toBe(24 * 0.5 + 1);
     const batchGet = documentsMock.commandCalls(BatchGetCommand)[0]!.args[0].input;
     expect(batchGet.RequestItems!.Users!.Keys).toEqual(
       ['u-14', 'u-15', 'u-16', 'u-17'].map((id) => ({ pk: 'ORG#acme', sk: `USER#${id}` })),
@@ -205,7 +206,7 @@ describe('DynamoDbUserStatusReader.findPage on byStatus', () => {
   it('only counts a partition once it has offset + limit matches', async () => {
     documentsMock.on(QueryCommand).callsFake((input: QueryCommandInput) => {
       if (input.Select === 'COUNT') return { Count: 10 };
-      if (partitionOf(input).endsWith('Referred#0') && !input.ExclusiveStartKey)
+      if (partitionOf(input).endsWith('Referred#AGE#0') && !input.ExclusiveStartKey)
         return {
           Items: [{ createdAtSk: sortKey(1, 'a') }, { createdAtSk: sortKey(2, 'b') }],
           Count: 2,
@@ -217,7 +218,7 @@ describe('DynamoDbUserStatusReader.findPage on byStatus', () => {
 
     const page = await reader().findPage('acme', [pending], window(0, 2));
 
-    const referred0 = queries().filter((input) => partitionOf(input).endsWith('Referred#0'));
+    const referred0 = queries().filter((input) => partitionOf(input).endsWith('Referred#AGE#0'));
     expect(referred0.map((input) => input.Select)).toEqual([undefined, 'COUNT']);
     expect(page.total).toBe(12);
     expect(page.records.map((record) => record.id)).toEqual(['a', 'b']);
@@ -227,7 +228,7 @@ describe('DynamoDbUserStatusReader.findPage on byStatus', () => {
     documentsMock
       .on(QueryCommand)
       .callsFake((input: QueryCommandInput) =>
-        partitionOf(input).endsWith('Referred#0')
+        partitionOf(input).endsWith('Referred#AGE#0')
           ? { Items: [{ createdAtSk: sortKey(1, 'a') }, { createdAtSk: sortKey(2, 'b') }], Count: 2 }
           : { Items: [], Count: 0 },
       );

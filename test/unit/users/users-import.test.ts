@@ -9,7 +9,6 @@ import {
 } from '../../../scripts/users-import/import-user-lines.ts';
 import { createProgressReporter } from '../../../scripts/users-import/progress.ts';
 import { parseUserLine } from '../../../scripts/users-import/user-line.ts';
-import { statusShardOf } from '../../../shared/adapters/dynamodb/user-items.ts';
 
 const documentsMock = mockClient(DynamoDBDocumentClient);
 const documents = () => DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
@@ -47,8 +46,8 @@ describe('parseUserLine', () => {
         sk: 'USER#u-1',
         createdAtSk: '2024-01-01T00:00:00.000Z#u-1',
         emailPk: 'ORG#acme#EMAIL#jane@example.com',
-        // No registration status: the `-` partitions of byStatus, shard by the id's hash.
-        statusPk: `ORG#acme#STATUS#-#${statusShardOf('u-1')}`,
+        // Neither a registration status nor an age: the `-` partition of both in byStatus.
+        statusPk: 'ORG#acme#STATUS#-#AGE#-',
       },
     });
   });

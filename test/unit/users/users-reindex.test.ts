@@ -3,7 +3,6 @@ import { DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { reindexUsers, type ReindexState } from '../../../scripts/users-reindex/reindex-users.ts';
-import { statusShardOf } from '../../../shared/adapters/dynamodb/user-items.ts';
 
 const documentsMock = mockClient(DynamoDBDocumentClient);
 const documents = () => DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
@@ -17,7 +16,7 @@ const stored = (id: string, extra: Record<string, unknown> = {}) => ({
   createdAtSk: `2024-01-01T00:00:00.000Z#${id}`,
   ...extra,
 });
-const statusPkOf = (id: string) => `ORG#acme#STATUS#Complete#${statusShardOf(id)}`;
+const statusPkOf = (_id: string) => 'ORG#acme#STATUS#Complete#AGE#-';
 const updates = () => documentsMock.commandCalls(UpdateCommand).map((call) => call.args[0].input);
 
 describe('reindexUsers', () => {
@@ -37,8 +36,21 @@ describe('reindexUsers', () => {
       ExpressionAttributeValues: { ':new0': statusPkOf('a'), ':was_registration_status': 'Complete' },
     });
     expect(updates()[0]!.ConditionExpression).toBe(
-      'attribute_exists(#pk) AND #created_at = :was_created_at AND attribute_not_exists(#email) AND #registration_status = :was_registration_status',
+      'attribute_exists(#pk) AND #created_at = :was_created_at AND attribute_not_exists(#email) AND #registration_status = :was_registration_status AND attribute_not_exists(#age)',
     );
+  });
+
+  it('reads the age and puts the user in its decade’s partition', async () => {
+    documentsMock.on(ScanCommand).resolves({ Items: [stored('a', { age: 34 })] });
+    documentsMock.on(UpdateCommand).resolves({});
+
+    await reindexUsers({ documents: documents(), tableName: 'Users', segments: 1 });
+
+    const scan = documentsMock.commandCalls(ScanCommand)[0]!.args[0].input;
+    expect(Object.values(scan.ExpressionAttributeNames!)).toContain('age');
+    expect(updates()[0]).toMatchObject({
+      ExpressionAttributeValues: { ':new0': 'ORG#acme#STATUS#Complete#AGE#3', ':was_age': 34 },
+    });
   });
 
   it('counts an item rewritten meanwhile (condition failed) as skipped, not as an error', async () => {
