@@ -293,8 +293,17 @@ describe('the dashboard in Chromium', () => {
       expect(await page.locator('#url-error').textContent()).toContain('169.254.169.254');
       expect(await page.getByLabel('Endpoint URL').getAttribute('aria-invalid')).toBe('true');
 
+      // No event ticked: the API's 400 names `events`, shown beside the checkboxes.
       await page.getByLabel('Endpoint URL').fill(receiver.url);
-      await page.getByRole('checkbox', { name: 'onboarding_token.revoked' }).uncheck();
+      for (const type of ['report.completed', 'report.failed', 'onboarding_token.used', 'onboarding_token.revoked']) {
+        await page.getByRole('checkbox', { name: type }).uncheck();
+      }
+      await page.getByRole('button', { name: 'Register endpoint' }).click();
+      await page.locator('#events-error').waitFor();
+      expect(await page.locator('#url-error').count()).toBe(0);
+      for (const type of ['report.completed', 'report.failed', 'onboarding_token.used']) {
+        await page.getByRole('checkbox', { name: type }).check();
+      }
       await page.getByRole('button', { name: 'Register endpoint' }).click();
       const secret = (await page.getByTestId('webhook-secret').textContent())!;
       expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);

@@ -298,11 +298,7 @@ function CreateEndpointForm({ onCreated }: { onCreated: (endpoint: WebhookEndpoi
         error={problems.url}
         hint="https, on a public host. Messages are signed with Standard Webhooks."
       />
-      <fieldset
-        class="columns"
-        aria-invalid={problems.events ? 'true' : undefined}
-        aria-describedby={problems.events ? 'events-error' : undefined}
-      >
+      <fieldset class="columns" aria-describedby={problems.events ? 'events-error' : undefined}>
         <legend>Events</legend>
         {EVENT_TYPES.map((type) => (
           <label key={type} class="check">
