@@ -98,7 +98,7 @@ export const stackConfigSchema = v.pipe(
     /** Scopes the dashboard asks the issuer for; default `openid` and every API scope the pages use. */
     dashboardScope: v.optional(
       v.pipe(v.string('dashboardScope must be a string'), v.trim(), v.minLength(1)),
-      'openid onboarding:read onboarding:write reports:read reports:write users:read',
+      'openid onboarding:read onboarding:write reports:read reports:write users:read webhooks:manage',
     ),
     /** Sent as `audience` on the authorization request, for issuers that need it to mint an access token for the API. */
     dashboardAudience: v.optional(v.pipe(v.string('dashboardAudience must be a string'), v.trim(), v.minLength(1))),

@@ -14,6 +14,11 @@ export default defineConfig({
     // The typed client's file download needs Node's fs; the dashboard uses its in-memory fetchReport.
     alias: [
       { find: /^\.\/download-report\.ts$/, replacement: fileURLToPath(new URL('src/node-only.ts', import.meta.url)) },
+      // Verifying webhooks is a receiver's job; its CommonJS library would otherwise ship unused.
+      {
+        find: /^\.\/verify-webhook\.ts$/,
+        replacement: fileURLToPath(new URL('src/receiver-only.ts', import.meta.url)),
+      },
     ],
   },
   build: {

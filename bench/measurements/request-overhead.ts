@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { KMSClient } from '@aws-sdk/client-kms';
@@ -28,6 +28,13 @@ import type { Measurement } from '../support/measurement.ts';
 const WARMUP = 300;
 const RUNS = 2_000;
 const P50_MAX_MS = 1;
+/**
+ * Since issue 15 a user-status query on status fields reads one `byStatus` partition per status
+ * and age decade it allows, then fetches the page with BatchGetItem: every SDK call through the
+ * client's middleware stack costs time even mocked (measured: 0.41 ms before, 1.07-1.10 ms after),
+ * so this route's own budget is 1.5 ms.
+ */
+const P50_MAX_MS_BY_ROUTE: Readonly<Record<string, number>> = { QueryUserStatus: 1.5 };
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -94,9 +101,8 @@ const webhookDeliveryItems = Array.from({ length: 25 }, (_, i) => ({
   lastAttemptAt: NOW,
 }));
 /** A user-status page: 50 projected matches, then the remaining pages only counted. */
-const projectedUsers = users
-  .slice(0, 50)
-  .map((user) => Object.fromEntries(DEFAULT_RESULT_KEYS.map((key) => [key, user[key]])));
+const pageUsers = users.slice(0, 50);
+const projectedUsers = pageUsers.map((user) => Object.fromEntries(DEFAULT_RESULT_KEYS.map((key) => [key, user[key]])));
 
 /** Per route name; a route not listed (a new one) is called with its path and a token, and must answer 2XX. */
 const scenarios: Record<string, Scenario> = {
@@ -173,11 +179,21 @@ function mockAwsClients(): void {
         const prefix = input.ExpressionAttributeValues?.[':prefix'];
         if (prefix === 'ENDPOINT#') return { Items: [webhookEndpointItem] };
         if (prefix === 'DELIVERY#') return { Items: webhookDeliveryItems };
+        // The byStatus path: one partition's sort keys (the others empty), then BatchGetItem below.
+        if (input.IndexName === 'byStatus')
+          return {
+            Items: (input.ExpressionAttributeValues?.[':pk'] as string | undefined)?.endsWith('#AGE#2')
+              ? pageUsers.map((user) => ({ createdAtSk: `${String(user.created_at)}#${String(user.id)}` }))
+              : [],
+          };
         if (input.IndexName === 'byCreatedAt')
           return { Items: projectedUsers, LastEvaluatedKey: { pk: 'p', sk: 's', createdAtSk: 'c' } };
         return { Items: tokenItems };
       },
     );
+  documents.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, unknown> }) => ({
+    Responses: Object.fromEntries(Object.keys(input.RequestItems).map((table) => [table, projectedUsers])),
+  }));
   mockClient(DynamoDBClient).onAnyCommand().resolves({});
   mockClient(SQSClient).onAnyCommand().resolves({ MessageId: randomUUID() });
   mockClient(S3Client).onAnyCommand().resolves({});
@@ -234,7 +250,7 @@ export default {
         unit: 'ms',
         value: summarize(handlerSamples, { p99: true }),
         baseline: { subject: 'trivial handler', value: summarize(baselineSamples, { p99: true }) },
-        budget: { on: 'median', max: P50_MAX_MS },
+        budget: { on: 'median', max: P50_MAX_MS_BY_ROUTE[route.name] ?? P50_MAX_MS },
       });
     }
     return rows;

@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { issueDevToken } from '../../local/dev-keys.ts';
 import { launchChromium } from './chromium.ts';
@@ -11,7 +14,9 @@ import { launchChromium } from './chromium.ts';
 /**
  * The dashboard in real Chromium against the local stack: development sign-in, tokens (inline
  * validation errors, issue, e-mail, revoke), reports (request, live status, verified download),
- * users (filters, columns, paging, CSV export of the whole result), errors with request ids,
+ * users (filters, columns, paging, CSV export of the whole result), webhooks (SSRF refusal beside the
+ * field, the secret shown once, a signed test event to a receiver on loopback, deliveries, delete),
+ * errors with request ids,
  * keyboard reachability, labels and a 375 px wide layout. `UPDATE_SCREENSHOTS=1` writes each
  * page's screenshot to docs/ (the README shows them); otherwise they go to a temporary folder.
  */
@@ -94,6 +99,30 @@ async function fitsNarrowScreen(target: Page): Promise<{ scrollWidth: number; sc
   }));
 }
 
+/** A webhook receiver on loopback (local mode allows it): every request's headers and raw body, answered 204. */
+async function startReceiver(): Promise<{
+  url: string;
+  received: Array<{ headers: IncomingHttpHeaders; body: string }>;
+  close: () => Promise<void>;
+}> {
+  const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
 async function signIn(target: Page, scopes?: string[]): Promise<void> {
   await target.goto(baseUrl);
   await target.getByLabel('Organization id').fill(orgId);
@@ -126,6 +155,8 @@ describe('the dashboard in Chromium', () => {
     expect(csp).toContain("frame-ancestors 'none'");
     await page.getByRole('heading', { name: 'Development sign-in' }).waitFor();
     expect(await unlabelledControls(page)).toEqual([]);
+    // Every scope is offered and ticked, the webhooks page's included.
+    expect(await page.getByRole('checkbox', { name: 'webhooks:manage' }).isChecked()).toBe(true);
     await screenshot('sign-in');
 
     await signIn(page);
@@ -249,11 +280,94 @@ describe('the dashboard in Chromium', () => {
     await screenshot('users');
   });
 
+  it('refuses an unsafe webhook URL beside the field, shows a new endpoint’s secret once, sends a signed test event and deletes the endpoint', async () => {
+    const receiver = await startReceiver();
+    try {
+      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+
+      // The cloud-metadata address is refused in local mode too (only loopback is allowed there).
+      await page.getByLabel('Endpoint URL').fill('http://169.254.169.254/latest/meta-data/');
+      await page.getByRole('button', { name: 'Register endpoint' }).click();
+      await page.locator('#url-error').waitFor();
+      expect(await page.locator('#url-error').textContent()).toContain('169.254.169.254');
+      expect(await page.getByLabel('Endpoint URL').getAttribute('aria-invalid')).toBe('true');
+
+      // No event ticked: the API's 400 names `events`, shown beside the checkboxes.
+      await page.getByLabel('Endpoint URL').fill(receiver.url);
+      for (const type of ['report.completed', 'report.failed', 'onboarding_token.used', 'onboarding_token.revoked']) {
+        await page.getByRole('checkbox', { name: type }).uncheck();
+      }
+      await page.getByRole('button', { name: 'Register endpoint' }).click();
+      await page.locator('#events-error').waitFor();
+      expect(await page.locator('#url-error').count()).toBe(0);
+      for (const type of ['report.completed', 'report.failed', 'onboarding_token.used']) {
+        await page.getByRole('checkbox', { name: type }).check();
+      }
+      await page.getByRole('button', { name: 'Register endpoint' }).click();
+      const secret = (await page.getByTestId('webhook-secret').textContent())!;
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(await page.getByText('You will not see this secret again').count()).toBe(1);
+      const row = page.locator('tr[data-endpoint-id]', { hasText: receiver.url });
+      await row.waitFor();
+      expect(await row.textContent()).toContain('report.completed, report.failed, onboarding_token.used');
+      expect(await row.getByText('active').count()).toBe(1);
+      const endpointId = (await row.getAttribute('data-endpoint-id'))!;
+      // The API never lists the secret.
+      expect(JSON.stringify(await api('/v1/webhooks'))).not.toContain(secret);
+
+      await row.getByRole('button', { name: `Send a test event to ${receiver.url}` }).click();
+      const delivered = page.locator('tr[data-message-id]', { hasText: 'delivered' });
+      await delivered.waitFor({ timeout: 30_000 });
+      expect(receiver.received).toHaveLength(1);
+      const message = receiver.received[0]!;
+      const verified = new Webhook(secret).verify(message.body, {
+        'webhook-id': message.headers['webhook-id'] as string,
+        'webhook-timestamp': message.headers['webhook-timestamp'] as string,
+        'webhook-signature': message.headers['webhook-signature'] as string,
+      });
+      expect(verified).toMatchObject({ type: 'webhook.test' });
+      expect(await delivered.getAttribute('data-message-id')).toBe(message.headers['webhook-id']);
+      expect(await delivered.textContent()).toContain('webhook.test');
+      expect(await delivered.locator('td[data-label="Attempts"]').textContent()).toBe('1');
+      expect(await delivered.locator('td[data-label="Last response"]').textContent()).toBe('204');
+
+      expect(await unlabelledControls(page)).toEqual([]);
+      expect(await unreachableByKeyboard(page)).toEqual([]);
+      await screenshot('webhooks');
+      const { scrollWidth, scrollingTables } = await fitsNarrowScreen(page);
+      expect(scrollWidth).toBeLessThanOrEqual(375);
+      expect(scrollingTables).toBe(0);
+      await page.setViewportSize({ width: 1280, height: 900 });
+
+      // The secret is not kept: leaving the page and coming back forgets it.
+      await page.getByRole('link', { name: 'Onboarding tokens' }).click();
+      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await row.waitFor();
+      expect(await page.getByTestId('webhook-secret').count()).toBe(0);
+      expect(await page.content()).not.toContain(secret);
+
+      // Deleting asks first; Cancel keeps the endpoint.
+      await row.getByRole('button', { name: `Delete ${receiver.url}` }).click();
+      await row.getByRole('button', { name: 'Cancel' }).click();
+      await row.getByRole('button', { name: `Delete ${receiver.url}` }).click();
+      await row.getByRole('button', { name: `Confirm deleting ${receiver.url}` }).click();
+      await page.getByText(`The endpoint ${receiver.url} was deleted.`).waitFor();
+      await page.locator(`tr[data-endpoint-id="${endpointId}"]`).waitFor({ state: 'detached' });
+      const listed = await api('/v1/webhooks');
+      expect(listed.results.map((endpoint: { id: string }) => endpoint.id)).not.toContain(endpointId);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await receiver.close();
+    }
+  });
+
   it('is usable 375 px wide: no page scrolls sideways', async () => {
-    for (const path of ['tokens', 'reports', 'users']) {
+    const labels: Record<string, string> = { reports: 'Reports', users: 'Users', webhooks: 'Webhooks' };
+    for (const path of ['tokens', 'reports', 'users', 'webhooks']) {
       await page.goto(`${baseUrl}/#/${path}`);
       if (path === 'tokens') await signIn(page);
-      else await page.getByRole('link', { name: path === 'reports' ? 'Reports' : 'Users' }).click();
+      else await page.getByRole('link', { name: labels[path] }).click();
       await page.getByRole('heading', { level: 1 }).waitFor();
       const { scrollWidth, scrollingTables } = await fitsNarrowScreen(page);
       expect(scrollWidth, path).toBeLessThanOrEqual(375);

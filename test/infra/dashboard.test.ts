@@ -92,7 +92,7 @@ describe('dashboard hosting', () => {
       signIn: 'oidc',
       issuer: 'https://idp.example.org/',
       clientId: 'onboarding-dashboard',
-      scope: 'openid onboarding:read onboarding:write reports:read reports:write users:read',
+      scope: 'openid onboarding:read onboarding:write reports:read reports:write users:read webhooks:manage',
     });
   });
 

@@ -2,10 +2,11 @@ import type { FunctionComponent } from 'preact';
 import { ReportsPage } from './reports-page.tsx';
 import { TokensPage } from './tokens-page.tsx';
 import { UsersPage } from './users-page.tsx';
+import { WebhooksPage } from './webhooks-page.tsx';
 
 /**
  * The dashboard's pages, in navigation order. A page is one entry here (its path after `#/`, its
- * label, the scopes it needs): the webhooks page (`webhooks:manage`) joins the list the same way.
+ * label, the scopes it needs).
  */
 export interface DashboardPage {
   path: string;
@@ -23,4 +24,5 @@ export const dashboardPages: readonly DashboardPage[] = [
   },
   { path: 'reports', label: 'Reports', scopes: ['reports:read', 'reports:write'], component: ReportsPage },
   { path: 'users', label: 'Users', scopes: ['users:read'], component: UsersPage },
+  { path: 'webhooks', label: 'Webhooks', scopes: ['webhooks:manage'], component: WebhooksPage },
 ];
