@@ -26,6 +26,10 @@ export async function lambdaEnvironment(): Promise<LambdaEnvironment> {
     // As deployed (lib/service-function.ts): stack traces mapped to TypeScript.
     NODE_OPTIONS: '--enable-source-maps',
     POWERTOOLS_SERVICE_NAME: 'onboarding-reports-service',
+    POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
+    // Lambda gives every invocation a trace segment; run in-process there is none, and the X-Ray
+    // SDK would log an error per SDK call (time the deployed functions never spend).
+    AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR',
     AWS_LAMBDA_LOG_LEVEL: 'INFO',
     JWT_ISSUER: TEST_ISSUER,
     JWT_AUDIENCE: TEST_AUDIENCE,
