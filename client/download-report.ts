@@ -4,9 +4,9 @@ import { rename, rm } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { ReportDownloadError, ReportFailedError, ReportIntegrityError, ReportNotReadyError } from './errors.ts';
-import type { Fetch } from './http-transport.ts';
-import type { CompleteReportJob, ReportDownload, ReportJob } from './types.ts';
+import { ReportIntegrityError } from './errors.ts';
+import { openReport, type ReportSourceDependencies } from './open-report.ts';
+import type { CompleteReportJob, ReportJob } from './types.ts';
 
 export interface DownloadReportOptions {
   /** The job as already read (must be COMPLETE); otherwise it is read first. */
@@ -26,14 +26,8 @@ export interface DownloadedReport {
   attempts: number;
 }
 
-export interface DownloadDependencies {
-  readJob(jobId: string, signal: AbortSignal | undefined): Promise<ReportJob>;
-  downloadAddress(jobId: string, signal: AbortSignal | undefined): Promise<ReportDownload>;
-  fetch: Fetch;
-}
-
-/** Object storage answers an expired pre-signed address with 403. */
-const EXPIRED_ADDRESS_STATUS = 403;
+/** What `downloadReport` needs (the same as `fetchReport`). */
+export type DownloadDependencies = ReportSourceDependencies;
 
 /**
  * Downloads a COMPLETE job's PDF to `path`: a fresh address, the bytes streamed to a temporary file
@@ -46,33 +40,9 @@ export async function downloadReport(
   path: string,
   options: DownloadReportOptions = {},
 ): Promise<DownloadedReport> {
-  const { signal } = options;
-  const job = completeJob(options.job?.status === 'COMPLETE' ? options.job : await deps.readJob(jobId, signal));
-
-  for (let attempt = 1; ; attempt += 1) {
-    const address = await deps.downloadAddress(jobId, signal);
-    const response = await deps.fetch(address.url, { signal });
-    if (response.status === EXPIRED_ADDRESS_STATUS && attempt === 1) {
-      await response.body?.cancel();
-      continue;
-    }
-    if (!response.ok || !response.body) {
-      await response.body?.cancel();
-      throw new ReportDownloadError(
-        jobId,
-        response.status,
-        `report ${jobId}: object storage answered ${response.status} for the download address`,
-      );
-    }
-    const received = await saveVerified(response.body as NodeReadableStream<Uint8Array>, path, job, options);
-    return { path, ...received, filename: address.filename, attempts: attempt };
-  }
-}
-
-function completeJob(job: ReportJob): CompleteReportJob {
-  if (job.status === 'COMPLETE') return job;
-  if (job.status === 'FAILED') throw new ReportFailedError(job);
-  throw new ReportNotReadyError(job);
+  const { job, body, filename, attempts } = await openReport(deps, jobId, options);
+  const received = await saveVerified(body as NodeReadableStream<Uint8Array>, path, job, options);
+  return { path, ...received, filename, attempts };
 }
 
 async function saveVerified(

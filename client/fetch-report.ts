@@ -1,6 +1,6 @@
-import { ReportDownloadError, ReportFailedError, ReportIntegrityError, ReportNotReadyError } from './errors.ts';
-import type { Fetch } from './http-transport.ts';
-import type { CompleteReportJob, ReportDownload, ReportJob } from './types.ts';
+import { ReportIntegrityError } from './errors.ts';
+import { openReport, type ReportSourceDependencies } from './open-report.ts';
+import type { CompleteReportJob, ReportJob } from './types.ts';
 
 export interface FetchReportOptions {
   /** The job as already read (must be COMPLETE); otherwise it is read first. */
@@ -21,14 +21,8 @@ export interface FetchedReport {
   attempts: number;
 }
 
-export interface FetchReportDependencies {
-  readJob(jobId: string, signal: AbortSignal | undefined): Promise<ReportJob>;
-  downloadAddress(jobId: string, signal: AbortSignal | undefined): Promise<ReportDownload>;
-  fetch: Fetch;
-}
-
-/** Object storage answers an expired pre-signed address with 403. */
-const EXPIRED_ADDRESS_STATUS = 403;
+/** What `fetchReport` needs (the same as `downloadReport`). */
+export type FetchReportDependencies = ReportSourceDependencies;
 
 /**
  * A COMPLETE job's PDF in memory, for runtimes without a file system (the dashboard in a browser):
@@ -40,41 +34,17 @@ export async function fetchReport(
   jobId: string,
   options: FetchReportOptions = {},
 ): Promise<FetchedReport> {
-  const { signal } = options;
-  const job = completeJob(options.job?.status === 'COMPLETE' ? options.job : await deps.readJob(jobId, signal));
-
-  for (let attempt = 1; ; attempt += 1) {
-    const address = await deps.downloadAddress(jobId, signal);
-    const response = await deps.fetch(address.url, { signal });
-    if (response.status === EXPIRED_ADDRESS_STATUS && attempt === 1) {
-      await response.body?.cancel();
-      continue;
-    }
-    if (!response.ok || !response.body) {
-      await response.body?.cancel();
-      throw new ReportDownloadError(
-        jobId,
-        response.status,
-        `report ${jobId}: object storage answered ${response.status} for the download address`,
-      );
-    }
-    const bytes = await readAll(response.body, job, options);
-    const sha256 = await sha256Hex(bytes);
-    if (bytes.byteLength !== job.sizeBytes || sha256 !== job.sha256) {
-      throw new ReportIntegrityError(
-        job.jobId,
-        { sizeBytes: job.sizeBytes, sha256: job.sha256 },
-        { sizeBytes: bytes.byteLength, sha256 },
-      );
-    }
-    return { bytes, sizeBytes: bytes.byteLength, sha256, filename: address.filename, attempts: attempt };
+  const { job, body, filename, attempts } = await openReport(deps, jobId, options);
+  const bytes = await readAll(body, job, options);
+  const sha256 = await sha256Hex(bytes);
+  if (bytes.byteLength !== job.sizeBytes || sha256 !== job.sha256) {
+    throw new ReportIntegrityError(
+      job.jobId,
+      { sizeBytes: job.sizeBytes, sha256: job.sha256 },
+      { sizeBytes: bytes.byteLength, sha256 },
+    );
   }
-}
-
-function completeJob(job: ReportJob): CompleteReportJob {
-  if (job.status === 'COMPLETE') return job;
-  if (job.status === 'FAILED') throw new ReportFailedError(job);
-  throw new ReportNotReadyError(job);
+  return { bytes, sizeBytes: bytes.byteLength, sha256, filename, attempts };
 }
 
 async function readAll(

@@ -134,3 +134,38 @@ export const formatBytes = (bytes: number): string =>
     : bytes < 1024 * 1024
       ? `${(bytes / 1024).toFixed(1)} KiB`
       : `${(bytes / 1048576).toFixed(1)} MiB`;
+
+/**
+ * Previous / next over a cursor-paged list: `cursors` is the stack of page cursors walked so far
+ * (the first is `undefined`, the first page), so "previous" pops and "next" pushes `nextCursor`.
+ */
+export function CursorPager(props: {
+  label: string;
+  cursors: ReadonlyArray<string | undefined>;
+  onCursorsChange: (cursors: Array<string | undefined>) => void;
+  nextCursor: string | null | undefined;
+  loading: boolean;
+  previousText?: string;
+  nextText?: string;
+}) {
+  const { cursors, nextCursor, loading } = props;
+  return (
+    <nav class="pager" aria-label={props.label}>
+      <button
+        type="button"
+        disabled={cursors.length <= 1 || loading}
+        onClick={() => props.onCursorsChange(cursors.slice(0, -1))}
+      >
+        {props.previousText ?? 'Previous page'}
+      </button>
+      <span>Page {cursors.length}</span>
+      <button
+        type="button"
+        disabled={!nextCursor || loading}
+        onClick={() => nextCursor && props.onCursorsChange([...cursors, nextCursor])}
+      >
+        {props.nextText ?? 'Next page'}
+      </button>
+    </nav>
+  );
+}

@@ -1,7 +1,15 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ConflictError, type CompleteReportJob, type ReportJob, type ReportJobPage } from '../../../client/index.ts';
 import { api } from '../api.ts';
-import { ErrorNotice, fieldErrors, formatBytes, formatInstant, PageHeading, TextField } from '../components.tsx';
+import {
+  CursorPager,
+  ErrorNotice,
+  fieldErrors,
+  formatBytes,
+  formatInstant,
+  PageHeading,
+  TextField,
+} from '../components.tsx';
 import { saveFile } from '../save-file.ts';
 
 const PAGE_SIZE = 10;
@@ -258,23 +266,13 @@ function RecentJobs(props: {
           </tbody>
         </table>
       </div>
-      <nav class="pager" aria-label="Report pages">
-        <button
-          type="button"
-          disabled={cursors.length <= 1 || loading}
-          onClick={() => setCursors(cursors.slice(0, -1))}
-        >
-          Previous page
-        </button>
-        <span>Page {cursors.length}</span>
-        <button
-          type="button"
-          disabled={!page?.nextCursor || loading}
-          onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}
-        >
-          Next page
-        </button>
-      </nav>
+      <CursorPager
+        label="Report pages"
+        cursors={cursors}
+        onCursorsChange={setCursors}
+        nextCursor={page?.nextCursor}
+        loading={loading}
+      />
     </>
   );
 }

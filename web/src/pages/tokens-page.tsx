@@ -6,7 +6,7 @@ import type {
   OnboardingTokenSummary,
 } from '../../../client/index.ts';
 import { api } from '../api.ts';
-import { ErrorNotice, fieldErrors, formatInstant, PageHeading, TextField } from '../components.tsx';
+import { CursorPager, ErrorNotice, fieldErrors, formatInstant, PageHeading, TextField } from '../components.tsx';
 
 const STATUSES: readonly OnboardingTokenStatus[] = ['Issued', 'Used', 'Expired', 'Revoked'];
 const PAGE_SIZE = 10;
@@ -177,23 +177,13 @@ export function TokensPage() {
           </tbody>
         </table>
       </div>
-      <nav class="pager" aria-label="Token pages">
-        <button
-          type="button"
-          disabled={cursors.length <= 1 || loading}
-          onClick={() => setCursors(cursors.slice(0, -1))}
-        >
-          Previous page
-        </button>
-        <span>Page {cursors.length}</span>
-        <button
-          type="button"
-          disabled={!page?.nextCursor || loading}
-          onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}
-        >
-          Next page
-        </button>
-      </nav>
+      <CursorPager
+        label="Token pages"
+        cursors={cursors}
+        onCursorsChange={setCursors}
+        nextCursor={page?.nextCursor}
+        loading={loading}
+      />
     </section>
   );
 }

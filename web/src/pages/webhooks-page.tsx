@@ -7,7 +7,7 @@ import type {
   WebhookEventType,
 } from '../../../client/index.ts';
 import { api } from '../api.ts';
-import { ErrorNotice, fieldErrors, formatInstant, PageHeading, TextField } from '../components.tsx';
+import { CursorPager, ErrorNotice, fieldErrors, formatInstant, PageHeading, TextField } from '../components.tsx';
 
 /** The event types an endpoint may subscribe to (CONTRACT.md §9). */
 const EVENT_TYPES: readonly WebhookEventType[] = [
@@ -425,23 +425,15 @@ function Deliveries({ endpoint, watchUntil }: { endpoint: WebhookEndpoint; watch
           </tbody>
         </table>
       </div>
-      <nav class="pager" aria-label="Delivery pages">
-        <button
-          type="button"
-          disabled={cursors.length <= 1 || loading}
-          onClick={() => setCursors(cursors.slice(0, -1))}
-        >
-          Previous deliveries
-        </button>
-        <span>Page {cursors.length}</span>
-        <button
-          type="button"
-          disabled={!page?.nextCursor || loading}
-          onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}
-        >
-          Older deliveries
-        </button>
-      </nav>
+      <CursorPager
+        label="Delivery pages"
+        cursors={cursors}
+        onCursorsChange={setCursors}
+        nextCursor={page?.nextCursor}
+        loading={loading}
+        previousText="Previous deliveries"
+        nextText="Older deliveries"
+      />
     </section>
   );
 }
