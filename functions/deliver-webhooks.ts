@@ -1,8 +1,5 @@
-import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/adapters/request-deadline.ts';
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
+import type { SQSRecord } from 'aws-lambda';
 import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbWebhookDeliveryLog, DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
 import { dnsHostResolver } from '#shared/adapters/http/dns-host-resolver.ts';
@@ -13,8 +10,7 @@ import { loadWebhookConfig } from '#shared/config/webhook-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { attemptWebhookDelivery, fanOutWebhookEvent } from '#shared/domain/webhooks/deliver-webhooks.ts';
 import { logger } from '#shared/observability/logger.ts';
-import { traceInvocation } from '#shared/observability/tracer.ts';
-import { BusinessMetric, metrics, MetricUnit, publishRecordedMetrics } from '#shared/observability/metrics.ts';
+import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import { webhookQueueMessageFrom } from '#shared/queue/webhook-messages.ts';
 
 const config = loadWebhookConfig();
@@ -34,8 +30,6 @@ const attempt = attemptWebhookDelivery({
   policy: urlPolicyFor(config),
   schedule: retryScheduleFor(config),
 });
-
-const processor = new BatchProcessor(EventType.SQS);
 
 async function handleRecord(record: SQSRecord): Promise<void> {
   const message = webhookQueueMessageFrom(record);
@@ -66,12 +60,4 @@ async function handleRecord(record: SQSRecord): Promise<void> {
 }
 
 /** SQS consumer of the webhook queue: fan-out of events and delivery attempts, failures reported per record. */
-export const handler = middy<SQSEvent, SQSBatchResponse>()
-  .use(traceInvocation())
-  .use(injectLambdaContext(logger, { resetKeys: true }))
-  .use(publishRecordedMetrics())
-  .handler(async (event, context) =>
-    runBeforeTimeout(context, BACKGROUND_RESERVE_MS, () =>
-      processPartialResponse(event, handleRecord, processor, { context }),
-    ),
-  );
+export const handler = createSqsBatchHandler(handleRecord);

@@ -1,8 +1,5 @@
-import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/adapters/request-deadline.ts';
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
+import type { SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
 import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
@@ -10,15 +7,8 @@ import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { failDeadLetteredJob } from '#shared/domain/reports/fail-abandoned-jobs.ts';
 import { logger } from '#shared/observability/logger.ts';
-import { traceInvocation } from '#shared/observability/tracer.ts';
 import { isLastDeadLetterReceive, reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
-import {
-  BusinessMetric,
-  metrics,
-  MetricUnit,
-  publishRecordedMetrics,
-  recordReportFailed,
-} from '#shared/observability/metrics.ts';
+import { BusinessMetric, metrics, MetricUnit, recordReportFailed } from '#shared/observability/metrics.ts';
 import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
 import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
@@ -35,8 +25,6 @@ const failJob = failDeadLetteredJob({
   ),
   clock: systemClock,
 });
-
-const processor = new BatchProcessor(EventType.SQS);
 
 async function failRecord(record: SQSRecord): Promise<void> {
   const message = reportJobMessageFrom(record);
@@ -68,12 +56,4 @@ async function failRecord(record: SQSRecord): Promise<void> {
 }
 
 /** Dead-letter queue consumer: a job whose message SQS gave up on ends FAILED/INTERNAL_ERROR. */
-export const handler = middy<SQSEvent, SQSBatchResponse>()
-  .use(traceInvocation())
-  .use(injectLambdaContext(logger, { resetKeys: true }))
-  .use(publishRecordedMetrics())
-  .handler(async (event, context) =>
-    runBeforeTimeout(context, BACKGROUND_RESERVE_MS, () =>
-      processPartialResponse(event, failRecord, processor, { context }),
-    ),
-  );
+export const handler = createSqsBatchHandler(failRecord);

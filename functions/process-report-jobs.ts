@@ -1,8 +1,5 @@
-import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/adapters/request-deadline.ts';
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
+import type { Context, SQSRecord } from 'aws-lambda';
 import { createDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { DynamoDbUserDirectory } from '#shared/adapters/dynamodb/user-directory.ts';
@@ -14,14 +11,7 @@ import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
 import { pdfReportRenderer } from '#shared/adapters/pdf/render-user-report.ts';
 import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
 import { logger } from '#shared/observability/logger.ts';
-import { traceInvocation } from '#shared/observability/tracer.ts';
-import {
-  BusinessMetric,
-  metrics,
-  MetricUnit,
-  publishRecordedMetrics,
-  recordReportFailed,
-} from '#shared/observability/metrics.ts';
+import { BusinessMetric, metrics, MetricUnit, recordReportFailed } from '#shared/observability/metrics.ts';
 import { logReportJobOutcome } from '#shared/observability/report-job-outcome-log.ts';
 import { isFinalReceive, reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
 import * as v from 'valibot';
@@ -56,7 +46,6 @@ const processJob = processReportJob({
   templateVersion: REPORT_TEMPLATE_VERSION,
 });
 
-const processor = new BatchProcessor(EventType.SQS);
 /** A job taken by a worker that died stays locked this much longer than the worker could have run. */
 const LEASE_MARGIN_MS = 5_000;
 
@@ -94,12 +83,4 @@ async function processRecord(record: SQSRecord, lambdaContext: Context): Promise
 }
 
 /** SQS worker: failures are reported per message, so one bad job never re-runs the others. */
-export const handler = middy<SQSEvent, SQSBatchResponse>()
-  .use(traceInvocation())
-  .use(injectLambdaContext(logger, { resetKeys: true }))
-  .use(publishRecordedMetrics())
-  .handler(async (event, context) =>
-    runBeforeTimeout(context, BACKGROUND_RESERVE_MS, () =>
-      processPartialResponse(event, (record: SQSRecord) => processRecord(record, context), processor, { context }),
-    ),
-  );
+export const handler = createSqsBatchHandler(processRecord);
