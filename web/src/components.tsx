@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   ApiConnectionError,
   ApiError,
@@ -168,4 +168,25 @@ export function CursorPager(props: {
       </button>
     </nav>
   );
+}
+
+/**
+ * A form's submission state: `run` marks it busy, clears the last error, and keeps what the
+ * action throws (the contract's error, shown by the form) until the next run.
+ */
+export function useSubmission() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  async function run(action: () => Promise<void>): Promise<void> {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { busy, error, run };
 }

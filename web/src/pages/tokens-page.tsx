@@ -6,7 +6,15 @@ import type {
   OnboardingTokenSummary,
 } from '../../../client/index.ts';
 import { api } from '../api.ts';
-import { CursorPager, ErrorNotice, fieldErrors, formatInstant, PageHeading, TextField } from '../components.tsx';
+import {
+  CursorPager,
+  ErrorNotice,
+  fieldErrors,
+  formatInstant,
+  PageHeading,
+  TextField,
+  useSubmission,
+} from '../components.tsx';
 
 const STATUSES: readonly OnboardingTokenStatus[] = ['Issued', 'Used', 'Expired', 'Revoked'];
 const PAGE_SIZE = 10;
@@ -192,15 +200,12 @@ function IssueTokenForm({ onIssued }: { onIssued: (token: OnboardingToken, email
   const [email, setEmail] = useState('');
   const [firstName, setFirstName] = useState('');
   const [lastName, setLastName] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useSubmission();
   const problems = fieldErrors(error);
 
   async function submit(event: Event) {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       // Validation is the API's: its 400 lists every problem, shown beside each field.
       const token = await api.createOnboardingToken(
         { email, first_name: firstName, last_name: lastName },
@@ -210,11 +215,7 @@ function IssueTokenForm({ onIssued }: { onIssued: (token: OnboardingToken, email
       setEmail('');
       setFirstName('');
       setLastName('');
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   const otherProblem = error !== undefined && Object.keys(problems).length === 0;

@@ -7,7 +7,15 @@ import type {
   WebhookEventType,
 } from '../../../client/index.ts';
 import { api } from '../api.ts';
-import { CursorPager, ErrorNotice, fieldErrors, formatInstant, PageHeading, TextField } from '../components.tsx';
+import {
+  CursorPager,
+  ErrorNotice,
+  fieldErrors,
+  formatInstant,
+  PageHeading,
+  TextField,
+  useSubmission,
+} from '../components.tsx';
 
 /** The event types an endpoint may subscribe to (CONTRACT.md §9). */
 const EVENT_TYPES: readonly WebhookEventType[] = [
@@ -264,25 +272,18 @@ function SecretOnce({ endpoint, onDismiss }: { endpoint: WebhookEndpointCreated;
 function CreateEndpointForm({ onCreated }: { onCreated: (endpoint: WebhookEndpointCreated) => void }) {
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<WebhookEventType[]>([...EVENT_TYPES]);
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useSubmission();
   const problems = fieldErrors(error);
 
   async function submit(event: Event) {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       // Validation, the SSRF guard included, is the API's: its 400 is shown beside each field.
       const endpoint = await api.createWebhookEndpoint({ url: url.trim(), events });
       onCreated(endpoint);
       setUrl('');
       setEvents([...EVENT_TYPES]);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   const otherProblem = error !== undefined && Object.keys(problems).length === 0;
