@@ -10,6 +10,7 @@ import {
   ReportIntegrityError,
   ReportNotReadyError,
   ReportTimedOutError,
+  DEFAULT_RESULT_KEYS,
   UnauthorizedError,
   ValidationError,
   type Fetch,
@@ -30,16 +31,6 @@ import { parseResultKeys, parseUserFilters, UsageError } from './user-filters.ts
 export const EXIT = { ok: 0, apiError: 1, usage: 2, reportFailed: 3, downloadFailed: 4, interrupted: 130 } as const;
 
 export const DEFAULT_API_URL = 'http://127.0.0.1:3000';
-const DEFAULT_RESULT_KEYS = [
-  'id',
-  'name',
-  'email',
-  'registration_status',
-  'mobile_registration_status',
-  'connection_status',
-  'created_at',
-  'updated_at',
-];
 const MAX_PAGE_SIZE = 1000;
 const TABLE_CELL_WIDTH_ON_TERMINAL = 40;
 
@@ -260,7 +251,7 @@ const commands: Record<string, Record<string, Command>> = {
           );
           return EXIT.ok;
         }
-        const columns = keys ?? (records[0] ? Object.keys(records[0]) : DEFAULT_RESULT_KEYS);
+        const columns = keys ?? (records[0] ? Object.keys(records[0]) : [...DEFAULT_RESULT_KEYS]);
         out(formatTable(records, columns, cellWidth(io)));
         const shown = records.length === 0 ? 'no records' : `records ${offset + 1}-${offset + records.length}`;
         const more = offset + records.length < total ? ` (more: --offset ${offset + records.length}, or --all)` : '';
