@@ -383,15 +383,27 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
   let values: Values;
   let positionals: string[];
+  // An operand may begin with '-' (an onboarding token is base64url: 1 in 64 does). The only short
+  // option is -h, so `-x...` of three or more characters is taken as an operand, not options.
+  const operands = new Map<string, string>();
+  const args = rest.map((arg, index) => {
+    if (command.positionals === undefined || !/^-[^-]./.test(arg)) return arg;
+    const placeholder = `\u0000operand-${index}`;
+    operands.set(placeholder, arg);
+    return placeholder;
+  });
+  const operand = (arg: string) => operands.get(arg) ?? arg;
   try {
     const parsed = parseArgs({
-      args: [...rest],
+      args,
       options: { ...CONNECTION_OPTIONS, ...command.options },
       strict: true,
       allowPositionals: command.positionals !== undefined,
     });
-    values = parsed.values;
-    positionals = parsed.positionals;
+    values = Object.fromEntries(
+      Object.entries(parsed.values).map(([key, value]) => [key, typeof value === 'string' ? operand(value) : value]),
+    );
+    positionals = parsed.positionals.map(operand);
   } catch (error) {
     return usageError(err, (error as Error).message, helpCommand);
   }

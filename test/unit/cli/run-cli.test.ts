@@ -75,6 +75,18 @@ describe('usage', () => {
     expect((await run(['report', 'status'], noFetch)).stderr).toContain('expected <jobId>');
   });
 
+  it('takes an operand that begins with a dash (a base64url token can) as the operand, not as options', async () => {
+    const token = '-Xq3vLr8ZJ0mTq1cN5bYwA2kP7sD4fGh';
+    let sent: unknown;
+    const fetch: Fetch = async (_url, init) => {
+      sent = JSON.parse(String(init?.body));
+      return json(409, { code: 409, error: 'CONFLICT', message: 'onboarding token is Used' });
+    };
+    const result = await run(['token', 'redeem', token], fetch);
+    expect(sent).toEqual({ onboarding_token: token });
+    expect(result.code).toBe(EXIT.apiError);
+  });
+
   it('prints help on stdout and exits 0 for every command', async () => {
     for (const argv of [
       ['--help'],
