@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { usersTable } from '../lib/table-definitions.ts';
 import { UserBatchWriter } from '../shared/adapters/dynamodb/user-batch-writer.ts';
+import { DynamoDbUserDigestStore } from '../shared/adapters/dynamodb/user-digest-store.ts';
 import { toUserItem } from '../shared/adapters/dynamodb/user-items.ts';
 import { parseUserRecord } from '../shared/domain/users/user-record-schema.ts';
 import type { UserRecord } from '../shared/domain/users/user-record.ts';
@@ -53,13 +54,21 @@ export async function seedUsers({
   orgId = DEMO_ORG_ID,
   users = generateDemoUsers({ orgId }),
 }: SeedUsersInput): Promise<{ written: number }> {
+  const digest = await new DynamoDbUserDigestStore(documents, tableName).beginWrite(orgId);
   const writer = new UserBatchWriter<string>({ documents, tableName });
-  for (const user of users) {
-    // The same validation and normalisation as `npm run users:import`.
-    const parsed = parseUserRecord(orgId, user);
-    if (!parsed.success) throw new Error(`demo user ${user.id} is invalid: ${parsed.problems.join('; ')}`);
-    await writer.put(toUserItem(orgId, parsed.record), user.id);
+  try {
+    for (const user of users) {
+      // The same validation and normalisation as `npm run users:import`.
+      const parsed = parseUserRecord(orgId, user);
+      if (!parsed.success) throw new Error(`demo user ${user.id} is invalid: ${parsed.problems.join('; ')}`);
+      await writer.put(toUserItem(orgId, parsed.record), user.id);
+      digest.put(parsed.record);
+    }
+    await writer.close();
+  } catch (error) {
+    await digest.abandon();
+    throw error;
   }
-  await writer.close();
+  await digest.finish();
   return { written: users.length };
 }

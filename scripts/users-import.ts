@@ -26,6 +26,10 @@ with its line number and reasons and is never written; the other lines are still
 Records are written with BatchWriteItem, 25 per batch, a few batches at a time; unprocessed
 items are retried with exponential backoff. A record with an id that is already stored is
 replaced. If an id occurs on several lines of the file, the last of those lines wins.
+At the end the organization's user digest (what user-status queries on the status fields read)
+is brought up to date: merged with the imported records, or rebuilt from the table when another
+import ran at the same time. An import that stops leaves the digest to the next import or to
+npm run users:reindex; queries stay exact meanwhile, only slower.
 
 Target:
   default              the running local stack (npm start): DynamoDB Local at
@@ -167,6 +171,7 @@ async function main(): Promise<number> {
         `note: ${counts.duplicateIds} line(s) repeated an earlier id; the last line of each id was kept\n`,
       );
     }
+    process.stderr.write(`user digest: ${counts.digest}\n`);
     process.stdout.write(`imported ${counts.imported}, rejected ${counts.rejected}\n`);
     return counts.rejected > 0 ? 1 : 0;
   } finally {

@@ -17,7 +17,9 @@ const usage = `Usage: npm run -s users:reindex -- [options]
 Backfills the index attributes (createdAtSk, emailPk, statusPk: what users:import writes) of
 every user record in the Users table, for every organization, e.g. after a release adds an index
 (byStatus). Scans the table in parallel segments and updates only the items whose attributes are
-missing or stale; an item rewritten meanwhile is left to its writer.
+missing or stale; an item rewritten meanwhile is left to its writer. Then rebuilds the user
+digest of every organization it saw (after a release that adds it, or an import that stopped);
+an organization with an import at work is left to that import.
 
 Idempotent (a second run updates nothing) and resumable: the position of every segment is saved
 to the state file after each page; run the same command again to continue an interrupted run.
@@ -113,7 +115,7 @@ async function main(): Promise<number> {
     });
     await rm(stateFile, { force: true });
     process.stdout.write(
-      `reindexed ${tableName}: ${counts.scanned} users scanned, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.skipped} rewritten meanwhile\n`,
+      `reindexed ${tableName}: ${counts.scanned} users scanned, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.skipped} rewritten meanwhile; ${counts.digestsRebuilt} user digest(s) rebuilt, ${counts.digestsLeftToWriters} left to imports at work\n`,
     );
     return 0;
   } catch (error) {

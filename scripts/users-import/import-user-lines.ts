@@ -1,5 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UserBatchWriter, type UserBatchWriterOptions } from '../../shared/adapters/dynamodb/user-batch-writer.ts';
+import {
+  DigestLeaseLostError,
+  DynamoDbUserDigestStore,
+  type DigestFinish,
+} from '../../shared/adapters/dynamodb/user-digest-store.ts';
 import { parseUserLine } from './user-line.ts';
 
 export interface ImportCounts {
@@ -11,6 +16,8 @@ export interface ImportCounts {
   rejected: number;
   /** Valid lines whose id an earlier line of the same import already had. */
   duplicateIds: number;
+  /** What became of the organization's user digest (README "User status queries"); set at the end. */
+  digest?: DigestFinish;
 }
 
 export interface RejectedLine {
@@ -43,13 +50,23 @@ export class ImportAbortedError extends Error {
 }
 
 /**
- * Primary course: read each line, validate it (a bad line is reported and never written), hand
- * valid records to the batch writer, then wait for every batch. Duplicate ids: the last line wins.
+ * Primary course: register as a writer of the organization's user digest, read each line,
+ * validate it (a bad line is reported and never written), hand valid records to the batch writer
+ * and the digest, wait for every batch, then bring the digest up to date. Duplicate ids: the last
+ * line wins.
  */
 export async function importUserLines(input: ImportUserLinesInput): Promise<ImportCounts> {
   const counts: ImportCounts = { lines: 0, imported: 0, rejected: 0, duplicateIds: 0 };
   const progress = () => input.onProgress?.(counts);
   const seenIds = new Set<string>();
+  const idOfLine = new Map<number, string>();
+  const lastLineOfId = new Map<string, number>();
+  let digest;
+  try {
+    digest = await new DynamoDbUserDigestStore(input.documents, input.tableName).beginWrite(input.orgId);
+  } catch (error) {
+    throw new ImportAbortedError({ ...counts }, { cause: error });
+  }
   const writer = new UserBatchWriter<number>({
     ...input.writer,
     documents: input.documents,
@@ -62,6 +79,9 @@ export async function importUserLines(input: ImportUserLinesInput): Promise<Impo
       counts.imported++;
     },
     onRefused: (lineNumber, reason) => {
+      const id = idOfLine.get(lineNumber)!;
+      // Unless a later line of the same id replaced it in the digest.
+      if (lastLineOfId.get(id) === lineNumber) digest.refused(id);
       counts.rejected++;
       input.onRejected?.({ lineNumber, problems: [`refused by DynamoDB: ${reason}`] });
       progress();
@@ -78,6 +98,10 @@ export async function importUserLines(input: ImportUserLinesInput): Promise<Impo
       } else if (parsed.kind === 'valid') {
         if (seenIds.has(parsed.record.id)) counts.duplicateIds++;
         seenIds.add(parsed.record.id);
+        if (!digest.holdsLease) throw new DigestLeaseLostError('the user digest lease expired (paused for too long)');
+        idOfLine.set(lineNumber, parsed.record.id);
+        lastLineOfId.set(parsed.record.id, lineNumber);
+        digest.put(parsed.record);
         await writer.put(parsed.item, lineNumber);
       }
       progress();
@@ -86,6 +110,12 @@ export async function importUserLines(input: ImportUserLinesInput): Promise<Impo
   } catch (error) {
     // Let the batches already sent finish, so the counts say what is stored.
     await writer.close().catch(() => undefined);
+    await digest.abandon().catch(() => undefined);
+    throw new ImportAbortedError({ ...counts }, { cause: error });
+  }
+  try {
+    counts.digest = await digest.finish();
+  } catch (error) {
     throw new ImportAbortedError({ ...counts }, { cause: error });
   }
   return counts;

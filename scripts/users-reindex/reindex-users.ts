@@ -1,4 +1,5 @@
 import { ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDbUserDigestStore } from '../../shared/adapters/dynamodb/user-digest-store.ts';
 import { userIndexAttributes } from '../../shared/adapters/dynamodb/user-items.ts';
 import type { UserRecord } from '../../shared/domain/users/user-record.ts';
 
@@ -11,12 +12,18 @@ export interface ReindexCounts {
   unchanged: number;
   /** Items rewritten by someone else between the read and the update (that writer set the attributes). */
   skipped: number;
+  /** Organizations whose user digest was rebuilt once every segment was done. */
+  digestsRebuilt: number;
+  /** Organizations with an import at work (its end brings the digest up to date). */
+  digestsLeftToWriters: number;
 }
 
 /** Where each Scan segment stands: what a later run resumes from. */
 export interface ReindexState {
   tableName: string;
   segments: Array<{ done: boolean; startKey?: Record<string, unknown> }>;
+  /** Organizations seen so far: their digests are rebuilt at the end. */
+  organizations: string[];
   counts: ReindexCounts;
 }
 
@@ -50,7 +57,8 @@ const READ_ATTRIBUTES = [
 export const newReindexState = (tableName: string, segments: number): ReindexState => ({
   tableName,
   segments: Array.from({ length: segments }, () => ({ done: false })),
-  counts: { scanned: 0, updated: 0, unchanged: 0, skipped: 0 },
+  organizations: [],
+  counts: { scanned: 0, updated: 0, unchanged: 0, skipped: 0, digestsRebuilt: 0, digestsLeftToWriters: 0 },
 });
 
 /**
@@ -59,7 +67,8 @@ export const newReindexState = (tableName: string, segments: number): ReindexSta
  * they are missing or stale. Idempotent: a second run finds every item unchanged. Resumable:
  * after every page the state names each segment's next start key. An update is conditioned on
  * the fields the attributes come from, so an item rewritten meanwhile (by an import, which
- * writes the attributes itself) is left alone.
+ * writes the attributes itself) is left alone. Then every organization's user digest is rebuilt
+ * from its users (the repair after an import that stopped).
  */
 export async function reindexUsers(input: ReindexUsersInput): Promise<ReindexCounts> {
   const state: ReindexState =
@@ -67,6 +76,7 @@ export async function reindexUsers(input: ReindexUsersInput): Promise<ReindexCou
   if (state.tableName !== input.tableName)
     throw new Error(`the saved state is for table ${state.tableName}, not ${input.tableName}`);
   const concurrency = input.concurrency ?? 8;
+  const organizations = new Set(state.organizations);
   const names = Object.fromEntries(READ_ATTRIBUTES.map((attribute, i) => [`#a${i}`, attribute]));
 
   const runSegment = async (segment: number): Promise<void> => {
@@ -92,6 +102,8 @@ export async function reindexUsers(input: ReindexUsersInput): Promise<ReindexCou
         }),
       );
       state.counts.scanned += items.length;
+      for (const item of items) organizations.add(String(item.pk).replace(/^ORG#/, ''));
+      state.organizations = [...organizations];
       cursor.startKey = page.LastEvaluatedKey;
       cursor.done = page.LastEvaluatedKey === undefined;
       await input.onCheckpoint?.(state);
@@ -136,5 +148,16 @@ export async function reindexUsers(input: ReindexUsersInput): Promise<ReindexCou
   };
 
   await Promise.all(state.segments.map((_, segment) => runSegment(segment)));
+
+  // The digests last, from the users as they now stand; one changed meanwhile is tried again.
+  const digests = new DynamoDbUserDigestStore(input.documents, input.tableName);
+  for (const orgId of state.organizations) {
+    let outcome = await digests.rebuild(orgId);
+    for (let attempt = 1; outcome === 'changed meanwhile' && attempt < 3; attempt++)
+      outcome = await digests.rebuild(orgId);
+    if (outcome === 'rebuilt') state.counts.digestsRebuilt++;
+    else state.counts.digestsLeftToWriters++;
+  }
+  await input.onCheckpoint?.(state);
   return { ...state.counts };
 }

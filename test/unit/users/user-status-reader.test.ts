@@ -1,5 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbUserStatusReader } from '../../../shared/adapters/dynamodb/user-status-reader.ts';
@@ -79,7 +85,7 @@ describe('DynamoDbUserStatusReader.findPage', () => {
 
     const page = await reader().findPage('acme', [inOslo], window(10, 5));
 
-    expect(page).toEqual({ records: [], total: 3, consumedReadUnits: 0 });
+    expect(page).toEqual({ records: [], total: 3, consumedReadUnits: 0, accessPath: 'byCreatedAt' });
   });
 
   it('once the window is full, only counts the remaining pages: Select COUNT, no projection, no unused names', async () => {
@@ -149,7 +155,7 @@ describe('DynamoDbUserStatusReader.findPage', () => {
 
     const page = await reader().findPage('acme', [range], window(0, 10));
 
-    expect(page).toEqual({ records: [], total: 0, consumedReadUnits: 0 });
+    expect(page).toEqual({ records: [], total: 0, consumedReadUnits: 0, accessPath: 'none' });
     expect(documentsMock).toHaveReceivedCommandTimes(QueryCommand, 0);
   });
 
@@ -161,7 +167,11 @@ describe('DynamoDbUserStatusReader.findPage', () => {
 });
 
 describe('DynamoDbUserStatusReader.findPage on byStatus', () => {
-  beforeEach(() => documentsMock.reset());
+  beforeEach(() => {
+    documentsMock.reset();
+    // The organization has no user digest (never built, or stale): byStatus answers.
+    documentsMock.on(GetCommand).resolves({});
+  });
 
   const pending: UserFilter = { kind: 'equals', field: 'registration_status', values: ['For Review', 'Referred'] };
   const sortKey = (second: number, id: string) => `2024-01-01T00:00:${String(second).padStart(2, '0')}.000Z#${id}`;

@@ -1,5 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -9,6 +16,7 @@ import {
 } from '../../../scripts/users-import/import-user-lines.ts';
 import { createProgressReporter } from '../../../scripts/users-import/progress.ts';
 import { parseUserLine } from '../../../scripts/users-import/user-line.ts';
+import { decodeChunk } from '../../../shared/adapters/dynamodb/user-digest.ts';
 
 const documentsMock = mockClient(DynamoDBDocumentClient);
 const documents = () => DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
@@ -122,7 +130,14 @@ describe('parseUserLine', () => {
 });
 
 describe('importUserLines', () => {
-  beforeEach(() => documentsMock.reset());
+  beforeEach(() => {
+    documentsMock.reset();
+    // A new organization: no digest state and no users yet, so the import's digest starts empty.
+    documentsMock.on(UpdateCommand).resolves({ Attributes: {} });
+    documentsMock.on(GetCommand).resolves({});
+    documentsMock.on(QueryCommand).resolves({ Items: [] });
+    documentsMock.on(PutCommand).resolves({});
+  });
 
   it('writes the valid lines, reports each bad line with its number and reasons, and never writes a bad line', async () => {
     documentsMock.on(BatchWriteCommand).resolves({});
@@ -136,7 +151,7 @@ describe('importUserLines', () => {
       onRejected: (rejection) => rejected.push(rejection),
     });
 
-    expect(counts).toEqual({ lines: 6, imported: 2, rejected: 2, duplicateIds: 0 });
+    expect(counts).toEqual({ lines: 6, imported: 2, rejected: 2, duplicateIds: 0, digest: 'merged' });
     expect(rejected).toEqual([
       { lineNumber: 3, problems: [expect.stringMatching(/^not valid JSON/)] },
       { lineNumber: 4, problems: [expect.stringMatching(/^email /)] },
@@ -151,6 +166,29 @@ describe('importUserLines', () => {
           expect.anything(),
         ],
       },
+    });
+  });
+
+  it('commits the written records, and only those, as the digest of a new organization', async () => {
+    documentsMock.on(BatchWriteCommand).resolves({});
+
+    await importUserLines({
+      lines: linesOf([user('u-2', { country: 'Peru' }), user('u-1', { email: 'nope' }), user('u-3')]),
+      orgId: 'acme',
+      documents: documents(),
+      tableName: 'Users',
+    });
+
+    const chunks = documentsMock.commandCalls(PutCommand).map((call) => decodeChunk(call.args[0].input.Item!.data));
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]!.sortKeys).toEqual(['2024-01-01T00:00:00.000Z#u-2', '2024-01-01T00:00:00.000Z#u-3']);
+    expect(chunks[0]!.columns.country).toEqual({ values: ['Peru', null], codes: [0, 1] });
+    expect(documentsMock).toHaveReceivedCommandWith(UpdateCommand, {
+      Key: { pk: 'ORG#acme', sk: 'USERDIGEST' },
+      UpdateExpression: 'SET digest = :digest REMOVE writers.#me',
+      ExpressionAttributeValues: expect.objectContaining({
+        ':digest': expect.objectContaining({ version: 1, chunks: 1, rows: 2 }),
+      }),
     });
   });
 
@@ -184,7 +222,7 @@ describe('importUserLines', () => {
       tableName: 'Users',
     });
 
-    expect(counts).toEqual({ lines: 3, imported: 3, rejected: 0, duplicateIds: 1 });
+    expect(counts).toEqual({ lines: 3, imported: 3, rejected: 0, duplicateIds: 1, digest: 'merged' });
     expect(writtenItems()).toEqual([
       expect.objectContaining({ id: 'u-1', name: 'last' }),
       expect.objectContaining({ id: 'u-2' }),

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { reindexUsers, type ReindexState } from '../../../scripts/users-reindex/reindex-users.ts';
@@ -17,10 +17,25 @@ const stored = (id: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 const statusPkOf = (_id: string) => 'ORG#acme#STATUS#Complete#AGE#-';
-const updates = () => documentsMock.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+/** Updates of user items (the digest's state item is updated too, at the end). */
+const updates = () =>
+  documentsMock
+    .commandCalls(UpdateCommand)
+    .map((call) => call.args[0].input)
+    .filter((input) => String(input.Key!.sk).startsWith('USER#'));
+const digestCounts = { digestsRebuilt: 1, digestsLeftToWriters: 0 };
 
 describe('reindexUsers', () => {
-  beforeEach(() => documentsMock.reset());
+  beforeEach(() => {
+    documentsMock.reset();
+    mockDigestState();
+  });
+
+  /** The digest rebuild at the end finds no writer at work and, in these tests, reads no users. */
+  function mockDigestState() {
+    documentsMock.on(GetCommand).resolves({});
+    documentsMock.on(QueryCommand).resolves({ Items: [] });
+  }
 
   it('writes statusPk to the items that lack it, leaves correct ones alone, and conditions on the source fields', async () => {
     documentsMock.on(ScanCommand).resolves({ Items: [stored('a'), stored('b', { statusPk: statusPkOf('b') })] });
@@ -28,7 +43,7 @@ describe('reindexUsers', () => {
 
     const counts = await reindexUsers({ documents: documents(), tableName: 'Users', segments: 1 });
 
-    expect(counts).toEqual({ scanned: 2, updated: 1, unchanged: 1, skipped: 0 });
+    expect(counts).toEqual({ scanned: 2, updated: 1, unchanged: 1, skipped: 0, ...digestCounts });
     expect(updates()).toHaveLength(1);
     expect(updates()[0]).toMatchObject({
       Key: { pk: 'ORG#acme', sk: 'USER#a' },
@@ -55,13 +70,14 @@ describe('reindexUsers', () => {
 
   it('counts an item rewritten meanwhile (condition failed) as skipped, not as an error', async () => {
     documentsMock.on(ScanCommand).resolves({ Items: [stored('a')] });
+    documentsMock.on(UpdateCommand).resolves({});
     documentsMock
-      .on(UpdateCommand)
+      .on(UpdateCommand, { Key: { pk: 'ORG#acme', sk: 'USER#a' } })
       .rejects(Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' }));
 
     const counts = await reindexUsers({ documents: documents(), tableName: 'Users', segments: 1 });
 
-    expect(counts).toEqual({ scanned: 1, updated: 0, unchanged: 0, skipped: 1 });
+    expect(counts).toEqual({ scanned: 1, updated: 0, unchanged: 0, skipped: 1, ...digestCounts });
   });
 
   it('scans in parallel segments, saves each segment’s position after every page, and resumes from a saved state', async () => {
@@ -88,6 +104,7 @@ describe('reindexUsers', () => {
     ]);
 
     documentsMock.reset();
+    mockDigestState();
     documentsMock.on(ScanCommand).resolves({ Items: [stored('c')] });
     documentsMock.on(UpdateCommand).resolves({});
     const counts = await reindexUsers({ documents: documents(), tableName: 'Users', resumeFrom: saved });
@@ -96,14 +113,44 @@ describe('reindexUsers', () => {
     expect(scans).toEqual([
       expect.objectContaining({ Segment: 0, TotalSegments: 2, ExclusiveStartKey: { pk: 'ORG#acme', sk: 'USER#a' } }),
     ]);
-    expect(counts).toEqual({ scanned: 3, updated: 3, unchanged: 0, skipped: 0 });
+    expect(counts).toEqual({ scanned: 3, updated: 3, unchanged: 0, skipped: 0, ...digestCounts });
+  });
+
+  it('then rebuilds the digest of every organization it saw, from its users read consistently', async () => {
+    documentsMock.on(ScanCommand).resolves({ Items: [stored('a'), { ...stored('b'), pk: 'ORG#zeta' }] });
+    documentsMock.on(UpdateCommand).resolves({});
+
+    const counts = await reindexUsers({ documents: documents(), tableName: 'Users', segments: 1 });
+
+    expect(counts).toMatchObject({ digestsRebuilt: 2, digestsLeftToWriters: 0 });
+    expect(documentsMock).toHaveReceivedCommandWith(QueryCommand, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :user)',
+      ExpressionAttributeValues: { ':pk': 'ORG#zeta', ':user': 'USER#' },
+      ConsistentRead: true,
+    });
+    expect(documentsMock).toHaveReceivedCommandWith(UpdateCommand, {
+      Key: { pk: 'ORG#acme', sk: 'USERDIGEST' },
+      UpdateExpression: 'SET digest = :digest, version = if_not_exists(version, :zero)',
+    });
+  });
+
+  it('leaves the digest of an organization with an import at work to that import', async () => {
+    documentsMock.on(ScanCommand).resolves({ Items: [stored('a')] });
+    documentsMock.on(UpdateCommand).resolves({});
+    documentsMock.on(GetCommand).resolves({ Item: { version: 3, writers: { 'import-1': Date.now() + 60_000 } } });
+
+    const counts = await reindexUsers({ documents: documents(), tableName: 'Users', segments: 1 });
+
+    expect(counts).toMatchObject({ digestsRebuilt: 0, digestsLeftToWriters: 1 });
+    expect(documentsMock).not.toHaveReceivedCommand(QueryCommand);
   });
 
   it('refuses a state saved for another table', async () => {
     const state: ReindexState = {
       tableName: 'Other',
       segments: [{ done: false }],
-      counts: { scanned: 0, updated: 0, unchanged: 0, skipped: 0 },
+      organizations: [],
+      counts: { scanned: 0, updated: 0, unchanged: 0, skipped: 0, digestsRebuilt: 0, digestsLeftToWriters: 0 },
     };
 
     await expect(reindexUsers({ documents: documents(), tableName: 'Users', resumeFrom: state })).rejects.toThrow(
