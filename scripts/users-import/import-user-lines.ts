@@ -61,6 +61,8 @@ export async function importUserLines(input: ImportUserLinesInput): Promise<Impo
   const seenIds = new Set<string>();
   const idOfLine = new Map<number, string>();
   const lastLineOfId = new Map<string, number>();
+  // Take the lines' iterator first: a readline interface drops the lines it reads before then.
+  const lines = input.lines[Symbol.asyncIterator]();
   let digest;
   try {
     digest = await new DynamoDbUserDigestStore(input.documents, input.tableName).beginWrite(input.orgId);
@@ -89,7 +91,7 @@ export async function importUserLines(input: ImportUserLinesInput): Promise<Impo
   });
 
   try {
-    for await (const line of input.lines) {
+    for await (const line of { [Symbol.asyncIterator]: () => lines }) {
       const lineNumber = ++counts.lines;
       const parsed = parseUserLine(input.orgId, line);
       if (parsed.kind === 'rejected') {

@@ -156,8 +156,8 @@ describe('seeding users', () => {
         const page = await documents.send(
           new QueryCommand({
             TableName: tableName,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': `ORG#${org}` },
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :user)',
+            ExpressionAttributeValues: { ':pk': `ORG#${org}`, ':user': 'USER#' },
             Select: 'COUNT',
             ExclusiveStartKey: startKey,
           }),

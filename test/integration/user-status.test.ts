@@ -9,6 +9,13 @@ import {
   toCalendarDate,
   toInstant,
 } from '../../shared/domain/users/user-status-query.ts';
+import { DIGEST_FILTER_FIELDS } from '../../shared/adapters/dynamodb/user-digest.ts';
+import { forgetCachedDigests } from '../../shared/adapters/dynamodb/user-digest-store.ts';
+import { DynamoDbUserStatusReader } from '../../shared/adapters/dynamodb/user-status-reader.ts';
+import { queryUserStatus } from '../../shared/domain/users/query-user-status.ts';
+import type { UserField } from '../../shared/domain/users/user-status-query.ts';
+import { userStatusRequestSchema } from '../../shared/http/schemas/user-status-schemas.ts';
+import { parseInput } from '../../shared/http/validation.ts';
 import { seededRandom, type Random } from '../unit/users/json-corpus.ts';
 import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
 import { documentClient } from './report-support.ts';
@@ -153,6 +160,40 @@ describe('POST /v1/user-status against DynamoDB Local', () => {
         body: expected,
       });
     }
+  });
+
+  it('agrees with the oracle on the digest and on byStatus alike, for queries on the fields both carry', async () => {
+    const rng = seededRandom(77);
+    const documents = documentClient();
+    const tableName = inject('localEnv').USERS_TABLE_NAME!;
+    const paths = new Map<string, number>();
+    const readers = [true, false].map((useDigest) => {
+      const reader = new DynamoDbUserStatusReader(documents, tableName, { useDigest });
+      return {
+        findPage: async (...args: Parameters<DynamoDbUserStatusReader['findPage']>) => {
+          const page = await reader.findPage(...args);
+          paths.set(page.accessPath, (paths.get(page.accessPath) ?? 0) + 1);
+          return page;
+        },
+      };
+    });
+    let checked = 0;
+    while (checked < 40) {
+      const filters: Filters = {};
+      for (let n = rng.int(3) + 1; n > 0; n--) Object.assign(filters, rng.pick(filterMakers)(rng, users));
+      if (!Object.keys(filters).every((name) => DIGEST_FILTER_FIELDS.has(name as UserField))) continue;
+      const pagination = { limit: 1 + rng.int(40), offset: rng.int(60) };
+      const query = parseInput(userStatusRequestSchema, { filters, result_keys: ['id', 'country'], pagination });
+      const expected = oracle(users, filters, ['id', 'country'], pagination.limit, pagination.offset);
+
+      for (const reader of readers) {
+        forgetCachedDigests();
+        expect(await queryUserStatus({ users: reader })(orgId, query), JSON.stringify(filters)).toEqual(expected);
+      }
+      checked++;
+    }
+    expect(paths.get('digest')).toBeGreaterThanOrEqual(35);
+    expect(paths.get('byStatus')).toBeGreaterThanOrEqual(35);
   });
 
   it('returns pages that concatenate to the full ordered list', async () => {
