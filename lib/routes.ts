@@ -69,7 +69,8 @@ export const userStatusRoutes = [
     path: '/v1/user-status',
     entry: 'functions/query-user-status.ts',
     name: 'QueryUserStatus',
-    // Counting a large organization's matches reads its whole index partition (README, "User status queries").
+    // Without an exact digest (an import at work), counting a large organization's matches touches every
+    // matching index item (README, "User status queries").
     timeoutSeconds: 25,
   },
 ] as const satisfies readonly ApiRoute[];

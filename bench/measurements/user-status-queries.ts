@@ -27,27 +27,42 @@ import type { Measurement } from '../support/measurement.ts';
  * 1,000,000 it is not run at all, each query runs once through the API (a query past the
  * function timeout is a 503, reported as missed) and once through the reader in-process, and
  * the queries are held to an absolute 8 s (issue 15).
+ *
+ * The organization is seeded the way `users:import` writes it, user digest included, so the
+ * queries are answered from the digest (the measurement fails otherwise). The timed API calls
+ * start from a cold function (the digest's chunks read and decoded every time); the warm rows
+ * are the same calls on a function that keeps the decoded digest.
  */
 const USERS = Number(process.env.BENCH_USERS ?? 10_000);
 const LARGE = USERS >= 100_000;
 const BARE_RUNS = USERS >= 1_000_000 ? 0 : LARGE ? 1 : 5;
 const ROUNDS = USERS >= 1_000_000 ? 1 : LARGE ? 3 : 5;
 const WARMUP_ROUNDS = LARGE ? 0 : 1;
-/** Time and read capacity of each query against the bare Query's (issue 15's budgets from 100,000 users). */
-const MAX_RATIO = LARGE ? 0.25 : 1.3;
+/**
+ * Time and read capacity of each query against the bare Query's: issue 15's budgets from 100,000
+ * users; below, "no slower than before issue 15", i.e. each query's ratio at 10,000 users then
+ * (README "Performance": 0.28x, 0.16x, 0.06x).
+ */
+const MAX_RATIO_FROM_100K = 0.25;
 const MAX_CAPACITY_RATIO = 0.25;
 const MAX_MS_WITHOUT_BASELINE = 8_000;
 /** Users generated and written at a time (generating a million at once would not fit in memory). */
 const CHUNK = 10_000;
 
 const QUERIES = [
-  { name: 'registration_status category', body: { filters: { registration_status: 'pending' } } },
+  {
+    name: 'registration_status category',
+    body: { filters: { registration_status: 'pending' } },
+    ratioBeforeIssue15: 0.28,
+  },
   {
     name: 'age range + data_sharing_agreed',
     body: { filters: { age: { gte: 18, lt: 30 }, data_sharing_agreed: true } },
+    ratioBeforeIssue15: 0.16,
   },
   {
     name: 'created_at range + country',
+    ratioBeforeIssue15: 0.06,
     body: {
       filters: { created_at: { gte: '2025-04-01', lt: '2026-04-01' }, country: 'Germany' },
       pagination: { limit: 100 },
@@ -176,7 +191,7 @@ export default {
           ? { note: `${failures[index]!.length} answer(s) 503: the function timed out` }
           : {}),
         ...(baseline
-          ? { baseline, budget: { on: 'ratio', max: MAX_RATIO } }
+          ? { baseline, budget: { on: 'ratio', max: LARGE ? MAX_RATIO_FROM_100K : query.ratioBeforeIssue15 } }
           : { budget: { on: 'median', max: MAX_MS_WITHOUT_BASELINE } }),
       },
       {

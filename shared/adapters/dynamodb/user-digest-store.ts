@@ -10,11 +10,10 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { UserRecord } from '../../domain/users/user-record.ts';
 import {
-  chunkRows,
   decodeChunk,
   DIGEST_FIELDS,
   digestRowOf,
-  encodeChunk,
+  encodeRows,
   rowsOf,
   sortRows,
   type DigestChunk,
@@ -204,7 +203,7 @@ export class DynamoDbUserDigestStore {
       const baseRows = base === 'empty' ? [] : await this.readRows(orgId, base);
       if (baseRows) {
         const merged = baseRows.filter((row) => !staged.has(splitCreatedAtSortKey(row.sortKey).id));
-        merged.push(...staged.values());
+        for (const row of staged.values()) merged.push(row);
         const pointer = await this.writeDigest(orgId, version, sortRows(merged));
         try {
           await this.documents.send(
@@ -389,7 +388,7 @@ export class DynamoDbUserDigestStore {
 
   private async writeDigest(orgId: string, version: number, rows: readonly DigestRow[]): Promise<DigestPointer> {
     const generation = randomUUID();
-    const chunks = chunkRows(rows);
+    const chunks = encodeRows(rows);
     await forEachConcurrently(
       chunks.map((chunk, index) => ({ chunk, index })),
       CHUNK_CONCURRENCY,
@@ -397,7 +396,7 @@ export class DynamoDbUserDigestStore {
         await this.documents.send(
           new PutCommand({
             TableName: this.tableName,
-            Item: { ...chunkKey(orgId, generation, index), data: encodeChunk(chunk), rows: chunk.sortKeys.length },
+            Item: { ...chunkKey(orgId, generation, index), data: chunk.data, rows: chunk.rows },
           }),
         );
       },

@@ -88,6 +88,28 @@ export function* rowsOf(chunk: DigestChunk): Generator<DigestRow> {
   }
 }
 
+/** DynamoDB items stop at 400 KB; a chunk's data stays below this. */
+export const MAX_CHUNK_BYTES = 350_000;
+
+/**
+ * Rows already in order, encoded as chunks of at most `rowsPerChunk` rows, halving any chunk whose
+ * encoding exceeds `MAX_CHUNK_BYTES` (long ids compress less).
+ */
+export function encodeRows(
+  rows: readonly DigestRow[],
+  rowsPerChunk = ROWS_PER_CHUNK,
+  maxBytes = MAX_CHUNK_BYTES,
+): Array<{ data: Uint8Array; rows: number }> {
+  const encoded: Array<{ data: Uint8Array; rows: number }> = [];
+  for (const chunk of chunkRows(rows, rowsPerChunk)) {
+    const data = encodeChunk(chunk);
+    const count = chunk.sortKeys.length;
+    if (data.length <= maxBytes || count === 1) encoded.push({ data, rows: count });
+    else for (const half of encodeRows([...rowsOf(chunk)], Math.ceil(count / 2), maxBytes)) encoded.push(half);
+  }
+  return encoded;
+}
+
 export const encodeChunk = (chunk: DigestChunk): Uint8Array =>
   gzipSync(JSON.stringify({ format: FORMAT, ...chunk }), { level: 6 });
 

@@ -17,16 +17,22 @@ export interface UserStatusReader {
     orgId: string,
     filters: readonly UserFilter[],
     window: { offset: number; limit: number; fields: readonly UserField[] },
-  ): Promise<{ records: Array<Partial<UserRecord>>; total: number; consumedReadUnits?: number }>;
+  ): Promise<{
+    records: Array<Partial<UserRecord>>;
+    total: number;
+    consumedReadUnits?: number;
+    /** Which index or digest answered, when the reader says. */
+    accessPath?: string;
+  }>;
 }
 
 /**
  * Primary course: find the page of matching records, then shape each to the requested keys.
- * `onRead` hears what the read cost (read units, when the reader knows them, and matches).
+ * `onRead` hears what the read cost (read units and the access path, when the reader knows them, and matches).
  */
 export function queryUserStatus(deps: {
   users: UserStatusReader;
-  onRead?: (read: { consumedReadUnits?: number; total: number }) => void;
+  onRead?: (read: { consumedReadUnits?: number; total: number; accessPath?: string }) => void;
 }) {
   return async (orgId: string, query: UserStatusQuery): Promise<UserStatusPage> => {
     const page = await deps.users.findPage(orgId, query.filters, {
@@ -34,7 +40,7 @@ export function queryUserStatus(deps: {
       limit: query.limit,
       fields: query.resultKeys,
     });
-    deps.onRead?.({ consumedReadUnits: page.consumedReadUnits, total: page.total });
+    deps.onRead?.({ consumedReadUnits: page.consumedReadUnits, total: page.total, accessPath: page.accessPath });
     return {
       results: page.records.map((record) => selectFields(record, query.resultKeys)),
       pagination: { limit: query.limit, offset: query.offset, total: page.total },

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
@@ -13,6 +14,7 @@ import {
   decodeChunk,
   digestRowOf,
   encodeChunk,
+  encodeRows,
   findInDigest,
   rowsOf,
   sortRows,
@@ -76,6 +78,20 @@ describe('the user digest', () => {
       values: Object.fromEntries(Object.entries(row.values).filter(([, value]) => value !== undefined)),
     }));
     expect(decoded).toEqual(withoutMissing);
+  });
+
+  it('halves a chunk whose encoding is too large for one item, keeping every row in order', () => {
+    const longIds = sortRows(
+      Array.from({ length: 40 }, (_, n) => digestRowOf(user(n, { id: `${n}-${randomBytes(150).toString('hex')}` }))),
+    );
+
+    const encoded = encodeRows(longIds, 40, 4_000);
+
+    expect(encoded.length).toBeGreaterThan(1);
+    expect(encoded.every((chunk) => chunk.data.length <= 4_000)).toBe(true);
+    const sortKeys = encoded.flatMap((chunk) => decodeChunk(chunk.data).sortKeys);
+    expect(sortKeys).toEqual(longIds.map((row) => row.sortKey));
+    expect(encoded.map((chunk) => chunk.rows).reduce((a, b) => a + b)).toBe(40);
   });
 
   it('counts every match across chunks and returns the ids of the window, in order', () => {
