@@ -73,8 +73,21 @@ describe('the user digest on DynamoDB Local', () => {
   it('stays exact when imports of one organization run at the same time: the last one out rebuilds it', async () => {
     const orgId = uniqueOrg('digest-parallel');
     const batches = [usersOf(orgId, 200, 3), usersOf(orgId, 200, 4), usersOf(orgId, 200, 5)];
+    // Each import reads its first line once it has registered; none writes before all three have.
+    let registered = 0;
+    let allRegistered!: () => void;
+    const overlapping = new Promise<void>((resolve) => (allRegistered = resolve));
+    async function* afterAllRegistered(records: readonly UserRecord[]): AsyncIterable<string> {
+      if (++registered === batches.length) allRegistered();
+      await overlapping;
+      yield* linesOf(records);
+    }
 
-    const outcomes = await Promise.all(batches.map((batch) => importUsers(orgId, batch)));
+    const outcomes = await Promise.all(
+      batches.map((batch) =>
+        importUserLines({ lines: afterAllRegistered(batch), orgId, documents, tableName: tableName() }),
+      ),
+    );
 
     expect(outcomes.map((counts) => counts.imported)).toEqual([200, 200, 200]);
     // Overlapping imports cannot merge (each misses the others' records): one of them rebuilds.

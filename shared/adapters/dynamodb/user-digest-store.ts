@@ -62,6 +62,9 @@ const BATCH_GET_ATTEMPTS = 6;
 /** Rows a warm function keeps decoded, over all organizations (a million rows are ~100 MB). */
 const CACHED_ROWS = 2_000_000;
 
+export type DigestLoad =
+  { kind: 'exact'; chunks: DigestChunk[]; consumedReadUnits: number } | { kind: 'stale' } | { kind: 'none' };
+
 export type DigestFinish = 'merged' | 'rebuilt' | 'left to the writers still at work' | 'changed meanwhile';
 
 export interface UserDigestStoreOptions {
@@ -89,8 +92,11 @@ export class DynamoDbUserDigestStore {
     this.now = options.now ?? Date.now;
   }
 
-  /** The organization's digest when it is exact, else `undefined` (the reader then uses `byStatus`). */
-  async load(orgId: string): Promise<{ chunks: DigestChunk[]; consumedReadUnits: number } | undefined> {
+  /**
+   * The organization's digest when it is exact; `stale` while a writer is at work or after one
+   * stopped; `none` when no writer of this release has ever touched the organization.
+   */
+  async load(orgId: string): Promise<DigestLoad> {
     const output = await this.documents.send(
       new GetCommand({
         TableName: this.tableName,
@@ -101,20 +107,21 @@ export class DynamoDbUserDigestStore {
     );
     let consumedReadUnits = output.ConsumedCapacity?.CapacityUnits ?? 0;
     const state = output.Item as DigestState | undefined;
-    const pointer = state?.digest;
-    if (!pointer || pointer.version !== (state.version ?? 0)) return undefined;
+    if (!state) return { kind: 'none' };
+    const pointer = state.digest;
+    if (!pointer || pointer.version !== (state.version ?? 0)) return { kind: 'stale' };
     const cached = cache.get(orgId);
     if (cached?.generation === pointer.generation) {
       cache.delete(orgId);
       cache.set(orgId, cached);
-      return { chunks: cached.chunks, consumedReadUnits };
+      return { kind: 'exact', chunks: cached.chunks, consumedReadUnits };
     }
     const read = await this.readChunks(orgId, pointer);
     consumedReadUnits += read.consumedReadUnits;
     // A chunk deleted by a newer commit while it was read: this query uses the index instead.
-    if (!read.chunks) return undefined;
+    if (!read.chunks) return { kind: 'stale' };
     remember(orgId, { generation: pointer.generation, chunks: read.chunks, rows: pointer.rows });
-    return { chunks: read.chunks, consumedReadUnits };
+    return { kind: 'exact', chunks: read.chunks, consumedReadUnits };
   }
 
   /** Registers a writer; its `finish` keeps the digest exact. */

@@ -19,7 +19,7 @@ import {
   USER_STATUS_INDEX_FIELDS,
   userKey,
 } from './user-items.ts';
-import { DIGEST_FILTER_FIELDS, findInDigest } from './user-digest.ts';
+import { DIGEST_FILTER_FIELDS, findInDigest, type DigestChunk } from './user-digest.ts';
 import { DynamoDbUserDigestStore } from './user-digest-store.ts';
 
 /**
@@ -70,6 +70,7 @@ export function planUserQuery(
   orgId: string,
   filters: readonly UserFilter[],
   fields: readonly UserField[],
+  options: { statusIndex?: boolean } = {},
 ): UserQueryPlan {
   const expression = new ExpressionBuilder();
   const idFilter = singleValue(filters, 'id');
@@ -83,7 +84,12 @@ export function planUserQuery(
   let consumed: UserFilter[] = [];
   let empty = false;
   let partitions: string[] | undefined;
-  if (!idFilter && !emailFilter && filters.every((filter) => STATUS_INDEX_FILTER_FIELDS.has(filter.field))) {
+  if (
+    options.statusIndex !== false &&
+    !idFilter &&
+    !emailFilter &&
+    filters.every((filter) => STATUS_INDEX_FILTER_FIELDS.has(filter.field))
+  ) {
     const statusFilter = filters.find(
       (f): f is Extract<UserFilter, { kind: 'equals' }> => f.kind === 'equals' && f.field === 'registration_status',
     );
@@ -306,11 +312,15 @@ export class DynamoDbUserStatusReader implements UserStatusReader {
     filters: readonly UserFilter[],
     window: { offset: number; limit: number; fields: readonly UserField[] },
   ): Promise<UserStatusPageRead> {
-    const plan = planUserQuery(this.tableName, orgId, filters, window.fields);
+    let plan = planUserQuery(this.tableName, orgId, filters, window.fields);
     if (plan.empty) return { records: [], total: 0, consumedReadUnits: 0, accessPath: 'none' };
     if (this.digests && filters.every((filter) => DIGEST_FILTER_FIELDS.has(filter.field))) {
-      const page = await this.findPageInDigest(orgId, filters, window);
-      if (page) return page;
+      const digest = await this.digests.load(orgId);
+      if (digest.kind === 'exact') return this.findPageInDigest(orgId, filters, window, digest);
+      // No writer of this release has touched the organization: records stored before `byStatus`
+      // may lack its key until users:reindex, so the complete byCreatedAt index answers.
+      if (digest.kind === 'none')
+        plan = planUserQuery(this.tableName, orgId, filters, window.fields, { statusIndex: false });
     }
     if (plan.partitions) return this.findPageAcrossPartitions(orgId, plan, plan.partitions, window);
 
@@ -343,14 +353,13 @@ export class DynamoDbUserStatusReader implements UserStatusReader {
     return { records, total, consumedReadUnits, accessPath };
   }
 
-  /** The page from the organization's digest, or `undefined` when it has no exact digest now. */
+  /** The page from the organization's exact digest. */
   private async findPageInDigest(
     orgId: string,
     filters: readonly UserFilter[],
     window: { offset: number; limit: number; fields: readonly UserField[] },
-  ): Promise<UserStatusPageRead | undefined> {
-    const digest = await this.digests!.load(orgId);
-    if (!digest) return undefined;
+    digest: { chunks: readonly DigestChunk[]; consumedReadUnits: number },
+  ): Promise<UserStatusPageRead> {
     const createdAt = filters.find((filter) => filter.field === 'created_at');
     const range = createdAt?.kind === 'range' ? createdAtKeyRange(createdAt.bounds) : {};
     const found = findInDigest(

@@ -200,6 +200,15 @@ describe('DynamoDbUserStatusReader on the digest', () => {
     expect(documentsMock).toHaveReceivedCommandWith(QueryCommand, { IndexName: 'byStatus' });
   });
 
+  it('reads byCreatedAt for an organization no writer of this release has touched (records may lack statusPk)', async () => {
+    documentsMock.on(GetCommand).resolves({});
+
+    const page = await reader().findPage('digest-e', [germany], { offset: 0, limit: 3, fields: ['id'] });
+
+    expect(page.accessPath).toBe('byCreatedAt');
+    expect(documentsMock).toHaveReceivedCommandWith(QueryCommand, { IndexName: 'byCreatedAt' });
+  });
+
   it('never reads the digest for a filter it does not carry', async () => {
     documentsMock.on(GetCommand).resolves(digestState('digest-d', 1, 1));
 

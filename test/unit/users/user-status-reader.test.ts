@@ -169,8 +169,8 @@ describe('DynamoDbUserStatusReader.findPage', () => {
 describe('DynamoDbUserStatusReader.findPage on byStatus', () => {
   beforeEach(() => {
     documentsMock.reset();
-    // The organization has no user digest (never built, or stale): byStatus answers.
-    documentsMock.on(GetCommand).resolves({});
+    // The organization's user digest is stale (an import at work): byStatus answers.
+    documentsMock.on(GetCommand).resolves({ Item: { version: 2, writers: { 'import-1': Date.now() + 60_000 } } });
   });
 
   const pending: UserFilter = { kind: 'equals', field: 'registration_status', values: ['For Review', 'Referred'] };
