@@ -179,28 +179,12 @@ export class DynamoDbUserDigestStore {
     if (Object.keys(state.writers ?? {}).length > expired.length) return 'left to the writers still at work';
     for (const [writerId, until] of expired) await this.removeWriter(orgId, writerId, until);
     const rows = await this.readUserRows(orgId);
-    const pointer = await this.writeDigest(orgId, state.version ?? 0, sortRows(rows));
-    try {
-      await this.documents.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: stateKey(orgId),
-          UpdateExpression: 'SET digest = :digest, version = if_not_exists(version, :zero)',
-          ConditionExpression: `${state.version === undefined ? 'attribute_not_exists(version)' : 'version = :version'} AND size(writers) = :zero`,
-          ExpressionAttributeValues: {
-            ':digest': pointer,
-            ':zero': 0,
-            ...(state.version === undefined ? {} : { ':version': state.version }),
-          },
-        }),
-      );
-    } catch (error) {
-      await this.deleteChunks(orgId, pointer);
-      if ((error as Error).name === 'ConditionalCheckFailedException') return 'changed meanwhile';
-      throw error;
-    }
-    if (state.digest) await this.deleteChunks(orgId, state.digest);
-    return 'rebuilt';
+    const committed = await this.commitDigest(orgId, rows, state.version ?? 0, state.digest, {
+      UpdateExpression: 'SET digest = :digest, version = if_not_exists(version, :zero)',
+      ConditionExpression: `${state.version === undefined ? 'attribute_not_exists(version)' : 'version = :version'} AND size(writers) = :zero`,
+      ExpressionAttributeValues: { ':zero': 0, ...(state.version === undefined ? {} : { ':version': state.version }) },
+    });
+    return committed ? 'rebuilt' : 'changed meanwhile';
   }
 
   /** @internal The session's ending: commit its merge if it was alone on an exact base, else release. */
@@ -211,24 +195,13 @@ export class DynamoDbUserDigestStore {
       if (baseRows) {
         const merged = baseRows.filter((row) => !staged.has(splitCreatedAtSortKey(row.sortKey).id));
         for (const row of staged.values()) merged.push(row);
-        const pointer = await this.writeDigest(orgId, version, sortRows(merged));
-        try {
-          await this.documents.send(
-            new UpdateCommand({
-              TableName: this.tableName,
-              Key: stateKey(orgId),
-              UpdateExpression: 'SET digest = :digest REMOVE writers.#me',
-              ConditionExpression: 'version = :version AND attribute_exists(writers.#me) AND size(writers) = :one',
-              ExpressionAttributeNames: { '#me': writerId },
-              ExpressionAttributeValues: { ':digest': pointer, ':version': version, ':one': 1 },
-            }),
-          );
-          if (base !== 'empty') await this.deleteChunks(orgId, base);
-          return 'merged';
-        } catch (error) {
-          await this.deleteChunks(orgId, pointer);
-          if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-        }
+        const committed = await this.commitDigest(orgId, merged, version, base === 'empty' ? undefined : base, {
+          UpdateExpression: 'SET digest = :digest REMOVE writers.#me',
+          ConditionExpression: 'version = :version AND attribute_exists(writers.#me) AND size(writers) = :one',
+          ExpressionAttributeNames: { '#me': writerId },
+          ExpressionAttributeValues: { ':version': version, ':one': 1 },
+        });
+        if (committed) return 'merged';
       }
     }
     const after = await this.documents.send(
@@ -391,6 +364,41 @@ export class DynamoDbUserDigestStore {
     const chunks = keys.map((key) => bySortKey.get(key.sk));
     if (chunks.some((chunk) => chunk === undefined)) return { chunks: undefined, consumedReadUnits };
     return { chunks: chunks as DigestChunk[], consumedReadUnits };
+  }
+
+  /**
+   * Writes `rows` as a new generation of chunks and points the state at it with `commit` (its
+   * condition decides); then deletes the chunks that lost: the previous ones, or the new ones.
+   */
+  private async commitDigest(
+    orgId: string,
+    rows: DigestRow[],
+    version: number,
+    previous: DigestPointer | undefined,
+    commit: {
+      UpdateExpression: string;
+      ConditionExpression: string;
+      ExpressionAttributeNames?: Record<string, string>;
+      ExpressionAttributeValues: Record<string, unknown>;
+    },
+  ): Promise<boolean> {
+    const pointer = await this.writeDigest(orgId, version, sortRows(rows));
+    try {
+      await this.documents.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: stateKey(orgId),
+          ...commit,
+          ExpressionAttributeValues: { ...commit.ExpressionAttributeValues, ':digest': pointer },
+        }),
+      );
+    } catch (error) {
+      await this.deleteChunks(orgId, pointer);
+      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+    if (previous) await this.deleteChunks(orgId, previous);
+    return true;
   }
 
   private async writeDigest(orgId: string, version: number, rows: readonly DigestRow[]): Promise<DigestPointer> {
