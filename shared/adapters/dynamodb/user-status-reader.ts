@@ -57,7 +57,8 @@ const PARTITION_PLACEHOLDER = ':pk';
 
 /**
  * Picks the narrowest access path the filters allow, in the order `id` (one item), `email`
- * (the `byEmail` index), then `byStatus` when every filter is on a field it carries (the
+ * (the `byEmail` index), then `byStatus` when every filter is on a field it carries and
+ * `options.statusIndex` is not `false` (the
  * partitions of the registration statuses and age decades the filters allow, with any
  * `created_at` range as a key condition), otherwise the `byCreatedAt` index (the organization's
  * users in `created_at`, `id` order, with any `created_at` range as a key condition). Every other
@@ -294,7 +295,9 @@ export interface UserStatusReaderOptions {
  * so `total` is exact without transferring records nobody asked for. On `byStatus`, every
  * partition is read in parallel the same way, keeping only the sort keys of its first
  * `offset + limit` matches; the merged keys give the page, whose records alone are then fetched
- * from the table with BatchGetItem, projected to the requested fields.
+ * from the table with BatchGetItem, projected to the requested fields. Queries on the digest's
+ * fields are answered from the organization's user digest while it is exact (`user-digest.ts`):
+ * the matches are counted in memory, and only the page's records are read.
  */
 export class DynamoDbUserStatusReader implements UserStatusReader {
   private readonly digests: DynamoDbUserDigestStore | undefined;
