@@ -101,6 +101,7 @@ async function main(): Promise<number> {
       tableName,
       segments: options.segments,
       resumeFrom,
+      onDigest: (orgId, outcome) => process.stderr.write(`user digest of ${orgId}: ${outcome}\n`),
       onCheckpoint: async (state) => {
         await writeFile(stateFile, JSON.stringify(state));
         if (Date.now() - lastReport >= 1_000) {

@@ -36,6 +36,8 @@ export interface ReindexUsersInput {
   resumeFrom?: ReindexState;
   /** Updates in flight per segment; default 8. */
   concurrency?: number;
+  /** After each organization's digest: its outcome (progress for the operator). */
+  onDigest?: (orgId: string, outcome: string) => void;
   /** After every page: the state to save (so an interrupted run can resume) and the counts so far. */
   onCheckpoint?: (state: Readonly<ReindexState>) => void | Promise<void>;
 }
@@ -157,6 +159,7 @@ export async function reindexUsers(input: ReindexUsersInput): Promise<ReindexCou
       outcome = await digests.rebuild(orgId);
     if (outcome === 'rebuilt') state.counts.digestsRebuilt++;
     else state.counts.digestsLeftToWriters++;
+    input.onDigest?.(orgId, outcome);
   }
   await input.onCheckpoint?.(state);
   return { ...state.counts };

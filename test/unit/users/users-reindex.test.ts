@@ -120,9 +120,20 @@ describe('reindexUsers', () => {
     documentsMock.on(ScanCommand).resolves({ Items: [stored('a'), { ...stored('b'), pk: 'ORG#zeta' }] });
     documentsMock.on(UpdateCommand).resolves({});
 
-    const counts = await reindexUsers({ documents: documents(), tableName: 'Users', segments: 1 });
+    const outcomes: Array<[string, string]> = [];
+
+    const counts = await reindexUsers({
+      documents: documents(),
+      tableName: 'Users',
+      segments: 1,
+      onDigest: (orgId, outcome) => outcomes.push([orgId, outcome]),
+    });
 
     expect(counts).toMatchObject({ digestsRebuilt: 2, digestsLeftToWriters: 0 });
+    expect(outcomes).toEqual([
+      ['acme', 'rebuilt'],
+      ['zeta', 'rebuilt'],
+    ]);
     expect(documentsMock).toHaveReceivedCommandWith(QueryCommand, {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :user)',
       ExpressionAttributeValues: { ':pk': 'ORG#zeta', ':user': 'USER#' },
