@@ -404,19 +404,26 @@ export class DynamoDbUserDigestStore {
   private async writeDigest(orgId: string, version: number, rows: readonly DigestRow[]): Promise<DigestPointer> {
     const generation = randomUUID();
     const chunks = encodeRows(rows);
-    await forEachConcurrently(
-      chunks.map((chunk, index) => ({ chunk, index })),
-      CHUNK_CONCURRENCY,
-      async ({ chunk, index }) => {
-        await this.documents.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: { ...chunkKey(orgId, generation, index), data: chunk.data, rows: chunk.rows },
-          }),
-        );
-      },
-    );
-    return { version, generation, chunks: chunks.length, rows: rows.length };
+    const pointer = { version, generation, chunks: chunks.length, rows: rows.length };
+    try {
+      await forEachConcurrently(
+        chunks.map((chunk, index) => ({ chunk, index })),
+        CHUNK_CONCURRENCY,
+        async ({ chunk, index }) => {
+          await this.documents.send(
+            new PutCommand({
+              TableName: this.tableName,
+              Item: { ...chunkKey(orgId, generation, index), data: chunk.data, rows: chunk.rows },
+            }),
+          );
+        },
+      );
+    } catch (error) {
+      // Nothing points at this generation: remove what was written of it, as far as the table lets.
+      await this.deleteChunks(orgId, pointer).catch(() => undefined);
+      throw error;
+    }
+    return pointer;
   }
 
   private async deleteChunks(orgId: string, pointer: DigestPointer): Promise<void> {
@@ -485,7 +492,13 @@ export class UserDigestWriteSession {
         'the user digest lease expired while writing; run users:reindex to rebuild the digest',
       );
     }
-    return this.store.finishWrite(this, this.staged);
+    try {
+      return await this.store.finishWrite(this, this.staged);
+    } catch (error) {
+      // Leave at once rather than hold the lease until it expires; the digest stays stale.
+      await this.store.abandonWrite(this.orgId, this.writerId).catch(() => undefined);
+      throw error;
+    }
   }
 
   async abandon(): Promise<void> {

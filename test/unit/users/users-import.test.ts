@@ -229,6 +229,24 @@ describe('importUserLines', () => {
     ]);
   });
 
+  it('stops with ImportAbortedError when the digest cannot be written, and leaves the writers at once', async () => {
+    documentsMock.on(BatchWriteCommand).resolves({});
+    documentsMock.on(PutCommand).rejects(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' }));
+
+    const importing = importUserLines({
+      lines: linesOf([user('u-1')]),
+      orgId: 'acme',
+      documents: documents(),
+      tableName: 'Users',
+    });
+
+    await expect(importing).rejects.toMatchObject({ name: 'ImportAbortedError', counts: { imported: 1 } });
+    expect(documentsMock).toHaveReceivedCommandWith(UpdateCommand, {
+      Key: { pk: 'ORG#acme', sk: 'USERDIGEST' },
+      UpdateExpression: 'REMOVE writers.#me',
+    });
+  });
+
   it('stops with ImportAbortedError, saying how far it got, when the table cannot be written', async () => {
     documentsMock
       .on(BatchWriteCommand)
