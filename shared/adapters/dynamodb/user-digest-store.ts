@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import {
-  BatchGetCommand,
   DeleteCommand,
   GetCommand,
   PutCommand,
@@ -19,6 +18,7 @@ import {
   type DigestChunk,
   type DigestRow,
 } from './user-digest.ts';
+import { batchGetItems, mapConcurrently } from './batch-get-items.ts';
 import { splitCreatedAtSortKey } from './user-items.ts';
 import { organizationPartition } from './keys.ts';
 
@@ -58,7 +58,6 @@ export const DIGEST_LEASE_MS = 10 * 60_000;
 /** Chunks read or written at once. A BatchGetItem answers at most 16 MB, and a chunk stays under 400 KB. */
 const CHUNK_CONCURRENCY = 8;
 const CHUNKS_PER_BATCH_GET = 30;
-const BATCH_GET_ATTEMPTS = 6;
 /** Rows a warm function keeps decoded, over all organizations (a million rows are ~100 MB). */
 const CACHED_ROWS = 2_000_000;
 
@@ -339,28 +338,11 @@ export class DynamoDbUserDigestStore {
     pointer: DigestPointer,
   ): Promise<{ chunks: DigestChunk[] | undefined; consumedReadUnits: number }> {
     const keys = Array.from({ length: pointer.chunks }, (_, i) => chunkKey(orgId, pointer.generation, i));
-    const batches: Array<typeof keys> = [];
-    for (let start = 0; start < keys.length; start += CHUNKS_PER_BATCH_GET)
-      batches.push(keys.slice(start, start + CHUNKS_PER_BATCH_GET));
-    const bySortKey = new Map<string, DigestChunk>();
-    let consumedReadUnits = 0;
-    await forEachConcurrently(batches, CHUNK_CONCURRENCY, async (batch) => {
-      let pending: Array<Record<string, unknown>> = batch;
-      for (let attempt = 1; pending.length > 0; attempt++) {
-        if (attempt > BATCH_GET_ATTEMPTS) throw new Error(`${pending.length} digest chunk(s) still unprocessed`);
-        if (attempt > 1) await sleep(Math.min(1_000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2));
-        const output = await this.documents.send(
-          new BatchGetCommand({
-            RequestItems: { [this.tableName]: { Keys: pending } },
-            ReturnConsumedCapacity: 'TOTAL',
-          }),
-        );
-        consumedReadUnits += (output.ConsumedCapacity ?? []).reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
-        for (const item of output.Responses?.[this.tableName] ?? [])
-          bySortKey.set(item.sk as string, decodeChunk(item.data as Uint8Array));
-        pending = output.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-      }
+    const { items, consumedReadUnits } = await batchGetItems(this.documents, this.tableName, keys, {
+      keysPerCall: CHUNKS_PER_BATCH_GET,
+      concurrency: CHUNK_CONCURRENCY,
     });
+    const bySortKey = new Map(items.map((item) => [item.sk as string, decodeChunk(item.data as Uint8Array)]));
     const chunks = keys.map((key) => bySortKey.get(key.sk));
     if (chunks.some((chunk) => chunk === undefined)) return { chunks: undefined, consumedReadUnits };
     return { chunks: chunks as DigestChunk[], consumedReadUnits };
@@ -406,7 +388,7 @@ export class DynamoDbUserDigestStore {
     const chunks = encodeRows(rows);
     const pointer = { version, generation, chunks: chunks.length, rows: rows.length };
     try {
-      await forEachConcurrently(
+      await mapConcurrently(
         chunks.map((chunk, index) => ({ chunk, index })),
         CHUNK_CONCURRENCY,
         async ({ chunk, index }) => {
@@ -427,7 +409,7 @@ export class DynamoDbUserDigestStore {
   }
 
   private async deleteChunks(orgId: string, pointer: DigestPointer): Promise<void> {
-    await forEachConcurrently(
+    await mapConcurrently(
       Array.from({ length: pointer.chunks }, (_, i) => i),
       CHUNK_CONCURRENCY,
       async (index) => {
@@ -523,13 +505,3 @@ function remember(orgId: string, entry: { generation: string; chunks: DigestChun
     rows -= cached.rows;
   }
 }
-
-async function forEachConcurrently<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>) {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

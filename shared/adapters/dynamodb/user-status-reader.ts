@@ -1,5 +1,4 @@
 import {
-  BatchGetCommand,
   QueryCommand,
   type DynamoDBDocumentClient,
   type QueryCommandInput,
@@ -19,6 +18,7 @@ import {
   USER_STATUS_INDEX_FIELDS,
   userKey,
 } from './user-items.ts';
+import { batchGetItems, mapConcurrently } from './batch-get-items.ts';
 import { DIGEST_FILTER_FIELDS, findInDigest, type DigestChunk } from './user-digest.ts';
 import { DynamoDbUserDigestStore } from './user-digest-store.ts';
 
@@ -270,9 +270,6 @@ class ExpressionBuilder {
 
 /** Partitions of `byStatus` read at once per query. */
 const PARTITION_CONCURRENCY = 8;
-/** BatchGetItem takes at most 100 keys. */
-const MAX_BATCH_GET = 100;
-const BATCH_GET_ATTEMPTS = 6;
 
 export interface UserStatusPageRead {
   records: Array<Partial<UserRecord>>;
@@ -432,43 +429,13 @@ export class DynamoDbUserStatusReader implements UserStatusReader {
     ids: readonly string[],
     fields: readonly UserField[],
   ): Promise<{ byId: Map<string, UserRecord>; consumedReadUnits: number }> {
-    const byId = new Map<string, UserRecord>();
-    let consumedReadUnits = 0;
-    const names = Object.fromEntries(
-      [...new Set<string>(['id', ...fields])].map((field, index) => [`#f${index}`, field]),
+    const { items, consumedReadUnits } = await batchGetItems(
+      this.documents,
+      this.tableName,
+      ids.map((id) => userKey(orgId, id)),
+      { concurrency: PARTITION_CONCURRENCY, attributes: [...new Set<string>(['id', ...fields])] },
     );
-    const batches: string[][] = [];
-    for (let start = 0; start < ids.length; start += MAX_BATCH_GET)
-      batches.push(ids.slice(start, start + MAX_BATCH_GET));
-    await mapConcurrently(batches, PARTITION_CONCURRENCY, async (batch) => {
-      let keys: Array<Record<string, unknown>> = batch.map((id) => userKey(orgId, id));
-      for (let attempt = 1; keys.length > 0; attempt++) {
-        if (attempt > BATCH_GET_ATTEMPTS) {
-          throw Object.assign(new Error(`${keys.length} user record(s) still unprocessed by BatchGetItem`), {
-            name: 'ProvisionedThroughputExceededException',
-          });
-        }
-        if (attempt > 1) await sleep(Math.min(1_000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2));
-        const output = await this.documents.send(
-          new BatchGetCommand({
-            RequestItems: {
-              [this.tableName]: {
-                Keys: keys,
-                ProjectionExpression: Object.keys(names).join(', '),
-                ExpressionAttributeNames: names,
-              },
-            },
-            ReturnConsumedCapacity: 'TOTAL',
-          }),
-        );
-        consumedReadUnits += (output.ConsumedCapacity ?? []).reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
-        for (const item of output.Responses?.[this.tableName] ?? []) {
-          const record = fromUserItem(item);
-          byId.set(record.id, record);
-        }
-        keys = output.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-      }
-    });
+    const byId = new Map(items.map((item) => fromUserItem(item)).map((record) => [record.id, record]));
     return { byId, consumedReadUnits };
   }
 
@@ -476,26 +443,6 @@ export class DynamoDbUserStatusReader implements UserStatusReader {
     return this.documents.send(new QueryCommand({ ...input, ReturnConsumedCapacity: 'TOTAL' }));
   }
 }
-
-/** `work` on every item, at most `concurrency` at once; results in input order. */
-async function mapConcurrently<T, R>(
-  items: readonly T[],
-  concurrency: number,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Without a projection, only the names the key and filter expressions still use may be sent. */
 function countNames(plan: UserQueryPlan): Record<string, string> | undefined {
