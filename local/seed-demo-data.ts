@@ -1,9 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { usersTable } from '../lib/table-definitions.ts';
-import { UserBatchWriter } from '../shared/adapters/dynamodb/user-batch-writer.ts';
-import { DynamoDbUserDigestStore } from '../shared/adapters/dynamodb/user-digest-store.ts';
-import { toUserItem } from '../shared/adapters/dynamodb/user-items.ts';
+import { UserRecordWriter } from '../shared/adapters/dynamodb/user-record-writer.ts';
 import { parseUserRecord } from '../shared/domain/users/user-record-schema.ts';
 import type { UserRecord } from '../shared/domain/users/user-record.ts';
 import { DEMO_ORG_ID, generateDemoUsers, WELL_KNOWN_DEMO_USERS } from './demo-users.ts';
@@ -54,21 +52,18 @@ export async function seedUsers({
   orgId = DEMO_ORG_ID,
   users = generateDemoUsers({ orgId }),
 }: SeedUsersInput): Promise<{ written: number }> {
-  const digest = await new DynamoDbUserDigestStore(documents, tableName).beginWrite(orgId);
-  const writer = new UserBatchWriter<string>({ documents, tableName });
+  const writer = await UserRecordWriter.open<string>({ documents, tableName, orgId });
   try {
     for (const user of users) {
       // The same validation and normalisation as `npm run users:import`.
       const parsed = parseUserRecord(orgId, user);
       if (!parsed.success) throw new Error(`demo user ${user.id} is invalid: ${parsed.problems.join('; ')}`);
-      await writer.put(toUserItem(orgId, parsed.record), user.id);
-      digest.put(parsed.record);
+      await writer.put(parsed.record, user.id);
     }
-    await writer.close();
   } catch (error) {
-    await digest.abandon();
+    await writer.abandon();
     throw error;
   }
-  await digest.finish();
+  await writer.close();
   return { written: users.length };
 }

@@ -2,9 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { usersTable } from '../../lib/table-definitions.ts';
 import { generateDemoUsers } from '../../local/demo-users.ts';
-import { UserBatchWriter } from '../../shared/adapters/dynamodb/user-batch-writer.ts';
-import { DynamoDbUserDigestStore, forgetCachedDigests } from '../../shared/adapters/dynamodb/user-digest-store.ts';
-import { toUserItem } from '../../shared/adapters/dynamodb/user-items.ts';
+import { forgetCachedDigests } from '../../shared/adapters/dynamodb/user-digest-store.ts';
+import { UserRecordWriter } from '../../shared/adapters/dynamodb/user-record-writer.ts';
 import { DynamoDbUserStatusReader } from '../../shared/adapters/dynamodb/user-status-reader.ts';
 import { parseUserRecord } from '../../shared/domain/users/user-record-schema.ts';
 import { userStatusRequestSchema } from '../../shared/http/schemas/user-status-schemas.ts';
@@ -234,8 +233,7 @@ async function seedOrganization(
   orgId: string,
   progress: (written: number) => void,
 ): Promise<void> {
-  const digest = await new DynamoDbUserDigestStore(documents, tableName).beginWrite(orgId);
-  const writer = new UserBatchWriter<number>({ documents, tableName, concurrency: 8 });
+  const writer = await UserRecordWriter.open<number>({ documents, tableName, orgId, concurrency: 8 });
   for (let start = 0; start < USERS; start += CHUNK) {
     const users = generateDemoUsers({
       orgId,
@@ -246,12 +244,10 @@ async function seedOrganization(
     for (const [offset, user] of users.entries()) {
       const parsed = parseUserRecord(orgId, { ...user, id: `bench-${String(start + offset).padStart(7, '0')}` });
       if (!parsed.success) throw new Error(`generated user ${user.id} is invalid: ${parsed.problems.join('; ')}`);
-      await writer.put(toUserItem(orgId, parsed.record), start + offset);
-      digest.put(parsed.record);
+      await writer.put(parsed.record, start + offset);
     }
     if (USERS > CHUNK) progress(Math.min(start + CHUNK, USERS));
   }
-  await writer.close();
-  const outcome = await digest.finish();
+  const outcome = await writer.close();
   if (outcome !== 'merged') throw new Error(`the user digest was not merged but ${outcome}`);
 }

@@ -1,10 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { UserBatchWriter, type UserBatchWriterOptions } from '../../shared/adapters/dynamodb/user-batch-writer.ts';
-import {
-  DigestLeaseLostError,
-  DynamoDbUserDigestStore,
-  type DigestFinish,
-} from '../../shared/adapters/dynamodb/user-digest-store.ts';
+import type { UserBatchWriterOptions } from '../../shared/adapters/dynamodb/user-batch-writer.ts';
+import type { DigestFinish } from '../../shared/adapters/dynamodb/user-digest-store.ts';
+import { UserRecordWriter } from '../../shared/adapters/dynamodb/user-record-writer.ts';
 import { parseUserLine } from './user-line.ts';
 
 export interface ImportCounts {
@@ -59,36 +56,31 @@ export async function importUserLines(input: ImportUserLinesInput): Promise<Impo
   const counts: ImportCounts = { lines: 0, imported: 0, rejected: 0, duplicateIds: 0 };
   const progress = () => input.onProgress?.(counts);
   const seenIds = new Set<string>();
-  const idOfLine = new Map<number, string>();
-  const lastLineOfId = new Map<string, number>();
   // Take the lines' iterator first: a readline interface drops the lines it reads before then.
   const lines = input.lines[Symbol.asyncIterator]();
-  let digest;
+  let writer: UserRecordWriter<number>;
   try {
-    digest = await new DynamoDbUserDigestStore(input.documents, input.tableName).beginWrite(input.orgId);
+    writer = await UserRecordWriter.open<number>({
+      ...input.writer,
+      documents: input.documents,
+      tableName: input.tableName,
+      orgId: input.orgId,
+      onWritten: (lineNumbers) => {
+        counts.imported += lineNumbers.length;
+        progress();
+      },
+      onSuperseded: () => {
+        counts.imported++;
+      },
+      onRefused: (lineNumber, reason) => {
+        counts.rejected++;
+        input.onRejected?.({ lineNumber, problems: [`refused by DynamoDB: ${reason}`] });
+        progress();
+      },
+    });
   } catch (error) {
     throw new ImportAbortedError({ ...counts }, { cause: error });
   }
-  const writer = new UserBatchWriter<number>({
-    ...input.writer,
-    documents: input.documents,
-    tableName: input.tableName,
-    onWritten: (lineNumbers) => {
-      counts.imported += lineNumbers.length;
-      progress();
-    },
-    onSuperseded: () => {
-      counts.imported++;
-    },
-    onRefused: (lineNumber, reason) => {
-      const id = idOfLine.get(lineNumber)!;
-      // Unless a later line of the same id replaced it in the digest.
-      if (lastLineOfId.get(id) === lineNumber) digest.refused(id);
-      counts.rejected++;
-      input.onRejected?.({ lineNumber, problems: [`refused by DynamoDB: ${reason}`] });
-      progress();
-    },
-  });
 
   try {
     for await (const line of { [Symbol.asyncIterator]: () => lines }) {
@@ -100,23 +92,16 @@ export async function importUserLines(input: ImportUserLinesInput): Promise<Impo
       } else if (parsed.kind === 'valid') {
         if (seenIds.has(parsed.record.id)) counts.duplicateIds++;
         seenIds.add(parsed.record.id);
-        if (!digest.holdsLease) throw new DigestLeaseLostError('the user digest lease expired (paused for too long)');
-        idOfLine.set(lineNumber, parsed.record.id);
-        lastLineOfId.set(parsed.record.id, lineNumber);
-        digest.put(parsed.record);
-        await writer.put(parsed.item, lineNumber);
+        await writer.put(parsed.record, lineNumber, parsed.item);
       }
       progress();
     }
-    await writer.close();
   } catch (error) {
-    // Let the batches already sent finish, so the counts say what is stored.
-    await writer.close().catch(() => undefined);
-    await digest.abandon().catch(() => undefined);
+    await writer.abandon();
     throw new ImportAbortedError({ ...counts }, { cause: error });
   }
   try {
-    counts.digest = await digest.finish();
+    counts.digest = await writer.close();
   } catch (error) {
     throw new ImportAbortedError({ ...counts }, { cause: error });
   }

@@ -192,6 +192,34 @@ describe('importUserLines', () => {
     });
   });
 
+  it('leaves a record DynamoDB refuses out of the digest, and reports its line', async () => {
+    documentsMock
+      .on(BatchWriteCommand)
+      .callsFake((input: { RequestItems: Record<string, Array<{ PutRequest: { Item: { id: string } } }>> }) => {
+        if (input.RequestItems.Users!.some((request) => request.PutRequest.Item.id === 'u-2'))
+          throw Object.assign(new Error('Item size has exceeded the maximum allowed size'), {
+            name: 'ValidationException',
+          });
+        return {};
+      });
+    const rejected: RejectedLine[] = [];
+
+    const counts = await importUserLines({
+      lines: linesOf([user('u-1'), user('u-2'), user('u-3')]),
+      orgId: 'acme',
+      documents: documents(),
+      tableName: 'Users',
+      onRejected: (rejection) => rejected.push(rejection),
+    });
+
+    expect(counts).toMatchObject({ imported: 2, rejected: 1, digest: 'merged' });
+    expect(rejected).toEqual([
+      { lineNumber: 2, problems: [expect.stringMatching(/^refused by DynamoDB: ValidationException/)] },
+    ]);
+    const chunk = decodeChunk(documentsMock.commandCalls(PutCommand)[0]!.args[0].input.Item!.data);
+    expect(chunk.sortKeys).toEqual(['2024-01-01T00:00:00.000Z#u-1', '2024-01-01T00:00:00.000Z#u-3']);
+  });
+
   it('writes 25 records per batch', async () => {
     documentsMock.on(BatchWriteCommand).resolves({});
     const lines = Array.from({ length: 60 }, (_, i) => user(`u-${i}`));
