@@ -171,6 +171,42 @@ export function CursorPager(props: {
 }
 
 /**
+ * A list as a table: a scrollable, focusable region named `label`, one column header per entry
+ * of `columns`, `busy` while it loads, and `empty` (when given) as a row across every column.
+ */
+export function DataTable(props: {
+  label: string;
+  columns: readonly string[];
+  busy: boolean;
+  empty?: ComponentChildren;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="table-wrap" tabIndex={0} role="region" aria-label={props.label}>
+      <table>
+        <thead>
+          <tr>
+            {props.columns.map((column) => (
+              <th scope="col" key={column}>
+                {column}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody aria-busy={props.busy ? 'true' : 'false'}>
+          {props.empty ? (
+            <tr>
+              <td colSpan={props.columns.length}>{props.empty}</td>
+            </tr>
+          ) : null}
+          {props.children}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
  * A form's submission state: `run` marks it busy, clears the last error, and keeps what the
  * action throws (the contract's error, shown by the form) until the next run.
  */

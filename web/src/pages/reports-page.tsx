@@ -3,6 +3,7 @@ import { ConflictError, type CompleteReportJob, type ReportJob, type ReportJobPa
 import { api } from '../api.ts';
 import {
   CursorPager,
+  DataTable,
   ErrorNotice,
   fieldErrors,
   formatBytes,
@@ -223,49 +224,36 @@ function RecentJobs(props: {
         </button>
       </form>
       <ErrorNotice error={error} context="The reports could not be listed" />
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Recent reports">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">User</th>
-              <th scope="col">Status</th>
-              <th scope="col">Requested</th>
-              <th scope="col">Size</th>
-              <th scope="col">PDF</th>
-            </tr>
-          </thead>
-          <tbody aria-busy={loading ? 'true' : 'false'}>
-            {page?.results.length === 0 ? (
-              <tr>
-                <td colSpan={5}>No reports yet.</td>
-              </tr>
-            ) : null}
-            {page?.results.map((job) => (
-              <tr key={job.jobId} data-job-id={job.jobId}>
-                <td data-label="User">{job.userId}</td>
-                <td data-label="Status">
-                  <span class={`badge status-${job.status.toLowerCase()}`}>{job.status}</span>
-                  {job.status === 'FAILED' ? ` (${job.errorCode})` : ''}
-                </td>
-                <td data-label="Requested">{formatInstant(job.createdAt)}</td>
-                <td data-label="Size">{job.status === 'COMPLETE' ? formatBytes(job.sizeBytes) : ''}</td>
-                <td data-label="PDF">
-                  {job.status === 'COMPLETE' ? (
-                    <button
-                      type="button"
-                      aria-label={`Download the report of ${job.userId} requested ${formatInstant(job.createdAt)}`}
-                      disabled={props.downloading !== undefined}
-                      onClick={() => props.onDownload(job)}
-                    >
-                      Download
-                    </button>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Recent reports"
+        columns={['User', 'Status', 'Requested', 'Size', 'PDF']}
+        busy={loading}
+        empty={page?.results.length === 0 && 'No reports yet.'}
+      >
+        {page?.results.map((job) => (
+          <tr key={job.jobId} data-job-id={job.jobId}>
+            <td data-label="User">{job.userId}</td>
+            <td data-label="Status">
+              <span class={`badge status-${job.status.toLowerCase()}`}>{job.status}</span>
+              {job.status === 'FAILED' ? ` (${job.errorCode})` : ''}
+            </td>
+            <td data-label="Requested">{formatInstant(job.createdAt)}</td>
+            <td data-label="Size">{job.status === 'COMPLETE' ? formatBytes(job.sizeBytes) : ''}</td>
+            <td data-label="PDF">
+              {job.status === 'COMPLETE' ? (
+                <button
+                  type="button"
+                  aria-label={`Download the report of ${job.userId} requested ${formatInstant(job.createdAt)}`}
+                  disabled={props.downloading !== undefined}
+                  onClick={() => props.onDownload(job)}
+                >
+                  Download
+                </button>
+              ) : null}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       <CursorPager
         label="Report pages"
         cursors={cursors}

@@ -8,6 +8,7 @@ import type {
 import { api } from '../api.ts';
 import {
   CursorPager,
+  DataTable,
   ErrorNotice,
   fieldErrors,
   formatInstant,
@@ -127,64 +128,49 @@ export function TokensPage() {
       </div>
       <ErrorNotice error={listError} context="The tokens could not be listed" />
 
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Onboarding tokens">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">E-mail</th>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col">Token ends</th>
-              <th scope="col">Issued</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody aria-busy={loading ? 'true' : 'false'}>
-            {page?.results.length === 0 ? (
-              <tr>
-                <td colSpan={7}>No tokens{status ? ` in status ${status}` : ''}.</td>
-              </tr>
-            ) : null}
-            {page?.results.map((token) => (
-              <tr key={token.tokenId} data-token-id={token.tokenId}>
-                <td data-label="E-mail">{token.email}</td>
-                <td data-label="Name">
-                  {token.firstName} {token.lastName}
-                </td>
-                <td data-label="Status">
-                  <span class={`badge status-${token.status.toLowerCase()}`}>{token.status}</span>
-                </td>
-                <td data-label="Token ends">
-                  <code>…{token.tokenHint}</code>
-                </td>
-                <td data-label="Issued">{formatInstant(token.createdAt)}</td>
-                <td data-label="Expires">{formatInstant(token.expiresAt)}</td>
-                <td data-label="Actions" class="actions">
-                  {token.status === 'Issued' ? (
-                    <button
-                      type="button"
-                      aria-label={`Revoke the token of ${token.email}`}
-                      onClick={() => void revoke(token)}
-                    >
-                      Revoke
-                    </button>
-                  ) : null}
-                  {token.status === 'Issued' || token.status === 'Expired' ? (
-                    <button
-                      type="button"
-                      aria-label={`Resend a token to ${token.email}`}
-                      onClick={() => void resend(token)}
-                    >
-                      Resend
-                    </button>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Onboarding tokens"
+        columns={['E-mail', 'Name', 'Status', 'Token ends', 'Issued', 'Expires', 'Actions']}
+        busy={loading}
+        empty={page?.results.length === 0 && `No tokens${status ? ` in status ${status}` : ''}.`}
+      >
+        {page?.results.map((token) => (
+          <tr key={token.tokenId} data-token-id={token.tokenId}>
+            <td data-label="E-mail">{token.email}</td>
+            <td data-label="Name">
+              {token.firstName} {token.lastName}
+            </td>
+            <td data-label="Status">
+              <span class={`badge status-${token.status.toLowerCase()}`}>{token.status}</span>
+            </td>
+            <td data-label="Token ends">
+              <code>…{token.tokenHint}</code>
+            </td>
+            <td data-label="Issued">{formatInstant(token.createdAt)}</td>
+            <td data-label="Expires">{formatInstant(token.expiresAt)}</td>
+            <td data-label="Actions" class="actions">
+              {token.status === 'Issued' ? (
+                <button
+                  type="button"
+                  aria-label={`Revoke the token of ${token.email}`}
+                  onClick={() => void revoke(token)}
+                >
+                  Revoke
+                </button>
+              ) : null}
+              {token.status === 'Issued' || token.status === 'Expired' ? (
+                <button
+                  type="button"
+                  aria-label={`Resend a token to ${token.email}`}
+                  onClick={() => void resend(token)}
+                >
+                  Resend
+                </button>
+              ) : null}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       <CursorPager
         label="Token pages"
         cursors={cursors}

@@ -17,7 +17,7 @@ import {
   type UserStatusRequest,
 } from '../../../client/index.ts';
 import { api } from '../api.ts';
-import { ErrorNotice, PageHeading } from '../components.tsx';
+import { DataTable, ErrorNotice, PageHeading } from '../components.tsx';
 import { csvLine } from '../csv.ts';
 import { saveFile } from '../save-file.ts';
 
@@ -371,30 +371,17 @@ export function UsersPage() {
             </p>
           ) : null}
           <ErrorNotice error={exportError} context="The export stopped" />
-          <div class="table-wrap" tabIndex={0} role="region" aria-label="Users">
-            <table>
-              <thead>
-                <tr>
-                  {shownKeys.map((key) => (
-                    <th scope="col" key={key}>
-                      {key}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody aria-busy={loading ? 'true' : 'false'}>
-                {page.results.map((record, index) => (
-                  <tr key={`${offset + index}`}>
-                    {shownKeys.map((key) => (
-                      <td key={key} data-label={key}>
-                        {displayValue(record[key])}
-                      </td>
-                    ))}
-                  </tr>
+          <DataTable label="Users" columns={shownKeys} busy={loading}>
+            {page.results.map((record, index) => (
+              <tr key={`${offset + index}`}>
+                {shownKeys.map((key) => (
+                  <td key={key} data-label={key}>
+                    {displayValue(record[key])}
+                  </td>
                 ))}
-              </tbody>
-            </table>
-          </div>
+              </tr>
+            ))}
+          </DataTable>
           <nav class="pager" aria-label="User pages">
             <button
               type="button"

@@ -9,6 +9,7 @@ import type {
 import { api } from '../api.ts';
 import {
   CursorPager,
+  DataTable,
   ErrorNotice,
   fieldErrors,
   formatInstant,
@@ -139,91 +140,78 @@ export function WebhooksPage() {
       </div>
       <ErrorNotice error={listError} context="The endpoints could not be listed" />
 
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Webhook endpoints">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">URL</th>
-              <th scope="col">Events</th>
-              <th scope="col">State</th>
-              <th scope="col">Created</th>
-              <th scope="col">Actions</th>
+      <DataTable
+        label="Webhook endpoints"
+        columns={['URL', 'Events', 'State', 'Created', 'Actions']}
+        busy={loading}
+        empty={endpoints?.length === 0 && 'No endpoints yet.'}
+      >
+        {endpoints?.map((endpoint) => {
+          const state = states[endpoint.id] ?? (endpoint.disabled ? 'disabled' : 'active');
+          return (
+            <tr key={endpoint.id} data-endpoint-id={endpoint.id}>
+              <td data-label="URL">
+                <code>{endpoint.url}</code>
+              </td>
+              <td data-label="Events">{endpoint.events.join(', ')}</td>
+              <td data-label="State">
+                <span class={`badge status-${state === 'active' ? 'complete' : 'failed'}`}>{state}</span>
+              </td>
+              <td data-label="Created">{formatInstant(endpoint.createdAt)}</td>
+              <td data-label="Actions" class="actions">
+                {confirming === endpoint.id ? (
+                  <>
+                    <span role="alert">Delete this endpoint? Its messages stop at once.</span>
+                    <button
+                      type="button"
+                      class="danger"
+                      aria-label={`Confirm deleting ${endpoint.url}`}
+                      onClick={() => void remove(endpoint)}
+                    >
+                      Confirm delete
+                    </button>
+                    <button type="button" onClick={() => setConfirming(undefined)}>
+                      Cancel
+                    </button>
+                  </>
+                ) : (
+                  <>
+                    <button
+                      type="button"
+                      aria-label={`Send a test event to ${endpoint.url}`}
+                      onClick={() => void sendTest(endpoint)}
+                    >
+                      Send test
+                    </button>
+                    <button
+                      type="button"
+                      aria-label={`Show the deliveries of ${endpoint.url}`}
+                      aria-pressed={selected?.id === endpoint.id ? 'true' : 'false'}
+                      onClick={() => {
+                        setSelected(endpoint);
+                        setWatchUntil(0);
+                        setDeliveriesVersion((version) => version + 1);
+                      }}
+                    >
+                      Deliveries
+                    </button>
+                    <button
+                      type="button"
+                      aria-label={`Delete ${endpoint.url}`}
+                      onClick={() => {
+                        startAction();
+                        setConfirming(endpoint.id);
+                      }}
+                    >
+                      Delete
+                    </button>
+                  </>
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody aria-busy={loading ? 'true' : 'false'}>
-            {endpoints?.length === 0 ? (
-              <tr>
-                <td colSpan={5}>No endpoints yet.</td>
-              </tr>
-            ) : null}
-            {endpoints?.map((endpoint) => {
-              const state = states[endpoint.id] ?? (endpoint.disabled ? 'disabled' : 'active');
-              return (
-                <tr key={endpoint.id} data-endpoint-id={endpoint.id}>
-                  <td data-label="URL">
-                    <code>{endpoint.url}</code>
-                  </td>
-                  <td data-label="Events">{endpoint.events.join(', ')}</td>
-                  <td data-label="State">
-                    <span class={`badge status-${state === 'active' ? 'complete' : 'failed'}`}>{state}</span>
-                  </td>
-                  <td data-label="Created">{formatInstant(endpoint.createdAt)}</td>
-                  <td data-label="Actions" class="actions">
-                    {confirming === endpoint.id ? (
-                      <>
-                        <span role="alert">Delete this endpoint? Its messages stop at once.</span>
-                        <button
-                          type="button"
-                          class="danger"
-                          aria-label={`Confirm deleting ${endpoint.url}`}
-                          onClick={() => void remove(endpoint)}
-                        >
-                          Confirm delete
-                        </button>
-                        <button type="button" onClick={() => setConfirming(undefined)}>
-                          Cancel
-                        </button>
-                      </>
-                    ) : (
-                      <>
-                        <button
-                          type="button"
-                          aria-label={`Send a test event to ${endpoint.url}`}
-                          onClick={() => void sendTest(endpoint)}
-                        >
-                          Send test
-                        </button>
-                        <button
-                          type="button"
-                          aria-label={`Show the deliveries of ${endpoint.url}`}
-                          aria-pressed={selected?.id === endpoint.id ? 'true' : 'false'}
-                          onClick={() => {
-                            setSelected(endpoint);
-                            setWatchUntil(0);
-                            setDeliveriesVersion((version) => version + 1);
-                          }}
-                        >
-                          Deliveries
-                        </button>
-                        <button
-                          type="button"
-                          aria-label={`Delete ${endpoint.url}`}
-                          onClick={() => {
-                            startAction();
-                            setConfirming(endpoint.id);
-                          }}
-                        >
-                          Delete
-                        </button>
-                      </>
-                    )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+          );
+        })}
+      </DataTable>
 
       {selected ? (
         <Deliveries key={`${selected.id}-${deliveriesVersion}`} endpoint={selected} watchUntil={watchUntil} />
@@ -382,50 +370,35 @@ function Deliveries({ endpoint, watchUntil }: { endpoint: WebhookEndpoint; watch
         {pending ? <p role="status">Pending messages are read again every {DELIVERY_POLL_MS / 1000} s.</p> : null}
       </div>
       <ErrorNotice error={error} context="The deliveries could not be listed" />
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Webhook deliveries">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Status</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Last response</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last attempt</th>
-              <th scope="col">Next attempt</th>
-            </tr>
-          </thead>
-          <tbody aria-busy={loading ? 'true' : 'false'}>
-            {page?.results.length === 0 ? (
-              <tr>
-                <td colSpan={7}>No messages yet.</td>
-              </tr>
-            ) : null}
-            {page?.results.map((delivery: WebhookDelivery) => (
-              <tr key={delivery.messageId} data-message-id={delivery.messageId}>
-                <td data-label="Event">
-                  {delivery.type}
-                  <br />
-                  <code class="hash">{delivery.messageId}</code>
-                </td>
-                <td data-label="Status">
-                  <span
-                    class={`badge status-${delivery.status === 'delivered' ? 'complete' : delivery.status}`}
-                    data-testid="delivery-status"
-                  >
-                    {delivery.status}
-                  </span>
-                </td>
-                <td data-label="Attempts">{delivery.attempts}</td>
-                <td data-label="Last response">{delivery.lastResponseStatus ?? '—'}</td>
-                <td data-label="Created">{formatInstant(delivery.createdAt)}</td>
-                <td data-label="Last attempt">{formatInstant(delivery.lastAttemptAt) || '—'}</td>
-                <td data-label="Next attempt">{formatInstant(delivery.nextAttemptAt) || '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Webhook deliveries"
+        columns={['Event', 'Status', 'Attempts', 'Last response', 'Created', 'Last attempt', 'Next attempt']}
+        busy={loading}
+        empty={page?.results.length === 0 && 'No messages yet.'}
+      >
+        {page?.results.map((delivery: WebhookDelivery) => (
+          <tr key={delivery.messageId} data-message-id={delivery.messageId}>
+            <td data-label="Event">
+              {delivery.type}
+              <br />
+              <code class="hash">{delivery.messageId}</code>
+            </td>
+            <td data-label="Status">
+              <span
+                class={`badge status-${delivery.status === 'delivered' ? 'complete' : delivery.status}`}
+                data-testid="delivery-status"
+              >
+                {delivery.status}
+              </span>
+            </td>
+            <td data-label="Attempts">{delivery.attempts}</td>
+            <td data-label="Last response">{delivery.lastResponseStatus ?? '—'}</td>
+            <td data-label="Created">{formatInstant(delivery.createdAt)}</td>
+            <td data-label="Last attempt">{formatInstant(delivery.lastAttemptAt) || '—'}</td>
+            <td data-label="Next attempt">{formatInstant(delivery.nextAttemptAt) || '—'}</td>
+          </tr>
+        ))}
+      </DataTable>
       <CursorPager
         label="Delivery pages"
         cursors={cursors}
