@@ -31,3 +31,12 @@ export function tokenFor(orgId: string, options: Omit<DevTokenOptions, 'orgId' |
 
 /** A fresh organization id per test, so tests never see each other's data. */
 export const uniqueOrg = (prefix = 'org'): string => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
+
+/** How many of the organization's users match `filters`: the `total` of POST /v1/user-status. */
+export async function userStatusTotal(orgId: string, filters: Record<string, unknown> = {}): Promise<number> {
+  const response = await callApi('POST', '/v1/user-status', {
+    token: await tokenFor(orgId),
+    body: { filters, result_keys: ['id'], pagination: { limit: 1 } },
+  });
+  return response.body.pagination.total;
+}

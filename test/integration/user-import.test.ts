@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { generateDemoUsers } from '../../local/demo-users.ts';
 import { importUserLines } from '../../scripts/users-import/import-user-lines.ts';
-import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
+import { uniqueOrg, userStatusTotal } from './api-client.ts';
 import { documentClient } from './report-support.ts';
 
 const run = promisify(execFile);
@@ -14,14 +14,6 @@ const run = promisify(execFile);
 async function* linesOf(lines: string[]): AsyncIterable<string> {
   yield* lines;
 }
-
-const totalFor = async (orgId: string, filters: Record<string, unknown> = {}): Promise<number> => {
-  const response = await callApi('POST', '/v1/user-status', {
-    token: await tokenFor(orgId),
-    body: { filters, result_keys: ['id'], pagination: { limit: 1 } },
-  });
-  return response.body.pagination.total;
-};
 
 describe('user import', () => {
   it('imports an organization of 10,000 users that the API then counts exactly', async () => {
@@ -37,9 +29,9 @@ describe('user import', () => {
 
     expect(counts).toMatchObject({ imported: 10_000, rejected: 0 });
     // Queries read the byCreatedAt index, which DynamoDB updates shortly after the table.
-    await expect.poll(() => totalFor(orgId), { timeout: 15_000, interval: 500 }).toBe(10_000);
+    await expect.poll(() => userStatusTotal(orgId), { timeout: 15_000, interval: 500 }).toBe(10_000);
     const adults = users.filter((user) => (user.age ?? 0) >= 18).length;
-    expect(await totalFor(orgId, { age: { gte: 18 } })).toBe(adults);
+    expect(await userStatusTotal(orgId, { age: { gte: 18 } })).toBe(adults);
   });
 
   it('through the command: rejects bad lines with their line numbers, imports the rest and exits 1', async () => {
@@ -67,6 +59,6 @@ describe('user import', () => {
     expect(result.stdout).toContain('imported 2, rejected 2');
     expect(result.stderr).toMatch(/line 2\b/);
     expect(result.stderr).toMatch(/line 4\b/);
-    await expect.poll(() => totalFor(orgId), { timeout: 10_000, interval: 250 }).toBe(2);
+    await expect.poll(() => userStatusTotal(orgId), { timeout: 10_000, interval: 250 }).toBe(2);
   });
 });

@@ -5,16 +5,8 @@ import { UserBatchWriter } from '../../shared/adapters/dynamodb/user-batch-write
 import { toUserItem } from '../../shared/adapters/dynamodb/user-items.ts';
 import { parseUserRecord } from '../../shared/domain/users/user-record-schema.ts';
 import { REGISTRATION_CATEGORIES } from '../../shared/domain/users/user-status-query.ts';
-import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
+import { uniqueOrg, userStatusTotal } from './api-client.ts';
 import { documentClient } from './report-support.ts';
-
-const totalFor = async (orgId: string, filters: Record<string, unknown> = {}): Promise<number> => {
-  const response = await callApi('POST', '/v1/user-status', {
-    token: await tokenFor(orgId),
-    body: { filters, result_keys: ['id'], pagination: { limit: 1 } },
-  });
-  return response.body.pagination.total;
-};
 
 describe('users:reindex', () => {
   it('backfills statusPk of records stored before byStatus existed and builds their digest; queries count them before and after; a second run changes nothing', async () => {
@@ -35,14 +27,14 @@ describe('users:reindex', () => {
     await writer.close();
     const active = users.filter((user) => REGISTRATION_CATEGORIES.active!.includes(user.registration_status!)).length;
     // No writer of this release touched the organization: the complete byCreatedAt index answers.
-    expect(await totalFor(orgId, { registration_status: 'active' })).toBe(active);
+    expect(await userStatusTotal(orgId, { registration_status: 'active' })).toBe(active);
 
     const first = await reindexUsers({ documents, tableName, segments: 3 });
 
     expect(first.updated).toBeGreaterThanOrEqual(300);
     expect(first.digestsRebuilt).toBeGreaterThanOrEqual(1);
-    await expect.poll(() => totalFor(orgId), { timeout: 15_000, interval: 250 }).toBe(300);
-    expect(await totalFor(orgId, { registration_status: 'active' })).toBe(active);
+    await expect.poll(() => userStatusTotal(orgId), { timeout: 15_000, interval: 250 }).toBe(300);
+    expect(await userStatusTotal(orgId, { registration_status: 'active' })).toBe(active);
     const second = await reindexUsers({ documents, tableName, segments: 2 });
     expect(second.updated).toBe(0);
     expect(second.unchanged).toBeGreaterThanOrEqual(300);
