@@ -170,6 +170,18 @@ export function CursorPager(props: {
   );
 }
 
+/** Under a form: a summary when fields carry the API's 400s (each shown by its field), else the error. */
+export function FormProblems(props: { error: unknown; problems: Record<string, string>; context: string }) {
+  if (Object.keys(props.problems).length > 0) {
+    return (
+      <p class="field-error" role="alert">
+        Please correct the highlighted fields.
+      </p>
+    );
+  }
+  return props.error !== undefined ? <ErrorNotice error={props.error} context={props.context} /> : null;
+}
+
 /**
  * A list as a table: a scrollable, focusable region named `label`, one column header per entry
  * of `columns`, `busy` while it loads, and `empty` (when given) as a row across every column.

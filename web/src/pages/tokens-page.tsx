@@ -12,6 +12,7 @@ import {
   ErrorNotice,
   fieldErrors,
   formatInstant,
+  FormProblems,
   PageHeading,
   TextField,
   useSubmission,
@@ -204,7 +205,6 @@ function IssueTokenForm({ onIssued }: { onIssued: (token: OnboardingToken, email
     });
   }
 
-  const otherProblem = error !== undefined && Object.keys(problems).length === 0;
   return (
     <form class="card" onSubmit={(event) => void submit(event)} noValidate aria-labelledby="issue-heading">
       <h2 id="issue-heading">Issue a token</h2>
@@ -235,12 +235,7 @@ function IssueTokenForm({ onIssued }: { onIssued: (token: OnboardingToken, email
           error={problems.lastName}
         />
       </div>
-      {Object.keys(problems).length > 0 ? (
-        <p class="field-error" role="alert">
-          Please correct the highlighted fields.
-        </p>
-      ) : null}
-      {otherProblem ? <ErrorNotice error={error} context="The token was not issued" /> : null}
+      <FormProblems error={error} problems={problems} context="The token was not issued" />
       <button type="submit" class="primary" disabled={busy}>
         {busy ? 'Issuing…' : 'Issue and e-mail token'}
       </button>

@@ -13,6 +13,7 @@ import {
   ErrorNotice,
   fieldErrors,
   formatInstant,
+  FormProblems,
   PageHeading,
   TextField,
   useSubmission,
@@ -274,7 +275,6 @@ function CreateEndpointForm({ onCreated }: { onCreated: (endpoint: WebhookEndpoi
     });
   }
 
-  const otherProblem = error !== undefined && Object.keys(problems).length === 0;
   return (
     <form class="card" onSubmit={(event) => void submit(event)} noValidate aria-labelledby="webhook-create-heading">
       <h2 id="webhook-create-heading">Register an endpoint</h2>
@@ -313,12 +313,7 @@ function CreateEndpointForm({ onCreated }: { onCreated: (endpoint: WebhookEndpoi
           {problems.events}
         </small>
       ) : null}
-      {Object.keys(problems).length > 0 ? (
-        <p class="field-error" role="alert">
-          Please correct the highlighted fields.
-        </p>
-      ) : null}
-      {otherProblem ? <ErrorNotice error={error} context="The endpoint was not registered" /> : null}
+      <FormProblems error={error} problems={problems} context="The endpoint was not registered" />
       <button type="submit" class="primary" disabled={busy}>
         {busy ? 'Registering…' : 'Register endpoint'}
       </button>
