@@ -1,7 +1,8 @@
 import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { DynamoDbReportRateLimiter } from '#shared/adapters/dynamodb/report-rate-limiter.ts';
-import { DynamoDbUserDirectory } from '#shared/adapters/dynamodb/user-directory.ts';
+import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
+import { PostgresUsersDatabase, usersDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
 import { SqsReportQueue } from '#shared/adapters/sqs/report-queue.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
@@ -19,8 +20,8 @@ import { accepted } from '#shared/http/responses.ts';
 import { reportJobRequestSchema } from '#shared/http/schemas/report-job-schemas.ts';
 
 const config = loadApiConfig({
+  ...usersDatabaseEnvironment,
   REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
-  USERS_TABLE_NAME: requiredString('USERS_TABLE_NAME'),
   IDEMPOTENCY_TABLE_NAME: requiredString('IDEMPOTENCY_TABLE_NAME'),
   REPORT_QUEUE_URL: requiredString('REPORT_QUEUE_URL'),
   REPORT_RETENTION_DAYS: positiveIntegerString('REPORT_RETENTION_DAYS', 30),
@@ -29,7 +30,7 @@ const dynamoDb = createDynamoDbClients();
 
 const requestReportJob = requestReport({
   jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME, config.REPORT_RETENTION_DAYS),
-  users: new DynamoDbUserDirectory(dynamoDb.documents, config.USERS_TABLE_NAME),
+  users: new PostgresUserDirectory(new PostgresUsersDatabase(config)),
   queue: new SqsReportQueue(createSqsClient(), config.REPORT_QUEUE_URL),
   clock: systemClock,
   templateVersion: REPORT_TEMPLATE_VERSION,

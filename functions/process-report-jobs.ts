@@ -2,7 +2,8 @@ import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
 import type { Context, SQSRecord } from 'aws-lambda';
 import { createDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
-import { DynamoDbUserDirectory } from '#shared/adapters/dynamodb/user-directory.ts';
+import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
+import { PostgresUsersDatabase, usersDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
 import { S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
 import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
@@ -22,8 +23,8 @@ import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts'
 const config = loadConfig(
   v.object({
     ...webhookQueueEnvironment,
+    ...usersDatabaseEnvironment,
     REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
-    USERS_TABLE_NAME: requiredString('USERS_TABLE_NAME'),
     REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME'),
   }),
 );
@@ -39,7 +40,7 @@ const processJob = processReportJob({
     new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
     webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL),
   ),
-  users: new DynamoDbUserDirectory(dynamoDb.documents, config.USERS_TABLE_NAME),
+  users: new PostgresUserDirectory(new PostgresUsersDatabase(config)),
   storage: new S3ReportStorage(createS3Client(), config.REPORTS_BUCKET_NAME),
   render: pdfReportRenderer(loadReportFonts(), logMissingGlyph),
   clock: systemClock,

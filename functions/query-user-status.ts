@@ -1,20 +1,18 @@
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
-import { DynamoDbUserStatusReader } from '#shared/adapters/dynamodb/user-status-reader.ts';
+import { PostgresUserStatusReader } from '#shared/adapters/postgres/user-status-reader.ts';
+import { PostgresUsersDatabase, usersDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
-import { requiredString } from '#shared/config/load-config.ts';
 import { queryUserStatus } from '#shared/domain/users/query-user-status.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
 import { userStatusRequestSchema } from '#shared/http/schemas/user-status-schemas.ts';
 import { logger } from '#shared/observability/logger.ts';
 
-const config = loadApiConfig({ USERS_TABLE_NAME: requiredString('USERS_TABLE_NAME') });
-const dynamoDb = createDynamoDbClients();
+const config = loadApiConfig(usersDatabaseEnvironment);
 
 const queryUsers = queryUserStatus({
-  users: new DynamoDbUserStatusReader(dynamoDb.documents, config.USERS_TABLE_NAME),
-  // Read units per query, for the cost model in README "User status queries" (Logs Insights: stats sum(consumedReadUnits)).
+  users: new PostgresUserStatusReader(new PostgresUsersDatabase(config)),
+  // Matches and statements per query, for the cost model in docs/user-status.md (Logs Insights: stats count(*) by accessPath).
   onRead: (read) => logger.info('user status read', read),
 });
 

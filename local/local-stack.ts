@@ -19,6 +19,7 @@ import {
   type EmulatorPorts,
   type RunningEmulators,
 } from './emulators.ts';
+import type { LocalUsersDatabase } from './users-postgres.ts';
 import { createDashboardFrontDoor } from './dashboard.ts';
 import { createHandlerLoader, type HandlerLoader } from './handler-modules.ts';
 import { localPollers, type PollerFactory, type RunningPoller } from './pollers.ts';
@@ -60,6 +61,8 @@ export interface LocalStack {
   baseUrl: string;
   endpoints: LocalEndpoints;
   databaseProcessId: number;
+  /** The users table's PostgreSQL: connection details (its superuser for writers such as the seed) and its process. */
+  usersDatabase: LocalUsersDatabase;
   /** Exactly what was set in process.env for the handlers. */
   env: Readonly<Record<string, string>>;
   resources: LocalResources;
@@ -92,6 +95,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     [emulatorPorts.sqs, 'SQS emulator'],
     [emulatorPorts.s3, 'S3 emulator'],
     [emulatorPorts.ses, 'SES emulator'],
+    [emulatorPorts.postgres, 'PostgreSQL'],
   ]);
 
   const cleanups: Array<() => Promise<void>> = [];
@@ -108,6 +112,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     const env = await handlerEnvironment({
       endpoints: emulators.endpoints,
+      usersDatabase: emulators.usersDatabase,
       resources,
       keysDir,
       quiet,
@@ -153,6 +158,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       baseUrl: `http://${ROUTER_HOST}:${port}`,
       endpoints: emulators.endpoints,
       databaseProcessId: emulators.databaseProcessId,
+      usersDatabase: emulators.usersDatabase,
       env,
       resources,
       startupMs: Date.now() - startedAt,
@@ -167,6 +173,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
 interface EnvironmentInput {
   endpoints: LocalEndpoints;
+  usersDatabase: LocalUsersDatabase;
   resources: LocalResources;
   keysDir: string;
   quiet: boolean;
@@ -176,6 +183,7 @@ interface EnvironmentInput {
 /** What the functions read in AWS (set by CDK there), pointed at the emulators. */
 async function handlerEnvironment({
   endpoints,
+  usersDatabase,
   resources,
   keysDir,
   quiet,
@@ -191,6 +199,14 @@ async function handlerEnvironment({
     AWS_ENDPOINT_URL_S3: endpoints.s3,
     AWS_ENDPOINT_URL_SESV2: endpoints.ses,
     S3_FORCE_PATH_STYLE: 'true',
+    // The functions log in as the reader role, as in AWS (where DSQL maps it to their IAM roles).
+    USERS_DATABASE_HOST: usersDatabase.host,
+    USERS_DATABASE_PORT: String(usersDatabase.port),
+    USERS_DATABASE_USER: usersDatabase.reader.user,
+    USERS_DATABASE_AUTH: 'password',
+    USERS_DATABASE_PASSWORD: usersDatabase.reader.password,
+    // One process serves every concurrent invocation here (one at a time per container in Lambda).
+    USERS_DATABASE_MAX_CONNECTIONS: '4',
   };
   for (const table of allTables) {
     const tableName = resources.tables[table.envVar];

@@ -1,22 +1,18 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { usersTable } from '../lib/table-definitions.ts';
-import { UserRecordWriter } from '../shared/adapters/dynamodb/user-record-writer.ts';
+import { PostgresUsersDatabase, type SqlRunner } from '../shared/adapters/postgres/users-database.ts';
+import { PostgresUserWriter } from '../shared/adapters/postgres/user-writer.ts';
 import { parseUserRecord } from '../shared/domain/users/user-record-schema.ts';
 import type { UserRecord } from '../shared/domain/users/user-record.ts';
 import { DEMO_ORG_ID, generateDemoUsers, WELL_KNOWN_DEMO_USERS } from './demo-users.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from './emulators.ts';
-import type { LocalStack } from './local-stack.ts';
+import type { LocalUsersDatabase } from './users-postgres.ts';
 
 /**
- * Writes user records into the Users table through the import command's validation and batch writer.
+ * Writes user records into the users table through the import command's validation and writer.
  * Idempotent: a record is keyed by organization and id, so writing the same records again
  * overwrites each with identical content.
  */
 
 export interface SeedUsersInput {
-  documents: DynamoDBDocumentClient;
-  tableName: string;
+  database: Pick<SqlRunner, 'query'>;
   orgId?: string;
   /** Default: the demo users (`generateDemoUsers()`). */
   users?: readonly UserRecord[];
@@ -29,30 +25,36 @@ export interface SeededDemoData {
   exampleUserId: string;
 }
 
-/** The demo organization's users, into the local stack's Users table (DynamoDB Local keeps nothing between runs). */
-export async function seedDemoData(stack: Pick<LocalStack, 'endpoints' | 'resources'>): Promise<SeededDemoData> {
-  const tableName = stack.resources.tables[usersTable.envVar];
-  if (!tableName) throw new Error('the local stack has no Users table');
-  const client = new DynamoDBClient({
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-    endpoint: stack.endpoints.dynamodb,
+/** A connection to the local users database as its superuser (what the seed and the tests write with). */
+export function connectAsAdmin(usersDatabase: LocalUsersDatabase, maxConnections = 4): PostgresUsersDatabase {
+  return new PostgresUsersDatabase({
+    USERS_DATABASE_HOST: usersDatabase.host,
+    USERS_DATABASE_PORT: usersDatabase.port,
+    USERS_DATABASE_NAME: 'postgres',
+    USERS_DATABASE_USER: usersDatabase.admin.user,
+    USERS_DATABASE_AUTH: 'password',
+    USERS_DATABASE_PASSWORD: usersDatabase.admin.password,
+    USERS_DATABASE_MAX_CONNECTIONS: maxConnections,
   });
+}
+
+/** The demo organization's users, into the local stack's PostgreSQL (which keeps nothing between runs). */
+export async function seedDemoData(stack: { usersDatabase: LocalUsersDatabase }): Promise<SeededDemoData> {
+  const database = connectAsAdmin(stack.usersDatabase);
   try {
-    const { written } = await seedUsers({ documents: DynamoDBDocumentClient.from(client), tableName });
+    const { written } = await seedUsers({ database });
     return { orgId: DEMO_ORG_ID, users: written, exampleUserId: WELL_KNOWN_DEMO_USERS.adult };
   } finally {
-    client.destroy();
+    await database.close();
   }
 }
 
 export async function seedUsers({
-  documents,
-  tableName,
+  database,
   orgId = DEMO_ORG_ID,
   users = generateDemoUsers({ orgId }),
 }: SeedUsersInput): Promise<{ written: number }> {
-  const writer = await UserRecordWriter.open<string>({ documents, tableName, orgId });
+  const writer = new PostgresUserWriter<string>({ database, orgId });
   try {
     for (const user of users) {
       // The same validation and normalisation as `npm run users:import`.

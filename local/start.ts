@@ -2,6 +2,8 @@ import { DEMO_ORGANIZATION_NAME, WELL_KNOWN_DEMO_USERS } from './demo-users.ts';
 import { ensureDashboardBuilt } from './dashboard.ts';
 import { PortInUseError, startLocalStack, type LocalStack } from './local-stack.ts';
 import { seedDemoData, type SeededDemoData } from './seed-demo-data.ts';
+import { writeUsersDatabaseFile } from './users-postgres.ts';
+import { keysDirectory } from './dev-keys.ts';
 
 /** `npm start`: the whole service on this machine until Ctrl-C. */
 
@@ -11,6 +13,7 @@ const portVariables = {
   'SQS emulator': 'LOCAL_SQS_PORT',
   'S3 emulator': 'LOCAL_S3_PORT',
   'SES emulator': 'LOCAL_SES_PORT',
+  PostgreSQL: 'LOCAL_POSTGRES_PORT',
 } as const;
 
 function portFromEnv(name: string, fallback: number): number {
@@ -30,9 +33,11 @@ const ports = {
   sqs: portFromEnv('LOCAL_SQS_PORT', 4566),
   s3: portFromEnv('LOCAL_S3_PORT', 4568),
   ses: portFromEnv('LOCAL_SES_PORT', 8005),
+  postgres: portFromEnv('LOCAL_POSTGRES_PORT', 5433),
 };
 
 let stack: LocalStack | undefined;
+let removeUsersDatabaseFile: () => Promise<void> = () => Promise.resolve();
 let stoppingSince: number | undefined;
 
 async function shutdown(signal: NodeJS.Signals): Promise<void> {
@@ -46,6 +51,7 @@ async function shutdown(signal: NodeJS.Signals): Promise<void> {
   stoppingSince = Date.now();
   console.log(`\n${signal}: stopping the local stack...`);
   await stack?.stop();
+  await removeUsersDatabaseFile();
   console.log('stopped');
   process.exit(0);
 }
@@ -66,11 +72,17 @@ try {
   process.exit(1);
 }
 
-console.log('Starting the local stack (DynamoDB Local, SQS, S3, SES emulators and the API router)...');
+console.log('Starting the local stack (DynamoDB Local, PostgreSQL, SQS, S3, SES emulators and the API router)...');
 try {
   stack = await startLocalStack({
     port: ports.router,
-    emulatorPorts: { dynamodb: ports.dynamodb, sqs: ports.sqs, s3: ports.s3, ses: ports.ses },
+    emulatorPorts: {
+      dynamodb: ports.dynamodb,
+      sqs: ports.sqs,
+      s3: ports.s3,
+      ses: ports.ses,
+      postgres: ports.postgres,
+    },
     prettyLogs: true,
     dashboard: true,
   });
@@ -88,6 +100,7 @@ try {
 
 let demo: SeededDemoData;
 try {
+  removeUsersDatabaseFile = await writeUsersDatabaseFile(keysDirectory(), stack.usersDatabase);
   demo = await seedDemoData(stack);
 } catch (error) {
   console.error('\nCannot seed the demo users:', error);
@@ -105,6 +118,7 @@ Local stack ready in ${(stack.startupMs / 1000).toFixed(1)} s
   API            ${baseUrl}
   SES inbox      ${endpoints.ses}/      (every e-mail the service sends)
   DynamoDB       ${endpoints.dynamodb}
+  PostgreSQL     ${stack.usersDatabase.host}:${stack.usersDatabase.port}   (users table; superuser in .local/users-database.json)
   SQS            ${endpoints.sqs}   (queue ${resources.reportQueue.name}, visibility ${resources.reportQueue.visibilityTimeoutSeconds} s, DLQ after ${resources.reportQueue.maxReceiveCount} receives)
   S3             ${endpoints.s3}   (bucket ${resources.reportsBucketName})
 

@@ -1,7 +1,5 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { UserBatchWriterOptions } from '../../shared/adapters/dynamodb/user-batch-writer.ts';
-import type { DigestFinish } from '../../shared/adapters/dynamodb/user-digest-store.ts';
-import { UserRecordWriter } from '../../shared/adapters/dynamodb/user-record-writer.ts';
+import type { SqlRunner } from '../../shared/adapters/postgres/users-database.ts';
+import { PostgresUserWriter, type UserWriterOptions } from '../../shared/adapters/postgres/user-writer.ts';
 import { parseUserLine } from './user-line.ts';
 
 export interface ImportCounts {
@@ -9,12 +7,10 @@ export interface ImportCounts {
   lines: number;
   /** Valid lines whose record is stored, or was replaced by a later line with the same id (last one wins). */
   imported: number;
-  /** Lines refused by validation or, rarely, by DynamoDB. */
+  /** Lines refused by validation or, rarely, by the database. */
   rejected: number;
   /** Valid lines whose id an earlier line of the same import already had. */
   duplicateIds: number;
-  /** What became of the organization's user digest (README "User status queries"); set at the end. */
-  digest?: DigestFinish;
 }
 
 export interface RejectedLine {
@@ -26,16 +22,15 @@ export interface ImportUserLinesInput {
   /** The file's lines, in order (e.g. a `readline` interface). */
   lines: AsyncIterable<string>;
   orgId: string;
-  documents: DynamoDBDocumentClient;
-  tableName: string;
-  /** Tuning and test hooks for the batch writer. */
-  writer?: Omit<UserBatchWriterOptions<number>, 'documents' | 'tableName' | 'onWritten' | 'onRefused' | 'onSuperseded'>;
+  database: Pick<SqlRunner, 'query'>;
+  /** Tuning and test hooks for the writer. */
+  writer?: Omit<UserWriterOptions<number>, 'database' | 'orgId' | 'onWritten' | 'onRefused' | 'onSuperseded'>;
   onRejected?: (line: RejectedLine) => void;
   /** Called after every line and every stored batch. */
   onProgress?: (counts: Readonly<ImportCounts>) => void;
 }
 
-/** The import stopped before the end (the table kept failing); `counts` says how far it got. */
+/** The import stopped before the end (the database kept failing); `counts` says how far it got. */
 export class ImportAbortedError extends Error {
   override name = 'ImportAbortedError';
   constructor(
@@ -47,43 +42,34 @@ export class ImportAbortedError extends Error {
 }
 
 /**
- * Primary course: register as a writer of the organization's user digest, read each line,
- * validate it (a bad line is reported and never written), hand valid records to the batch writer
- * and the digest, wait for every batch, then bring the digest up to date. Duplicate ids: the last
- * line wins.
+ * Primary course: read each line, validate it (a bad line is reported and never written), hand
+ * valid records to the writer (batched upserts), then wait for every batch. Duplicate ids: the
+ * last line wins.
  */
 export async function importUserLines(input: ImportUserLinesInput): Promise<ImportCounts> {
   const counts: ImportCounts = { lines: 0, imported: 0, rejected: 0, duplicateIds: 0 };
   const progress = () => input.onProgress?.(counts);
   const seenIds = new Set<string>();
-  // Take the lines' iterator first: a readline interface drops the lines it reads before then.
-  const lines = input.lines[Symbol.asyncIterator]();
-  let writer: UserRecordWriter<number>;
-  try {
-    writer = await UserRecordWriter.open<number>({
-      ...input.writer,
-      documents: input.documents,
-      tableName: input.tableName,
-      orgId: input.orgId,
-      onWritten: (lineNumbers) => {
-        counts.imported += lineNumbers.length;
-        progress();
-      },
-      onSuperseded: () => {
-        counts.imported++;
-      },
-      onRefused: (lineNumber, reason) => {
-        counts.rejected++;
-        input.onRejected?.({ lineNumber, problems: [`refused by DynamoDB: ${reason}`] });
-        progress();
-      },
-    });
-  } catch (error) {
-    throw new ImportAbortedError({ ...counts }, { cause: error });
-  }
+  const writer = new PostgresUserWriter<number>({
+    ...input.writer,
+    database: input.database,
+    orgId: input.orgId,
+    onWritten: (lineNumbers) => {
+      counts.imported += lineNumbers.length;
+      progress();
+    },
+    onSuperseded: () => {
+      counts.imported++;
+    },
+    onRefused: (lineNumber, reason) => {
+      counts.rejected++;
+      input.onRejected?.({ lineNumber, problems: [`refused by the database: ${reason}`] });
+      progress();
+    },
+  });
 
   try {
-    for await (const line of { [Symbol.asyncIterator]: () => lines }) {
+    for await (const line of input.lines) {
       const lineNumber = ++counts.lines;
       const parsed = parseUserLine(input.orgId, line);
       if (parsed.kind === 'rejected') {
@@ -92,7 +78,7 @@ export async function importUserLines(input: ImportUserLinesInput): Promise<Impo
       } else if (parsed.kind === 'valid') {
         if (seenIds.has(parsed.record.id)) counts.duplicateIds++;
         seenIds.add(parsed.record.id);
-        await writer.put(parsed.record, lineNumber, parsed.item);
+        await writer.put(parsed.record, lineNumber);
       }
       progress();
     }
@@ -101,7 +87,7 @@ export async function importUserLines(input: ImportUserLinesInput): Promise<Impo
     throw new ImportAbortedError({ ...counts }, { cause: error });
   }
   try {
-    counts.digest = await writer.close();
+    await writer.close();
   } catch (error) {
     throw new ImportAbortedError({ ...counts }, { cause: error });
   }

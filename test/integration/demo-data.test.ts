@@ -1,5 +1,4 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   DEMO_ORG_ID,
   DEMO_ORGANIZATION_NAME,
@@ -7,14 +6,15 @@ import {
   WELL_KNOWN_DEMO_USERS,
 } from '../../local/demo-users.ts';
 import { seedUsers } from '../../local/seed-demo-data.ts';
-import { toUserItem, userKey } from '../../shared/adapters/dynamodb/user-items.ts';
+import { PostgresUserDirectory } from '../../shared/adapters/postgres/user-directory.ts';
+import { parseUserRecord } from '../../shared/domain/users/user-record-schema.ts';
 import {
   MOBILE_REGISTRATION_STATUSES,
   REGISTRATION_STATUSES,
   USER_RECORD_FIELDS,
 } from '../../shared/domain/users/user-record.ts';
 import { uniqueOrg } from './api-client.ts';
-import { documentClient } from './report-support.ts';
+import { usersDatabaseAsAdmin } from '../support/users-database.ts';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
@@ -134,38 +134,25 @@ describe('demo users', () => {
 });
 
 describe('seeding users', () => {
-  it('writes every record with its keys, and writing them again changes nothing', async () => {
-    const documents = documentClient();
-    const tableName = inject('localEnv').USERS_TABLE_NAME!;
+  it('writes every record, and writing them again changes nothing', async () => {
+    const database = usersDatabaseAsAdmin();
     const orgId = uniqueOrg('seed');
     const users = generateDemoUsers({ orgId });
+    try {
+      await seedUsers({ database, orgId, users });
+      await seedUsers({ database, orgId, users });
 
-    await seedUsers({ documents, tableName, orgId, users });
-    await seedUsers({ documents, tableName, orgId, users });
-
-    const count = await countUsers(orgId);
-    expect(count).toBe(users.length);
-    const flagged = users.find((u) => u.id === WELL_KNOWN_DEMO_USERS.flagged)!;
-    const { Item } = await documents.send(new GetCommand({ TableName: tableName, Key: userKey(orgId, flagged.id) }));
-    expect(Item).toEqual(toUserItem(orgId, flagged));
-
-    async function countUsers(org: string): Promise<number> {
-      let total = 0;
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await documents.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :user)',
-            ExpressionAttributeValues: { ':pk': `ORG#${org}`, ':user': 'USER#' },
-            Select: 'COUNT',
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        total += page.Count ?? 0;
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-      return total;
+      const [{ count }] = (await database.query<{ count: number }>(
+        'SELECT count(*)::integer AS count FROM users WHERE org_id = $1',
+        [orgId],
+      )) as [{ count: number }];
+      expect(count).toBe(users.length);
+      const flagged = users.find((u) => u.id === WELL_KNOWN_DEMO_USERS.flagged)!;
+      const parsed = parseUserRecord(orgId, flagged);
+      if (!parsed.success) throw new Error(parsed.problems.join('; '));
+      expect(await new PostgresUserDirectory(database).find(orgId, flagged.id)).toEqual(parsed.record);
+    } finally {
+      await database.close();
     }
   });
 });

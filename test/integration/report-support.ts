@@ -8,6 +8,7 @@ import { seedUsers } from '../../local/seed-demo-data.ts';
 import { DynamoDbReportJobStore } from '../../shared/adapters/dynamodb/report-job-store.ts';
 import type { ReportJob, ReportJobStatus } from '../../shared/domain/reports/report-job.ts';
 import type { UserRecord } from '../../shared/domain/users/user-record.ts';
+import { usersDatabaseAsAdmin } from '../support/users-database.ts';
 import { callApi } from './api-client.ts';
 
 /** Direct access to the local stack's tables and in-process handlers, for report job tests. */
@@ -28,14 +29,15 @@ export function reportJobStore(documents = documentClient()): DynamoDbReportJobS
   return new DynamoDbReportJobStore(documents, reportJobsTableName());
 }
 
-/** `count` demo users written into the organization; returns their records. */
-export async function seedOrganization(
-  orgId: string,
-  count: number,
-  documents = documentClient(),
-): Promise<UserRecord[]> {
+/** `count` demo users written into the organization's users table; returns their records. */
+export async function seedOrganization(orgId: string, count: number): Promise<UserRecord[]> {
   const users = generateDemoUsers({ orgId, count, organizationName: `Org ${orgId}` });
-  await seedUsers({ documents, tableName: inject('localEnv').USERS_TABLE_NAME!, orgId, users });
+  const database = usersDatabaseAsAdmin();
+  try {
+    await seedUsers({ database, orgId, users });
+  } finally {
+    await database.close();
+  }
   return users;
 }
 

@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../local/local-stack.ts';
+import { writeUsersDatabaseFile } from '../../local/users-postgres.ts';
 
 /**
  * A tier's global setup: one local stack on free ports with a throw-away signing key, so nothing
  * depends on a developer's `.local/` or ports. Provides what the tests read (`baseUrl`,
- * `endpoints`, `localEnv`, copied into process.env by the helpers) plus whatever `prepare` adds,
+ * `endpoints`, `localEnv`, `usersDatabase`, copied into process.env by the helpers) plus whatever `prepare` adds,
  * and returns the teardown. One stack per vitest process: a stack owns its process's environment.
  */
 export async function setUpLocalStack(
@@ -25,6 +26,10 @@ export async function setUpLocalStack(
       project.provide('baseUrl', stack.baseUrl);
       project.provide('endpoints', stack.endpoints);
       project.provide('localEnv', { ...stack.env });
+      const { stop: _stop, ...usersDatabase } = stack.usersDatabase;
+      project.provide('usersDatabase', usersDatabase);
+      // As npm start does, for the commands the tests run (users:import).
+      await writeUsersDatabaseFile(keysDir, stack.usersDatabase);
       await prepare(stack);
     } catch (error) {
       await stack.stop();

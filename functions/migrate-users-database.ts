@@ -1,0 +1,60 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
+import * as v from 'valibot';
+import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/adapters/request-deadline.ts';
+import { PostgresUsersDatabase, usersDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
+import {
+  ensureReaderRole,
+  grantReaderToIamRoles,
+  migrateUsersDatabase,
+} from '#shared/adapters/postgres/users-schema.ts';
+import { loadConfig } from '#shared/config/load-config.ts';
+import { logger } from '#shared/observability/logger.ts';
+import { traceInvocation } from '#shared/observability/tracer.ts';
+
+/**
+ * The users database's deploy-time step, behind a CloudFormation custom resource (the CDK
+ * Provider framework calls it and answers CloudFormation; lib/users-database-construct.ts). On
+ * Create and Update it connects as DSQL's `admin`, applies the migrations not yet applied, makes
+ * sure the reader role exists with SELECT on users, and maps that role to the reading functions'
+ * IAM roles. On Delete it does nothing: the cluster and its data are retained.
+ */
+
+const config = loadConfig(v.object(usersDatabaseEnvironment));
+const database = new PostgresUsersDatabase(config);
+
+/** The custom resource's properties (CloudFormation passes every scalar as a string). */
+const migrationProperties = v.object({
+  /** IAM roles of the functions that read users; each is granted the reader role. */
+  ReaderRoleArns: v.optional(v.array(v.string()), []),
+  /** Hash of the migrations: only there so that a schema change updates the resource and runs this again. */
+  MigrationsHash: v.string(),
+});
+
+/** One schema per cluster: the resource's id never changes, so an Update is never a replacement. */
+export const MIGRATION_PHYSICAL_ID = 'users-database-schema';
+
+export interface MigrationResponse {
+  PhysicalResourceId: string;
+  Data?: { AppliedVersions: string };
+}
+
+export const handler = middy<CloudFormationCustomResourceEvent, MigrationResponse, Error, Context>()
+  .use(traceInvocation())
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .handler(async (event, context) => {
+    if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId };
+    const { ReaderRoleArns } = v.parse(migrationProperties, event.ResourceProperties);
+    const applied = await runBeforeTimeout(context, BACKGROUND_RESERVE_MS, async () => {
+      const versions = await migrateUsersDatabase(database, { dialect: 'dsql' });
+      await ensureReaderRole(database, { dialect: 'dsql' });
+      await grantReaderToIamRoles(database, ReaderRoleArns);
+      return versions;
+    });
+    logger.info('users database migrated', { requestType: event.RequestType, applied, readerRoles: ReaderRoleArns });
+    return {
+      PhysicalResourceId: event.RequestType === 'Update' ? event.PhysicalResourceId : MIGRATION_PHYSICAL_ID,
+      Data: { AppliedVersions: applied.join(',') },
+    };
+  });

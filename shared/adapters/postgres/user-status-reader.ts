@@ -1,0 +1,28 @@
+import type { UserStatusReader } from '../../domain/users/query-user-status.ts';
+import type { UserRecord } from '../../domain/users/user-record.ts';
+import type { UserField, UserFilter } from '../../domain/users/user-status-query.ts';
+import type { SqlRunner } from './users-database.ts';
+import { buildUserStatusStatements } from './user-status-sql.ts';
+import { fromUserRow } from './user-rows.ts';
+
+/**
+ * Answers user-status queries from the users table: the page first, then the count of every
+ * match, unless the page already tells it (a page shorter than the limit ends the matches).
+ */
+export class PostgresUserStatusReader implements UserStatusReader {
+  constructor(private readonly database: Pick<SqlRunner, 'query'>) {}
+
+  async findPage(
+    orgId: string,
+    filters: readonly UserFilter[],
+    window: { offset: number; limit: number; fields: readonly UserField[] },
+  ): Promise<{ records: Array<Partial<UserRecord>>; total: number; accessPath: string }> {
+    const statements = buildUserStatusStatements(orgId, filters, window);
+    const rows = await this.database.query(statements.page.text, statements.page.values);
+    const pageEndsMatches = rows.length > 0 && rows.length < window.limit;
+    const total = pageEndsMatches
+      ? window.offset + rows.length
+      : (await this.database.query<{ total: number }>(statements.count.text, statements.count.values))[0]!.total;
+    return { records: rows.map(fromUserRow), total, accessPath: pageEndsMatches ? 'sql:page' : 'sql:page+count' };
+  }
+}

@@ -1,0 +1,195 @@
+import { DsqlSigner } from '@aws-sdk/dsql-signer';
+import pg from 'pg';
+import * as v from 'valibot';
+import { DependencyUnavailableError } from '../../domain/errors.ts';
+import { loadConfig, optionalString, positiveIntegerString, requiredString } from '../../config/load-config.ts';
+import { requestDeadline } from '../request-deadline.ts';
+
+/**
+ * The users database: Aurora DSQL in AWS (IAM authentication, a fresh token per connection), a
+ * real PostgreSQL locally (a password). One small pool per function container, created at cold
+ * start and reused by every invocation; in Lambda it holds one connection (one invocation at a
+ * time), the local stack lets its concurrent invocations share a few.
+ *
+ * Every statement runs under the invocation's deadline (request-deadline.ts): a database that
+ * stalls or refuses ends in a `DependencyUnavailableError`, which the API answers with 503 and
+ * `Retry-After`, never in a function timeout. The connection a stalled statement used is thrown
+ * away, so the next invocation does not queue behind it.
+ */
+
+export const usersDatabaseEnvironment = {
+  USERS_DATABASE_HOST: requiredString('USERS_DATABASE_HOST'),
+  USERS_DATABASE_PORT: positiveIntegerString('USERS_DATABASE_PORT', 5432),
+  USERS_DATABASE_NAME: optionalString('postgres'),
+  /** A database role; in DSQL mapped to the function's IAM role (`AWS IAM GRANT`), or `admin`. */
+  USERS_DATABASE_USER: requiredString('USERS_DATABASE_USER'),
+  /** `dsql`: IAM tokens from @aws-sdk/dsql-signer over TLS; `password`: USERS_DATABASE_PASSWORD (local). */
+  USERS_DATABASE_AUTH: v.optional(v.picklist(['dsql', 'password']), 'dsql'),
+  USERS_DATABASE_PASSWORD: v.optional(v.string()),
+  USERS_DATABASE_MAX_CONNECTIONS: positiveIntegerString('USERS_DATABASE_MAX_CONNECTIONS', 1),
+};
+
+export type UsersDatabaseConfig = v.InferOutput<v.ObjectSchema<typeof usersDatabaseEnvironment, undefined>>;
+
+export const loadUsersDatabaseConfig = (source: Record<string, string | undefined> = process.env) =>
+  loadConfig(v.object(usersDatabaseEnvironment), source);
+
+/** What adapters need of the database: parameterized statements and short transactions. */
+export interface SqlRunner {
+  query<TRow extends object = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<TRow[]>;
+  /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (run: Pick<SqlRunner, 'query'>) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Without an invocation deadline (scripts, tests): how long a statement may run. */
+const DEFAULT_STATEMENT_MS = 60_000;
+/** DSQL and PostgreSQL accept a connection in milliseconds; a stalled one is given up quickly. */
+const CONNECT_TIMEOUT_MS = 3_000;
+/** DSQL closes connections after one hour; leave well before. */
+const MAX_CONNECTION_LIFETIME_SECONDS = 50 * 60;
+
+/** PostgreSQL error classes that mean "try again": connection trouble, resources, conflicts, shutdown. */
+const TRANSIENT_SQLSTATE = /^(08|53|57P|40001|40P01|55P03|58)/;
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+
+export class PostgresUsersDatabase implements SqlRunner {
+  private readonly pool: pg.Pool;
+
+  constructor(config: UsersDatabaseConfig, options: { region?: string } = {}) {
+    const region = options.region ?? process.env.AWS_REGION;
+    const signer =
+      config.USERS_DATABASE_AUTH === 'dsql'
+        ? new DsqlSigner({ hostname: config.USERS_DATABASE_HOST, ...(region ? { region } : {}) })
+        : undefined;
+    const admin = config.USERS_DATABASE_USER === 'admin';
+    this.pool = new pg.Pool({
+      host: config.USERS_DATABASE_HOST,
+      port: config.USERS_DATABASE_PORT,
+      database: config.USERS_DATABASE_NAME,
+      user: config.USERS_DATABASE_USER,
+      // A DSQL token is valid 15 minutes and only checked when connecting: one per new connection.
+      password: signer
+        ? () => (admin ? signer.getDbConnectAdminAuthToken() : signer.getDbConnectAuthToken())
+        : (config.USERS_DATABASE_PASSWORD ?? ''),
+      ssl: signer ? { rejectUnauthorized: true } : false,
+      max: config.USERS_DATABASE_MAX_CONNECTIONS,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      maxLifetimeSeconds: MAX_CONNECTION_LIFETIME_SECONDS,
+      application_name: 'onboarding-reports-service',
+    });
+    // An idle connection the server closes emits here; without a listener it would crash the process.
+    this.pool.on('error', () => undefined);
+  }
+
+  async query<TRow extends object = Record<string, unknown>>(
+    text: string,
+    values: readonly unknown[] = [],
+  ): Promise<TRow[]> {
+    return this.withConnection((client) => runStatement<TRow>(client, text, values));
+  }
+
+  async transaction<T>(work: (run: Pick<SqlRunner, 'query'>) => Promise<T>): Promise<T> {
+    return this.withConnection(async (client) => {
+      await runStatement(client, 'BEGIN', []);
+      try {
+        const result = await work({ query: (text, values = []) => runStatement(client, text, values) });
+        await runStatement(client, 'COMMIT', []);
+        return result;
+      } catch (error) {
+        await runStatement(client, 'ROLLBACK', []).catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  private async withConnection<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const startedAt = Date.now();
+    let client: pg.PoolClient;
+    try {
+      client = await connectBeforeDeadline(this.pool);
+    } catch (error) {
+      throw unavailable(error, startedAt, false);
+    }
+    try {
+      const result = await work(client);
+      client.release();
+      return result;
+    } catch (error) {
+      const broken = isTransient(error) || isStatementTimeout(error);
+      // A connection whose statement was cut off may still be busy on the server: never reuse it.
+      client.release(broken ? (error as Error) : undefined);
+      if (broken) throw unavailable(error, startedAt, true);
+      throw error;
+    }
+  }
+}
+
+/** `pool.connect()`, given up at the invocation's deadline (a connection that opens later goes back to the pool). */
+async function connectBeforeDeadline(pool: pg.Pool): Promise<pg.PoolClient> {
+  const deadline = requestDeadline();
+  const connecting = pool.connect();
+  if (!deadline) return connecting;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StatementTimeoutError()), Math.max(0, deadline.at - Date.now()));
+  });
+  try {
+    return await Promise.race([connecting, expired]);
+  } catch (error) {
+    connecting.then((late) => late.release()).catch(() => undefined);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function runStatement<TRow extends object>(
+  client: pg.PoolClient,
+  text: string,
+  values: readonly unknown[],
+): Promise<TRow[]> {
+  const deadline = requestDeadline();
+  const remainingMs = deadline ? deadline.at - Date.now() : DEFAULT_STATEMENT_MS;
+  if (remainingMs <= 0) return Promise.reject(new StatementTimeoutError());
+  return client
+    .query<TRow>({ text, values: values as unknown[], query_timeout: remainingMs } as pg.QueryConfig)
+    .then((result) => result.rows)
+    .catch((error: unknown) => {
+      throw (error as Error).message === 'Query read timeout' ? new StatementTimeoutError({ cause: error }) : error;
+    });
+}
+
+/** A statement ran into the invocation's deadline (or, without one, the default limit). */
+export class StatementTimeoutError extends Error {
+  override name = 'StatementTimeoutError';
+  constructor(options?: { cause?: unknown }) {
+    super('the users database did not answer in time', options);
+  }
+}
+
+const isStatementTimeout = (error: unknown): boolean => error instanceof StatementTimeoutError;
+
+function isTransient(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code } = error as Error & { code?: string };
+  if (code !== undefined && (NETWORK_CODES.has(code) || TRANSIENT_SQLSTATE.test(code))) return true;
+  // pg's own words for a connection that closed or never opened.
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(
+    error.message,
+  );
+}
+
+function unavailable(error: unknown, startedAt: number, outcomeUnknown: boolean): Error {
+  if (!isTransient(error) && !isStatementTimeout(error)) return error as Error;
+  const stalledMs = Date.now() - startedAt;
+  return new DependencyUnavailableError('users database', {
+    cause: error,
+    outcomeUnknown: outcomeUnknown && isStatementTimeout(error),
+    retryAfterSeconds: Math.min(30, Math.max(2, Math.ceil(stalledMs / 1000))),
+  });
+}
