@@ -69,9 +69,6 @@ export const userStatusRoutes = [
     path: '/v1/user-status',
     entry: 'functions/query-user-status.ts',
     name: 'QueryUserStatus',
-    // Without an exact digest (an import at work), counting a large organization's matches touches every
-    // matching index item (README, "User status queries").
-    timeoutSeconds: 25,
   },
 ] as const satisfies readonly ApiRoute[];
 
@@ -125,6 +122,15 @@ export const reportPipelineFunctions = {
 export const webhookDeliveryFunction = {
   entry: 'functions/deliver-webhooks.ts',
   name: 'DeliverWebhooks',
+} as const;
+
+/**
+ * Runs at deploy time only, behind a CloudFormation custom resource (lib/users-database-construct.ts):
+ * migrates the users database and maps its reader role to the reading functions' IAM roles.
+ */
+export const usersDatabaseMigrationFunction = {
+  entry: 'functions/migrate-users-database.ts',
+  name: 'MigrateUsersDatabase',
 } as const;
 
 /** Answers every path or method no route matches, with the contract's 404/405 body. */

@@ -35,8 +35,11 @@ describe('a deployment', () => {
   });
 
   it('tags every taggable resource with service and stage', () => {
-    const tables = Object.values(prodTemplate.findResources('AWS::DynamoDB::Table')) as any[];
-    expect(tables.length).toBeGreaterThan(0);
+    const tables = [
+      ...Object.values(prodTemplate.findResources('AWS::DynamoDB::Table')),
+      ...Object.values(prodTemplate.findResources('AWS::DSQL::Cluster')),
+    ] as any[];
+    expect(tables.length).toBeGreaterThan(1);
     for (const table of tables) {
       expect(table.Properties.Tags).toEqual(
         expect.arrayContaining([
@@ -47,18 +50,26 @@ describe('a deployment', () => {
     }
   });
 
-  it('protects every table from deletion, and retains it', () => {
-    for (const table of Object.values(devTemplate.findResources('AWS::DynamoDB::Table')) as any[]) {
-      expect(table.Properties.DeletionProtectionEnabled).toBe(true);
-      expect(table.DeletionPolicy).toBe('Retain');
+  it('protects every table and the users database from deletion, and retains them', () => {
+    const stores = [
+      ...Object.values(devTemplate.findResources('AWS::DynamoDB::Table')),
+      ...Object.values(devTemplate.findResources('AWS::DSQL::Cluster')),
+    ] as any[];
+    expect(stores.filter((store) => store.Type === 'AWS::DSQL::Cluster')).toHaveLength(1);
+    for (const store of stores) {
+      expect(store.Properties.DeletionProtectionEnabled).toBe(true);
+      expect(store.DeletionPolicy).toBe('Retain');
+      expect(store.UpdateReplacePolicy).toBe('Retain');
     }
   });
 
-  it('outputs what an operator needs: API URL, table names, bucket, queue URLs', () => {
+  it('outputs what an operator needs: API URL, table names, users database, bucket, queue URLs', () => {
     const outputs = Object.keys(devTemplate.findOutputs('*'));
+    // Named exactly: `users:import --database` and the README quote them.
+    expect(outputs).toEqual(expect.arrayContaining(['UsersDatabaseEndpoint', 'UsersDatabaseClusterArn']));
+    expect(outputs.filter((output) => output.startsWith('UsersTable'))).toEqual([]);
     for (const expected of [
       'ApiUrl',
-      'UsersTableName',
       'OnboardingTokensTableName',
       'ReportJobsTableName',
       'ReportsBucketName',
@@ -72,10 +83,10 @@ describe('a deployment', () => {
     }
   });
 
-  it('gives the user-status function the longer timeout its route asks for (within the HTTP API’s 30 s)', () => {
+  it('gives the user-status function the API’s 10 s like every route (SQL answers within it at 1,000,000 users)', () => {
     const userStatus = dev.stack.routeFunctions.get('QueryUserStatus')!;
     const resource = devTemplate.toJSON().Resources[dev.stack.getLogicalId(userStatus.node.defaultChild as never)];
-    expect(resource.Properties.Timeout).toBe(25);
+    expect(resource.Properties.Timeout).toBe(10);
   });
 
   it('reuses an existing SES identity when told to, instead of creating one', () => {
