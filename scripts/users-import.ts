@@ -3,11 +3,7 @@ import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ORGANIZATION_ID, ORGANIZATION_ID_RULE, parseCommandLine, UsageError } from './command-line.ts';
-import {
-  openUsersDatabase,
-  TargetUnavailableError,
-  USERS_DATABASE_TARGET_HELP,
-} from './users-database-target.ts';
+import { openUsersDatabase, TargetUnavailableError, USERS_DATABASE_TARGET_HELP } from './users-database-target.ts';
 import { ImportAbortedError, importUserLines, type ImportCounts } from './users-import/import-user-lines.ts';
 import { createProgressReporter } from './users-import/progress.ts';
 
@@ -94,7 +90,10 @@ async function main(): Promise<number> {
     // A missing table or an unreachable database is reported before any line is read.
     await target.database.query('SELECT 1 FROM users LIMIT 1');
   } catch (error) {
-    const reason = error instanceof TargetUnavailableError ? error.message : `cannot use the users table: ${(error as Error).message}`;
+    const reason =
+      error instanceof TargetUnavailableError
+        ? error.message
+        : `cannot use the users table: ${(error as Error).message}`;
     process.stderr.write(`users:import: ${reason}\n`);
     return 1;
   }

@@ -87,7 +87,10 @@ async function main(): Promise<number> {
     target = await openUsersDatabase(options);
     await target.database.query('SELECT 1 FROM users LIMIT 1');
   } catch (error) {
-    const reason = error instanceof TargetUnavailableError ? error.message : `cannot use the users table: ${(error as Error).message}`;
+    const reason =
+      error instanceof TargetUnavailableError
+        ? error.message
+        : `cannot use the users table: ${(error as Error).message}`;
     process.stderr.write(`users:migrate-from-dynamodb: ${reason}\n`);
     return 1;
   }

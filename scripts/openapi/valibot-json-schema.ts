@@ -25,7 +25,7 @@ function overrideAction(action: AnyAction, jsonSchema: JsonSchema): JsonSchema |
     if (action.requirement === isIsoDateOrTimestamp) return { ...jsonSchema, pattern: ISO_DATE_OR_TIMESTAMP.source };
     // "At least one of gt, gte, lt, lte, eq": the range object's members are exactly those operators.
     if (action.requirement === namesABound) return { ...jsonSchema, minProperties: 1 };
-    // DynamoDB's smallest magnitude (1e-130) has no useful JSON Schema form; the 400 explains it.
+    // The smallest magnitude (1e-130) has no useful JSON Schema form; the 400 explains it.
     if (action.requirement === isStorableMagnitude) return { ...jsonSchema };
     // Names and e-mails: no control or bidirectional override characters (plain-text.ts).
     if (action.requirement === isPlainText)

@@ -3,7 +3,8 @@ import { parseUserRecord } from '../../shared/domain/users/user-record-schema.ts
 import type { UserRecord } from '../../shared/domain/users/user-record.ts';
 
 /** What one line of a JSON Lines user file holds. */
-export type UserLine = { kind: 'blank' } | { kind: 'valid'; record: UserRecord } | { kind: 'rejected'; problems: string[] };
+export type UserLine =
+  { kind: 'blank' } | { kind: 'valid'; record: UserRecord } | { kind: 'rejected'; problems: string[] };
 
 /**
  * One line, checked all the way to "the database will store it": JSON, then the user record

@@ -228,7 +228,9 @@ describe('POST /v1/user-status against the local PostgreSQL', () => {
       for (const attack of SQL_INJECTIONS) {
         const response = await query({ filters: { [field]: attack }, result_keys: ['id'] });
 
-        expect(response.status, attack).toBe(field === 'registration_status' || field === 'mobile_registration_status' ? 400 : 200);
+        expect(response.status, attack).toBe(
+          field === 'registration_status' || field === 'mobile_registration_status' ? 400 : 200,
+        );
         if (response.status === 200) expect(response.body.pagination.total, attack).toBe(0);
       }
     },
@@ -239,7 +241,11 @@ describe('POST /v1/user-status against the local PostgreSQL', () => {
     const [plain, tricky] = generateDemoUsers({ orgId: sqlOrgId, count: 2, seed: 3 });
     const database = usersDatabaseAsAdmin();
     try {
-      await seedUsers({ database, orgId: sqlOrgId, users: [plain!, { ...tricky!, override_notes: SQL_INJECTIONS[0] }] });
+      await seedUsers({
+        database,
+        orgId: sqlOrgId,
+        users: [plain!, { ...tricky!, override_notes: SQL_INJECTIONS[0] }],
+      });
     } finally {
       await database.close();
     }

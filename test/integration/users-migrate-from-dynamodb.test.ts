@@ -53,7 +53,7 @@ describe('users:migrate-from-dynamodb', () => {
     const items = [
       ...usersA.map((user) => legacyItem(orgA, user)),
       ...usersB.map((user) => legacyItem(orgB, user)),
-      // Not a user: the digest state of the old design, which the copy must skip.
+      // Not a user: an item of another kind in the same partition, which the copy must skip.
       { pk: `ORG#${orgA}`, sk: 'USERDIGEST', version: 3 },
       // A user item the record schema refuses.
       { ...legacyItem(orgB, usersB[0]!), sk: 'USER#broken', id: 'broken', created_at: 'yesterday' },

@@ -7,7 +7,8 @@ import { fromUserRow } from './user-rows.ts';
 
 /**
  * Answers user-status queries from the users table: the page first, then the count of every
- * match, unless the page already tells it (a page shorter than the limit ends the matches).
+ * match, unless the page already tells it (a page shorter than the limit ends the matches; an
+ * empty first page means none).
  */
 export class PostgresUserStatusReader implements UserStatusReader {
   constructor(private readonly database: Pick<SqlRunner, 'query'>) {}
@@ -19,7 +20,7 @@ export class PostgresUserStatusReader implements UserStatusReader {
   ): Promise<{ records: Array<Partial<UserRecord>>; total: number; accessPath: string }> {
     const statements = buildUserStatusStatements(orgId, filters, window);
     const rows = await this.database.query(statements.page.text, statements.page.values);
-    const pageEndsMatches = rows.length > 0 && rows.length < window.limit;
+    const pageEndsMatches = (rows.length > 0 || window.offset === 0) && rows.length < window.limit;
     const total = pageEndsMatches
       ? window.offset + rows.length
       : (await this.database.query<{ total: number }>(statements.count.text, statements.count.values))[0]!.total;

@@ -34,7 +34,10 @@ export function buildUserStatusStatements(
   };
   const conditions = ['org_id = $1', ...filters.map((filter) => conditionFor(filter, bind))];
   const where = conditions.join(' AND ');
-  const count: SqlStatement = { text: `SELECT count(*)::integer AS total FROM users WHERE ${where}`, values: [...values] };
+  const count: SqlStatement = {
+    text: `SELECT count(*)::integer AS total FROM users WHERE ${where}`,
+    values: [...values],
+  };
 
   const limit = bind(window.limit);
   const offset = bind(window.offset);

@@ -1,13 +1,15 @@
 import { DependencyUnavailableError } from '../../domain/errors.ts';
 import type { UserRecord } from '../../domain/users/user-record.ts';
 import type { SqlRunner } from './users-database.ts';
-import { hasNulCharacter, toUserRowValues, USER_ROW_COLUMNS } from './user-rows.ts';
+import { hasNulCharacter, storedBytesOf, toUserRowValues, USER_ROW_COLUMNS } from './user-rows.ts';
 
 /**
  * Aurora DSQL commits at most 3,000 changed rows per transaction (each statement here is its own
  * transaction); 500 rows of 42 columns also stay under PostgreSQL's 65,535 bound parameters.
  */
 export const MAX_USER_BATCH_SIZE = 500;
+/** Aurora DSQL refuses a transaction that writes over 10 MiB: a batch of large records is cut at 4 MiB. */
+export const MAX_USER_BATCH_BYTES = 4 * 1024 * 1024;
 
 export interface UserWriterOptions<TTag> {
   database: Pick<SqlRunner, 'query'>;
@@ -36,6 +38,7 @@ export class UserWriteError extends Error {
 interface Entry<TTag> {
   record: UserRecord;
   tag: TTag;
+  bytes: number;
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -53,6 +56,7 @@ export class PostgresUserWriter<TTag = number> {
   private readonly batchSize: number;
   private readonly concurrency: number;
   private buffer = new Map<string, Entry<TTag>>();
+  private bufferBytes = 0;
   private readonly inFlight = new Set<Promise<void>>();
   /** The batch still writing each id. */
   private readonly writingIds = new Map<string, Promise<void>>();
@@ -65,10 +69,16 @@ export class PostgresUserWriter<TTag = number> {
 
   async put(record: UserRecord, tag: TTag): Promise<void> {
     this.throwIfFailed();
+    const bytes = storedBytesOf(this.options.orgId, record);
+    if (this.bufferBytes + bytes > MAX_USER_BATCH_BYTES && this.buffer.size > 0) await this.flush();
     const superseded = this.buffer.get(record.id);
-    if (superseded) this.options.onSuperseded?.(superseded.tag);
+    if (superseded) {
+      this.options.onSuperseded?.(superseded.tag);
+      this.bufferBytes -= superseded.bytes;
+    }
     this.buffer.delete(record.id);
-    this.buffer.set(record.id, { record, tag });
+    this.buffer.set(record.id, { record, tag, bytes });
+    this.bufferBytes += bytes;
     if (this.buffer.size >= this.batchSize) await this.flush();
   }
 
@@ -82,6 +92,7 @@ export class PostgresUserWriter<TTag = number> {
   /** Lets the batches already sent finish (so what was counted is what is stored) and drops the rest. */
   async abandon(): Promise<void> {
     this.buffer.clear();
+    this.bufferBytes = 0;
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -90,7 +101,14 @@ export class PostgresUserWriter<TTag = number> {
     this.throwIfFailed();
     const entries = [...this.buffer.values()];
     this.buffer = new Map();
-    const earlier = [...new Set(entries.map((entry) => this.writingIds.get(entry.record.id)).filter(Boolean))];
+    this.bufferBytes = 0;
+    const earlier = [
+      ...new Set(
+        entries
+          .map((entry) => this.writingIds.get(entry.record.id))
+          .filter((pending): pending is Promise<void> => pending !== undefined),
+      ),
+    ];
     const batch = Promise.allSettled(earlier)
       .then(() => this.writeBatch(entries))
       .catch((error: unknown) => {
@@ -161,13 +179,18 @@ export class PostgresUserWriter<TTag = number> {
 
   private throwIfFailed(): void {
     if (this.failure !== undefined) {
-      throw this.failure instanceof Error ? this.failure : new UserWriteError(String(this.failure));
+      throw this.failure instanceof Error
+        ? this.failure
+        : new UserWriteError('a batch failed', { cause: this.failure });
     }
   }
 }
 
-/** SQLSTATE class 22 (data exception) or 23 (constraint): the data, not the database, is at fault. */
+/**
+ * SQLSTATE class 22 (data exception), 23 (constraint) or 54000 (a limit, e.g. DSQL's index key
+ * size): the data, not the database, is at fault.
+ */
 function isRecordError(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && /^2[23]/.test(code);
+  return typeof code === 'string' && (/^2[23]/.test(code) || code === '54000');
 }

@@ -51,7 +51,15 @@ const MAX_CONNECTION_LIFETIME_SECONDS = 50 * 60;
 
 /** PostgreSQL error classes that mean "try again": connection trouble, resources, conflicts, shutdown. */
 const TRANSIENT_SQLSTATE = /^(08|53|57P|40001|40P01|55P03|58)/;
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+]);
 
 export class PostgresUsersDatabase implements SqlRunner {
   private readonly pool: pg.Pool;

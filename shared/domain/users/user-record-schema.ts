@@ -15,7 +15,7 @@ const calendarDate = v.pipe(
   v.check(validDate, 'isDateString: must be an ISO date'),
   v.transform(toCalendarDate),
 );
-/** Stored in one canonical form, so text order is time order in DynamoDB. */
+/** Stored in one canonical form, so text order (the C collation's) is time order. */
 const instant = v.pipe(
   v.string(),
   v.check(validDate, 'isDateString: must be an ISO timestamp'),

@@ -41,7 +41,7 @@ function jsonObject<TEntries extends v.ObjectEntries>(entries: TEntries) {
   );
 }
 
-/** Longer than any stored value can be (DynamoDB keys stop at 1 KiB; dates and timestamps are short). */
+/** Longer than any indexed stored value can be (Aurora DSQL index keys stop at 1 KiB; dates and timestamps are short). */
 export const MAX_FILTER_STRING_LENGTH = 1024;
 const MAX_DATE_STRING_LENGTH = 64;
 /** Far more than the fields there are; duplicates are ignored, so a few are tolerated. */
@@ -55,10 +55,13 @@ const dateOrTimestamp = v.pipe(
   v.check(isIsoDateOrTimestamp, 'isDateString: must be an ISO 8601 date (YYYY-MM-DD) or timestamp'),
 );
 
-/** DynamoDB cannot store a number closer to zero than 1e-130 (other than 0 itself). */
+/**
+ * A number closer to zero than 1e-130 (other than 0): refused since the first release, when users
+ * lived in DynamoDB, which cannot store one; kept so the same request gets the same answer.
+ */
 export const isStorableMagnitude = (value: number): boolean => value === 0 || Math.abs(value) >= 1e-130;
 
-/** Numbers DynamoDB's marshaller accepts (finite, within the safe-integer range), so no bound is a 500. */
+/** Finite numbers within the safe-integer range, so every bound compares exactly. */
 const comparableNumber = v.pipe(
   v.number(),
   v.minValue(Number.MIN_SAFE_INTEGER),

@@ -1,0 +1,174 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runWithDeadline } from '../../../shared/adapters/request-deadline.ts';
+import { loadUsersDatabaseConfig, PostgresUsersDatabase } from '../../../shared/adapters/postgres/users-database.ts';
+import { DependencyUnavailableError } from '../../../shared/domain/errors.ts';
+
+/** A TCP port nothing listens on: one the system just handed out, closed again. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A "database" that accepts connections and never says a word. */
+async function stalledServer(): Promise<{ server: Server; sockets: Set<Socket>; port: number }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, sockets, port: (server.address() as { port: number }).port };
+}
+
+/**
+ * A "database" that lets a client in (the PostgreSQL startup handshake: AuthenticationOk, then
+ * ReadyForQuery) and then never answers a statement.
+ */
+async function silentAfterLoginServer(): Promise<{
+  server: Server;
+  sockets: Set<Socket>;
+  connections: () => number;
+  port: number;
+}> {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    socket.once('data', () => {
+      const authenticationOk = Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0]);
+      const readyForQuery = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
+      socket.write(Buffer.concat([authenticationOk, readyForQuery]));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, sockets, connections: () => connections, port: (server.address() as { port: number }).port };
+}
+
+const databaseOn = (port: number) =>
+  new PostgresUsersDatabase(
+    loadUsersDatabaseConfig({
+      USERS_DATABASE_HOST: '127.0.0.1',
+      USERS_DATABASE_PORT: String(port),
+      USERS_DATABASE_USER: 'postgres',
+      USERS_DATABASE_AUTH: 'password',
+      USERS_DATABASE_PASSWORD: 'not-used',
+    }),
+  );
+
+/** What a promise settles with, as a value (so timing can be measured without an unhandled rejection). */
+const settle = <T>(promise: Promise<T>) =>
+  promise.then(
+    (value) => ({ value, error: undefined as unknown }),
+    (error: unknown) => ({ value: undefined, error }),
+  );
+
+describe('PostgresUsersDatabase without a server', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+
+  afterEach(async () => {
+    // Most recent first: the server's sockets end before the pool waits for its connections.
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('rejects with DependencyUnavailableError, and a Retry-After of at least 2 s, when the connection is refused', async () => {
+    const database = databaseOn(await freePort());
+    cleanups.push(() => database.close());
+
+    const { error } = await settle(database.query('SELECT 1'));
+
+    expect(error).toBeInstanceOf(DependencyUnavailableError);
+    const unavailable = error as DependencyUnavailableError;
+    expect(unavailable.dependency).toBe('users database');
+    expect(unavailable.retryAfterSeconds).toBeGreaterThanOrEqual(2);
+    expect(unavailable.outcomeUnknown).toBe(false);
+    expect(unavailable.cause).toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
+  it('rejects a transaction the same way, without running its work', async () => {
+    const database = databaseOn(await freePort());
+    cleanups.push(() => database.close());
+    let ran = false;
+
+    const { error } = await settle(
+      database.transaction(async () => {
+        ran = true;
+      }),
+    );
+
+    expect(error).toBeInstanceOf(DependencyUnavailableError);
+    expect(ran).toBe(false);
+  });
+
+  it("gives up on a server that never answers at the invocation's deadline, not at the 3 s connect timeout", async () => {
+    const { server, sockets, port } = await stalledServer();
+    const database = databaseOn(port);
+    cleanups.push(
+      () => database.close(),
+      async () => {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    );
+    const startedAt = Date.now();
+
+    const { error } = await settle(runWithDeadline(300, () => database.query('SELECT 1')));
+
+    const elapsedMs = Date.now() - startedAt;
+    expect(error).toBeInstanceOf(DependencyUnavailableError);
+    expect((error as DependencyUnavailableError).retryAfterSeconds).toBeGreaterThanOrEqual(2);
+    expect(elapsedMs).toBeGreaterThanOrEqual(250);
+    expect(elapsedMs).toBeLessThan(1_000);
+    // The stalled connection was really attempted.
+    expect(sockets.size).toBeGreaterThan(0);
+  });
+
+  it('cuts off a statement that never returns at the deadline, marks its outcome unknown, and never reuses its connection', async () => {
+    const { server, sockets, connections, port } = await silentAfterLoginServer();
+    const database = databaseOn(port);
+    cleanups.push(
+      () => database.close(),
+      async () => {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    );
+    const startedAt = Date.now();
+
+    const first = await settle(runWithDeadline(300, () => database.query('SELECT 1')));
+    const firstMs = Date.now() - startedAt;
+    const second = await settle(runWithDeadline(300, () => database.query('SELECT 1')));
+
+    expect(first.error).toBeInstanceOf(DependencyUnavailableError);
+    expect(first.error).toMatchObject({ outcomeUnknown: true, retryAfterSeconds: 2 });
+    expect(firstMs).toBeLessThan(1_000);
+    expect(second.error).toBeInstanceOf(DependencyUnavailableError);
+    // The pool holds one connection: the second statement got a new one instead of queueing behind the stalled one.
+    expect(connections()).toBe(2);
+  });
+
+  it('answers at once when the deadline has already passed', async () => {
+    const { server, sockets, port } = await stalledServer();
+    const database = databaseOn(port);
+    cleanups.push(
+      () => database.close(),
+      async () => {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    );
+    const startedAt = Date.now();
+
+    const { error } = await settle(runWithDeadline(0, () => database.query('SELECT 1')));
+
+    expect(error).toBeInstanceOf(DependencyUnavailableError);
+    expect(Date.now() - startedAt).toBeLessThan(500);
+  });
+});
