@@ -32,6 +32,12 @@ const period = Duration.minutes(5);
 export const SES_BOUNCE_RATE_THRESHOLD = 0.025;
 export const SES_COMPLAINT_RATE_THRESHOLD = 0.0005;
 
+/** Where Aurora DSQL publishes a cluster's metrics (dimension `ClusterId`). */
+export const AURORA_DSQL_NAMESPACE = 'AWS/AuroraDSQL';
+/** OCC conflicts per 5 minutes that, kept up for OCC_CONFLICTS_PERIODS periods, raise the alarm. */
+export const OCC_CONFLICTS_THRESHOLD = 10;
+export const OCC_CONFLICTS_PERIODS = 3;
+
 /**
  * The service's alarms. Each fires on the first occurrence in a 5-minute period: the service is
  * low-volume, so one error or one dead-lettered message is worth a look.
@@ -216,6 +222,43 @@ export class AlarmsConstruct extends Construct {
     );
   }
 
+  /**
+   * Alarms on the users database's own metrics: namespace `AWS/AuroraDSQL`, dimension `ClusterId`
+   * (the cluster identifier), names as the Aurora DSQL user guide lists them ("Monitoring Aurora
+   * DSQL with Amazon CloudWatch"):
+   * - `QueryTimeouts`: queries cut off at DSQL's maximum transaction time. The service's statements
+   *   are short, so one is a finding (Sum >= 1 in 5 minutes).
+   * - `OccConflicts`: transactions aborted by optimistic concurrency control. The functions only
+   *   read, which never conflicts; writers (users:import, the migration) can conflict when they
+   *   overlap, and an occasional conflict is harmless. Alarms when conflicts are sustained: at least
+   *   OCC_CONFLICTS_THRESHOLD in each of OCC_CONFLICTS_PERIODS 5-minute periods in a row.
+   */
+  addUsersDatabaseAlarms(clusterIdentifier: string): Alarm[] {
+    const metric = (metricName: string) =>
+      new Metric({
+        namespace: AURORA_DSQL_NAMESPACE,
+        metricName,
+        dimensionsMap: { ClusterId: clusterIdentifier },
+        period,
+        statistic: 'Sum',
+      });
+    return [
+      this.addAlarm('UsersDatabaseQueryTimeouts', metric('QueryTimeouts'), {
+        description:
+          "A users database query ran into Aurora DSQL's maximum transaction time. Find the statement in the " +
+          "reading functions' logs (user status queries, report jobs: their 503s name the users database) and read its plan (EXPLAIN).",
+      }),
+      this.addAlarm('UsersDatabaseOccConflicts', metric('OccConflicts'), {
+        threshold: OCC_CONFLICTS_THRESHOLD,
+        evaluationPeriods: OCC_CONFLICTS_PERIODS,
+        description:
+          `Aurora DSQL aborted ${OCC_CONFLICTS_THRESHOLD} or more transactions for conflicts in each of ` +
+          `${OCC_CONFLICTS_PERIODS} 5-minute periods: concurrent writers (users:import runs, migrations) contend ` +
+          'for the same rows. Find the overlapping writers and run them one at a time.',
+      }),
+    ];
+  }
+
   /** Alarms on 5XX answers: a function that maps a failure to a 500/503 does not count as a Lambda error. */
   addHttpApiServerErrorsAlarm(httpApi: IHttpApi): Alarm {
     return this.addAlarm(`${httpApi.node.id}ServerErrors`, httpApi.metricServerError({ period, statistic: 'Sum' }), {
@@ -225,11 +268,15 @@ export class AlarmsConstruct extends Construct {
     });
   }
 
-  private addAlarm(id: string, metric: IMetric, options: { description: string; threshold?: number }): Alarm {
+  private addAlarm(
+    id: string,
+    metric: IMetric,
+    options: { description: string; threshold?: number; evaluationPeriods?: number },
+  ): Alarm {
     const alarm = new Alarm(this, id, {
       metric,
       threshold: options.threshold ?? 1,
-      evaluationPeriods: 1,
+      evaluationPeriods: options.evaluationPeriods ?? 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
       alarmDescription: options.description,

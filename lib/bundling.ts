@@ -59,6 +59,9 @@ export const lambdaBundling: BundlingOptions = {
   define: importMetaUrlDefine,
   // The AWS SDK v3 is bundled, not taken from the runtime: a pinned, tree-shaken client loads faster.
   bundleAwsSDK: true,
+  // Nothing is external. pg's optional native binding needs no entry: pg requires `pg-native` inside
+  // a try/catch, which esbuild leaves as a plain require, and only when `pg.native` is read (never
+  // by the service), which then answers null (test/infra/lambda-bundles.test.ts).
   externalModules: [],
   logLevel: LogLevel.WARNING,
   esbuildArgs: { '--alias': Object.entries(bundleAliases).map(([from, to]) => `${from}=${to}`) },

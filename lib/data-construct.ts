@@ -4,17 +4,17 @@ import {
   idempotencyTable,
   onboardingTokensTable,
   reportJobsTable,
-  usersTable,
   webhooksTable,
 } from './table-definitions.ts';
 import { ServiceTable } from './service-table.ts';
 
-const knownTables = [onboardingTokensTable, reportJobsTable, usersTable, idempotencyTable, webhooksTable] as const;
+const knownTables = [onboardingTokensTable, reportJobsTable, idempotencyTable, webhooksTable] as const;
 export type TableId = (typeof knownTables)[number]['id'];
 
 /**
  * The service's DynamoDB tables, one per entry of `allTables` (lib/table-definitions.ts):
  * on-demand, point-in-time recovery, TTL, AWS-managed encryption, retained on stack deletion.
+ * Users are not among them: they live in the users database (lib/users-database-construct.ts).
  */
 export class DataConstruct extends Construct {
   /** Every table by its definition id, e.g. `tables.OnboardingTokens`. */
@@ -40,10 +40,6 @@ export class DataConstruct extends Construct {
 
   get reportJobs(): ServiceTable {
     return this.tables.ReportJobs;
-  }
-
-  get users(): ServiceTable {
-    return this.tables.Users;
   }
 
   get idempotency(): ServiceTable {

@@ -26,7 +26,6 @@ import type { ServiceTable } from './service-table.ts';
 
 export interface ReportPipelineConstructProps {
   readonly reportJobs: ServiceTable;
-  readonly users: ServiceTable;
   /** Days a PDF is kept before S3 deletes it (the jobs' DynamoDB TTL uses the same figure). */
   readonly retentionDays: number;
 }
@@ -172,7 +171,7 @@ export class ReportPipelineConstruct extends Construct {
       environment: { [REPORT_FONTS_DIR_ENV]: reportFontsDir },
     });
     bindTable(this.worker, props.reportJobs, 'readWrite');
-    bindTable(this.worker, props.users, 'read');
+    // It reads the job's user from the users database: granted in lib/service-stack.ts (grantReadUsers).
     this.grantReportWrites(this.worker);
     this.worker.addEventSource(
       new SqsEventSource(this.queue, {

@@ -20,6 +20,7 @@ import { BusinessMetric, METRICS_NAMESPACE } from '../shared/observability/metri
 import { OperationsDashboardConstruct } from './operations-dashboard-construct.ts';
 import { ServiceFunction, serviceName } from './service-function.ts';
 import type { StackConfig } from './stack-config.ts';
+import { UsersDatabaseConstruct } from './users-database-construct.ts';
 import { WebhooksConstruct } from './webhooks-construct.ts';
 
 export interface ServiceStackProps extends StackProps {
@@ -32,6 +33,7 @@ interface RouteResources {
   readonly mail: MailConstruct;
   readonly reports: ReportPipelineConstruct;
   readonly webhooks: WebhooksConstruct;
+  readonly usersDatabase: UsersDatabaseConstruct;
 }
 
 type RouteGrants = (fn: ServiceFunction, resources: RouteResources) => void;
@@ -67,10 +69,11 @@ const onboardingRouteGrants = {
 } satisfies Record<(typeof onboardingRoutes)[number]['name'], RouteGrants>;
 
 const reportRouteGrants = {
-  CreateReportJob: (fn, { data, reports }) => {
+  CreateReportJob: (fn, { data, reports, usersDatabase }) => {
     // Job + open-job guard in one transaction, and the organization's rate-limit item.
     bindTable(fn, data.tables.ReportJobs, 'readWrite');
-    bindTable(fn, data.tables.Users, 'read');
+    // Checks that the user exists before queueing a report.
+    usersDatabase.grantReadUsers(fn);
     bindTable(fn, data.tables.Idempotency, 'readWrite');
     reports.grantEnqueue(fn);
     // Jobs expire with their PDFs (the bucket's lifecycle rule uses the same number of days).
@@ -94,9 +97,9 @@ const reportRouteGrants = {
 } satisfies Record<(typeof reportRoutes)[number]['name'], RouteGrants>;
 
 const userStatusRouteGrants = {
-  // Queries the organization's partition and the byCreatedAt / byEmail indexes; never writes.
-  QueryUserStatus: (fn, { data }) => {
-    bindTable(fn, data.tables.Users, 'read');
+  // SELECTs the organization's users (as users_reader, which may do nothing else); never writes.
+  QueryUserStatus: (fn, { usersDatabase }) => {
+    usersDatabase.grantReadUsers(fn);
   },
 } satisfies Record<(typeof userStatusRoutes)[number]['name'], RouteGrants>;
 
@@ -144,9 +147,10 @@ function authEnvironment(config: StackConfig): Record<string, string> {
   };
 }
 
-/** The whole service: tables, mail, the report pipeline, the HTTP API with one function per route, alarms. */
+/** The whole service: tables, the users database, mail, the report pipeline, the HTTP API with one function per route, alarms. */
 export class ServiceStack extends Stack {
   readonly data: DataConstruct;
+  readonly usersDatabase: UsersDatabaseConstruct;
   readonly mail: MailConstruct;
   readonly reports: ReportPipelineConstruct;
   readonly webhooks: WebhooksConstruct;
@@ -164,6 +168,7 @@ export class ServiceStack extends Stack {
     const { config } = props;
 
     this.data = new DataConstruct(this, 'Data');
+    this.usersDatabase = new UsersDatabaseConstruct(this, 'UsersDatabase');
     this.mail = new MailConstruct(this, 'Mail', {
       senderEmail: config.senderEmail,
       senderIdentity: config.senderIdentity,
@@ -174,9 +179,10 @@ export class ServiceStack extends Stack {
     // Its functions run outside the API: they get no token settings.
     this.reports = new ReportPipelineConstruct(this, 'Reports', {
       reportJobs: this.data.tables.ReportJobs,
-      users: this.data.tables.Users,
       retentionDays: config.retentionDays,
     });
+    // The worker puts the user's record into the report.
+    this.usersDatabase.grantReadUsers(this.reports.worker);
     this.webhooks = new WebhooksConstruct(this, 'Webhooks', { webhooks: this.data.tables.Webhooks });
     // Every function that finishes report jobs emits report.completed / report.failed.
     for (const fn of [this.reports.worker, this.reports.deadLetterHandler, this.reports.sweep]) {
@@ -195,6 +201,7 @@ export class ServiceStack extends Stack {
       mail: this.mail,
       reports: this.reports,
       webhooks: this.webhooks,
+      usersDatabase: this.usersDatabase,
     };
     const routeFunctions = new Map<string, ServiceFunction>();
     for (const route of apiRoutes) {
@@ -236,6 +243,8 @@ export class ServiceStack extends Stack {
         this.reports.deadLetterHandler,
         this.reports.sweep,
         this.webhooks.delivery,
+        // A failed migration fails the deploy too; the alarm tells whoever did not start it.
+        this.usersDatabase.migrationFunction,
       ],
     });
     this.alarms.addHttpApiServerErrorsAlarm(this.api.httpApi);
@@ -253,6 +262,7 @@ export class ServiceStack extends Stack {
     this.alarms.addFunctionThrottlesAlarm(this.reports.worker);
     this.alarms.addFunctionDurationAlarm(this.reports.worker, workerTimeout);
     for (const [name, table] of Object.entries(this.data.tables)) this.alarms.addTableThrottlesAlarm(name, table);
+    this.alarms.addUsersDatabaseAlarms(this.usersDatabase.clusterIdentifier);
     this.alarms.addSesReputationAlarms(this.mail.configurationSet.configurationSetName);
     const dimensions = { service: serviceName, stage: config.stage };
     this.alarms.addBusinessMetricAlarm(
@@ -301,7 +311,7 @@ export class ServiceStack extends Stack {
     }
   }
 
-  /** What an operator needs after a deploy without opening the console (`users:import --table` and so on). */
+  /** What an operator needs after a deploy without opening the console (`users:import --database <UsersDatabaseEndpoint>` and so on). */
   private addOperatorOutputs(): void {
     new CfnOutput(this, 'DashboardUrl', {
       value: this.dashboard.dashboardUrl,
@@ -310,6 +320,15 @@ export class ServiceStack extends Stack {
     for (const [name, table] of Object.entries(this.data.tables)) {
       new CfnOutput(this, `${name}TableName`, { value: table.tableName, description: `DynamoDB table ${name}` });
     }
+    new CfnOutput(this, 'UsersDatabaseEndpoint', {
+      value: this.usersDatabase.endpoint,
+      description:
+        'Aurora DSQL endpoint of the users database (host; port 5432, database postgres, IAM authentication)',
+    });
+    new CfnOutput(this, 'UsersDatabaseClusterArn', {
+      value: this.usersDatabase.clusterArn,
+      description: 'ARN of the users database cluster (for dsql:DbConnect / dsql:DbConnectAdmin policies)',
+    });
     new CfnOutput(this, 'ReportsBucketName', {
       value: this.reports.bucket.bucketName,
       description: 'S3 bucket of the report PDFs',

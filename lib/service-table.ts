@@ -17,7 +17,7 @@ export class ServiceTable extends Table {
       deletionProtection: true,
       timeToLiveAttribute: definition.timeToLiveAttribute,
       encryption: TableEncryption.AWS_MANAGED,
-      // Tokens, jobs and users outlive a mistaken `cdk destroy`.
+      // Tokens, jobs and webhooks outlive a mistaken `cdk destroy`.
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.definition = definition;

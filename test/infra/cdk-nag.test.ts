@@ -41,7 +41,7 @@ describe('cdk-nag AwsSolutions', () => {
     for (const suppression of suppressions) expect(suppression.reason.length, suppression.id).toBeGreaterThan(40);
   });
 
-  it('suppresses IAM5 only for the reports/ object prefix of the reports bucket and X-Ray, never for a whole policy', () => {
+  it('suppresses IAM5 only for the reports/ object prefix of the reports bucket, X-Ray and the migration function’s versions, never for a whole policy', () => {
     // The CDK's own BucketDeployment handler (deploy time only) is checked in the next test.
     const resources = Object.entries(Template.fromStack(stack).toJSON().Resources as Record<string, any>)
       .filter(([logicalId]) => !logicalId.startsWith('CustomCDKBucketDeployment'))
@@ -53,9 +53,15 @@ describe('cdk-nag AwsSolutions', () => {
     }>;
     expect(iam5.length).toBeGreaterThan(0);
     const bucketArn = `<${stack.getLogicalId(stack.reports.bucket.node.defaultChild as CfnElement)}.Arn>`;
-    // Besides X-Ray's `*` on every function role (checked in service-stack.test.ts: X-Ray actions only).
+    const migrationFunctionArn = `<${stack.getLogicalId(stack.usersDatabase.migrationFunction.node.defaultChild as CfnElement)}.Arn>`;
+    // Besides X-Ray's `*` on every function role and the Provider framework's invoke of the migration
+    // function (both checked in service-stack.test.ts: X-Ray actions only, lambda:InvokeFunction only).
     for (const suppression of iam5)
-      expect([[`Resource::${bucketArn}/reports/*`], ['Resource::*']]).toContainEqual(suppression.applies_to);
+      expect([
+        [`Resource::${bucketArn}/reports/*`],
+        ['Resource::*'],
+        [`Resource::${migrationFunctionArn}:*`],
+      ]).toContainEqual(suppression.applies_to);
   });
 
   it('suppresses IAM4, IAM5 and L1 of the dashboard’s BucketDeployment handler for the exact grants aws-cdk-lib makes', () => {

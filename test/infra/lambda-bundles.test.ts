@@ -8,7 +8,12 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleFileName, esbuildOptionsFor } from '../../lib/bundling.ts';
-import { reportPipelineFunctions } from '../../lib/routes.ts';
+import {
+  reportPipelineFunctions,
+  userStatusRoutes,
+  reportRoutes,
+  usersDatabaseMigrationFunction,
+} from '../../lib/routes.ts';
 import { loadReportFonts } from '../../shared/adapters/pdf/report-fonts.ts';
 import type { renderUserReport } from '../../shared/adapters/pdf/render-user-report.ts';
 import {
@@ -104,6 +109,75 @@ describe('Lambda bundles', () => {
     });
     expect((await PDFDocument.load(multiScript)).getPageCount()).toBeGreaterThanOrEqual(2);
     expect(missing).toEqual([]);
+  });
+
+  /** The functions that connect to the users database (lib/service-stack.ts grantReadUsers) and its migration. */
+  const usersDatabaseEntries = [
+    userStatusRoutes.find((route) => route.name === 'QueryUserStatus')!.entry,
+    reportRoutes.find((route) => route.name === 'CreateReportJob')!.entry,
+    reportPipelineFunctions.worker.entry,
+    usersDatabaseMigrationFunction.entry,
+  ];
+
+  it.each(usersDatabaseEntries)(
+    'build %s with pg and the DSQL signer bundled, leaving only pg’s optional pg-native out',
+    async (entry) => {
+      const file = path.join(outDir, 'users-database', path.basename(entry, '.ts'), bundleFileName);
+      const { metafile, warnings } = await build({
+        ...esbuildOptionsFor(entry, file),
+        metafile: true,
+        write: false,
+        logLevel: 'silent',
+      });
+      const packages = new Set(
+        Object.keys(metafile.inputs).map((input) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1]),
+      );
+
+      expect(warnings).toEqual([]);
+      for (const bundled of ['pg', 'pg-pool', 'pg-protocol', '@aws-sdk/dsql-signer'])
+        expect(packages).toContain(bundled);
+      expect(packages).not.toContain('pg-native');
+      // The signer's default credentials come from the environment, through the stand-in (lib/bundling.ts).
+      expect(Object.keys(metafile.inputs)).toContain('shared/bundle-substitutes/aws-credential-provider-node.ts');
+      expect(packages).not.toContain('@aws-sdk/credential-provider-node');
+    },
+  );
+
+  it('sign DSQL connection tokens from a bundle with the environment’s credentials, and load pg without pg-native', async () => {
+    const { exports, inputs } = await bundle<{
+      nativeBinding: () => unknown;
+      connectionPassword: (user: string, host: string, region: string) => Promise<string>;
+    }>('test/infra/fixtures/users-database-entry.ts');
+    expect(inputs).toContain('shared/bundle-substitutes/aws-credential-provider-node.ts');
+    const host = 'abcdefghijklmnopqrstuvwxyz.dsql.eu-west-1.on.aws';
+    const credentials = {
+      AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE',
+      AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      AWS_SESSION_TOKEN: 'session-token',
+    };
+    const saved = Object.fromEntries(Object.keys(credentials).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, credentials);
+    try {
+      expect(exports.nativeBinding()).toBeNull();
+      const reader = new URL(`https://${await exports.connectionPassword('users_reader', host, 'eu-west-1')}`);
+      const admin = new URL(`https://${await exports.connectionPassword('admin', host, 'eu-west-1')}`);
+
+      expect(reader.host).toBe(host);
+      expect(reader.searchParams.get('Action')).toBe('DbConnect');
+      expect(admin.searchParams.get('Action')).toBe('DbConnectAdmin');
+      for (const token of [reader, admin]) {
+        expect(token.searchParams.get('X-Amz-Credential')).toMatch(
+          /^AKIAIOSFODNN7EXAMPLE\/\d{8}\/eu-west-1\/dsql\/aws4_request$/,
+        );
+        expect(token.searchParams.get('X-Amz-Security-Token')).toBe('session-token');
+        expect(token.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
+      }
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
   });
 
   it('fail loudly, naming what is missing, if a standard PDF font is asked for', async () => {

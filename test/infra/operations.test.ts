@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { CURRENTLY_RECOMMENDED_FLAGS } from 'aws-cdk-lib/cx-api';
+import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import { SES_BOUNCE_RATE_THRESHOLD, SES_COMPLAINT_RATE_THRESHOLD } from '../../lib/alarms-construct.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
@@ -121,9 +122,13 @@ describe('alarms', () => {
   });
 
   it('watch every function for errors, the API for 5XX answers and every table for throttling', () => {
+    const providerFramework = logicalIdOf(
+      stack.usersDatabase.migrationProvider.node.findChild('framework-onEvent') as IConstruct,
+    );
     const functions = Object.keys(template.findResources('AWS::Lambda::Function')).filter(
-      // The CDK's own deploy-time handlers (BucketDeployment) run only during a deploy.
-      (id) => !id.startsWith('CustomCDKBucketDeployment') && !id.startsWith('AWS'),
+      // The CDK's own deploy-time handlers (BucketDeployment, the Provider framework that calls the
+      // users database migration) run only during a deploy; the migration function itself is watched.
+      (id) => !id.startsWith('CustomCDKBucketDeployment') && !id.startsWith('AWS') && id !== providerFramework,
     );
     const withErrorAlarm = new Set(alarmOn('Errors').map((alarm) => alarm.Properties.Dimensions[0].Value.Ref));
     for (const fn of functions) expect(withErrorAlarm, fn).toContain(fn);
@@ -170,8 +175,9 @@ describe('tracing', () => {
   it('is active on every function of the service, without error messages in traces', () => {
     const functions = Object.entries(template.findResources('AWS::Lambda::Function')) as [string, any][];
     const service = functions.filter(([, fn]) => fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME);
-    // Route functions, the fallback, the report worker, dead-letter handler and sweep, the webhook delivery.
-    expect(service.length).toBe(stack.routeFunctions.size + 5);
+    // Route functions, the fallback, the report worker, dead-letter handler and sweep, the webhook delivery,
+    // the users database migration.
+    expect(service.length).toBe(stack.routeFunctions.size + 6);
     for (const [id, fn] of service) {
       expect(fn.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
       expect(fn.Properties.Runtime, id).toBe('nodejs24.x');

@@ -58,7 +58,24 @@ const tablesWith = (fn: IFunction, action: string) =>
     .filter((resource) => !resource.includes('/index/'))
     .sort();
 
-const tableArn = (id: 'ReportJobs' | 'Users' | 'Idempotency') => `<${logicalIdOf(stack.data.tables[id])}.Arn>`;
+const tableArn = (id: 'ReportJobs' | 'Idempotency') => `<${logicalIdOf(stack.data.tables[id])}.Arn>`;
+
+/** The users database cluster's ARN, as policies name it. */
+const usersClusterArn = () => `<${stack.getLogicalId(stack.usersDatabase.cluster)}.ResourceArn>`;
+
+/** What a function that reads users is told (lib/users-database-construct.ts `grantReadUsers`). */
+const usersReaderEnvironment = () => ({
+  USERS_DATABASE_HOST: { 'Fn::GetAtt': [stack.getLogicalId(stack.usersDatabase.cluster), 'Endpoint'] },
+  USERS_DATABASE_USER: 'users_reader',
+  USERS_DATABASE_AUTH: 'dsql',
+});
+
+/** The function's Aurora DSQL permissions. */
+const dsqlGrantsOf = (fn: IFunction) =>
+  queries.statementsFor(fn, 'dsql:').map((statement) => ({
+    actions: actionsOf(statement),
+    resources: resourcesOf(statement),
+  }));
 
 /** Statements of the bucket policy of `bucket` that deny requests. */
 function denyStatementsOfBucketPolicy(bucketLogicalId: string): Statement[] {
@@ -244,13 +261,14 @@ describe('worker', () => {
     expect(queries.propertiesOf(reports().worker)).toMatchObject({ Timeout: 15, MemorySize: 1024 });
   });
 
-  it('reads its fonts from the folder the bundling copies them to, and its tables and bucket by name', () => {
+  it('reads its fonts from the folder the bundling copies them to, its table and bucket by name, users from the users database', () => {
     expect(queries.environmentOf(reports().worker)).toMatchObject({
       REPORT_FONTS_DIR: '/var/task/fonts',
       REPORT_JOBS_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.ReportJobs) },
-      USERS_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.Users) },
       REPORTS_BUCKET_NAME: { Ref: logicalIdOf(reports().bucket) },
+      ...usersReaderEnvironment(),
     });
+    expect(queries.environmentOf(reports().worker)).not.toHaveProperty('USERS_TABLE_NAME');
   });
 
   it('may store PDFs under reports/ (and remove one stored for a job it lost) and nothing else in S3: no reads', () => {
@@ -261,10 +279,11 @@ describe('worker', () => {
     expect(actionsOfFunction(reports().worker)).not.toContain('s3:GetObject');
   });
 
-  it('may read and write report jobs, only read users, and touch no other table', () => {
+  it('may read and write report jobs, only connect to the users database as a reader, and touch no other table', () => {
     const worker = reports().worker;
     expect(tablesWith(worker, 'dynamodb:UpdateItem')).toEqual([tableArn('ReportJobs')]);
-    expect(tablesWith(worker, 'dynamodb:GetItem')).toEqual([tableArn('ReportJobs'), tableArn('Users')].sort());
+    expect(tablesWith(worker, 'dynamodb:GetItem')).toEqual([tableArn('ReportJobs')]);
+    expect(dsqlGrantsOf(worker)).toEqual([{ actions: ['dsql:DbConnect'], resources: [usersClusterArn()] }]);
     // It publishes webhook events, and never puts a job back on its own queue.
     expect(sendTargetsOf(worker)).toEqual([arnOf(stack.webhooks.queue)]);
   });
@@ -336,9 +355,8 @@ describe('report routes', () => {
   it('CreateReportJob may write jobs and idempotency records, read users and only send to the job queue', () => {
     const fn = routeFunction('CreateReportJob');
     expect(tablesWith(fn, 'dynamodb:UpdateItem')).toEqual([tableArn('Idempotency'), tableArn('ReportJobs')].sort());
-    expect(tablesWith(fn, 'dynamodb:GetItem')).toEqual(
-      [tableArn('Idempotency'), tableArn('ReportJobs'), tableArn('Users')].sort(),
-    );
+    expect(tablesWith(fn, 'dynamodb:GetItem')).toEqual([tableArn('Idempotency'), tableArn('ReportJobs')].sort());
+    expect(dsqlGrantsOf(fn)).toEqual([{ actions: ['dsql:DbConnect'], resources: [usersClusterArn()] }]);
     const sqs = queries.statementsFor(fn, 'sqs:');
     expect(sqs).toHaveLength(1);
     expect(actionsOf(sqs[0]!)).toEqual(['sqs:SendMessage']);
@@ -346,8 +364,8 @@ describe('report routes', () => {
     expect(queries.statementsFor(fn, 's3:')).toEqual([]);
     expect(queries.environmentOf(fn)).toMatchObject({
       REPORT_JOBS_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.ReportJobs) },
-      USERS_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.Users) },
       IDEMPOTENCY_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.Idempotency) },
+      ...usersReaderEnvironment(),
       REPORT_QUEUE_URL: { Ref: logicalIdOf(reports().queue) },
       REPORT_RETENTION_DAYS: '30',
     });

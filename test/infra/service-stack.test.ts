@@ -1,14 +1,20 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { App } from 'aws-cdk-lib';
+import { CfnResource, type App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '../../lib/service-stack.ts';
 import { bundleFileName, esbuildOptionsFor } from '../../lib/bundling.ts';
 import { allReportFontFiles, installedPath } from '../../shared/adapters/pdf/report-fonts.ts';
-import { apiRoutes, fallbackRoute, reportPipelineFunctions, webhookDeliveryFunction } from '../../lib/routes.ts';
+import {
+  apiRoutes,
+  fallbackRoute,
+  reportPipelineFunctions,
+  usersDatabaseMigrationFunction,
+  webhookDeliveryFunction,
+} from '../../lib/routes.ts';
 import { allTables } from '../../lib/table-definitions.ts';
 import { buildServiceStack, exampleContext, logicalIdOf } from './service-stack-fixture.ts';
 import { actionsOf, resourcesOf, templateQueries, type Resource, type Statement } from './template-queries.ts';
@@ -33,13 +39,23 @@ beforeAll(() => {
 /**
  * The CDK's BucketDeployment handler (it uploads the dashboard during a deploy, see
  * lib/dashboard-construct.ts and test/infra/dashboard.test.ts) is the CDK's own Python function
- * with its own role, not a function of the service: the rules below are the service's.
+ * with its own role, and the CDK Provider framework's function (it calls the users database
+ * migration for CloudFormation, lib/users-database-construct.ts) is the CDK's own Node.js code:
+ * neither is a function of the service, and the rules below are the service's. (The framework's
+ * role and log group are the service's, and are checked.)
  */
-const isDeployTimeHelper = (logicalId: string) => logicalId.startsWith('CustomCDKBucketDeployment');
+const isDeployTimeHelper = (logicalId: string) =>
+  logicalId.startsWith('CustomCDKBucketDeployment') || providerFrameworkIds().has(logicalId);
+const providerFrameworkIds = () =>
+  new Set(
+    stack.usersDatabase.migrationProvider.node
+      .findAll()
+      .filter((construct) => construct instanceof CfnResource)
+      .map((resource) => stack.getLogicalId(resource as CfnResource)),
+  );
 const ofType = (type: string) => queries.ofType(type).filter(([logicalId]) => !isDeployTimeHelper(logicalId));
-/** The route functions, the fallback and the report pipeline's worker, dead-letter handler and sweep. */
-// API routes, the fallback, the report pipeline and the webhook delivery function.
-const functionCount = apiRoutes.length + 1 + Object.keys(reportPipelineFunctions).length + 1;
+// API routes, the fallback, the report pipeline, the webhook delivery function and the users database migration.
+const functionCount = apiRoutes.length + 1 + Object.keys(reportPipelineFunctions).length + 1 + 1;
 
 function routeFunction(name: string) {
   const fn = stack.routeFunctions.get(name);
@@ -151,6 +167,7 @@ describe('functions', () => {
       stack.reports.deadLetterHandler,
       stack.reports.sweep,
       stack.webhooks.delivery,
+      stack.usersDatabase.migrationFunction,
     ]) {
       expect(
         Object.keys(environmentOf(fn)).filter(
@@ -164,7 +181,7 @@ describe('functions', () => {
     for (const [, role] of ofType('AWS::IAM::Role')) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
   });
 
-  it('grant no action wildcard, no resource wildcard but the reports/ object prefix, and never dynamodb:Scan', () => {
+  it('grant no action wildcard, no resource wildcard but the reports/ object prefix and the migration function’s versions, and never dynamodb:Scan', () => {
     const statements = ofType('AWS::IAM::Policy').flatMap(
       ([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[],
     );
@@ -172,12 +189,18 @@ describe('functions', () => {
     expect(actions).not.toContain('dynamodb:Scan');
     expect(actions.filter((action) => action.includes('*'))).toEqual([]);
     const reportObjects = `<${logicalIdOf(stack.reports.bucket)}.Arn>/reports/*`;
+    const migrationFunctionVersions = `<${logicalIdOf(stack.usersDatabase.migrationFunction)}.Arn>:*`;
     for (const statement of statements) {
       const wildcards = resourcesOf(statement).filter((resource) => resource.includes('*'));
       if (wildcards.length === 0) continue;
       // X-Ray has no resource-level permissions: sending trace segments is granted on `*`.
       if (wildcards[0] === '*') {
         expect(actionsOf(statement).sort()).toEqual(X_RAY_ACTIONS);
+        continue;
+      }
+      // The Provider framework invokes the migration function (any version of it: CDK's grantInvoke).
+      if (wildcards[0] === migrationFunctionVersions) {
+        expect(actionsOf(statement)).toEqual(['lambda:InvokeFunction']);
         continue;
       }
       // Object keys are created per job: the one wildcard is a key prefix of the reports bucket, for object actions only.
@@ -317,24 +340,9 @@ describe('tables', () => {
     },
   );
 
-  it('Users: byStatus carries only the keys and the short status fields, not the full record', () => {
-    const users = resources[logicalIdOf(stack.data.tables.Users)]!;
-    const byStatus = (users.Properties.GlobalSecondaryIndexes as Array<Record<string, any>>).find(
-      (index) => index.IndexName === 'byStatus',
-    )!;
-
-    expect(byStatus.KeySchema).toEqual([
-      { AttributeName: 'statusPk', KeyType: 'HASH' },
-      { AttributeName: 'createdAtSk', KeyType: 'RANGE' },
-    ]);
-    expect(byStatus.Projection.NonKeyAttributes).not.toContain('idcheck_pep_sanction_result');
-    expect(byStatus.Projection.NonKeyAttributes).toEqual(
-      expect.arrayContaining(['age', 'country', 'data_sharing_agreed', 'connection_status']),
-    );
-  });
-
-  it('creates exactly the defined tables', () => {
+  it('creates exactly the defined tables, and no Users table (users are in the users database)', () => {
     expect(ofType('AWS::DynamoDB::Table')).toHaveLength(allTables.length);
+    expect(allTables.map((definition) => definition.id)).not.toContain('Users');
   });
 });
 
@@ -368,6 +376,7 @@ describe('bundling', () => {
     { entry: reportPipelineFunctions.deadLetters.entry, fn: stack.reports.deadLetterHandler },
     { entry: reportPipelineFunctions.sweep.entry, fn: stack.reports.sweep },
     { entry: webhookDeliveryFunction.entry, fn: stack.webhooks.delivery },
+    { entry: usersDatabaseMigrationFunction.entry, fn: stack.usersDatabase.migrationFunction },
   ];
 
   it('builds with esbuildOptionsFor exactly the bundle CDK deploys, for every function', async () => {
@@ -404,18 +413,19 @@ describe('bundling', () => {
 });
 
 describe('user-status route', () => {
-  it('may read the Users table and its indexes but write nothing and touch no other table', () => {
-    const statements = statementsOf(routeFunction('QueryUserStatus'));
-    const actions = statements.flatMap((s) => [s.Action].flat() as string[]);
-
-    expect(actions).toEqual(expect.arrayContaining(['dynamodb:Query', 'dynamodb:GetItem']));
-    expect(actions.filter((a) => /^dynamodb:.*(Put|Update|Delete|Write|Scan)/.test(a))).toEqual([]);
-    const tableRefs = JSON.stringify(
-      statements.filter((s) => [s.Action].flat().some((a) => String(a).startsWith('dynamodb:'))),
-    );
-    expect(tableRefs).toContain('Users');
-    expect(tableRefs).not.toMatch(/ReportJobs|OnboardingTokens|Idempotency/);
-    expect(environmentOf(routeFunction('QueryUserStatus'))).toMatchObject({ USERS_TABLE_NAME: expect.anything() });
+  it('may only connect to the users database as its reader: no table, no admin, nothing else', () => {
+    const fn = routeFunction('QueryUserStatus');
+    const statements = statementsOf(fn);
+    expect(statements.flatMap(actionsOf).sort()).toEqual([
+      'dsql:DbConnect',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      ...X_RAY_ACTIONS,
+    ]);
+    const connect = statements.find((statement) => actionsOf(statement).includes('dsql:DbConnect'))!;
+    expect(resourcesOf(connect)).toEqual([`<${stack.getLogicalId(stack.usersDatabase.cluster)}.ResourceArn>`]);
+    expect(environmentOf(fn)).toMatchObject({ USERS_DATABASE_USER: 'users_reader', USERS_DATABASE_AUTH: 'dsql' });
+    expect(environmentOf(fn)).not.toHaveProperty('USERS_TABLE_NAME');
   });
 });
 

@@ -7,6 +7,7 @@ export type Resource = {
   Properties: Record<string, any>;
   DeletionPolicy?: string;
   UpdateReplacePolicy?: string;
+  DependsOn?: string[];
   Metadata?: Record<string, any>;
 };
 export type Statement = {

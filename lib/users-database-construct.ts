@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto';
+import { CustomResource, Duration, Lazy, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
+import { CfnCluster } from 'aws-cdk-lib/aws-dsql';
+import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Provider } from 'aws-cdk-lib/custom-resources';
+import { NagSuppressions } from 'cdk-nag';
+import { Construct } from 'constructs';
+// Plain data (the migrations' SQL text and the role name): importing it does not pull pg into the CDK app.
+import { USERS_MIGRATIONS, USERS_READER_ROLE, type Migration } from '../shared/adapters/postgres/users-schema.ts';
+import { usersDatabaseMigrationFunction } from './routes.ts';
+import { ServiceFunction } from './service-function.ts';
+
+/**
+ * Hash of the migration statements. The migration custom resource carries it, so a change to
+ * USERS_MIGRATIONS changes the resource and CloudFormation runs the migration again (an Update).
+ */
+export const usersMigrationsHash = (migrations: readonly Migration[] = USERS_MIGRATIONS): string =>
+  createHash('sha256').update(JSON.stringify(migrations)).digest('hex');
+
+/** DSQL's built-in role: the only one that may run DDL and create roles (`dsql:DbConnectAdmin`). */
+export const DSQL_ADMIN_USER = 'admin';
+
+/** The migration custom resource's type, as it shows in CloudFormation. */
+export const USERS_DATABASE_MIGRATION_TYPE = 'Custom::UsersDatabaseMigration';
+
+/**
+ * Variables of shared/adapters/postgres/users-database.ts `usersDatabaseEnvironment`, spelled out
+ * here so the CDK app does not load pg and the DSQL signer (test/infra checks the names agree).
+ * Port (5432), database (`postgres`) and pool size (1) keep their defaults.
+ */
+export function usersDatabaseEnvironmentFor(endpoint: string, user: string): Record<string, string> {
+  return { USERS_DATABASE_HOST: endpoint, USERS_DATABASE_USER: user, USERS_DATABASE_AUTH: 'dsql' };
+}
+
+/**
+ * The users database: one single-Region Aurora DSQL cluster (IAM authentication, no VPC, no
+ * password), protected from deletion and retained with its data when the stack goes.
+ *
+ * Its schema is applied at deploy time by `MigrateUsersDatabase` behind a custom resource: it
+ * connects as `admin`, runs the migrations, creates the `users_reader` role and maps it to the
+ * IAM role of every function given `grantReadUsers` (DSQL's `AWS IAM GRANT`). Those functions may
+ * only `dsql:DbConnect` (never DbConnectAdmin), so in the database they can only SELECT users.
+ */
+export class UsersDatabaseConstruct extends Construct {
+  readonly cluster: CfnCluster;
+  /** The cluster's endpoint, `<cluster identifier>.dsql.<region>.on.aws`. */
+  readonly endpoint: string;
+  /** The cluster's identifier: the `ClusterId` dimension of its CloudWatch metrics. */
+  readonly clusterIdentifier: string;
+  readonly clusterArn: string;
+  /** Deploy-time only: applies the schema and grants (the one holder of `dsql:DbConnectAdmin`). */
+  readonly migrationFunction: ServiceFunction;
+  /** The CDK Provider framework (its own small function) that calls `migrationFunction` for CloudFormation. */
+  readonly migrationProvider: Provider;
+  readonly migration: CustomResource;
+  private readonly readerRoles: IRole[] = [];
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    this.cluster = new CfnCluster(this, 'Cluster', { deletionProtectionEnabled: true });
+    // Users outlive a mistaken `cdk destroy` or a replacement, as the DynamoDB tables do.
+    this.cluster.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    this.endpoint = this.cluster.attrEndpoint;
+    this.clusterIdentifier = this.cluster.attrIdentifier;
+    this.clusterArn = this.cluster.attrResourceArn;
+
+    this.migrationFunction = new ServiceFunction(this, usersDatabaseMigrationFunction.name, {
+      entry: usersDatabaseMigrationFunction.entry,
+      description: 'Deploy time: migrates the users database and grants its reader role to the reading functions',
+      // Each statement is idempotent and DSQL builds indexes asynchronously (CREATE INDEX ASYNC): seconds, not minutes.
+      timeout: Duration.minutes(2),
+      environment: usersDatabaseEnvironmentFor(this.endpoint, DSQL_ADMIN_USER),
+    });
+    this.migrationFunction.addToRolePolicy(
+      new PolicyStatement({ actions: ['dsql:DbConnectAdmin'], resources: [this.clusterArn] }),
+    );
+
+    // The framework function gets what every function of the service gets: a log group with a
+    // retention and a role that may write to it, instead of AWSLambdaBasicExecutionRole.
+    const providerLogs = new LogGroup(this, 'MigrationProviderLogs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const providerRole = new Role(this, 'MigrationProviderRole', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Execution role of the users database migration provider framework',
+    });
+    providerLogs.grantWrite(providerRole);
+    this.migrationProvider = new Provider(this, 'MigrationProvider', {
+      onEventHandler: this.migrationFunction,
+      logGroup: providerLogs,
+      frameworkOnEventRole: providerRole,
+    });
+    this.suppressProviderFindings(providerRole);
+
+    this.migration = new CustomResource(this, 'Migration', {
+      serviceToken: this.migrationProvider.serviceToken,
+      resourceType: USERS_DATABASE_MIGRATION_TYPE,
+      properties: {
+        MigrationsHash: usersMigrationsHash(),
+        // Resolved at synth, after every grantReadUsers: a GetAtt of each role, so CloudFormation
+        // creates the roles before the grant, and a new reading role re-runs it.
+        ReaderRoleArns: Lazy.list({ produce: () => this.readerRoles.map((role) => role.roleArn) }),
+      },
+    });
+  }
+
+  /**
+   * Lets `fn` connect as `users_reader` (SELECT on users): `dsql:DbConnect` on this cluster only,
+   * the connection settings in its environment, its role mapped to the database role by the
+   * migration, which runs before the function is created or updated.
+   */
+  grantReadUsers(fn: LambdaFunction): void {
+    const role = fn.role;
+    if (!role) throw new Error(`${fn.node.path} has no role to grant users database access to`);
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['dsql:DbConnect'], resources: [this.clusterArn] }));
+    for (const [name, value] of Object.entries(usersDatabaseEnvironmentFor(this.endpoint, USERS_READER_ROLE))) {
+      fn.addEnvironment(name, value);
+    }
+    this.readerRoles.push(role);
+    // New code that reads a new schema is deployed after the migration that creates it.
+    fn.node.addDependency(this.migration);
+  }
+
+  private suppressProviderFindings(providerRole: Role): void {
+    const handlerLogicalId = Stack.of(this).getLogicalId(this.migrationFunction.node.defaultChild as CfnElement);
+    NagSuppressions.addResourceSuppressions(
+      providerRole,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'The CDK Provider framework invokes the migration function by ARN; lambda:InvokeFunction is granted on that one function and its versions (Arn:*), nothing wider.',
+          appliesTo: [`Resource::<${handlerLogicalId}.Arn>:*`],
+        },
+      ],
+      true,
+    );
+  }
+}

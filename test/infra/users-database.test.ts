@@ -1,0 +1,238 @@
+import { Template } from 'aws-cdk-lib/assertions';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AURORA_DSQL_NAMESPACE } from '../../lib/alarms-construct.ts';
+import type { ServiceStack } from '../../lib/service-stack.ts';
+import { allTables } from '../../lib/table-definitions.ts';
+import {
+  USERS_DATABASE_MIGRATION_TYPE,
+  usersDatabaseEnvironmentFor,
+  usersMigrationsHash,
+} from '../../lib/users-database-construct.ts';
+import { usersDatabaseEnvironment } from '../../shared/adapters/postgres/users-database.ts';
+import { USERS_MIGRATIONS, USERS_READER_ROLE } from '../../shared/adapters/postgres/users-schema.ts';
+import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
+import { actionsOf, resourcesOf, templateQueries, type Resource } from './template-queries.ts';
+
+let stack: ServiceStack;
+let template: Template;
+let queries: ReturnType<typeof templateQueries>;
+
+beforeAll(() => {
+  // The template is all these tests read: skip esbuild (the bundles are built in lambda-bundles and service-stack tests).
+  ({ stack } = buildServiceStack({ bundle: false, context: { alarmEmail: 'ops@example.org' } }));
+  template = Template.fromStack(stack);
+  queries = templateQueries(template);
+});
+
+const clusterId = () => stack.getLogicalId(stack.usersDatabase.cluster);
+const cluster = (): Resource => queries.resources[clusterId()]!;
+const clusterAttribute = (attribute: string) => ({ 'Fn::GetAtt': [clusterId(), attribute] });
+const routeFunction = (name: string) => {
+  const fn = stack.routeFunctions.get(name);
+  if (!fn) throw new Error(`no route function ${name}`);
+  return fn;
+};
+/** The three functions that read users: the user-status route, the report request route and the worker. */
+const readers = () => [routeFunction('QueryUserStatus'), routeFunction('CreateReportJob'), stack.reports.worker];
+const dsqlStatementsOf = (fn: IFunction) => queries.statementsFor(fn, 'dsql:');
+const migration = (): Resource => queries.resources[logicalIdOf(stack.usersDatabase.migration)]!;
+
+describe('the users database cluster', () => {
+  it('is one Aurora DSQL cluster, protected from deletion and retained on stack deletion or replacement', () => {
+    expect(queries.ofType('AWS::DSQL::Cluster')).toHaveLength(1);
+    expect(cluster().Type).toBe('AWS::DSQL::Cluster');
+    expect(cluster().Properties.DeletionProtectionEnabled).toBe(true);
+    expect(cluster().DeletionPolicy).toBe('Retain');
+    expect(cluster().UpdateReplacePolicy).toBe('Retain');
+  });
+
+  it('replaces the DynamoDB Users table: no table of users is deployed', () => {
+    expect(allTables.map((table) => table.id)).not.toContain('Users');
+    expect(Object.keys(stack.data.tables)).not.toContain('Users');
+    expect(queries.ofType('AWS::DynamoDB::Table')).toHaveLength(allTables.length);
+    for (const [, table] of queries.ofType('AWS::DynamoDB::Table')) {
+      const keys = JSON.stringify(table.Properties.GlobalSecondaryIndexes ?? []);
+      expect(keys).not.toMatch(/byStatus|byEmail|createdAtSk/);
+    }
+    const environments = queries.ofType('AWS::Lambda::Function').map(([, fn]) => fn.Properties.Environment?.Variables);
+    for (const variables of environments) expect(variables ?? {}).not.toHaveProperty('USERS_TABLE_NAME');
+  });
+
+  it('outputs its endpoint and ARN under fixed names', () => {
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(outputs.UsersDatabaseEndpoint?.Value).toEqual(clusterAttribute('Endpoint'));
+    expect(outputs.UsersDatabaseClusterArn?.Value).toEqual(clusterAttribute('ResourceArn'));
+  });
+});
+
+describe('the functions that read users', () => {
+  it('may only dsql:DbConnect, on this cluster, and never DbConnectAdmin', () => {
+    for (const fn of readers()) {
+      const statements = dsqlStatementsOf(fn);
+      expect(statements, fn.node.id).toHaveLength(1);
+      expect(actionsOf(statements[0]!), fn.node.id).toEqual(['dsql:DbConnect']);
+      expect(statements[0]!.Resource, fn.node.id).toEqual(clusterAttribute('ResourceArn'));
+      expect(queries.statementsOf(fn).flatMap(actionsOf), fn.node.id).not.toContain('dsql:DbConnectAdmin');
+    }
+  });
+
+  it('connect to the cluster endpoint as users_reader with IAM tokens', () => {
+    for (const fn of readers()) {
+      expect(queries.environmentOf(fn), fn.node.id).toMatchObject({
+        USERS_DATABASE_HOST: clusterAttribute('Endpoint'),
+        USERS_DATABASE_USER: USERS_READER_ROLE,
+        USERS_DATABASE_AUTH: 'dsql',
+      });
+    }
+  });
+
+  it('are, with the migration, the only functions given the users database', () => {
+    const connecting = queries
+      .ofType('AWS::Lambda::Function')
+      .filter(([, fn]) => fn.Properties.Environment?.Variables?.USERS_DATABASE_HOST !== undefined)
+      .map(([id]) => id)
+      .sort();
+    expect(connecting).toEqual(
+      [...readers(), stack.usersDatabase.migrationFunction].map((fn) => logicalIdOf(fn)).sort(),
+    );
+  });
+
+  it('are given variables the functions’ configuration schema knows (shared/adapters/postgres/users-database.ts)', () => {
+    for (const name of Object.keys(usersDatabaseEnvironmentFor('host', 'user'))) {
+      expect(Object.keys(usersDatabaseEnvironment)).toContain(name);
+    }
+  });
+
+  it('are created or updated only after the migration ran', () => {
+    for (const fn of readers()) {
+      expect(queries.resources[logicalIdOf(fn)]!.DependsOn, fn.node.id).toContain(
+        logicalIdOf(stack.usersDatabase.migration),
+      );
+    }
+  });
+});
+
+describe('the migration', () => {
+  it('is the one function that may connect as admin (dsql:DbConnectAdmin on this cluster only)', () => {
+    const migrationFunction = stack.usersDatabase.migrationFunction;
+    const statements = dsqlStatementsOf(migrationFunction);
+    expect(statements).toHaveLength(1);
+    expect(actionsOf(statements[0]!)).toEqual(['dsql:DbConnectAdmin']);
+    expect(statements[0]!.Resource).toEqual(clusterAttribute('ResourceArn'));
+
+    const adminGrants = queries
+      .ofType('AWS::IAM::Policy')
+      .filter(([, policy]) =>
+        (policy.Properties.PolicyDocument.Statement as Array<{ Action: string | string[] }>).some((statement) =>
+          [statement.Action].flat().includes('dsql:DbConnectAdmin'),
+        ),
+      );
+    expect(adminGrants).toHaveLength(1);
+    expect(adminGrants[0]![1].Properties.Roles).toEqual([{ Ref: logicalIdOf(migrationFunction.role!) }]);
+    // No wildcard action of DSQL anywhere.
+    const dsqlActions = queries
+      .ofType('AWS::IAM::Policy')
+      .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Array<{ Action: string | string[] }>)
+      .flatMap((statement) => [statement.Action].flat())
+      .filter((action) => action.startsWith('dsql:'));
+    expect([...new Set(dsqlActions)].sort()).toEqual(['dsql:DbConnect', 'dsql:DbConnectAdmin']);
+  });
+
+  it('connects to the cluster endpoint as admin with IAM tokens', () => {
+    expect(queries.environmentOf(stack.usersDatabase.migrationFunction)).toMatchObject({
+      USERS_DATABASE_HOST: clusterAttribute('Endpoint'),
+      USERS_DATABASE_USER: 'admin',
+      USERS_DATABASE_AUTH: 'dsql',
+    });
+  });
+
+  it('is a custom resource served by the Provider framework, which calls the migration function', () => {
+    expect(migration().Type).toBe(USERS_DATABASE_MIGRATION_TYPE);
+    const serviceToken = migration().Properties.ServiceToken as { 'Fn::GetAtt': [string, string] };
+    const framework = queries.resources[serviceToken['Fn::GetAtt'][0]]!;
+    expect(framework.Type).toBe('AWS::Lambda::Function');
+    expect(framework.Properties.Environment.Variables.USER_ON_EVENT_FUNCTION_ARN).toEqual({
+      'Fn::GetAtt': [logicalIdOf(stack.usersDatabase.migrationFunction), 'Arn'],
+    });
+    // The framework's role: its own log group and the migration function, nothing else, no managed policy.
+    const frameworkRoleId = (framework.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    expect(queries.resources[frameworkRoleId]!.Properties.ManagedPolicyArns).toBeUndefined();
+    const frameworkStatements = queries
+      .ofType('AWS::IAM::Policy')
+      .filter(([, policy]) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: frameworkRoleId }]))
+      .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Parameters<typeof actionsOf>[0][]);
+    expect(frameworkStatements.flatMap(actionsOf).sort()).toEqual([
+      'lambda:GetFunction',
+      'lambda:InvokeFunction',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+    ]);
+    const handlerArn = `<${logicalIdOf(stack.usersDatabase.migrationFunction)}.Arn>`;
+    for (const statement of frameworkStatements.filter((s) => actionsOf(s)[0]!.startsWith('lambda:'))) {
+      for (const resource of resourcesOf(statement)) expect([handlerArn, `${handlerArn}:*`]).toContain(resource);
+    }
+  });
+
+  it('carries the IAM role ARNs of exactly the reading functions, so CloudFormation creates those roles first', () => {
+    const arns = migration().Properties.ReaderRoleArns as Array<{ 'Fn::GetAtt': [string, string] }>;
+    expect(arns).toHaveLength(readers().length);
+    expect(arns.map((arn) => arn['Fn::GetAtt'][1])).toEqual(readers().map(() => 'Arn'));
+    expect(arns.map((arn) => arn['Fn::GetAtt'][0]).sort()).toEqual(
+      readers()
+        .map((fn) => logicalIdOf(fn.role!))
+        .sort(),
+    );
+  });
+
+  it('carries a hash of the migration statements, so a schema change runs it again', () => {
+    const hash = migration().Properties.MigrationsHash as string;
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(hash).toBe(usersMigrationsHash(USERS_MIGRATIONS));
+    const added = { version: 99, description: 'another index', statements: ['CREATE INDEX ASYNC x ON users (org_id)'] };
+    expect(usersMigrationsHash([...USERS_MIGRATIONS, added])).not.toBe(hash);
+    const [first, ...rest] = USERS_MIGRATIONS;
+    const edited = { ...first!, statements: first!.statements.map((statement) => `${statement} `) };
+    expect(usersMigrationsHash([edited, ...rest])).not.toBe(hash);
+  });
+});
+
+describe('users database alarms', () => {
+  const dsqlAlarms = () =>
+    queries
+      .ofType('AWS::CloudWatch::Alarm')
+      .map(([, alarm]) => alarm.Properties)
+      .filter((alarm) => alarm.Namespace === AURORA_DSQL_NAMESPACE);
+  const clusterDimension = () => [{ Name: 'ClusterId', Value: clusterAttribute('Identifier') }];
+
+  it('alarms on the first query timeout in 5 minutes', () => {
+    expect(dsqlAlarms().filter((alarm) => alarm.MetricName === 'QueryTimeouts')).toEqual([
+      expect.objectContaining({
+        Dimensions: clusterDimension(),
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 1,
+        EvaluationPeriods: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [{ Ref: logicalIdOf(stack.alarms.topic!) }],
+      }),
+    ]);
+  });
+
+  it('alarms on OCC conflicts only when they are sustained over several periods', () => {
+    const [alarm, ...others] = dsqlAlarms().filter((candidate) => candidate.MetricName === 'OccConflicts');
+    expect(others).toEqual([]);
+    expect(alarm).toMatchObject({ Dimensions: clusterDimension(), Statistic: 'Sum', Period: 300 });
+    expect(alarm!.EvaluationPeriods).toBeGreaterThan(1);
+    expect(alarm!.Threshold).toBeGreaterThan(1);
+  });
+
+  it('alarms on errors of the migration function', () => {
+    const alarmed = queries
+      .ofType('AWS::CloudWatch::Alarm')
+      .filter(([, alarm]) => alarm.Properties.MetricName === 'Errors')
+      .map(([, alarm]) => (alarm.Properties.Dimensions[0].Value as { Ref: string }).Ref);
+    expect(alarmed).toContain(logicalIdOf(stack.usersDatabase.migrationFunction));
+  });
+});
