@@ -19,7 +19,20 @@ import { fileURLToPath } from 'node:url';
  * Run it alone with `npx tsx scripts/check-doc-links.ts` (exit 1 and one line per problem).
  */
 
-const KNOWN_EXTENSIONS = new Set(['.ts', '.tsx', '.mts', '.cts', '.mjs', '.cjs', '.json', '.md', '.yaml', '.yml', '.css', '.html']);
+const KNOWN_EXTENSIONS = new Set([
+  '.ts',
+  '.tsx',
+  '.mts',
+  '.cts',
+  '.mjs',
+  '.cjs',
+  '.json',
+  '.md',
+  '.yaml',
+  '.yml',
+  '.css',
+  '.html',
+]);
 
 /** Folders that exist only after a build, a run or an install, or only on one machine. */
 const UNCHECKED_PREFIXES = ['node_modules/', '.local/', 'cdk.out/', 'bench/results/', 'web/dist/', 'coverage/'];
@@ -39,8 +52,8 @@ export async function findBrokenReferences(repoRoot: string): Promise<string[]> 
     const text = await readFile(path.join(root, document), 'utf8');
     const { prose } = splitFencedCode(text);
     const { masked, codeSpans } = maskCodeSpans(prose);
-    const report = (offset: number, message: string) =>
-      problems.push(`${document}:${lineAt(prose, offset)}: ${message}`);
+    const found: Array<{ offset: number; message: string }> = [];
+    const report = (offset: number, message: string) => void found.push({ offset, message });
 
     for (const { target, offset } of linkTargets(masked)) {
       const problem = await checkLink(root, document, target, anchorsOf);
@@ -51,6 +64,9 @@ export async function findBrokenReferences(repoRoot: string): Promise<string[]> 
       if (candidate === undefined) continue;
       const problem = await checkRepositoryPath(root, candidate);
       if (problem) report(offset, problem);
+    }
+    for (const { offset, message } of found.sort((a, b) => a.offset - b.offset)) {
+      problems.push(`${document}:${lineAt(prose, offset)}: ${message}`);
     }
   }
   return problems;

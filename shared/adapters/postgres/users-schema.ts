@@ -121,7 +121,10 @@ export async function ensureReaderRole(
   await database.query(`GRANT SELECT ON users TO ${role}`);
 }
 
-/** DSQL only: the IAM roles allowed to connect as `role` (`dsql:DbConnect` in their policy does the rest). */
+/**
+ * DSQL only: the IAM roles allowed to connect as `role` (`dsql:DbConnect` in their policy does the
+ * rest). Roles already mapped (sys.iam_pg_role_mappings) are left alone, so a redeploy re-runs it.
+ */
 export async function grantReaderToIamRoles(
   database: Pick<SqlRunner, 'query'>,
   roleArns: readonly string[],
@@ -130,7 +133,14 @@ export async function grantReaderToIamRoles(
   assertIdentifier(role);
   for (const arn of roleArns) {
     if (!/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/.test(arn)) throw new Error(`not an IAM role ARN: ${arn}`);
-    await database.query(`AWS IAM GRANT ${role} TO '${arn}'`);
+  }
+  const mapped = new Set(
+    (
+      await database.query<{ arn: string }>('SELECT arn FROM sys.iam_pg_role_mappings WHERE pg_role_name = $1', [role])
+    ).map((row) => row.arn),
+  );
+  for (const arn of roleArns) {
+    if (!mapped.has(arn)) await database.query(`AWS IAM GRANT ${role} TO '${arn}'`);
   }
 }
 

@@ -469,12 +469,18 @@ describe('reader role', () => {
     expect(database.statements).toEqual([]);
   });
 
-  it('maps the reader role to each IAM role ARN with AWS IAM GRANT', async () => {
-    const database = new FakeDatabase();
+  it('maps the reader role to each IAM role ARN not yet mapped, with AWS IAM GRANT', async () => {
+    const mappedAlready = 'arn:aws:iam::123456789012:role/onboarding-process-report-jobs';
+    const database = new FakeDatabase((text) =>
+      text.includes('sys.iam_pg_role_mappings') ? [{ arn: mappedAlready }] : [],
+    );
 
-    await grantReaderToIamRoles(database, [ROLE_ARN]);
+    await grantReaderToIamRoles(database, [ROLE_ARN, mappedAlready]);
 
-    expect(database.statements).toEqual([{ text: `AWS IAM GRANT ${USERS_READER_ROLE} TO '${ROLE_ARN}'`, values: [] }]);
+    expect(database.statements).toEqual([
+      { text: 'SELECT arn FROM sys.iam_pg_role_mappings WHERE pg_role_name = $1', values: [USERS_READER_ROLE] },
+      { text: `AWS IAM GRANT ${USERS_READER_ROLE} TO '${ROLE_ARN}'`, values: [] },
+    ]);
   });
 
   it.each([
