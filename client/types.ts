@@ -11,7 +11,9 @@ export type Scope =
   | 'reports:write'
   | 'reports:read'
   | 'users:read'
-  | 'webhooks:manage';
+  | 'users:erase'
+  | 'webhooks:manage'
+  | 'audit:read';
 
 // Onboarding tokens
 

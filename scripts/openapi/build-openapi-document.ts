@@ -342,6 +342,8 @@ const SCOPE_USE: Record<Scope, string> = {
   'reports:write': 'request report jobs',
   'reports:read': 'read report jobs and get download addresses',
   'users:read': 'query user status',
+  'users:erase': 'erase a user and every report and onboarding token about them',
+  'audit:read': 'read the organization’s audit trail',
   'webhooks:manage': 'register, list, delete and test webhook endpoints and read their delivery log',
 };
 

@@ -11,7 +11,9 @@ export const SCOPES = [
   'reports:write',
   'reports:read',
   'users:read',
+  'users:erase',
   'webhooks:manage',
+  'audit:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -22,4 +24,6 @@ export interface Principal {
   orgName: string | undefined;
   scopes: ReadonlySet<string>;
   subject: string | undefined;
+  /** The OAuth client the token was issued to, when it says (`client_id` or `azp`). */
+  clientId: string | undefined;
 }

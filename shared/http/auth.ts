@@ -66,6 +66,13 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       orgName: typeof orgName === 'string' && orgName.trim() ? orgName.trim() : undefined,
       scopes: scopesOf(payload),
       subject: payload.sub,
+      // The OAuth client the token was issued to: `client_id` (RFC 9068, Cognito) or `azp` (OIDC).
+      clientId:
+        typeof payload.client_id === 'string'
+          ? payload.client_id
+          : typeof payload.azp === 'string'
+            ? payload.azp
+            : undefined,
     };
   };
 }
