@@ -1,3 +1,4 @@
+import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
 import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { onboardingMailerFrom } from '#shared/adapters/ses/onboarding-mailer.ts';
@@ -15,6 +16,7 @@ import { onboardingTokenRequestSchema } from '#shared/http/schemas/onboarding-to
 import { logger } from '#shared/observability/logger.ts';
 
 const config = loadApiConfig({
+  ...auditEnvironment,
   ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
   IDEMPOTENCY_TABLE_NAME: requiredString('IDEMPOTENCY_TABLE_NAME'),
   ...onboardingMailEnvironment,
@@ -35,13 +37,14 @@ const createToken = createOnboardingToken({
 export const handler = createApiHandler({
   requiredScope: 'onboarding:write',
   verifyToken: tokenVerifierFrom(config),
+  audit: auditRecorderFor(dynamoDb.documents, config),
   bodySchema: onboardingTokenRequestSchema,
   idempotency: createIdempotentRequests({
     route: 'POST /v1/onboarding-token',
     tableName: config.IDEMPOTENCY_TABLE_NAME,
     dynamoDbClient: dynamoDb.client,
   }),
-  handle: async ({ body, principal, answerBy }) => {
+  handle: async ({ body, principal, answerBy, audit }) => {
     const result = await createToken({
       answerBy,
       orgId: principal.orgId,
@@ -51,6 +54,7 @@ export const handler = createApiHandler({
       lastName: body.last_name,
     });
     metrics.addMetric(BusinessMetric.TokensIssued, MetricUnit.Count, 1);
+    await audit('onboarding_token.created', result.tokenId);
     return created({
       onboarding_token: result.onboardingToken,
       tokenId: result.tokenId,

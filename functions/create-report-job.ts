@@ -1,3 +1,4 @@
+import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
 import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { DynamoDbReportRateLimiter } from '#shared/adapters/dynamodb/report-rate-limiter.ts';
@@ -20,6 +21,7 @@ import { accepted } from '#shared/http/responses.ts';
 import { reportJobRequestSchema } from '#shared/http/schemas/report-job-schemas.ts';
 
 const config = loadApiConfig({
+  ...auditEnvironment,
   ...usersDatabaseEnvironment,
   REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
   IDEMPOTENCY_TABLE_NAME: requiredString('IDEMPOTENCY_TABLE_NAME'),
@@ -39,6 +41,7 @@ const requestReportJob = requestReport({
 export const handler = createApiHandler({
   requiredScope: 'reports:write',
   verifyToken: tokenVerifierFrom(config),
+  audit: auditRecorderFor(dynamoDb.documents, config),
   beforeBody: [
     limitRate(
       new DynamoDbReportRateLimiter(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME, REPORT_REQUEST_RATE_LIMIT),
@@ -51,8 +54,9 @@ export const handler = createApiHandler({
     tableName: config.IDEMPOTENCY_TABLE_NAME,
     dynamoDbClient: dynamoDb.client,
   }),
-  handle: async ({ body, principal, answerBy }) => {
+  handle: async ({ body, principal, answerBy, audit }) => {
     const job = await requestReportJob({ orgId: principal.orgId, userId: body.userId, answerBy });
+    await audit('report.requested', job.jobId);
     metrics.addMetric(BusinessMetric.ReportsRequested, MetricUnit.Count, 1);
     return accepted(toCreateResponse(job), { location: `/v1/document/api/${job.jobId}` });
   },

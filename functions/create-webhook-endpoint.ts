@@ -1,3 +1,4 @@
+import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
 import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
 import { dnsHostResolver } from '#shared/adapters/http/dns-host-resolver.ts';
@@ -11,7 +12,7 @@ import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { created } from '#shared/http/responses.ts';
 import { webhookEndpointRequestSchema } from '#shared/http/schemas/webhook-schemas.ts';
 
-const config = loadApiConfig(webhookEnvironment);
+const config = loadApiConfig({ ...webhookEnvironment, ...auditEnvironment });
 const dynamoDb = createDynamoDbClients();
 
 const createEndpoint = createWebhookEndpoint({
@@ -26,7 +27,11 @@ const createEndpoint = createWebhookEndpoint({
 export const handler = createApiHandler({
   requiredScope: 'webhooks:manage',
   verifyToken: tokenVerifierFrom(config),
+  audit: auditRecorderFor(dynamoDb.documents, config),
   bodySchema: webhookEndpointRequestSchema,
-  handle: async ({ body, principal }) =>
-    created(await createEndpoint({ orgId: principal.orgId, url: body.url, events: body.events })),
+  handle: async ({ body, principal, audit }) => {
+    const endpoint = await createEndpoint({ orgId: principal.orgId, url: body.url, events: body.events });
+    await audit('webhook.created', endpoint.id);
+    return created(endpoint);
+  },
 });

@@ -1,3 +1,4 @@
+import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
 import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
@@ -9,7 +10,10 @@ import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { webhookEndpointIdFrom } from '#shared/http/path-parameters.ts';
 import { noContent } from '#shared/http/responses.ts';
 
-const config = loadApiConfig({ WEBHOOKS_TABLE_NAME: requiredString('WEBHOOKS_TABLE_NAME') });
+const config = loadApiConfig({
+  ...auditEnvironment,
+  WEBHOOKS_TABLE_NAME: requiredString('WEBHOOKS_TABLE_NAME'),
+});
 const dynamoDb = createDynamoDbClients();
 
 const deleteEndpoint = deleteWebhookEndpoint({
@@ -21,8 +25,11 @@ const deleteEndpoint = deleteWebhookEndpoint({
 export const handler = createApiHandler({
   requiredScope: 'webhooks:manage',
   verifyToken: tokenVerifierFrom(config),
-  handle: async ({ event, principal }) => {
-    await deleteEndpoint({ orgId: principal.orgId, endpointId: webhookEndpointIdFrom(event) });
+  audit: auditRecorderFor(dynamoDb.documents, config),
+  handle: async ({ event, principal, audit }) => {
+    const endpointId = webhookEndpointIdFrom(event);
+    await deleteEndpoint({ orgId: principal.orgId, endpointId });
+    await audit('webhook.deleted', endpointId);
     return noContent();
   },
 });

@@ -1,3 +1,4 @@
+import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
 import { createDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { S3ReportDownloadLinks } from '#shared/adapters/s3/report-download-links.ts';
@@ -14,6 +15,7 @@ import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
 
 const config = loadApiConfig({
+  ...auditEnvironment,
   ...webhookQueueEnvironment,
   REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
   REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME'),
@@ -33,6 +35,11 @@ const downloadFor = getReportDownload({
 export const handler = createApiHandler({
   requiredScope: 'reports:read',
   verifyToken: tokenVerifierFrom(config),
-  handle: async ({ event, principal }) =>
-    ok(await downloadFor({ orgId: principal.orgId, jobId: reportJobIdFrom(event) })),
+  audit: auditRecorderFor(dynamoDb.documents, config),
+  handle: async ({ event, principal, audit }) => {
+    const jobId = reportJobIdFrom(event);
+    const download = await downloadFor({ orgId: principal.orgId, jobId });
+    await audit('report.download_url_issued', jobId);
+    return ok(download);
+  },
 });

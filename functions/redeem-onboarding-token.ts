@@ -1,3 +1,4 @@
+import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
 import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
@@ -14,6 +15,7 @@ import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingTokenEvents } from '#shared/domain/webhooks/webhook-events.ts';
 
 const config = loadApiConfig({
+  ...auditEnvironment,
   ...webhookQueueEnvironment,
   ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
 });
@@ -29,9 +31,11 @@ const redeem = redeemOnboardingToken({
 export const handler = createApiHandler({
   requiredScope: 'onboarding:redeem',
   verifyToken: tokenVerifierFrom(config),
+  audit: auditRecorderFor(dynamoDb.documents, config),
   bodySchema: onboardingTokenRedeemSchema,
-  handle: async ({ body, principal }) => {
+  handle: async ({ body, principal, audit }) => {
     const used = await redeem({ orgId: principal.orgId, onboardingToken: body.onboarding_token });
+    await audit('onboarding_token.redeemed', used.tokenId);
     return ok({
       tokenId: used.tokenId,
       email: used.email,

@@ -1,3 +1,4 @@
+import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
 import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { onboardingMailerFrom } from '#shared/adapters/ses/onboarding-mailer.ts';
@@ -18,6 +19,7 @@ import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingTokenEvents } from '#shared/domain/webhooks/webhook-events.ts';
 
 const config = loadApiConfig({
+  ...auditEnvironment,
   ...webhookQueueEnvironment,
   ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
   IDEMPOTENCY_TABLE_NAME: requiredString('IDEMPOTENCY_TABLE_NAME'),
@@ -36,19 +38,23 @@ const resend = resendOnboardingToken({
 export const handler = createApiHandler({
   requiredScope: 'onboarding:write',
   verifyToken: tokenVerifierFrom(config),
+  audit: auditRecorderFor(dynamoDb.documents, config),
   idempotency: createIdempotentRequests({
     route: 'POST /v1/onboarding-tokens/{tokenId}/resend',
     tableName: config.IDEMPOTENCY_TABLE_NAME,
     dynamoDbClient: dynamoDb.client,
   }),
-  handle: async ({ event, principal }) => {
+  handle: async ({ event, principal, audit }) => {
+    const tokenId = onboardingTokenIdFrom(event);
     const result = await resend({
       orgId: principal.orgId,
-      tokenId: onboardingTokenIdFrom(event),
+      tokenId,
       organizationName: principal.orgName ?? principal.orgId,
       revokedBy: principal.subject,
     });
     metrics.addMetric(BusinessMetric.TokensIssued, MetricUnit.Count, 1);
+    // The event names the token resent (revoked and replaced); the new one is in the response.
+    await audit('onboarding_token.resent', tokenId);
     return created({ onboarding_token: result.onboardingToken, tokenId: result.tokenId, expires_at: result.expiresAt });
   },
 });

@@ -1,3 +1,4 @@
+import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
 import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
@@ -14,6 +15,7 @@ import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingTokenEvents } from '#shared/domain/webhooks/webhook-events.ts';
 
 const config = loadApiConfig({
+  ...auditEnvironment,
   ...webhookQueueEnvironment,
   ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
 });
@@ -29,8 +31,11 @@ const revoke = revokeOnboardingToken({
 export const handler = createApiHandler({
   requiredScope: 'onboarding:write',
   verifyToken: tokenVerifierFrom(config),
-  handle: async ({ event, principal }) => {
-    await revoke({ orgId: principal.orgId, tokenId: onboardingTokenIdFrom(event), revokedBy: principal.subject });
+  audit: auditRecorderFor(dynamoDb.documents, config),
+  handle: async ({ event, principal, audit }) => {
+    const tokenId = onboardingTokenIdFrom(event);
+    await revoke({ orgId: principal.orgId, tokenId, revokedBy: principal.subject });
+    await audit('onboarding_token.revoked', tokenId);
     return noContent();
   },
 });

@@ -1,3 +1,4 @@
+import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
 import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
 import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
@@ -12,6 +13,7 @@ import { webhookEndpointIdFrom } from '#shared/http/path-parameters.ts';
 import { accepted } from '#shared/http/responses.ts';
 
 const config = loadApiConfig({
+  ...auditEnvironment,
   WEBHOOKS_TABLE_NAME: requiredString('WEBHOOKS_TABLE_NAME'),
   ...webhookQueueEnvironment,
 });
@@ -27,6 +29,11 @@ const testEndpoint = testWebhookEndpoint({
 export const handler = createApiHandler({
   requiredScope: 'webhooks:manage',
   verifyToken: tokenVerifierFrom(config),
-  handle: async ({ event, principal, requestId }) =>
-    accepted(await testEndpoint({ orgId: principal.orgId, endpointId: webhookEndpointIdFrom(event), requestId })),
+  audit: auditRecorderFor(dynamoDb.documents, config),
+  handle: async ({ event, principal, requestId, audit }) => {
+    const endpointId = webhookEndpointIdFrom(event);
+    const test = await testEndpoint({ orgId: principal.orgId, endpointId, requestId });
+    await audit('webhook.tested', endpointId);
+    return accepted(test);
+  },
 });

@@ -2,7 +2,8 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ServiceTable } from './service-table.ts';
 
-export type TableAccessMode = 'read' | 'write' | 'readWrite';
+/** `append`: PutItem alone, for an append-only table (the audit trail): no update, no delete. */
+export type TableAccessMode = 'read' | 'write' | 'readWrite' | 'append';
 
 /**
  * Item-level actions only: no Scan (lists are Queries), no table management. Transactions need no
@@ -39,9 +40,12 @@ export function bindTable(
   const indexNames = options.indexes ?? table.indexNames;
   const unknown = indexNames.filter((name) => !table.indexNames.includes(name));
   if (unknown.length > 0) throw new Error(`table ${table.definition.id} has no index ${unknown.join(', ')}`);
-  const reads = accessMode !== 'write';
-  const writes = accessMode !== 'read';
-  const actions = [...new Set([...(reads ? tableReadActions : []), ...(writes ? tableWriteActions : [])])];
+  const reads = accessMode === 'read' || accessMode === 'readWrite';
+  const writes = accessMode === 'write' || accessMode === 'readWrite';
+  const actions =
+    accessMode === 'append'
+      ? ['dynamodb:PutItem']
+      : [...new Set([...(reads ? tableReadActions : []), ...(writes ? tableWriteActions : [])])];
   fn.addToRolePolicy(new PolicyStatement({ actions, resources: [table.tableArn] }));
   if (reads && indexNames.length > 0) {
     fn.addToRolePolicy(

@@ -1,6 +1,7 @@
 import { Construct } from 'constructs';
 import {
   allTables,
+  auditEventsTable,
   idempotencyTable,
   onboardingTokensTable,
   reportJobsTable,
@@ -8,7 +9,13 @@ import {
 } from './table-definitions.ts';
 import { ServiceTable } from './service-table.ts';
 
-const knownTables = [onboardingTokensTable, reportJobsTable, idempotencyTable, webhooksTable] as const;
+const knownTables = [
+  onboardingTokensTable,
+  reportJobsTable,
+  idempotencyTable,
+  webhooksTable,
+  auditEventsTable,
+] as const;
 export type TableId = (typeof knownTables)[number]['id'];
 
 /**

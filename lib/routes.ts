@@ -100,6 +100,11 @@ export const webhookRoutes = [
   },
 ] as const satisfies readonly ApiRoute[];
 
+/** The organization's audit trail (contract §16). */
+export const auditRoutes = [
+  { method: 'GET', path: '/v1/audit-events', entry: 'functions/list-audit-events.ts', name: 'ListAuditEvents' },
+] as const satisfies readonly ApiRoute[];
+
 /** The OpenAPI document (generated into openapi.json by `npm run openapi`), served without a token. */
 export const documentationRoutes = [
   {
@@ -144,5 +149,6 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...reportRoutes,
   ...userStatusRoutes,
   ...webhookRoutes,
+  ...auditRoutes,
   ...documentationRoutes,
 ];

@@ -13,6 +13,7 @@ import {
   type documentationRoutes,
   type onboardingRoutes,
   type reportRoutes,
+  type auditRoutes,
   type userStatusRoutes,
   type webhookRoutes,
 } from './routes.ts';
@@ -34,6 +35,8 @@ interface RouteResources {
   readonly reports: ReportPipelineConstruct;
   readonly webhooks: WebhooksConstruct;
   readonly usersDatabase: UsersDatabaseConstruct;
+  /** Lets a route's function append to the audit trail (PutItem alone) and tells it the retention. */
+  readonly recordAudit: (fn: ServiceFunction) => void;
 }
 
 type RouteGrants = (fn: ServiceFunction, resources: RouteResources) => void;
@@ -43,7 +46,8 @@ type RouteGrants = (fn: ServiceFunction, resources: RouteResources) => void;
  * the synth; report and user-status routes add their lines next to these.
  */
 const onboardingRouteGrants = {
-  CreateOnboardingToken: (fn, { data, mail }) => {
+  CreateOnboardingToken: (fn, { data, mail, recordAudit }) => {
+    recordAudit(fn);
     bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
     bindTable(fn, data.tables.Idempotency, 'readWrite');
     mail.grantSendOnboardingEmail(fn);
@@ -52,15 +56,18 @@ const onboardingRouteGrants = {
     bindTable(fn, data.tables.OnboardingTokens, 'read');
   },
   // Looks the token up through its pointer items, then Used/Revoked and the e-mail guard freed in one transaction.
-  RedeemOnboardingToken: (fn, { data, webhooks }) => {
+  RedeemOnboardingToken: (fn, { data, webhooks, recordAudit }) => {
+    recordAudit(fn);
     bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
     webhooks.grantPublish(fn);
   },
-  RevokeOnboardingToken: (fn, { data, webhooks }) => {
+  RevokeOnboardingToken: (fn, { data, webhooks, recordAudit }) => {
+    recordAudit(fn);
     bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
     webhooks.grantPublish(fn);
   },
-  ResendOnboardingToken: (fn, { data, mail, webhooks }) => {
+  ResendOnboardingToken: (fn, { data, mail, webhooks, recordAudit }) => {
+    recordAudit(fn);
     bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
     webhooks.grantPublish(fn);
     bindTable(fn, data.tables.Idempotency, 'readWrite');
@@ -69,7 +76,8 @@ const onboardingRouteGrants = {
 } satisfies Record<(typeof onboardingRoutes)[number]['name'], RouteGrants>;
 
 const reportRouteGrants = {
-  CreateReportJob: (fn, { data, reports, usersDatabase }) => {
+  CreateReportJob: (fn, { data, reports, usersDatabase, recordAudit }) => {
+    recordAudit(fn);
     // Job + open-job guard in one transaction, and the organization's rate-limit item.
     bindTable(fn, data.tables.ReportJobs, 'readWrite');
     // Checks that the user exists before queueing a report.
@@ -89,7 +97,8 @@ const reportRouteGrants = {
     bindTable(fn, data.tables.ReportJobs, 'readWrite');
     webhooks.grantPublish(fn);
   },
-  GetReportDownloadUrl: (fn, { data, reports, webhooks }) => {
+  GetReportDownloadUrl: (fn, { data, reports, webhooks, recordAudit }) => {
+    recordAudit(fn);
     bindTable(fn, data.tables.ReportJobs, 'readWrite');
     webhooks.grantPublish(fn);
     reports.grantReportDownloads(fn);
@@ -104,17 +113,20 @@ const userStatusRouteGrants = {
 } satisfies Record<(typeof userStatusRoutes)[number]['name'], RouteGrants>;
 
 const webhookRouteGrants = {
-  CreateWebhookEndpoint: (fn, { data, webhooks }) => {
+  CreateWebhookEndpoint: (fn, { data, webhooks, recordAudit }) => {
+    recordAudit(fn);
     bindTable(fn, data.tables.Webhooks, 'readWrite');
     webhooks.grantSealSecrets(fn);
   },
   ListWebhookEndpoints: (fn, { data }) => {
     bindTable(fn, data.tables.Webhooks, 'read');
   },
-  DeleteWebhookEndpoint: (fn, { data }) => {
+  DeleteWebhookEndpoint: (fn, { data, recordAudit }) => {
+    recordAudit(fn);
     bindTable(fn, data.tables.Webhooks, 'readWrite');
   },
-  TestWebhookEndpoint: (fn, { data, webhooks }) => {
+  TestWebhookEndpoint: (fn, { data, webhooks, recordAudit }) => {
+    recordAudit(fn);
     bindTable(fn, data.tables.Webhooks, 'read');
     webhooks.grantPublish(fn);
   },
@@ -122,6 +134,13 @@ const webhookRouteGrants = {
     bindTable(fn, data.tables.Webhooks, 'read');
   },
 } satisfies Record<(typeof webhookRoutes)[number]['name'], RouteGrants>;
+
+const auditRouteGrants = {
+  // Queries the trail (and its byTarget index); never writes.
+  ListAuditEvents: (fn, { data }) => {
+    bindTable(fn, data.tables.AuditEvents, 'read');
+  },
+} satisfies Record<(typeof auditRoutes)[number]['name'], RouteGrants>;
 
 const documentationRouteGrants = {
   // Serves the OpenAPI document bundled into it: no table, no bucket, no token settings.
@@ -133,6 +152,7 @@ const routeGrants: Readonly<Record<string, RouteGrants>> = {
   ...reportRouteGrants,
   ...userStatusRouteGrants,
   ...webhookRouteGrants,
+  ...auditRouteGrants,
   ...documentationRouteGrants,
 };
 
@@ -202,6 +222,10 @@ export class ServiceStack extends Stack {
       reports: this.reports,
       webhooks: this.webhooks,
       usersDatabase: this.usersDatabase,
+      recordAudit: (fn) => {
+        bindTable(fn, this.data.tables.AuditEvents, 'append');
+        fn.addEnvironment('AUDIT_RETENTION_DAYS', String(config.auditRetentionDays));
+      },
     };
     const routeFunctions = new Map<string, ServiceFunction>();
     for (const route of apiRoutes) {
@@ -276,6 +300,12 @@ export class ServiceStack extends Stack {
       dimensions,
       'The dead-letter handler gave up on a message after its bounded attempts. ' +
         'Read its ERROR line for the job id and fail or delete that job by hand.',
+    );
+    this.alarms.addBusinessMetricAlarm(
+      BusinessMetric.AuditEventsLost,
+      dimensions,
+      'An audit event could not be written (DynamoDB failed after the SDK retries): the trail misses a change that ' +
+        'succeeded. The function log has the event id, action, target and organization; add the event by hand.',
     );
     this.alarms.addBusinessMetricAlarm(
       BusinessMetric.WebhookEventsLost,

@@ -79,6 +79,8 @@ export const stackConfigSchema = v.pipe(
     senderIdentityExists: flag('senderIdentityExists'),
     /** Days report jobs and PDFs are kept. */
     retentionDays: positiveInteger('retentionDays', 30, 3650),
+    /** Days audit events are kept (DynamoDB TTL). */
+    auditRetentionDays: positiveInteger('auditRetentionDays', 400, 3650),
     /**
      * While the account is in the SES sandbox: the verified recipient addresses the service may
      * mail (comma-separated), because SES then checks the sender's permission on each recipient.
@@ -98,7 +100,7 @@ export const stackConfigSchema = v.pipe(
     /** Scopes the dashboard asks the issuer for; default `openid` and every API scope the pages use. */
     dashboardScope: v.optional(
       v.pipe(v.string('dashboardScope must be a string'), v.trim(), v.minLength(1)),
-      'openid onboarding:read onboarding:write reports:read reports:write users:read webhooks:manage',
+      'openid onboarding:read onboarding:write reports:read reports:write users:read users:erase webhooks:manage audit:read',
     ),
     /** Sent as `audience` on the authorization request, for issuers that need it to mint an access token for the API. */
     dashboardAudience: v.optional(v.pipe(v.string('dashboardAudience must be a string'), v.trim(), v.minLength(1))),

@@ -85,9 +85,25 @@ export const webhooksTable = {
   globalSecondaryIndexes: [],
 } as const satisfies TableDefinition;
 
+/**
+ * The audit trail (`ORG#{org}` / `EVENT#{occurredAt}#{eventId}`, newest first by a reverse query),
+ * append-only: functions may only PutItem (lib/bind-table.ts `append`). `byTarget`
+ * (`targetPk` = `ORG#{org}#TARGET#{targetId}`) lists one resource's history. Events expire after
+ * the retention (400 days by default, context `auditRetentionDays`).
+ */
+export const auditEventsTable = {
+  id: 'AuditEvents',
+  envVar: 'AUDIT_EVENTS_TABLE_NAME',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  timeToLiveAttribute: 'ttl',
+  globalSecondaryIndexes: [{ indexName: 'byTarget', partitionKey: 'targetPk', sortKey: 'sk' }],
+} as const satisfies TableDefinition;
+
 export const allTables: readonly TableDefinition[] = [
   onboardingTokensTable,
   reportJobsTable,
   idempotencyTable,
   webhooksTable,
+  auditEventsTable,
 ];

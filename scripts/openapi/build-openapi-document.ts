@@ -10,6 +10,7 @@ import {
   reportJobListParameters,
   successHeaders,
   webhookDeliveryListParameters,
+  auditEventListParameters,
 } from './components.ts';
 
 /**
@@ -303,6 +304,20 @@ const operations: Record<string, OperationSpec> = {
       404: 'No such endpoint in the calling organization.',
     },
   },
+  ListAuditEvents: {
+    operationId: 'listAuditEvents',
+    tag: 'Audit',
+    summary: 'Read the organization’s audit trail',
+    description:
+      'Who did what to which resource: one event per state-changing request (tokens created, redeemed, revoked, resent; reports requested; download addresses issued; webhooks created, deleted, tested; users erased), newest first. Events name people by ids only and are kept 400 days. A filtered page may be short with a `nextCursor`: keep following it until it is null.',
+    scope: 'audit:read',
+    parameters: auditEventListParameters(),
+    success: { 200: jsonResponse('A page of events.', 'AuditEventPage') },
+    errors: {
+      400: '`limit` is not an integer from 1 to 100, `action` is not a known action, `from`/`to` are not ISO 8601 dates or timestamps, or `cursor` is not one this endpoint gave out.',
+      ...AUTHENTICATED,
+    },
+  },
   GetOpenApiDocument: {
     operationId: 'getOpenApiDocument',
     tag: 'Documentation',
@@ -332,6 +347,7 @@ const TAGS = [
     description:
       'Standard Webhooks messages for report and onboarding-token events, signed with the endpoint’s secret (`webhook-id`, `webhook-timestamp`, `webhook-signature`); at least once, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h with the same `webhook-id`.',
   },
+  { name: 'Audit', description: 'The organization’s audit trail: who did what, by ids.' },
   { name: 'Documentation', description: 'This document.' },
 ];
 

@@ -15,6 +15,8 @@ import {
   onboardingTokenRequestSchema,
 } from '../../shared/http/schemas/onboarding-token-schemas.ts';
 import { reportJobListQuerySchema, reportJobRequestSchema } from '../../shared/http/schemas/report-job-schemas.ts';
+import { auditEventListQuerySchema } from '../../shared/http/schemas/audit-schemas.ts';
+import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from '../../shared/domain/audit/audit-event.ts';
 import { userStatusRequestSchema } from '../../shared/http/schemas/user-status-schemas.ts';
 import {
   webhookDeliveryListQuerySchema,
@@ -398,6 +400,17 @@ export function reportJobListParameters(): SchemaObject[] {
   });
 }
 
+export function auditEventListParameters(): SchemaObject[] {
+  return queryParameters(jsonSchemaOf(auditEventListQuerySchema), {
+    limit: 'Page size.',
+    cursor: 'The `nextCursor` of the previous page (opaque).',
+    action: 'Only events of this action.',
+    targetId: 'Only events about this resource (token, job, webhook endpoint or user id).',
+    from: 'Only events at or after this instant (a date is its UTC midnight).',
+    to: 'Only events at or before this instant (a date is its UTC midnight).',
+  });
+}
+
 function queryParameters(schema: SchemaObject, descriptions: Record<string, string>): SchemaObject[] {
   const required = new Set((schema.required as string[] | undefined) ?? []);
   return Object.entries(schema.properties as Record<string, SchemaObject>).map(([name, member]) => ({
@@ -632,6 +645,45 @@ function webhookSchemas(): Record<string, SchemaObject> {
           type: ['string', 'null'],
           format: 'date-time',
           description: 'When a pending message is retried.',
+        },
+      },
+    },
+    AuditEvent: {
+      type: 'object',
+      required: ['eventId', 'occurredAt', 'action', 'actor', 'target', 'requestId', 'outcome'],
+      properties: {
+        eventId: { type: 'string' },
+        occurredAt: instant('When the change committed.'),
+        action: { type: 'string', enum: [...AUDIT_ACTIONS] },
+        actor: {
+          type: 'object',
+          required: ['sub', 'clientId'],
+          description: 'Who made the request, from the bearer token.',
+          properties: {
+            sub: { type: ['string', 'null'], description: 'The token’s subject (a person or a machine client).' },
+            clientId: { type: ['string', 'null'], description: 'The OAuth client (`client_id` or `azp`).' },
+          },
+        },
+        target: {
+          type: 'object',
+          required: ['type', 'id'],
+          properties: {
+            type: { type: 'string', enum: [...AUDIT_TARGET_TYPES] },
+            id: { type: 'string', description: 'tokenId, jobId, webhook endpoint id or user id.' },
+          },
+        },
+        requestId: { type: 'string', description: 'The request’s `x-request-id`.' },
+        outcome: { type: 'string', const: 'success', description: 'Refused requests record nothing.' },
+      },
+    },
+    AuditEventPage: {
+      type: 'object',
+      required: ['results', 'nextCursor'],
+      properties: {
+        results: { type: 'array', items: ref('AuditEvent'), description: 'Newest first.' },
+        nextCursor: {
+          type: ['string', 'null'],
+          description: 'Pass as `cursor` for the next page; null on the last page.',
         },
       },
     },

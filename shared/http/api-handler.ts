@@ -6,6 +6,8 @@ import { requestDeadline, runBeforeTimeout } from '../adapters/request-deadline.
 import { logger } from '../observability/logger.ts';
 import { publishRecordedMetrics } from '../observability/metrics.ts';
 import { traceInvocation } from '../observability/tracer.ts';
+import type { AuditAction } from '../domain/audit/audit-event.ts';
+import type { AuditRecorder } from '../domain/audit/record-audit-event.ts';
 import type { ApiEvent, ApiResult, LambdaContext, Principal, Scope } from './api-types.ts';
 import type { TokenVerifier } from './auth.ts';
 import type { IdempotentRequests } from './idempotent-requests.ts';
@@ -29,6 +31,11 @@ export interface ApiRequest<TBody> {
   requestId: string;
   /** When the caller stops waiting for this request's dependencies (see ANSWER_RESERVE_MS). */
   answerBy: Date;
+  /**
+   * Records in the organization's audit trail that this request did `action` to `targetId`: call it
+   * once the change has committed. It never throws (a lost event is logged and counted).
+   */
+  audit: (action: AuditAction, targetId: string) => Promise<void>;
 }
 
 export interface ApiHandlerOptions<TSchema extends v.GenericSchema | undefined> {
@@ -40,6 +47,8 @@ export interface ApiHandlerOptions<TSchema extends v.GenericSchema | undefined> 
   bodySchema?: TSchema;
   /** Makes the route honour `Idempotency-Key`. */
   idempotency?: IdempotentRequests;
+  /** The audit trail of a route that changes state (`request.audit`). */
+  audit?: AuditRecorder;
   handle(request: ApiRequest<TSchema extends v.GenericSchema ? v.InferOutput<TSchema> : undefined>): Promise<ApiResult>;
 }
 
@@ -74,6 +83,15 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
       body: body as ApiRequest<TSchema extends v.GenericSchema ? v.InferOutput<TSchema> : undefined>['body'],
       requestId: context.requestId,
       answerBy: new Date(requestDeadline()?.at ?? Date.now() + DEFAULT_TIMEOUT_MS - ANSWER_RESERVE_MS),
+      audit: (action: AuditAction, targetId: string) => {
+        if (!options.audit) throw new Error(`the route records ${action} but was built without an audit trail`);
+        const { orgId, subject, clientId } = context.principal;
+        return options.audit(
+          { orgId, actor: { sub: subject, clientId }, requestId: context.requestId },
+          action,
+          targetId,
+        );
+      },
     };
     if (!options.idempotency) return options.handle(request);
     return options.idempotency.run(

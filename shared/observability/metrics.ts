@@ -27,6 +27,7 @@ export const BusinessMetric = {
   SweepItemsSkipped: 'SweepItemsSkipped',
   DeadLetterMessagesAbandoned: 'DeadLetterMessagesAbandoned',
   WebhookEventsLost: 'WebhookEventsLost',
+  AuditEventsLost: 'AuditEventsLost',
   WebhookDeliveries: 'WebhookDeliveries',
 } as const;
 

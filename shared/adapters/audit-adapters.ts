@@ -1,0 +1,36 @@
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { positiveIntegerString, requiredString } from '../config/load-config.ts';
+import { systemClock } from '../domain/clock.ts';
+import { recordAuditEvent, type AuditRecorder } from '../domain/audit/record-audit-event.ts';
+import { logger } from '../observability/logger.ts';
+import { BusinessMetric, metrics, MetricUnit } from '../observability/metrics.ts';
+import { DynamoDbAuditTrail } from './dynamodb/audit-trail-store.ts';
+
+/** What a function that records audit events reads from its environment. */
+export const auditEnvironment = {
+  AUDIT_EVENTS_TABLE_NAME: requiredString('AUDIT_EVENTS_TABLE_NAME'),
+  AUDIT_RETENTION_DAYS: positiveIntegerString('AUDIT_RETENTION_DAYS', 400),
+};
+
+/** The audit trail of a function's requests; a lost event is logged (ids only) and counted (alarmed). */
+export function auditRecorderFor(
+  documents: DynamoDBDocumentClient,
+  config: { AUDIT_EVENTS_TABLE_NAME: string; AUDIT_RETENTION_DAYS: number },
+): AuditRecorder {
+  return recordAuditEvent({
+    trail: new DynamoDbAuditTrail(documents, config.AUDIT_EVENTS_TABLE_NAME, config.AUDIT_RETENTION_DAYS),
+    clock: systemClock,
+    newId: randomUUID,
+    onLost: (event, orgId, error) => {
+      logger.error('audit event could not be recorded', {
+        eventId: event.eventId,
+        action: event.action,
+        targetId: event.target.id,
+        orgId,
+        error: error as Error,
+      });
+      metrics.addMetric(BusinessMetric.AuditEventsLost, MetricUnit.Count, 1);
+    },
+  });
+}

@@ -1,0 +1,40 @@
+import type { Clock } from '../clock.ts';
+import { TARGET_TYPE_OF, type AuditAction, type AuditEvent, type AuditTrail } from './audit-event.ts';
+
+export interface AuditContext {
+  orgId: string;
+  actor: { sub: string | undefined; clientId: string | undefined };
+  requestId: string;
+}
+
+/** Records what a request did, once its change has committed. */
+export type AuditRecorder = (context: AuditContext, action: AuditAction, targetId: string) => Promise<void>;
+
+/**
+ * Primary course: build the event (a fresh id, the clock's time, the action's target type) and
+ * append it to the organization's trail. It never fails the request: the change is already made,
+ * so a lost event is handed to `onLost` (logged, counted and alarmed) instead.
+ */
+export function recordAuditEvent(deps: {
+  trail: Pick<AuditTrail, 'append'>;
+  clock: Clock;
+  newId: () => string;
+  onLost: (event: AuditEvent, orgId: string, error: unknown) => void;
+}): AuditRecorder {
+  return async (context, action, targetId) => {
+    const event: AuditEvent = {
+      eventId: deps.newId(),
+      occurredAt: deps.clock.now().toISOString(),
+      action,
+      actor: { sub: context.actor.sub ?? null, clientId: context.actor.clientId ?? null },
+      target: { type: TARGET_TYPE_OF[action], id: targetId },
+      requestId: context.requestId,
+      outcome: 'success',
+    };
+    try {
+      await deps.trail.append(context.orgId, event);
+    } catch (error) {
+      deps.onLost(event, context.orgId, error);
+    }
+  };
+}

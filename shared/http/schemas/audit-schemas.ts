@@ -1,0 +1,24 @@
+import * as v from 'valibot';
+import { AUDIT_ACTIONS } from '../../domain/audit/audit-event.ts';
+import { isIsoDateOrTimestamp, toInstant } from '../../domain/users/user-status-query.ts';
+
+/** An ISO date or timestamp in the query string, as the instant it names (a date is its UTC midnight). */
+const instantParameter = v.pipe(
+  v.string(),
+  v.maxLength(64),
+  v.check(isIsoDateOrTimestamp, 'isDateString: must be an ISO 8601 date (YYYY-MM-DD) or timestamp'),
+  v.transform(toInstant),
+);
+
+/** GET /v1/audit-events query string. A `from` after `to` is no error: nothing lies between them. */
+export const auditEventListQuerySchema = v.object({
+  limit: v.optional(
+    v.pipe(v.string(), v.transform(Number), v.number(), v.integer(), v.minValue(1), v.maxValue(100)),
+    '25',
+  ),
+  cursor: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(2048))),
+  action: v.optional(v.picklist(AUDIT_ACTIONS)),
+  targetId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(128))),
+  from: v.optional(instantParameter),
+  to: v.optional(instantParameter),
+});
