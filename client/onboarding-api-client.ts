@@ -3,6 +3,8 @@ import { fetchReport, type FetchedReport, type FetchReportOptions } from './fetc
 import { HttpTransport, type RequestOptions, type TransportOptions } from './http-transport.ts';
 import { systemTimers, type Timers } from './timers.ts';
 import type {
+  AuditEventListRequest,
+  AuditEventPage,
   CompleteReportJob,
   OnboardingToken,
   OnboardingTokenListRequest,
@@ -272,6 +274,27 @@ export class OnboardingApiClient {
       method: 'GET',
       path: `/v1/webhooks/${encodeURIComponent(endpointId)}/deliveries`,
       query: { limit: request.limit, cursor: request.cursor },
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  /** GET /v1/audit-events (scope audit:read): one page of the organization's audit trail, newest first. */
+  async listAuditEvents(
+    request: AuditEventListRequest = {},
+    options: Pick<RequestOptions, 'signal'> = {},
+  ): Promise<AuditEventPage> {
+    const response = await this.http.send<AuditEventPage>({
+      method: 'GET',
+      path: '/v1/audit-events',
+      query: {
+        limit: request.limit,
+        cursor: request.cursor,
+        action: request.action,
+        targetId: request.targetId,
+        from: request.from,
+        to: request.to,
+      },
       signal: options.signal,
     });
     return response.body;

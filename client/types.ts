@@ -385,6 +385,44 @@ export interface WebhookDeliveryPage {
   nextCursor: string | null;
 }
 
+export type AuditAction =
+  | 'onboarding_token.created'
+  | 'onboarding_token.redeemed'
+  | 'onboarding_token.revoked'
+  | 'onboarding_token.resent'
+  | 'report.requested'
+  | 'report.download_url_issued'
+  | 'webhook.created'
+  | 'webhook.deleted'
+  | 'webhook.tested'
+  | 'user.erased';
+
+/** One entry of the organization's audit trail: who did what to which resource, by ids. */
+export interface AuditEvent {
+  eventId: string;
+  occurredAt: string;
+  action: AuditAction;
+  actor: { sub: string | null; clientId: string | null };
+  target: { type: 'onboarding_token' | 'report' | 'webhook' | 'user'; id: string };
+  requestId: string;
+  outcome: 'success';
+}
+
+export interface AuditEventPage {
+  results: AuditEvent[];
+  nextCursor: string | null;
+}
+
+export interface AuditEventListRequest {
+  limit?: number;
+  cursor?: string;
+  action?: AuditAction;
+  targetId?: string;
+  /** ISO 8601 date or timestamp, inclusive. */
+  from?: string;
+  to?: string;
+}
+
 export interface WebhookDeliveryListRequest {
   limit?: number;
   cursor?: string;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
-import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
+import { callApi, tokenFor, uniqueOrg, type ApiResponse } from './api-client.ts';
 import { seedOrganization, waitForJob } from './report-support.ts';
 
 interface AuditEvent {
@@ -47,7 +47,7 @@ describe('the audit trail (GET /v1/audit-events)', () => {
     const act = async (
       action: string,
       as: 'staff' | 'machine',
-      call: (token: string) => ReturnType<typeof callApi>,
+      call: (token: string) => Promise<ApiResponse>,
       targetOf: (body: any) => string,
       targetType: string,
     ) => {

@@ -1,6 +1,9 @@
 import type * as v from 'valibot';
 import { describe, expectTypeOf, it } from 'vitest';
 import type {
+  AuditAction,
+  AuditEvent,
+  AuditEventPage,
   FieldError,
   OnboardingTokenPage,
   OnboardingTokenRequest,
@@ -23,6 +26,11 @@ import type {
 } from '../../../shared/domain/webhooks/manage-webhook-endpoints.ts';
 import type { SubscribableEventType } from '../../../shared/domain/webhooks/webhook-endpoint.ts';
 import type { FieldProblem } from '../../../shared/domain/errors.ts';
+import type {
+  AuditAction as ServiceAuditAction,
+  AuditEvent as ServiceAuditEvent,
+  AuditEventPage as ServiceAuditEventPage,
+} from '../../../shared/domain/audit/audit-event.ts';
 import type { OnboardingTokenListing } from '../../../shared/domain/onboarding/list-onboarding-tokens.ts';
 import type { OnboardingTokenStatus as ServiceTokenStatus } from '../../../shared/domain/onboarding/onboarding-token.ts';
 import type {
@@ -52,6 +60,9 @@ describe('client types match the service', () => {
     expectTypeOf<WebhookEndpoint>().toEqualTypeOf<ReturnType<typeof toEndpointResponse>>();
     expectTypeOf<WebhookDelivery>().toEqualTypeOf<ReturnType<typeof toDeliveryResponse>>();
     expectTypeOf<WebhookEventType>().toEqualTypeOf<SubscribableEventType>();
+    expectTypeOf<AuditEvent>().toEqualTypeOf<ServiceAuditEvent>();
+    expectTypeOf<AuditEventPage>().toEqualTypeOf<ServiceAuditEventPage>();
+    expectTypeOf<AuditAction>().toEqualTypeOf<ServiceAuditAction>();
   });
 
   it('enumerations and user fields are the service’s', () => {
