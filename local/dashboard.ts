@@ -9,7 +9,10 @@ import { ALL_SCOPES } from './dev-keys.ts';
  * The dashboard on the local stack: `web/dist` at `/` of the API's base URL (same origin as
  * `/v1/*`, so no CORS), its configuration (`{ "signIn": "local", "scopes": [...] }`) and the development sign-in
  * `POST /local/dev-token` ({orgId, scopes} -> a token signed with the stack's development key).
- * That sign-in exists here only; the deployed dashboard signs in with OpenID Connect.
+ * That sign-in exists here only; the deployed dashboard signs in with OpenID Connect. It answers
+ * only requests addressed to the router itself (`Host: 127.0.0.1:<port>` or `localhost:<port>`),
+ * so a page that rebinds its own name to 127.0.0.1 (DNS rebinding) cannot mint tokens: its
+ * requests still carry its own name.
  */
 export const webRoot = join(repoRoot, 'web');
 export const dashboardDistDir = join(webRoot, 'dist');
@@ -45,6 +48,9 @@ export function createDashboardFrontDoor(options: DashboardServerOptions) {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const method = (req.method ?? 'GET').toUpperCase();
     if (path === '/local/dev-token') {
+      if (!addressedToThisRouter(req)) {
+        return send(res, 403, json({ message: 'the development sign-in answers at 127.0.0.1 or localhost only' }));
+      }
       if (method !== 'POST') return send(res, 405, json({ message: 'use POST' }), { allow: 'POST' });
       return devToken(req, res, options);
     }
@@ -64,6 +70,22 @@ export function createDashboardFrontDoor(options: DashboardServerOptions) {
     }
     return false;
   };
+}
+
+/**
+ * Whether the Host header names the router by its own loopback address and port: `127.0.0.1:<port>`
+ * or `localhost:<port>` (case-insensitive), the port being the one this connection arrived on (the
+ * port may be left out only when it is 80, as browsers do). A missing Host, another name, another
+ * port or anything appended is refused.
+ */
+export function addressedToThisRouter(req: IncomingMessage): boolean {
+  const port = req.socket.localPort;
+  const host = req.headers.host?.toLowerCase();
+  if (port === undefined || host === undefined) return false;
+  const names = ['127.0.0.1', 'localhost'];
+  const allowed = names.map((name) => `${name}:${port}`);
+  if (port === 80) allowed.push(...names);
+  return allowed.includes(host);
 }
 
 async function devToken(req: IncomingMessage, res: ServerResponse, options: DashboardServerOptions): Promise<boolean> {

@@ -29,7 +29,7 @@ describe('a deployment', () => {
   it('deploys two stages side by side in one account and region: no physical name in common', () => {
     const devNames = fixedNames(devTemplate);
     const prodNames = fixedNames(prodTemplate);
-    expect(devNames).toContain('AWS::SES::Template onboarding-token-dev');
+    expect(devNames).toContain('AWS::SES::Template onboarding-token-v2-dev');
     expect(prodNames).toContain('AWS::SES::Template onboarding-token-prod');
     expect(devNames.filter((name) => prodNames.includes(name))).toEqual([]);
   });

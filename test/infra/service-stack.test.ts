@@ -226,11 +226,11 @@ describe('CreateOnboardingToken', () => {
     expect(resourceArns).toContain(':identity/');
     expect(resourceArns).toContain(':configuration-set/');
     expect(resourceArns).toContain(`{"Ref":"${logicalIdOf(stack.mail.identity!)}"}`);
-    expect(resourceArns).toContain(':template/onboarding-token-dev');
+    expect(resourceArns).toContain(':template/onboarding-token-v2-dev');
     expect(statement!.Condition).toEqual({ StringEquals: { 'ses:FromAddress': exampleContext.senderEmail } });
     expect(environmentOf(fn)).toMatchObject({
       SENDER_EMAIL: exampleContext.senderEmail,
-      ONBOARDING_TEMPLATE_NAME: 'onboarding-token-dev',
+      ONBOARDING_TEMPLATE_NAME: 'onboarding-token-v2-dev',
     });
   });
 
@@ -348,7 +348,7 @@ describe('tables', () => {
 
 describe('mail and alarms', () => {
   it('deploys the onboarding template and the sender identity', () => {
-    template.hasResourceProperties('AWS::SES::Template', { Template: { TemplateName: 'onboarding-token-dev' } });
+    template.hasResourceProperties('AWS::SES::Template', { Template: { TemplateName: 'onboarding-token-v2-dev' } });
     template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'example.org' });
   });
 

@@ -2,10 +2,15 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { WebhookResponse, WebhookSender } from '../../domain/webhooks/ports.ts';
-import type { VettedTarget } from '../../domain/webhooks/ssrf-guard.ts';
+import { ATTEMPT_BUDGET_MS, type VettedTarget } from '../../domain/webhooks/ssrf-guard.ts';
 
-/** A receiver has this long, connection included, to answer (CONTRACT.md §9). */
-export const DELIVERY_TIMEOUT_MS = 15_000;
+/**
+ * A receiver has this long, connection included, to answer (CONTRACT.md §9): the sender's own
+ * bound. A target checked by `vetWebhookUrl` also carries the attempt's deadline, which started
+ * before name resolution; the attempt ends at whichever comes first, so lookup, connection and
+ * answer share the 15 s (contract §15).
+ */
+export const DELIVERY_TIMEOUT_MS = ATTEMPT_BUDGET_MS;
 /** At most this much of a receiver's answer is read; the rest is discarded with the connection. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 
@@ -28,13 +33,28 @@ export function createWebhookSender(options: { timeoutMs?: number } = {}): Webho
         } else callback(null, target.address, target.family);
       };
       const request = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
+      const attempt = target.deadline;
+      const ownTimeout = AbortSignal.timeout(timeoutMs);
+      const signal = attempt ? AbortSignal.any([attempt.signal, ownTimeout]) : ownTimeout;
+      const timedOut = (): WebhookResponse => ({
+        error:
+          attempt?.signal.aborted && !ownTimeout.aborted
+            ? `no answer within ${attempt.budgetMs} ms, name resolution included`
+            : `no answer within ${timeoutMs} ms`,
+      });
+      // The attempt's time went in resolving the name (or opening the secret): do not connect at all.
+      if (signal.aborted) return Promise.resolve(timedOut());
       return new Promise<WebhookResponse>((resolve) => {
         let settled = false;
         const finish = (response: WebhookResponse) => {
           if (settled) return;
           settled = true;
-          clearTimeout(timer);
+          signal.removeEventListener('abort', onTimeout);
           resolve(response);
+        };
+        const onTimeout = () => {
+          outgoing.destroy(new Error('timed out'));
+          finish(timedOut());
         };
         const outgoing = request(
           target.url,
@@ -62,10 +82,7 @@ export function createWebhookSender(options: { timeoutMs?: number } = {}): Webho
             incoming.on('close', () => finish({ status }));
           },
         );
-        const timer = setTimeout(() => {
-          outgoing.destroy(new Error('timed out'));
-          finish({ error: `no answer within ${timeoutMs} ms` });
-        }, timeoutMs);
+        signal.addEventListener('abort', onTimeout, { once: true });
         outgoing.on('error', (error) => finish({ error: error.message }));
         outgoing.end(message.body);
       });

@@ -35,13 +35,7 @@ export class SesOnboardingMailer implements OnboardingMailer {
       Content: {
         Template: {
           TemplateName: this.options.templateName,
-          TemplateData: JSON.stringify({
-            firstName: email.firstName,
-            lastName: email.lastName,
-            token: email.token,
-            expiresOn: email.expiresAt.toISOString().slice(0, 10),
-            organizationName: email.organizationName,
-          }),
+          TemplateData: JSON.stringify(onboardingTemplateData(email)),
         },
       },
     });
@@ -51,6 +45,39 @@ export class SesOnboardingMailer implements OnboardingMailer {
       throw new MailDeliveryError(error);
     }
   }
+}
+
+/**
+ * The template's variables (lib/onboarding-email-template.ts): each value as text for the subject
+ * and the text part, and HTML-escaped (`…Html`) for the HTML part, which inserts it with `{{{…}}}`.
+ * Escaping here rather than relying on `{{…}}` keeps a name text whether or not the renderer
+ * escapes (the local SES emulator does not), and never escapes twice (contract §15).
+ */
+export function onboardingTemplateData(email: OnboardingEmail): Record<string, string> {
+  const text = {
+    firstName: email.firstName,
+    lastName: email.lastName,
+    token: email.token,
+    expiresOn: email.expiresAt.toISOString().slice(0, 10),
+    organizationName: email.organizationName,
+  };
+  const html = Object.fromEntries(Object.entries(text).map(([name, value]) => [`${name}Html`, escapeHtml(value)]));
+  return { ...text, ...html };
+}
+
+/** The characters Handlebars' `{{…}}` escapes, as the same entities: text in element content and in quoted attributes. */
+const HTML_ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#x27;',
+  '`': '&#x60;',
+  '=': '&#x3D;',
+};
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"'`=]/g, (character) => HTML_ENTITIES[character] ?? character);
 }
 
 /** The mailer of a function configured with `onboardingMailEnvironment`, with its own SES client. */

@@ -41,6 +41,7 @@ function storeAnswering(outcome: OnboardingTokenRecord | OnboardingTokenStatus, 
     replace: vi.fn(() => Promise.resolve()),
     undoReplace: vi.fn(() => Promise.resolve()),
     confirm: vi.fn(() => Promise.resolve()),
+    eraseIssuedTo: vi.fn(() => Promise.resolve(0)),
   } satisfies OnboardingTokenStore;
 }
 

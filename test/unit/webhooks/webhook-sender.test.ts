@@ -1,7 +1,22 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createWebhookSender, MAX_RESPONSE_BYTES } from '../../../shared/adapters/http/webhook-sender.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { dnsHostResolver } from '../../../shared/adapters/http/dns-host-resolver.ts';
+import {
+  createWebhookSender,
+  DELIVERY_TIMEOUT_MS,
+  MAX_RESPONSE_BYTES,
+} from '../../../shared/adapters/http/webhook-sender.ts';
+import { attemptWebhookDelivery, fanOutWebhookEvent } from '../../../shared/domain/webhooks/deliver-webhooks.ts';
+import { AWS_RETRY_DELAYS_SECONDS } from '../../../shared/domain/webhooks/retry-schedule.ts';
+import {
+  ATTEMPT_BUDGET_MS,
+  UnsafeWebhookUrlError,
+  vetWebhookUrl,
+  type HostResolver,
+} from '../../../shared/domain/webhooks/ssrf-guard.ts';
+import { FakeClock } from '../reports/fakes.ts';
+import { fakeSealer, InMemoryDeliveryLog, InMemoryEndpoints, RecordingQueue } from './fakes.ts';
 
 const servers: Array<ReturnType<typeof createServer>> = [];
 afterEach(() => {
@@ -84,5 +99,173 @@ describe('the webhook sender', () => {
     const answer = await createWebhookSender().send(target(port), message);
     expect(answer.status).toBeUndefined();
     expect(answer.error).toMatch(/ECONNREFUSED/);
+  });
+});
+
+/** A resolver that never answers (a name server that swallows the query), noting the signal it was given. */
+function hangingResolver(): HostResolver & { signals: Array<AbortSignal | undefined> } {
+  const signals: Array<AbortSignal | undefined> = [];
+  return {
+    signals,
+    resolve: (_hostname, options) => {
+      signals.push(options?.signal);
+      return new Promise<string[]>(() => undefined);
+    },
+  };
+}
+
+/** A resolver that answers after `ms` (real timers). */
+const slowResolver = (ms: number, addresses: string[]): HostResolver => ({
+  resolve: () => new Promise((resolve) => setTimeout(() => resolve(addresses), ms)),
+});
+
+const LOCAL = { localMode: true };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('name resolution inside the attempt’s 15 s (contract §15)', () => {
+  it('has one 15 s budget for the attempt, and the sender’s own bound is the same', () => {
+    expect(ATTEMPT_BUDGET_MS).toBe(15_000);
+    expect(DELIVERY_TIMEOUT_MS).toBe(ATTEMPT_BUDGET_MS);
+  });
+
+  it('ends the attempt at the budget when the resolver never answers, and hands the resolver the deadline', async () => {
+    const resolver = hangingResolver();
+    const started = performance.now();
+    const failure = await vetWebhookUrl('http://hangs.example:8080/hook', LOCAL, resolver, { budgetMs: 200 }).catch(
+      (error: unknown) => error,
+    );
+    const elapsed = performance.now() - started;
+
+    expect(failure).toBeInstanceOf(UnsafeWebhookUrlError);
+    expect((failure as Error).message).toBe('url host did not resolve within 200 ms');
+    expect(elapsed).toBeGreaterThanOrEqual(190);
+    expect(elapsed).toBeLessThan(1_000);
+    expect(resolver.signals).toHaveLength(1);
+    expect(resolver.signals[0]?.aborted).toBe(true);
+  });
+
+  it('gives the receiver only what the lookup left: lookup, connection and answer share one deadline', async () => {
+    let requests = 0;
+    const port = await serve(() => {
+      requests++; // and never answers
+    });
+    const started = performance.now();
+    const target = await vetWebhookUrl(
+      `http://receiver.invalid:${port}/hook`,
+      LOCAL,
+      slowResolver(300, ['127.0.0.1']),
+      {
+        budgetMs: 700,
+      },
+    );
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+
+    // The sender's own bound is the full 15 s: only the attempt's deadline can end this at 700 ms.
+    const answer = await createWebhookSender().send(target, message);
+    const elapsed = performance.now() - started;
+
+    expect(answer).toEqual({ error: 'no answer within 700 ms, name resolution included' });
+    expect(elapsed).toBeGreaterThanOrEqual(690);
+    expect(elapsed).toBeLessThan(700 + 250); // not 300 ms of lookup + another 700 ms (or 15 s) for the receiver
+    expect(requests).toBe(1);
+  });
+
+  it('does not connect at all when the attempt’s time is already spent', async () => {
+    let connections = 0;
+    const port = await serve((_request, response) => response.writeHead(204).end());
+    servers[0]!.on('connection', () => connections++);
+    const target = await vetWebhookUrl(`http://127.0.0.1:${port}/hook`, LOCAL, hangingResolver(), { budgetMs: 100 });
+    await sleep(150); // e.g. opening the secret took the rest
+
+    expect(await createWebhookSender().send(target, message)).toEqual({
+      error: 'no answer within 100 ms, name resolution included',
+    });
+    expect(connections).toBe(0);
+  });
+
+  it('still answers within the budget when lookup and receiver are quick', async () => {
+    const port = await serve((_request, response) => response.writeHead(204).end());
+    const target = await vetWebhookUrl(`http://receiver.invalid:${port}/hook`, LOCAL, slowResolver(20, ['127.0.0.1']), {
+      budgetMs: 2_000,
+    });
+    expect(await createWebhookSender().send(target, message)).toEqual({ status: 204 });
+  });
+
+  it('ends a delivery attempt at 15 s when the endpoint’s name never resolves (fake clock), as a retried failure', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const deps = {
+        endpoints: new InMemoryEndpoints(),
+        deliveries: new InMemoryDeliveryLog(),
+        queue: new RecordingQueue(),
+        clock: new FakeClock(),
+      };
+      const resolver = hangingResolver();
+      const attempt = attemptWebhookDelivery({
+        ...deps,
+        sealer: fakeSealer,
+        resolver,
+        sender: createWebhookSender(),
+        policy: { localMode: false },
+        schedule: AWS_RETRY_DELAYS_SECONDS,
+      });
+      await deps.endpoints.create(
+        {
+          endpointId: 'ep-1',
+          orgId: 'org-a',
+          url: 'https://hangs.example.com/in',
+          events: ['report.completed'],
+          sealedSecret: await fakeSealer.seal(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, {
+            orgId: 'org-a',
+            endpointId: 'ep-1',
+          }),
+          createdAt: '2026-03-01T00:00:00.000Z',
+          disabled: false,
+        },
+        10,
+      );
+      await fanOutWebhookEvent(deps)({
+        eventId: 'evt_1',
+        orgId: 'org-a',
+        type: 'report.completed',
+        timestamp: '2026-03-01T11:59:00.000Z',
+        data: { jobId: 'job-1', status: 'COMPLETE' },
+      });
+      const delivery = deps.queue.deliveries.shift()!.message;
+
+      let outcome: unknown;
+      void attempt(delivery).then((result) => (outcome = result));
+      await vi.advanceTimersByTimeAsync(ATTEMPT_BUDGET_MS - 1);
+      expect(outcome).toBeUndefined();
+      expect(resolver.signals[0]?.aborted).toBe(false);
+
+      await vi.advanceTimersByTimeAsync(1);
+      expect(outcome).toMatchObject({ outcome: 'retrying', error: 'url host did not resolve within 15000 ms' });
+      expect(resolver.signals[0]?.aborted).toBe(true);
+      expect(await deps.deliveries.get(delivery)).toMatchObject({ status: 'pending', attempts: 1 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('the DNS resolver', () => {
+  it('does not look up a name once the attempt’s deadline has passed', async () => {
+    const failure = await dnsHostResolver
+      .resolve('localhost', { signal: AbortSignal.abort(new Error('deadline passed')) })
+      .catch((error: unknown) => error);
+    expect((failure as Error).message).toBe('deadline passed');
+  });
+
+  it('stops waiting for the answer when the deadline passes during the lookup', async () => {
+    const controller = new AbortController();
+    const resolving = dnsHostResolver.resolve('localhost', { signal: controller.signal });
+    controller.abort(new Error('deadline passed'));
+    await expect(resolving).rejects.toThrow('deadline passed');
+  });
+
+  it('resolves a name within a deadline that does not pass', async () => {
+    const addresses = await dnsHostResolver.resolve('localhost', { signal: AbortSignal.timeout(5_000) });
+    expect(addresses.some((address) => address === '127.0.0.1' || address === '::1')).toBe(true);
   });
 });

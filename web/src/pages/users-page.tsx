@@ -18,7 +18,7 @@ import {
 } from '../../../client/index.ts';
 import { api } from '../api.ts';
 import { DataTable, ErrorNotice, PageHeading } from '../components.tsx';
-import { csvLine } from '../csv.ts';
+import { csvFile, csvLine } from '../csv.ts';
 import { saveFile } from '../save-file.ts';
 
 const RANGE_FIELDS = [...NUMBER_RANGE_FIELDS, ...DATE_RANGE_FIELDS, ...INSTANT_RANGE_FIELDS] as const;
@@ -121,7 +121,7 @@ export function UsersPage() {
         rows += chunk.results.length;
         setExportProgress({ done: rows, total: chunk.pagination.total });
       }
-      saveFile(lines.join(''), 'users.csv', 'text/csv;charset=utf-8');
+      saveFile(csvFile(lines), 'users.csv', 'text/csv;charset=utf-8');
       setExported(rows);
     } catch (caught) {
       if (!controller.signal.aborted) setExportError(caught);
