@@ -16,7 +16,7 @@ import { launchChromium } from './chromium.ts';
  * validation errors, issue, e-mail, revoke), reports (request, live status, verified download),
  * users (filters, columns, paging, CSV export of the whole result), webhooks (SSRF refusal beside the
  * field, the secret shown once, a signed test event to a receiver on loopback, deliveries, delete),
- * errors with request ids,
+ * activity (a token's audit events, the action filter, each row's History link), errors with request ids,
  * keyboard reachability, labels and a 375 px wide layout. `UPDATE_SCREENSHOTS=1` writes each
  * page's screenshot to docs/ (the README shows them); otherwise they go to a temporary folder.
  */
@@ -30,6 +30,8 @@ let context: BrowserContext;
 let page: Page;
 const baseUrl = inject('baseUrl');
 const orgId = inject('demoOrgId');
+/** The token the tokens test issues and revokes through the page, whose history the Activity test reads. */
+let revokedToken: { tokenId: string; email: string } | undefined;
 
 const apiToken = () => issueDevToken({ orgId, keysDir: inject('localEnv').LOCAL_KEYS_DIR });
 async function api(path: string, init: { method?: string; body?: unknown } = {}): Promise<any> {
@@ -201,12 +203,92 @@ describe('the dashboard in Chromium', () => {
     await row.getByRole('button', { name: `Revoke the token of ${email}` }).click();
     await row.getByText('Revoked').waitFor();
     expect(await row.getByRole('button', { name: /Revoke/ }).count()).toBe(0);
+    revokedToken = { tokenId: (await row.getAttribute('data-token-id'))!, email };
 
     await page.getByLabel('Status').selectOption('Revoked');
     await page.locator('tr[data-token-id]', { hasText: email }).waitFor();
     expect(await page.locator('tr[data-token-id]').allTextContents()).toSatisfy((rows: string[]) =>
       rows.every((text) => text.includes('Revoked')),
     );
+  });
+
+  it('shows the token’s creation and revocation on the Activity page, filters by action, and each token row links to its history', async () => {
+    const { tokenId, email } = revokedToken!;
+    const trail = await api(`/v1/audit-events?targetId=${encodeURIComponent(tokenId)}`);
+    expect(trail.results.map((event: { action: string }) => event.action)).toEqual([
+      'onboarding_token.revoked',
+      'onboarding_token.created',
+    ]);
+
+    // Unfiltered, newest first: the revocation and the creation just done through the page lead the list.
+    await page.getByRole('link', { name: 'Activity' }).click();
+    await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
+    const events = page.locator('tr[data-event-id]');
+    const tokenEvents = page.locator(`tr[data-target-id="${tokenId}"]`);
+    await tokenEvents.nth(1).waitFor();
+    expect(await events.nth(0).getAttribute('data-event-id')).toBe(trail.results[0].eventId);
+    expect(await events.nth(1).getAttribute('data-event-id')).toBe(trail.results[1].eventId);
+    expect(await tokenEvents.locator('td[data-label="Action"]').allTextContents()).toEqual([
+      'Token revoked',
+      'Token created',
+    ]);
+    for (const [index, event] of trail.results.entries()) {
+      const row = tokenEvents.nth(index);
+      expect(await row.locator('td[data-label="Target"]').textContent()).toBe(`Onboarding token${tokenId}`);
+      // The actor is the signed-in development token's subject.
+      expect(event.actor.sub).toBe('local-developer');
+      expect(await row.locator('td[data-label="Actor"]').textContent()).toContain('local-developer');
+      expect(await row.locator('td[data-label="Request id"]').textContent()).toBe(event.requestId);
+      expect(await row.locator('time').getAttribute('datetime')).toBe(event.occurredAt);
+    }
+
+    // The action filter applies on submit: only revocations, this token's among them.
+    await page.getByLabel('Action', { exact: true }).selectOption({ label: 'Token revoked' });
+    expect(await tokenEvents.count()).toBe(2);
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.locator('tr[data-action="onboarding_token.created"]').waitFor({ state: 'detached' });
+    const revocations = await api('/v1/audit-events?action=onboarding_token.revoked');
+    expect(await events.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-event-id')))).toEqual(
+      revocations.results.map((event: { eventId: string }) => event.eventId),
+    );
+    expect(await events.locator('td[data-label="Action"]').allTextContents()).toSatisfy((actions: string[]) =>
+      actions.every((action) => action === 'Token revoked'),
+    );
+    expect(await tokenEvents.count()).toBe(1);
+
+    // The token's History link opens Activity filtered to that token (the address carries the filter).
+    await page.getByRole('link', { name: 'Onboarding tokens' }).click();
+    await page
+      .locator(`tr[data-token-id="${tokenId}"]`)
+      .getByRole('link', { name: `History of the token of ${email}` })
+      .click();
+    await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
+    expect(new URL(page.url()).hash).toBe(`#/activity?targetId=${encodeURIComponent(tokenId)}`);
+    expect(await page.getByRole('link', { name: 'Activity' }).getAttribute('aria-current')).toBe('page');
+    expect(await page.getByLabel('Target id', { exact: true }).inputValue()).toBe(tokenId);
+    expect(await page.getByLabel('Action', { exact: true }).inputValue()).toBe('');
+    await tokenEvents.nth(1).waitFor();
+    expect(await events.count()).toBe(2);
+    expect(await events.locator('td[data-label="Action"]').allTextContents()).toEqual([
+      'Token revoked',
+      'Token created',
+    ]);
+
+    expect(await unlabelledControls(page)).toEqual([]);
+    expect(await unreachableByKeyboard(page)).toEqual([]);
+    await screenshot('activity');
+
+    // Both filters at once: that token's revocation alone.
+    await page.getByLabel('Action', { exact: true }).selectOption({ label: 'Token revoked' });
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.locator('tr[data-action="onboarding_token.created"]').waitFor({ state: 'detached' });
+    expect(await events.count()).toBe(1);
+    expect(await events.getAttribute('data-event-id')).toBe(trail.results[0].eventId);
+
+    // Clearing the filters lists the whole trail again.
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await tokenEvents.nth(1).waitFor();
+    expect(await page.getByLabel('Target id', { exact: true }).inputValue()).toBe('');
   });
 
   it('requests a report, follows its status live and downloads it with the bytes the job’s SHA-256 names', async () => {
@@ -229,6 +311,12 @@ describe('the dashboard in Chromium', () => {
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(job.sha256);
     expect(download.suggestedFilename()).toMatch(/^report-demo-user-1-\d{8}\.pdf$/);
     await page.locator(`tr[data-job-id="${job.jobId}"]`).getByText('COMPLETE').waitFor();
+    expect(
+      await page
+        .locator(`tr[data-job-id="${job.jobId}"]`)
+        .getByRole('link', { name: /^History/ })
+        .getAttribute('href'),
+    ).toBe(`#/activity?targetId=${job.jobId}`);
 
     expect(await unlabelledControls(page)).toEqual([]);
     expect(await unreachableByKeyboard(page)).toEqual([]);
@@ -270,8 +358,13 @@ describe('the dashboard in Chromium', () => {
       page.getByRole('button', { name: `Export all ${total} as CSV` }).click(),
     ]);
     const csv = await readFile((await download.path())!, 'utf8');
-    const lines = csv.split('\r\n').filter((line) => line !== '');
-    expect(lines[0]).toBe(headers.join(','));
+    // Contract §15: a UTF-8 byte-order mark first, every text cell quoted.
+    expect(csv.startsWith('\uFEFF')).toBe(true);
+    const lines = csv
+      .slice(1)
+      .split('\r\n')
+      .filter((line) => line !== '');
+    expect(lines[0]).toBe(headers.map((header) => `"${header}"`).join(','));
     expect(lines.length - 1).toBe(total);
     await page.getByTestId('export-done').waitFor();
 
@@ -363,12 +456,18 @@ describe('the dashboard in Chromium', () => {
   });
 
   it('is usable 375 px wide: no page scrolls sideways', async () => {
-    const labels: Record<string, string> = { reports: 'Reports', users: 'Users', webhooks: 'Webhooks' };
-    for (const path of ['tokens', 'reports', 'users', 'webhooks']) {
+    const labels: Record<string, string> = {
+      reports: 'Reports',
+      users: 'Users',
+      webhooks: 'Webhooks',
+      activity: 'Activity',
+    };
+    for (const path of ['tokens', 'reports', 'users', 'webhooks', 'activity']) {
       await page.goto(`${baseUrl}/#/${path}`);
       if (path === 'tokens') await signIn(page);
       else await page.getByRole('link', { name: labels[path] }).click();
       await page.getByRole('heading', { level: 1 }).waitFor();
+      if (path === 'activity') await page.locator('tr[data-event-id]').first().waitFor();
       const { scrollWidth, scrollingTables } = await fitsNarrowScreen(page);
       expect(scrollWidth, path).toBeLessThanOrEqual(375);
       expect(scrollingTables, path).toBe(0);
@@ -380,12 +479,21 @@ describe('the dashboard in Chromium', () => {
   it('shows the contract’s message and the request id when the API refuses, and signs out', async () => {
     const limited = await context.newPage();
     await signIn(limited, ['onboarding:read']);
+    // Without audit:read the rows link to no history.
+    await limited.locator('tr[data-token-id]').first().waitFor();
+    expect(await limited.getByRole('link', { name: /^History/ }).count()).toBe(0);
     await limited.getByRole('link', { name: 'Users' }).click();
     await limited.getByRole('button', { name: 'Search' }).click();
     const alert = limited.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toMatch(/scope/i);
     expect(await alert.locator('.request-id code').textContent()).toMatch(/^[0-9a-f-]{36}$/);
+
+    await limited.getByRole('link', { name: 'Activity' }).click();
+    const refused = limited.getByRole('alert').filter({ hasText: 'The activity could not be listed' });
+    await refused.waitFor();
+    expect(await refused.textContent()).toMatch(/scope/i);
+    expect(await refused.locator('.request-id code').textContent()).toMatch(/^[0-9a-f-]{36}$/);
 
     await limited.getByRole('button', { name: 'Sign out' }).click();
     await limited.getByRole('heading', { name: 'Development sign-in' }).waitFor();

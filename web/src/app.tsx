@@ -1,21 +1,26 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { DashboardConfig } from './config.ts';
 import { ErrorNotice } from './components.tsx';
+import { parseHash } from './hash-route.ts';
 import { requestDevelopmentToken } from './local-sign-in.ts';
 import { startOidcSignIn } from './oidc.ts';
 import { dashboardPages } from './pages/index.ts';
 import { signInWith, signOut, useSession, type Session } from './session.ts';
 
-const pathFromHash = (): string => window.location.hash.replace(/^#\/?/, '') || dashboardPages[0]!.path;
+// `#/<path>?<query>`: the path picks the page, the query (the page's own) is left out of the match.
+const routeFromHash = (): { path: string; query: string } => {
+  const { path, query } = parseHash(window.location.hash);
+  return { path: path || dashboardPages[0]!.path, query: query.toString() };
+};
 
-function useHashPath(): string {
-  const [path, setPath] = useState(pathFromHash);
+function useHashRoute(): { path: string; query: string } {
+  const [route, setRoute] = useState(routeFromHash);
   useEffect(() => {
-    const onChange = () => setPath(pathFromHash());
+    const onChange = () => setRoute(routeFromHash());
     window.addEventListener('hashchange', onChange);
     return () => window.removeEventListener('hashchange', onChange);
   }, []);
-  return path;
+  return route;
 }
 
 export function App({ config, startupError }: { config: DashboardConfig; startupError?: unknown }) {
@@ -31,7 +36,7 @@ export function App({ config, startupError }: { config: DashboardConfig; startup
 }
 
 function SignedIn({ session }: { session: Session }) {
-  const path = useHashPath();
+  const { path, query } = useHashRoute();
   const page = dashboardPages.find((p) => p.path === path) ?? dashboardPages[0]!;
   const Page = page.component;
   const missing = page.scopes.filter((scope) => !session.scopes.includes(scope));
@@ -65,7 +70,8 @@ function SignedIn({ session }: { session: Session }) {
             Your sign-in lacks {missing.join(', ')}: some of this page will be refused (403).
           </p>
         ) : null}
-        <Page key={page.path} />
+        {/* A new query (e.g. another target's history) opens the page afresh: it reads the query when it starts. */}
+        <Page key={`${page.path}?${query}`} />
       </main>
     </>
   );

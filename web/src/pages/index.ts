@@ -1,4 +1,5 @@
 import type { FunctionComponent } from 'preact';
+import { ActivityPage } from './activity-page.tsx';
 import { ReportsPage } from './reports-page.tsx';
 import { TokensPage } from './tokens-page.tsx';
 import { UsersPage } from './users-page.tsx';
@@ -25,4 +26,5 @@ export const dashboardPages: readonly DashboardPage[] = [
   { path: 'reports', label: 'Reports', scopes: ['reports:read', 'reports:write'], component: ReportsPage },
   { path: 'users', label: 'Users', scopes: ['users:read'], component: UsersPage },
   { path: 'webhooks', label: 'Webhooks', scopes: ['webhooks:manage'], component: WebhooksPage },
+  { path: 'activity', label: 'Activity', scopes: ['audit:read'], component: ActivityPage },
 ];

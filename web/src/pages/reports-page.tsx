@@ -12,6 +12,8 @@ import {
   TextField,
 } from '../components.tsx';
 import { saveFile } from '../save-file.ts';
+import { useSession } from '../session.ts';
+import { activityHref } from './activity-page.tsx';
 
 const PAGE_SIZE = 10;
 
@@ -187,6 +189,7 @@ function RecentJobs(props: {
   const [page, setPage] = useState<ReportJobPage>();
   const [error, setError] = useState<unknown>();
   const [loading, setLoading] = useState(false);
+  const canReadAudit = useSession()?.scopes.includes('audit:read') ?? false;
   const cursor = cursors.at(-1);
 
   const load = useCallback(async () => {
@@ -226,7 +229,7 @@ function RecentJobs(props: {
       <ErrorNotice error={error} context="The reports could not be listed" />
       <DataTable
         label="Recent reports"
-        columns={['User', 'Status', 'Requested', 'Size', 'PDF']}
+        columns={['User', 'Status', 'Requested', 'Size', 'Actions']}
         busy={loading}
         empty={page?.results.length === 0 && 'No reports yet.'}
       >
@@ -239,7 +242,7 @@ function RecentJobs(props: {
             </td>
             <td data-label="Requested">{formatInstant(job.createdAt)}</td>
             <td data-label="Size">{job.status === 'COMPLETE' ? formatBytes(job.sizeBytes) : ''}</td>
-            <td data-label="PDF">
+            <td data-label="Actions" class="actions">
               {job.status === 'COMPLETE' ? (
                 <button
                   type="button"
@@ -249,6 +252,14 @@ function RecentJobs(props: {
                 >
                   Download
                 </button>
+              ) : null}
+              {canReadAudit ? (
+                <a
+                  href={activityHref(job.jobId)}
+                  aria-label={`History of the report of ${job.userId} requested ${formatInstant(job.createdAt)}`}
+                >
+                  History
+                </a>
               ) : null}
             </td>
           </tr>

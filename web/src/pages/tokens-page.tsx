@@ -17,6 +17,8 @@ import {
   TextField,
   useSubmission,
 } from '../components.tsx';
+import { useSession } from '../session.ts';
+import { activityHref } from './activity-page.tsx';
 
 const STATUSES: readonly OnboardingTokenStatus[] = ['Issued', 'Used', 'Expired', 'Revoked'];
 const PAGE_SIZE = 10;
@@ -31,6 +33,7 @@ export function TokensPage() {
   const [listError, setListError] = useState<unknown>();
   const [issued, setIssued] = useState<{ token: OnboardingToken; email: string; resent: boolean }>();
   const [actionError, setActionError] = useState<unknown>();
+  const canReadAudit = useSession()?.scopes.includes('audit:read') ?? false;
   const cursor = cursors.at(-1);
 
   const load = useCallback(async () => {
@@ -167,6 +170,11 @@ export function TokensPage() {
                 >
                   Resend
                 </button>
+              ) : null}
+              {canReadAudit ? (
+                <a href={activityHref(token.tokenId)} aria-label={`History of the token of ${token.email}`}>
+                  History
+                </a>
               ) : null}
             </td>
           </tr>
