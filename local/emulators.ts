@@ -55,17 +55,11 @@ export async function startEmulators(ports: EmulatorPorts = {}): Promise<Running
     );
   };
   try {
-    const [dynamodb, usersDatabase] = await Promise.allSettled([
-      startDynamoDbLocal(dynamodbPort),
-      startUsersPostgres(postgresPort),
-    ]).then((started) => {
-      for (const one of started) if (one.status === 'fulfilled') stoppers.push(() => one.value.stop());
-      for (const one of started) if (one.status === 'rejected') throw one.reason;
-      return started.map((one) => (one as PromiseFulfilledResult<unknown>).value) as [
-        Awaited<ReturnType<typeof startDynamoDbLocal>>,
-        LocalUsersDatabase,
-      ];
-    });
+    // The two slow starters (a JVM, initdb) start side by side; whichever started is stopped on failure.
+    const starting = [startDynamoDbLocal(dynamodbPort), startUsersPostgres(postgresPort)] as const;
+    for (const started of starting) void started.then((one) => stoppers.push(() => one.stop()), () => undefined);
+    await Promise.allSettled(starting);
+    const [dynamodb, usersDatabase] = await Promise.all(starting);
     const sqs = await startSqs(sqsPort);
     stoppers.push(sqs.stop);
     const s3 = await startS3(s3Port);
