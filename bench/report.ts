@@ -4,7 +4,7 @@
  * then the console table, the markdown table and `bench/results/latest.json`.
  */
 
-export type Unit = 'ms' | 'KB' | 'req/s' | 'count' | 'RCU';
+export type Unit = 'ms' | 's' | 'KB' | 'req/s' | 'users/s' | 'count' | 'RCU';
 
 /** A summary of samples. `n` is how many samples it summarises. */
 export interface Stat {
@@ -13,10 +13,14 @@ export interface Stat {
   n: number;
 }
 
-/** A limit on the median, the p99 or the ratio (median / baseline median); always "at most". */
+/**
+ * A limit on the median, the p99 or the ratio (median / baseline median); always "at most". A
+ * ratio budget may allow `plus` units on top: the median at most `max` x the baseline's + `plus`.
+ */
 export interface Budget {
   on: 'median' | 'p99' | 'ratio';
   max: number;
+  plus?: number;
 }
 
 /** One line of the table, as a measurement reports it. */
@@ -26,7 +30,8 @@ export interface Row {
   unit: Unit;
   value: Stat;
   baseline?: { subject: string; value: Stat };
-  budget?: Budget;
+  /** Several budgets: the row passes when it meets every one. */
+  budget?: Budget | readonly Budget[];
   note?: string;
 }
 
@@ -55,12 +60,24 @@ export function summarize(samples: readonly number[], options: { p99?: boolean }
 /** A single figure (a size, a count) as a Stat. */
 export const single = (value: number): Stat => ({ median: value, n: 1 });
 
+const budgetsOf = (row: Row): readonly Budget[] =>
+  row.budget === undefined ? [] : Array.isArray(row.budget) ? row.budget : [row.budget as Budget];
+
+function meets(row: Row, budget: Budget, ratio: number | undefined): boolean {
+  if (budget.on === 'ratio' && budget.plus !== undefined) {
+    const baseline = row.baseline?.value.median;
+    return baseline !== undefined && row.value.median <= budget.max * baseline + budget.plus;
+  }
+  const measured = budget.on === 'ratio' ? ratio : budget.on === 'p99' ? row.value.p99 : row.value.median;
+  return measured !== undefined && measured <= budget.max;
+}
+
 export function check(row: Row): CheckedRow {
   const ratio =
     row.baseline && row.baseline.value.median > 0 ? row.value.median / row.baseline.value.median : undefined;
-  if (!row.budget) return { ...row, ...(ratio === undefined ? {} : { ratio }), result: 'info' };
-  const measured = row.budget.on === 'ratio' ? ratio : row.budget.on === 'p99' ? row.value.p99 : row.value.median;
-  const pass = measured !== undefined && measured <= row.budget.max;
+  const budgets = budgetsOf(row);
+  if (budgets.length === 0) return { ...row, ...(ratio === undefined ? {} : { ratio }), result: 'info' };
+  const pass = budgets.every((budget) => meets(row, budget, ratio));
   return { ...row, ...(ratio === undefined ? {} : { ratio }), result: pass ? 'pass' : 'FAIL' };
 }
 
@@ -82,7 +99,17 @@ function formatNumber(value: number | undefined, unit: Unit): string {
   if (value === undefined || Number.isNaN(value)) return '–';
   if (unit === 'ms' && value < 0.01) return `${value.toPrecision(2)} ms`;
   const digits =
-    unit === 'ms' ? (value < 1 ? 3 : value < 10 ? 2 : value < 100 ? 1 : 0) : unit === 'KB' || unit === 'RCU' ? 1 : 0;
+    unit === 'ms'
+      ? value < 1
+        ? 3
+        : value < 10
+          ? 2
+          : value < 100
+            ? 1
+            : 0
+      : unit === 'KB' || unit === 'RCU' || unit === 's'
+        ? 1
+        : 0;
   return `${value.toFixed(digits)} ${unit}`;
 }
 
@@ -92,11 +119,15 @@ function formatRatio(ratio: number | undefined): string {
 }
 
 function formatBudget(row: Row): string {
-  if (!row.budget) return '–';
-  const { on, max } = row.budget;
-  if (on === 'ratio') return `<= ${max}x`;
-  if (row.unit === 'count' && max === 0) return '= 0';
-  return `${on === 'p99' ? 'p99 ' : ''}<= ${max} ${row.unit}`;
+  const budgets = budgetsOf(row);
+  if (budgets.length === 0) return '–';
+  return budgets
+    .map(({ on, max, plus }) => {
+      if (on === 'ratio') return `<= ${max}x${plus === undefined ? '' : ` + ${plus} ${row.unit}`}`;
+      if (row.unit === 'count' && max === 0) return '= 0';
+      return `${on === 'p99' ? 'p99 ' : ''}<= ${max} ${row.unit}`;
+    })
+    .join(', ');
 }
 
 const COLUMNS = ['measurement', 'subject', 'median', 'p99', 'baseline (median)', 'ratio', 'budget', 'result'] as const;

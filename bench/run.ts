@@ -8,10 +8,12 @@ import { check, consoleTable, errorRow, markdownTable, type CheckedRow } from '.
 import type { ChildResult } from './support/child.ts';
 
 /**
- * `npm run bench [-- --check] [--markdown] [--only id,id] [--users n]`: runs every measurement in
- * bench/measurements/ in fresh processes (the local-stack ones share one), prints the table and
- * writes bench/results/latest.json. `--check` exits 1 when a budget is missed or a measurement
- * fails; `--markdown` prints the table as markdown on stdout (progress stays on stderr).
+ * `npm run bench [-- --check] [--markdown] [--only id,id] [--users n] [--explain]`: runs every
+ * measurement in bench/measurements/ in fresh processes (the local-stack ones share one), prints
+ * the table and writes bench/results/latest.json. `--check` exits 1 when a budget is missed or a
+ * measurement fails; `--markdown` prints the table as markdown on stdout (progress stays on
+ * stderr); `--explain` prints measurement 7's query plans on stderr as well (they are always
+ * written to bench/results/user-status-plans-<n>.txt).
  */
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -26,13 +28,14 @@ const MEASUREMENTS = [
   { id: 'pdf-render', title: '4 PDF render', timeoutMs: 180_000 },
   { id: 'jwt-verify', title: '5 JWT verify', timeoutMs: 60_000 },
   { id: 'report-end-to-end', title: '6 report end to end', timeoutMs: 180_000, localStack: true },
-  // Seeding and the bare Query grow with --users: about 20 minutes at 100,000 users on two busy cores.
+  // Seeding 2 x --users rows, the import and VACUUM grow with --users: ~10 s at 10,000 users, ~40 s at
+  // 100,000, 6-8 min at 1,000,000 on two busy cores. Timeout: 4 min + 2 ms per user (37 min at 1,000,000).
   {
     id: 'user-status-queries',
     title: '7 user-status queries',
     timeoutMs: 240_000,
     localStack: true,
-    scalesWithUsers: true,
+    perUserMs: 2,
   },
   { id: 'local-api-load', title: '8 local API load', timeoutMs: 120_000, localStack: true },
   { id: 'dashboard', title: '9 dashboard', timeoutMs: 180_000, localStack: true },
@@ -47,6 +50,7 @@ const { values: options } = parseArgs({
     markdown: { type: 'boolean', default: false },
     only: { type: 'string' },
     users: { type: 'string' },
+    explain: { type: 'boolean', default: false },
   },
 });
 /** `--users <n>`: the organization size of measurement 7 (default 10,000; issue 15 budgets 100,000 and 1,000,000). */
@@ -75,7 +79,7 @@ for (const group of groups) {
   progress(`> ${ids.join(', ')}`);
   const results = await runChild(
     ids,
-    group.reduce((sum, m) => sum + m.timeoutMs * ('scalesWithUsers' in m ? Math.max(1, (users / 10_000) * 1.5) : 1), 0),
+    group.reduce((sum, m) => sum + m.timeoutMs + ('perUserMs' in m ? m.perUserMs * users : 0), 0),
   );
   for (const measurement of group) {
     const result = results.find((r) => r.id === measurement.id);
@@ -133,6 +137,7 @@ async function runChild(ids: readonly string[], timeoutMs: number): Promise<Chil
     ...process.env,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     BENCH_USERS: String(users),
+    ...(options.explain ? { BENCH_EXPLAIN: '1' } : {}),
   };
   // It adds tens of milliseconds to every Node.js start here, and Lambda does not set it.
   delete env.NODE_EXTRA_CA_CERTS;

@@ -3,14 +3,15 @@ import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
+import pg from 'pg';
 import { generateDemoUsers } from '../../local/demo-users.ts';
 import { apiRoutes, fallbackRoute, type ApiRoute } from '../../lib/routes.ts';
-import { chunkRows, digestRowOf, encodeChunk, sortRows } from '../../shared/adapters/dynamodb/user-digest.ts';
+import { toUserRowValues, USER_ROW_COLUMNS } from '../../shared/adapters/postgres/user-rows.ts';
 import type { UserRecord } from '../../shared/domain/users/user-record.ts';
 import { DEFAULT_RESULT_KEYS } from '../../shared/domain/users/user-status-query.ts';
 import { apiEvent, lambdaContext, type ApiEventOptions } from '../../test/support/api-event.ts';
@@ -23,20 +24,30 @@ import type { Measurement } from '../support/measurement.ts';
  * 3. Request overhead in-process: each API handler (its real module, middleware chain and use
  * case) called warm with a realistic HTTP API v2 event, every AWS client mocked with
  * aws-sdk-client-mock to answer at once with realistic items, and the SES request the token
- * handler signs itself (no client to mock) answered at once by the SDK's HTTP handler, after signing. What is left is what the function
- * itself spends per request: routing through middy, JWT verification, parsing and validation,
- * the use case, and writing the response. Baseline: a trivial handler without middy, called alike.
+ * handler signs itself (no client to mock) answered at once by the SDK's HTTP handler, after
+ * signing. What is left is what the function itself spends per request: routing through middy,
+ * JWT verification, parsing and validation, the use case, and writing the response. Baseline: a
+ * trivial handler without middy, called alike.
+ *
+ * The users database (PostgreSQL; Aurora DSQL in AWS) is faked at the same depth as the AWS
+ * clients. aws-sdk-client-mock replaces a client's `send`: the adapter code runs, the wire does
+ * not. Here `pg.Pool.prototype.connect` hands out an in-process client whose `query` answers
+ * canned rows at once, so the handlers' own PostgresUsersDatabase (deadline, connection
+ * handling), the statement building (buildUserStatusStatements) and the row mapping all run,
+ * while pg's protocol encoding, the server's work and the round trip do not: for QueryUserStatus
+ * those are measurement 7, against a real PostgreSQL. A real database here would time the
+ * server, not the function. A statement the fake does not know fails the route, so a handler
+ * that starts running other SQL is noticed.
  */
 const WARMUP = 300;
 const RUNS = 2_000;
 const P50_MAX_MS = 1;
 /**
- * Since issue 15 a user-status query on status fields reads the organization's digest state
- * (GetItem), evaluates the filters on the digest a warm function keeps, then fetches the page with
- * BatchGetItem: two SDK calls through the client's middleware stack, each costing time even
- * mocked (0.41 ms with one Query before issue 15), so this route's own budget is 1.5 ms.
+ * Routes with a budget of their own. None since users moved to PostgreSQL: QueryUserStatus no
+ * longer makes two SDK calls (the digest's GetItem and BatchGetItem, 1.5 ms until then) but two
+ * statements on one pooled connection.
  */
-const P50_MAX_MS_BY_ROUTE: Readonly<Record<string, number>> = { QueryUserStatus: 1.5 };
+const P50_MAX_MS_BY_ROUTE: Readonly<Record<string, number>> = {};
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -64,7 +75,6 @@ const completedJob = {
   durationMs: 812,
 };
 const users = generateDemoUsers({ orgId: TEST_ORG_ID, count: 60 });
-const userItem = { pk: `ORG#${TEST_ORG_ID}`, sk: `USER#${users[0]!.id}`, ...users[0] };
 const TOKEN_ID = randomUUID();
 const tokenItems = Array.from({ length: 21 }, (_, i) => ({
   pk: `ORG#${TEST_ORG_ID}`,
@@ -102,16 +112,21 @@ const webhookDeliveryItems = Array.from({ length: 25 }, (_, i) => ({
   createdAt: NOW,
   lastAttemptAt: NOW,
 }));
-/** A user-status page: 50 projected matches, then the remaining pages only counted. */
-const pageUsers = users.slice(0, 50);
-const projectedUsers = pageUsers.map((user) => Object.fromEntries(DEFAULT_RESULT_KEYS.map((key) => [key, user[key]])));
-/** The organization's user digest: exact, one chunk of the 60 users (decoded once, then kept by the warm function). */
-const digestChunk = encodeChunk(chunkRows(sortRows(users.map((user) => digestRowOf(user as UserRecord))))[0]!);
-const digestState = {
-  version: 1,
-  writers: {},
-  digest: { version: 1, generation: 'benchmark', chunks: 1, rows: users.length },
-};
+/** A users row as pg returns it: a column per field (NULL where the record has none), the screening as JSON text. */
+function rowOf(user: UserRecord): Record<string, unknown> {
+  const values = toUserRowValues(TEST_ORG_ID, user);
+  return Object.fromEntries(USER_ROW_COLUMNS.map((column, i) => [column, values[i]]));
+}
+/** What PostgresUserDirectory selects (the report routes): every field column. */
+const userRow = Object.fromEntries(
+  Object.entries(rowOf(users[0]!)).filter(([column]) => column !== 'org_id' && column !== 'email_key'),
+);
+/** A user-status page: 50 matches with the default result keys, a full page, so the count runs too. */
+const pageRows = users
+  .slice(0, 50)
+  .map(rowOf)
+  .map((row) => Object.fromEntries(DEFAULT_RESULT_KEYS.map((key) => [key, row[key]])));
+const MATCHES = 140;
 
 /** Per route name; a route not listed (a new one) is called with its path and a token, and must answer 2XX. */
 const scenarios: Record<string, Scenario> = {
@@ -134,6 +149,10 @@ const scenarios: Record<string, Scenario> = {
   ResendOnboardingToken: {
     event: { path: `/v1/onboarding-tokens/${TOKEN_ID}/resend`, pathParameters: { tokenId: TOKEN_ID } },
     status: 201,
+  },
+  EraseUser: {
+    event: { path: `/v1/users/${users[0]!.id}`, pathParameters: { id: users[0]!.id } },
+    status: 204,
   },
   QueryUserStatus: {
     event: {
@@ -170,48 +189,20 @@ function mockAwsClients(): void {
     .callsFake((input: { Key: { sk: string } }) =>
       input.Key.sk === 'JOB'
         ? { Item: completedJob }
-        : input.Key.sk === 'USERDIGEST'
-          ? { Item: digestState }
-          : input.Key.sk.startsWith('USER#')
-            ? { Item: userItem }
-            : input.Key.sk.startsWith('TOKENID#') || input.Key.sk.startsWith('TOKENHASH#')
-              ? { Item: { tokenSk: tokenItems[0]!.sk } }
-              : input.Key.sk.startsWith('TOKEN#')
-                ? { Item: tokenItems[0] }
-                : input.Key.sk.startsWith('ENDPOINT#')
-                  ? { Item: webhookEndpointItem }
-                  : {},
+        : input.Key.sk.startsWith('TOKENID#') || input.Key.sk.startsWith('TOKENHASH#')
+          ? { Item: { tokenSk: tokenItems[0]!.sk } }
+          : input.Key.sk.startsWith('TOKEN#')
+            ? { Item: tokenItems[0] }
+            : input.Key.sk.startsWith('ENDPOINT#')
+              ? { Item: webhookEndpointItem }
+              : {},
     );
-  documents
-    .on(QueryCommand)
-    .callsFake(
-      (input: { Select?: string; IndexName?: string; ExpressionAttributeValues?: Record<string, unknown> }) => {
-        if (input.Select === 'COUNT') return { Count: 140 };
-        const prefix = input.ExpressionAttributeValues?.[':prefix'];
-        if (prefix === 'ENDPOINT#') return { Items: [webhookEndpointItem] };
-        if (prefix === 'DELIVERY#') return { Items: webhookDeliveryItems };
-        // The byStatus path: one partition's sort keys (the others empty), then BatchGetItem below.
-        if (input.IndexName === 'byStatus')
-          return {
-            Items: (input.ExpressionAttributeValues?.[':pk'] as string | undefined)?.endsWith('#AGE#2')
-              ? pageUsers.map((user) => ({ createdAtSk: `${String(user.created_at)}#${String(user.id)}` }))
-              : [],
-          };
-        if (input.IndexName === 'byCreatedAt')
-          return { Items: projectedUsers, LastEvaluatedKey: { pk: 'p', sk: 's', createdAtSk: 'c' } };
-        return { Items: tokenItems };
-      },
-    );
-  documents
-    .on(BatchGetCommand)
-    .callsFake((input: { RequestItems: Record<string, { Keys: Array<{ pk: string; sk: string }> }> }) => ({
-      Responses: Object.fromEntries(
-        Object.entries(input.RequestItems).map(([table, { Keys }]) => [
-          table,
-          Keys[0]!.sk.startsWith('CHUNK#') ? [{ ...Keys[0], data: digestChunk }] : projectedUsers,
-        ]),
-      ),
-    }));
+  documents.on(QueryCommand).callsFake((input: { ExpressionAttributeValues?: Record<string, unknown> }) => {
+    const prefix = input.ExpressionAttributeValues?.[':prefix'];
+    if (prefix === 'ENDPOINT#') return { Items: [webhookEndpointItem] };
+    if (prefix === 'DELIVERY#') return { Items: webhookDeliveryItems };
+    return { Items: tokenItems };
+  });
   mockClient(DynamoDBClient).onAnyCommand().resolves({});
   mockClient(SQSClient).onAnyCommand().resolves({ MessageId: randomUUID() });
   mockClient(S3Client).onAnyCommand().resolves({});
@@ -221,12 +212,32 @@ function mockAwsClients(): void {
     .resolves({ CiphertextBlob: new Uint8Array(184) });
 }
 
+/**
+ * Every pg pool hands out one in-process client that answers the users statements the API runs
+ * with canned rows, at once (see the comment at the top). Set before any handler is loaded.
+ */
+function fakeUsersDatabase(): void {
+  const answer = (text: string): Array<Record<string, unknown>> => {
+    if (text.startsWith('SELECT count(*)::integer AS total FROM users WHERE org_id = $1')) return [{ total: MATCHES }];
+    if (/^SELECT .+ FROM users u JOIN \(SELECT id FROM users WHERE org_id = \$1/.test(text)) return pageRows;
+    if (/^SELECT [a-z0-9_, ]+ FROM users WHERE org_id = \$1 AND id = \$2$/.test(text)) return [userRow];
+    if (text === 'DELETE FROM users WHERE org_id = $1 AND id = $2') return [];
+    throw new Error(`the fake users database does not know this statement: ${text.slice(0, 200)}`);
+  };
+  const client = {
+    query: (config: { text: string }) => Promise.resolve({ rows: answer(config.text) }),
+    release: () => undefined,
+  };
+  pg.Pool.prototype.connect = (() => Promise.resolve(client)) as unknown as typeof pg.Pool.prototype.connect;
+}
+
 export default {
   title: '3 request overhead',
   async run(context) {
     const { env, signingKey } = await lambdaEnvironment();
     Object.assign(process.env, env, { AWS_LAMBDA_LOG_LEVEL: 'WARN' });
     mockAwsClients();
+    fakeUsersDatabase();
     const token = await signToken(validClaims({ exp: Math.floor(Date.now() / 1000) + 3600 }), { key: signingKey });
 
     const trivial: Handler = async () => ({

@@ -3,7 +3,8 @@ import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { performance } from 'node:perf_hooks';
 import { createDynamoDbClients, createS3Client, createSqsClient } from '../../shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '../../shared/adapters/dynamodb/report-job-store.ts';
-import { DynamoDbUserDirectory } from '../../shared/adapters/dynamodb/user-directory.ts';
+import { PostgresUserDirectory } from '../../shared/adapters/postgres/user-directory.ts';
+import { PostgresUsersDatabase } from '../../shared/adapters/postgres/users-database.ts';
 import { S3ReportStorage } from '../../shared/adapters/s3/report-storage.ts';
 import { webhookEventPublishing } from '../../shared/adapters/webhook-adapters.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
@@ -19,7 +20,8 @@ import type { Measurement } from '../support/measurement.ts';
 
 /**
  * 10. What webhook event emission adds to a report job in the worker: the worker's use case with
- * the real adapters on the emulators (DynamoDB Local, S3, SQS), once with the report job store
+ * the real adapters on the emulators (DynamoDB Local, S3, SQS) and the local PostgreSQL (the
+ * user read, as the users_reader role the worker connects as in AWS, one connection), once with the report job store
  * that publishes `report.completed` after the COMPLETE write and once without, interleaved, one
  * job at a time. Jobs are written straight into the table and never queued, so the stack's own
  * worker does not take them. Each job with emission is paired with the job before it without;
@@ -39,8 +41,19 @@ export default {
     const users = await seedOrganization(context, orgId, 4);
     const dynamoDb = createDynamoDbClients();
     const store = new DynamoDbReportJobStore(dynamoDb.documents, stack.env.REPORT_JOBS_TABLE_NAME!);
+    const { host, port, reader } = stack.usersDatabase;
+    const usersDatabase = new PostgresUsersDatabase({
+      USERS_DATABASE_HOST: host,
+      USERS_DATABASE_PORT: port,
+      USERS_DATABASE_NAME: 'postgres',
+      USERS_DATABASE_USER: reader.user,
+      USERS_DATABASE_AUTH: 'password',
+      USERS_DATABASE_PASSWORD: reader.password,
+      USERS_DATABASE_MAX_CONNECTIONS: 1,
+    });
+    context.onClose(() => usersDatabase.close());
     const deps = {
-      users: new DynamoDbUserDirectory(dynamoDb.documents, stack.env.USERS_TABLE_NAME!),
+      users: new PostgresUserDirectory(usersDatabase),
       storage: new S3ReportStorage(createS3Client(), stack.env.REPORTS_BUCKET_NAME!),
       render: pdfReportRenderer(loadReportFonts()),
       clock: systemClock,

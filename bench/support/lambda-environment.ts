@@ -43,6 +43,13 @@ export async function lambdaEnvironment(): Promise<LambdaEnvironment> {
     REPORTS_BUCKET_NAME: 'benchmark-reports-bucket',
     WEBHOOK_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-deliveries',
     WEBHOOK_SECRETS_KEY_ID: 'arn:aws:kms:eu-west-1:123456789012:key/00000000-0000-4000-8000-000000000000',
+    // As lib/users-database-construct.ts `usersDatabaseEnvironmentFor` sets them: a DSQL endpoint, the
+    // reader role, IAM tokens. The pool connects on first use only, so loading a function never does.
+    USERS_DATABASE_HOST: 'benchmarkclusteridentifier000.dsql.eu-west-1.on.aws',
+    USERS_DATABASE_USER: 'users_reader',
+    USERS_DATABASE_AUTH: 'dsql',
+    // The erasure function's own role (SELECT and DELETE on users).
+    USERS_ERASER_DATABASE_USER: 'users_eraser',
   };
   for (const table of allTables) env[table.envVar] = `benchmark-${table.id}`;
   return { env, signingKey };

@@ -1,6 +1,5 @@
-import { usersTable } from '../../lib/table-definitions.ts';
 import { generateDemoUsers } from '../../local/demo-users.ts';
-import { seedUsers } from '../../local/seed-demo-data.ts';
+import { connectAsAdmin, seedUsers } from '../../local/seed-demo-data.ts';
 import type { UserRecord } from '../../shared/domain/users/user-record.ts';
 import type { MeasurementContext } from './measurement.ts';
 import { sleep } from './timing.ts';
@@ -30,7 +29,10 @@ export async function callLocalApi(
   return { status: response.status, body: text ? (JSON.parse(text) as Record<string, any>) : {} };
 }
 
-/** `count` demo users in a new organization, written through the import path; returns them. */
+/**
+ * `count` demo users in a new organization, written into the local stack's PostgreSQL through the
+ * import's validation and writer (as its superuser, like the seed); returns them.
+ */
 export async function seedOrganization(
   context: MeasurementContext,
   orgId: string,
@@ -38,12 +40,12 @@ export async function seedOrganization(
 ): Promise<UserRecord[]> {
   const stack = await context.localStack();
   const users = generateDemoUsers({ orgId, count, organizationName: `Benchmark ${orgId}` });
-  await seedUsers({
-    documents: await context.localDocuments(),
-    tableName: stack.env[usersTable.envVar]!,
-    orgId,
-    users,
-  });
+  const database = connectAsAdmin(stack.usersDatabase);
+  try {
+    await seedUsers({ database, orgId, users });
+  } finally {
+    await database.close();
+  }
   return users;
 }
 

@@ -24,6 +24,8 @@ export interface MeasurementContext {
   log(message: string): void;
   /** A run-unique suffix for organization ids, so runs never share data. */
   runId: string;
+  /** Runs `cleanup` when the process's measurements are done, before the local stack stops (e.g. closes a pool). */
+  onClose(cleanup: () => Promise<void>): void;
 }
 
 export async function createContext(
@@ -32,9 +34,10 @@ export async function createContext(
   const workDir = await mkdtemp(join(tmpdir(), 'bench-'));
   let stack: Promise<LocalStack> | undefined;
   let documents: DynamoDBDocumentClient | undefined;
+  const cleanups: Array<() => Promise<void>> = [];
   const localStack = (): Promise<LocalStack> => {
     stack ??= (async () => {
-      log('starting the local stack (DynamoDB Local, SQS, S3, SES emulators)');
+      log('starting the local stack (DynamoDB Local, PostgreSQL, SQS, S3, SES emulators)');
       // Imported here: it owns process.env, and measurements without it must not load it.
       const { startLocalStack } = await import('../../local/local-stack.ts');
       // With the dashboard at / (measurement 9 builds it first; the files are read per request).
@@ -49,6 +52,7 @@ export async function createContext(
     runId: Date.now().toString(36),
     log,
     localStack,
+    onClose: (cleanup) => void cleanups.push(cleanup),
     async localDocuments() {
       const { endpoints, env } = await localStack();
       documents ??= DynamoDBDocumentClient.from(
@@ -62,6 +66,7 @@ export async function createContext(
       return documents;
     },
     async close() {
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((error: unknown) => log(String(error)));
       documents?.destroy();
       if (stack) await (await stack).stop();
     },
