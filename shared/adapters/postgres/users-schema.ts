@@ -25,6 +25,16 @@ const REQUIRED_FIELDS: ReadonlySet<UserField> = new Set(['id', 'created_at', 'or
 
 /** The role the functions that read users connect as (DSQL maps it to their IAM roles). */
 export const USERS_READER_ROLE = 'users_reader';
+/** The role the erasure (DELETE /v1/users/{id}) connects as: it reads the user, then deletes the row. */
+export const USERS_ERASER_ROLE = 'users_eraser';
+
+/** What each role may do on users, and nothing else (no INSERT, no UPDATE, no other table). */
+export const USERS_ROLE_PRIVILEGES = {
+  [USERS_READER_ROLE]: 'SELECT',
+  // DELETE ... WHERE reads the columns it filters on, which takes SELECT too.
+  [USERS_ERASER_ROLE]: 'SELECT, DELETE',
+} as const;
+export type UsersRole = keyof typeof USERS_ROLE_PRIVILEGES;
 
 export interface Migration {
   version: number;
@@ -62,6 +72,14 @@ export const USERS_MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX ASYNC IF NOT EXISTS users_by_dob ON users (org_id, dob)',
       'CREATE INDEX ASYNC IF NOT EXISTS users_by_country ON users (org_id, country, selfie_liveness_score)',
       'CREATE INDEX ASYNC IF NOT EXISTS users_by_result ON users (org_id, high_level_result, created_at)',
+    ],
+  },
+  {
+    version: 3,
+    description: 'country with both scores, so a count of a country and score ranges reads the index alone',
+    statements: [
+      'CREATE INDEX ASYNC IF NOT EXISTS users_by_country_scores ON users (org_id, country, selfie_liveness_score, fmc_score)',
+      'DROP INDEX IF EXISTS users_by_country',
     ],
   },
 ];
@@ -103,14 +121,33 @@ export async function migrateUsersDatabase(
 }
 
 /**
- * Lets `role` read the users table. In DSQL the role is then mapped to each reading function's
- * IAM role with `AWS IAM GRANT` (see grantReaderToIamRoles); locally it logs in with a password.
+ * Creates `role` if missing and grants it its privileges on users (`USERS_ROLE_PRIVILEGES`). In
+ * DSQL the role is then mapped to each function's IAM role with `AWS IAM GRANT` (see
+ * grantRoleToIamRoles); locally it logs in with a password.
  */
+export async function ensureRole(
+  database: Pick<SqlRunner, 'query'>,
+  options: { dialect: SqlDialect; role: UsersRole; localPassword?: string },
+): Promise<void> {
+  const privileges: string | undefined = USERS_ROLE_PRIVILEGES[options.role];
+  if (privileges === undefined) throw new Error(`no privileges are defined for role ${options.role}`);
+  await ensureRoleWith(database, options.role, privileges, options);
+}
+
+/** Lets `role` (default users_reader) read the users table. */
 export async function ensureReaderRole(
   database: Pick<SqlRunner, 'query'>,
   options: { dialect: SqlDialect; role?: string; localPassword?: string },
 ): Promise<void> {
-  const role = options.role ?? USERS_READER_ROLE;
+  await ensureRoleWith(database, options.role ?? USERS_READER_ROLE, 'SELECT', options);
+}
+
+async function ensureRoleWith(
+  database: Pick<SqlRunner, 'query'>,
+  role: string,
+  privileges: string,
+  options: { dialect: SqlDialect; localPassword?: string },
+): Promise<void> {
   assertIdentifier(role);
   const exists = await database.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
   if (exists.length === 0) await database.query(`CREATE ROLE ${role} WITH LOGIN`);
@@ -118,7 +155,7 @@ export async function ensureReaderRole(
     // ALTER ROLE takes no bound parameters; the password is a local, generated one.
     await database.query(`ALTER ROLE ${role} WITH PASSWORD '${options.localPassword.replaceAll("'", "''")}'`);
   }
-  await database.query(`GRANT SELECT ON users TO ${role}`);
+  await database.query(`GRANT ${privileges} ON users TO ${role}`);
 }
 
 /**
@@ -128,7 +165,16 @@ export async function ensureReaderRole(
 export async function grantReaderToIamRoles(
   database: Pick<SqlRunner, 'query'>,
   roleArns: readonly string[],
-  role = USERS_READER_ROLE,
+  role: string = USERS_READER_ROLE,
+): Promise<void> {
+  await grantRoleToIamRoles(database, role, roleArns);
+}
+
+/** DSQL only: lets the functions with these IAM roles connect as `role` (see grantReaderToIamRoles). */
+export async function grantRoleToIamRoles(
+  database: Pick<SqlRunner, 'query'>,
+  role: string,
+  roleArns: readonly string[],
 ): Promise<void> {
   assertIdentifier(role);
   for (const arn of roleArns) {
