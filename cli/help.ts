@@ -28,6 +28,7 @@ Commands:
   report status        show a report job
   report download      download a completed report and verify it
   users query          query user records (table or --json)
+  users erase          erase a user, their reports and the tokens sent to their e-mail
   webhook create       register a webhook endpoint (prints its signing secret once)
   webhook list         list the organization's webhook endpoints
   webhook delete       delete a webhook endpoint
@@ -167,9 +168,22 @@ Options:
 
 ${CONNECTION_HELP}`;
 
-export const USERS_HELP = `Usage: onboarding users query [options]
+export const USERS_HELP = `Usage: onboarding users <query|erase> [options]
 
-Run "onboarding users query --help" for details.`;
+  users query [--filter <name=value>]... [--keys <a,b,...>] [--limit <n>]
+  users erase <id>
+
+Run "onboarding users <command> --help" for details.`;
+
+export const USERS_ERASE_HELP = `Usage: onboarding users erase <id>
+
+Erases a user (GDPR): their record, every report job about them and its PDF, and every
+onboarding token sent to their e-mail address (DELETE /v1/users/{id}, scope users:erase).
+A report job still open ends FAILED with USER_ERASED. It cannot be undone.
+
+${CONNECTION_HELP}
+
+Unknown or already erased: exit 1 with 404. 503: part of it is done; run it again to finish.`;
 
 export const USERS_QUERY_HELP = `Usage: onboarding users query [--filter <name=value>]... [--keys <a,b,...>] [--limit <n>] [options]
 

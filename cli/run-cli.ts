@@ -259,6 +259,16 @@ const commands: Record<string, Record<string, Command>> = {
         return EXIT.ok;
       },
     },
+    erase: {
+      help: help.USERS_ERASE_HELP,
+      options: {},
+      positionals: { names: ['id'], required: 1 },
+      run: async ({ positionals, client, out }) => {
+        await client.eraseUser(positionals[0]!);
+        out(`erased ${positionals[0]!}`);
+        return EXIT.ok;
+      },
+    },
   },
 };
 

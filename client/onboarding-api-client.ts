@@ -218,6 +218,19 @@ export class OnboardingApiClient {
     for await (const page of this.queryUserStatus(request, options)) yield* page.results;
   }
 
+  /**
+   * DELETE /v1/users/{id} (scope users:erase): erases the user, their report jobs and PDFs and the
+   * onboarding tokens sent to their e-mail. A retry after a 503 finishes the erasure; once done, the
+   * id is unknown (NotFoundError).
+   */
+  async eraseUser(userId: string, options: Pick<RequestOptions, 'signal'> = {}): Promise<void> {
+    await this.http.send<undefined>({
+      method: 'DELETE',
+      path: `/v1/users/${encodeURIComponent(userId)}`,
+      signal: options.signal,
+    });
+  }
+
   /** POST /v1/webhooks (scope webhooks:manage): registers an endpoint; the answer's `secret` is shown once. */
   async createWebhookEndpoint(
     request: WebhookEndpointRequest,

@@ -77,7 +77,14 @@ export interface RedeemedOnboardingToken {
 // Report jobs
 
 export type ReportJobStatus = 'PENDING' | 'IN_PROGRESS' | 'COMPLETE' | 'FAILED';
-export type ReportErrorCode = 'USER_NOT_FOUND' | 'RENDER_FAILED' | 'STORAGE_FAILED' | 'TIMED_OUT' | 'INTERNAL_ERROR';
+export type ReportErrorCode =
+  | 'USER_NOT_FOUND'
+  | 'RENDER_FAILED'
+  | 'STORAGE_FAILED'
+  | 'TIMED_OUT'
+  | 'INTERNAL_ERROR'
+  /** The user was erased while the job was open. */
+  | 'USER_ERASED';
 
 export interface ReportJobRequest {
   /** 1 to 16 characters. */

@@ -5,9 +5,11 @@ import * as v from 'valibot';
 import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/adapters/request-deadline.ts';
 import { PostgresUsersDatabase, usersDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
 import {
-  ensureReaderRole,
-  grantReaderToIamRoles,
+  ensureRole,
+  grantRoleToIamRoles,
   migrateUsersDatabase,
+  USERS_ERASER_ROLE,
+  USERS_READER_ROLE,
 } from '#shared/adapters/postgres/users-schema.ts';
 import { loadConfig } from '#shared/config/load-config.ts';
 import { logger } from '#shared/observability/logger.ts';
@@ -17,8 +19,8 @@ import { traceInvocation } from '#shared/observability/tracer.ts';
  * The users database's deploy-time step, behind a CloudFormation custom resource (the CDK
  * Provider framework calls it and answers CloudFormation; lib/users-database-construct.ts). On
  * Create and Update it connects as DSQL's `admin`, applies the migrations not yet applied, makes
- * sure the reader role exists with SELECT on users, and maps that role to the reading functions'
- * IAM roles. On Delete it does nothing: the cluster and its data are retained.
+ * sure the reader role exists with SELECT on users and the eraser role with SELECT and DELETE, and
+ * maps each to its functions' IAM roles. On Delete it does nothing: the cluster and its data are retained.
  */
 
 const config = loadConfig(v.object(usersDatabaseEnvironment));
@@ -28,6 +30,8 @@ const database = new PostgresUsersDatabase(config);
 const migrationProperties = v.object({
   /** IAM roles of the functions that read users; each is granted the reader role. */
   ReaderRoleArns: v.optional(v.array(v.string()), []),
+  /** IAM roles of the functions that erase users (DELETE /v1/users/{id}); each is granted the eraser role. */
+  EraserRoleArns: v.optional(v.array(v.string()), []),
   /** Hash of the migrations: only there so that a schema change updates the resource and runs this again. */
   MigrationsHash: v.string(),
 });
@@ -45,14 +49,21 @@ export const handler = middy<CloudFormationCustomResourceEvent, MigrationRespons
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .handler(async (event, context) => {
     if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId };
-    const { ReaderRoleArns } = v.parse(migrationProperties, event.ResourceProperties);
+    const { ReaderRoleArns, EraserRoleArns } = v.parse(migrationProperties, event.ResourceProperties);
     const applied = await runBeforeTimeout(context, BACKGROUND_RESERVE_MS, async () => {
       const versions = await migrateUsersDatabase(database, { dialect: 'dsql' });
-      await ensureReaderRole(database, { dialect: 'dsql' });
-      await grantReaderToIamRoles(database, ReaderRoleArns);
+      await ensureRole(database, { dialect: 'dsql', role: USERS_READER_ROLE });
+      await grantRoleToIamRoles(database, USERS_READER_ROLE, ReaderRoleArns);
+      await ensureRole(database, { dialect: 'dsql', role: USERS_ERASER_ROLE });
+      await grantRoleToIamRoles(database, USERS_ERASER_ROLE, EraserRoleArns);
       return versions;
     });
-    logger.info('users database migrated', { requestType: event.RequestType, applied, readerRoles: ReaderRoleArns });
+    logger.info('users database migrated', {
+      requestType: event.RequestType,
+      applied,
+      readerRoles: ReaderRoleArns,
+      eraserRoles: EraserRoleArns,
+    });
     return {
       PhysicalResourceId: event.RequestType === 'Update' ? event.PhysicalResourceId : MIGRATION_PHYSICAL_ID,
       Data: { AppliedVersions: applied.join(',') },

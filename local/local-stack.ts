@@ -205,6 +205,9 @@ async function handlerEnvironment({
     USERS_DATABASE_USER: usersDatabase.reader.user,
     USERS_DATABASE_AUTH: 'password',
     USERS_DATABASE_PASSWORD: usersDatabase.reader.password,
+    // The erasure alone reads these in their place (CDK gives it its own role in AWS).
+    USERS_ERASER_DATABASE_USER: usersDatabase.eraser.user,
+    USERS_ERASER_DATABASE_PASSWORD: usersDatabase.eraser.password,
     // One process serves every concurrent invocation here (one at a time per container in Lambda).
     USERS_DATABASE_MAX_CONNECTIONS: '4',
   };

@@ -238,6 +238,26 @@ const operations: Record<string, OperationSpec> = {
     success: { 200: jsonResponse('A page of records.', 'UserStatusPage') },
     errors: { 400: null, ...AUTHENTICATED, ...CREATE_ERRORS },
   },
+  EraseUser: {
+    operationId: 'eraseUser',
+    tag: 'Users',
+    summary: 'Erase a user (GDPR)',
+    description:
+      'Erases the user’s record, every report job of the user and its PDF (a job still open ends FAILED with errorCode USER_ERASED; that record, ids only, stays until it expires), and every onboarding token issued to the user’s e-mail address. For a minute no report can be requested for this id. The audit event `user.erased` keeps the user id and nothing else. Idempotent and resumable: after a 503, retry; once the erasure is complete the id is unknown (404).',
+    scope: 'users:erase',
+    parameters: [{ $ref: '#/components/parameters/UserId' }],
+    success: {
+      204: {
+        description: 'Erased.',
+        headers: { 'x-request-id': { $ref: '#/components/headers/XRequestId' } },
+      },
+    },
+    errors: {
+      ...AUTHENTICATED,
+      404: 'No such user in the calling organization: unknown, already erased, or another organization’s.',
+      503: 'A dependency stalled or is unavailable; part of the erasure may be done, the user record is still there: retry after Retry-After seconds to finish it.',
+    },
+  },
   CreateWebhookEndpoint: {
     operationId: 'createWebhookEndpoint',
     tag: 'Webhooks',
@@ -342,6 +362,7 @@ const TAGS = [
   { name: 'Onboarding tokens', description: 'Tokens e-mailed to end users, and the organization’s dashboard of them.' },
   { name: 'Report jobs', description: 'Asynchronous PDF reports about a user: request, poll, download.' },
   { name: 'User status', description: 'User records with filters, field selection and pagination.' },
+  { name: 'Users', description: 'Erasing a user and everything the service keeps about them.' },
   {
     name: 'Webhooks',
     description:

@@ -337,7 +337,8 @@ export function componentSchemas(): Record<string, SchemaObject> {
       errorCode: {
         type: 'string',
         enum: [...REPORT_ERROR_CODES],
-        description: 'Why the job failed; TIMED_OUT when it was not complete 5 minutes after creation.',
+        description:
+          'Why the job failed; TIMED_OUT when it was not complete 5 minutes after creation, USER_ERASED when the user was erased while it was open.',
       },
       durationMs: { type: 'integer', minimum: 0, description: 'Processing time in milliseconds.' },
     }),
@@ -532,6 +533,13 @@ export const componentParameters = {
     required: true,
     description: 'The webhook endpoint’s id. Anything that is not an endpoint of the organization is 404.',
     schema: { type: 'string', format: 'uuid', maxLength: 36 },
+  },
+  UserId: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'The user’s id (1 to 16 characters, as in user status and report requests). Anything else is 404.',
+    schema: { type: 'string', minLength: 1, maxLength: 16 },
   },
   TokenId: {
     name: 'tokenId',

@@ -22,3 +22,14 @@ export function webhookEndpointIdFrom(event: ApiEvent): string {
   if (!JOB_ID_PATTERN.test(endpointId)) throw new NotFoundError('webhook endpoint not found');
   return endpointId.toLowerCase();
 }
+
+/**
+ * The `{id}` of a user path: a user id is 1 to 16 characters (as in POST /v1/document/api), so
+ * anything else cannot be a user and is simply not found. Unlike the UUID ids above it is taken as
+ * it is (case matters).
+ */
+export function userIdFrom(event: ApiEvent): string {
+  const userId = event.pathParameters?.id ?? '';
+  if (userId.length < 1 || userId.length > 16) throw new NotFoundError('user not found');
+  return userId;
+}

@@ -27,6 +27,7 @@ const AUDITED_ROUTES = [
   'CreateWebhookEndpoint',
   'DeleteWebhookEndpoint',
   'TestWebhookEndpoint',
+  'EraseUser',
 ];
 
 const auditTable = () => `<${logicalIdOf(stack.data.tables.AuditEvents)}.Arn>`;

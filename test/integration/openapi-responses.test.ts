@@ -161,6 +161,12 @@ describe('error responses match the document', () => {
     expectDocumented(GET(JOB_PATH), await callApi('GET', `${JOBS_PATH}/${foreign.jobId}`, { token }), 403);
   });
 
+  it('DELETE /v1/users/{id} 204, then 404 once erased', async () => {
+    const route = { method: 'DELETE', path: '/v1/users/{id}' };
+    expectDocumented(route, await callApi('DELETE', `/v1/users/${userIds[11]}`, { token }), 204);
+    expectDocumented(route, await callApi('DELETE', `/v1/users/${userIds[11]}`, { token }), 404);
+  });
+
   it('404 for an unknown job and an unknown user', async () => {
     const unknownJob = '00000000-0000-4000-8000-000000000000';
     expectDocumented(GET(JOB_PATH), await callApi('GET', `${JOBS_PATH}/${unknownJob}`, { token }), 404);

@@ -1,4 +1,11 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ConflictError, DependencyUnavailableError, TokenNotIssuedError } from '../../domain/errors.ts';
 import {
   tokenStatus,
@@ -248,6 +255,70 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
       records: records.map(toRecord),
       nextCursor: items.length > page.limit && last ? encodeCursor(last.sk) : undefined,
     };
+  }
+
+  async eraseIssuedTo(orgId: string, email: string): Promise<number> {
+    const partition = organizationPartition(orgId);
+    let erased = 0;
+    let exclusiveStartKey: Record<string, unknown> | undefined;
+    // Every token of the organization, read a page at a time (tokens are kept 44 days at most);
+    // each page's matches are deleted before the next page, so a retry after a stall starts with less.
+    // Provisional tokens too: one in flight is then refused its confirmation (its request answers 503).
+    do {
+      const page = await this.documents.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          FilterExpression: 'email = :email',
+          ExpressionAttributeValues: { ':pk': partition, ':prefix': TOKEN_PREFIX, ':email': email },
+          ExclusiveStartKey: exclusiveStartKey,
+        }),
+      );
+      for (const item of (page.Items ?? []) as OnboardingTokenRecord[]) {
+        await this.eraseToken(item);
+        erased += 1;
+      }
+      exclusiveStartKey = page.LastEvaluatedKey;
+    } while (exclusiveStartKey !== undefined);
+
+    // The e-mail guard names the e-mail in its key. It normally went with its token's last
+    // transition, or points at a token deleted above; if a token was issued while the query ran,
+    // it points at that one, which goes too.
+    const guardKey = { pk: partition, sk: emailGuardKey(email) };
+    const guard = await this.documents.send(
+      new GetCommand({ TableName: this.tableName, Key: guardKey, ConsistentRead: true }),
+    );
+    const tokenSk = (guard.Item as { tokenSk?: string } | undefined)?.tokenSk;
+    if (tokenSk !== undefined) {
+      const late = await this.documents.send(
+        new GetCommand({ TableName: this.tableName, Key: { pk: partition, sk: tokenSk }, ConsistentRead: true }),
+      );
+      if (late.Item && (late.Item as OnboardingTokenRecord).email === email) {
+        await this.eraseToken(late.Item as OnboardingTokenRecord);
+        erased += 1;
+      }
+      try {
+        await this.documents.send(
+          new DeleteCommand({
+            TableName: this.tableName,
+            Key: guardKey,
+            // Not a guard a newer token took meanwhile (that token is a later request's to settle).
+            ConditionExpression: 'tokenSk = :tokenSk',
+            ExpressionAttributeValues: { ':tokenSk': tokenSk },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
+    return erased;
+  }
+
+  /** A token and its two pointer items, together; absent ones are fine (a parallel erasure). */
+  private async eraseToken(record: OnboardingTokenRecord): Promise<void> {
+    await withTransactionConflictRetry(() =>
+      this.documents.send(new TransactWriteCommand({ TransactItems: this.deleteToken(record) })),
+    );
   }
 
   private async findThrough(orgId: string, pointerKey: string): Promise<OnboardingTokenRecord | undefined> {

@@ -1,12 +1,19 @@
 import {
+  DeleteCommand,
   GetCommand,
+  PutCommand,
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DependencyUnavailableError, InvalidInputError, OpenJobExistsError } from '../../domain/errors.ts';
+import {
+  DependencyUnavailableError,
+  InvalidInputError,
+  NotFoundError,
+  OpenJobExistsError,
+} from '../../domain/errors.ts';
 import type { CompletedReport, ReportJobPage, ReportJobStore } from '../../domain/reports/ports.ts';
 import { processingDurationMs, type ReportErrorCode, type ReportJob } from '../../domain/reports/report-job.ts';
 import { cancellationReasons, withTransactionConflictRetry } from './transactions.ts';
@@ -19,6 +26,12 @@ const GUARD_SAFETY_TTL_SECONDS = 24 * 60 * 60;
 const OPEN_JOBS_INDEX = 'openJobsByAge';
 const OPEN_JOB_SWEEP_KEY = 'OPEN_JOB';
 const JOBS_BY_ORGANIZATION_INDEX = 'jobsByOrganization';
+/**
+ * The `jobId` of a guard an erasure holds (`holdForErasure`): not a UUID, so no job can be it. Its
+ * `provisionalUntil` is the hold's end, after which `createOpenJob` treats it as free, as it does a
+ * void job's guard; it has no sweep keys, so the sweep never sees it.
+ */
+const ERASURE_HOLD_JOB_ID = 'ERASURE_HOLD';
 /** Pages of a filtered listing read at most per request; a sparse match hands back a cursor instead of reading on. */
 const MAX_LIST_ROUNDS = 5;
 
@@ -88,6 +101,8 @@ export class DynamoDbReportJobStore implements ReportJobStore {
       const existingGuard =
         error instanceof TransactionCanceledException ? error.CancellationReasons?.[0]?.Item : undefined;
       if (cancellationReasons(error)[0] === 'ConditionalCheckFailed' && existingGuard) {
+        // The user is being erased: as good as unknown already.
+        if (existingGuard.jobId?.S === ERASURE_HOLD_JOB_ID) throw new NotFoundError(`user ${job.userId} not found`);
         throw new OpenJobExistsError(existingGuard.jobId?.S ?? 'unknown', existingGuard.createdAt?.S ?? job.createdAt);
       }
       throw error;
@@ -136,13 +151,31 @@ export class DynamoDbReportJobStore implements ReportJobStore {
   }
 
   async withdraw(job: ReportJob): Promise<void> {
-    await withTransactionConflictRetry(() =>
-      this.documents.send(
-        new TransactWriteCommand({
-          TransactItems: [{ Delete: { TableName: this.tableName, Key: jobKey(job.jobId) } }, this.releaseGuard(job)],
-        }),
-      ),
-    );
+    try {
+      await withTransactionConflictRetry(() =>
+        this.documents.send(
+          new TransactWriteCommand({
+            TransactItems: [{ Delete: { TableName: this.tableName, Key: jobKey(job.jobId) } }, this.releaseGuard(job)],
+          }),
+        ),
+      );
+    } catch (error) {
+      // The guard is another's already (a new job's, or an erasure's hold, took the void job's
+      // slot): the job goes alone, if it is still the provisional one withdrawn.
+      if (cancellationReasons(error)[1] !== 'ConditionalCheckFailed' || job.provisionalUntil === undefined) throw error;
+      try {
+        await this.documents.send(
+          new DeleteCommand({
+            TableName: this.tableName,
+            Key: jobKey(job.jobId),
+            ConditionExpression: 'provisionalUntil = :provisionalUntil',
+            ExpressionAttributeValues: { ':provisionalUntil': job.provisionalUntil },
+          }),
+        );
+      } catch (deleteError) {
+        if (!(deleteError instanceof ConditionalCheckFailedException)) throw deleteError;
+      }
+    }
   }
 
   async start(
@@ -250,6 +283,65 @@ export class DynamoDbReportJobStore implements ReportJobStore {
       }),
     );
     return (result.Items ?? []).map((item) => ({ jobId: item.jobId as string, orgId: item.orgId as string }));
+  }
+
+  async delete(job: ReportJob): Promise<boolean> {
+    try {
+      // Finished jobs hold no guard (their final state removed it), so the record is all there is.
+      await this.documents.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: jobKey(job.jobId),
+          ConditionExpression: 'attribute_not_exists(pk) OR #status IN (:complete, :failed)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':complete': 'COMPLETE', ':failed': 'FAILED' },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async holdForErasure(
+    orgId: string,
+    userId: string,
+    hold: { now: Date; until: Date; staleJobId?: string },
+  ): Promise<string | undefined> {
+    const now = hold.now.toISOString();
+    try {
+      await this.documents.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...guardKey(orgId, userId),
+            jobId: ERASURE_HOLD_JOB_ID,
+            orgId,
+            createdAt: now,
+            provisionalUntil: hold.until.toISOString(),
+            ttl: epochSeconds(hold.until.toISOString()) + GUARD_SAFETY_TTL_SECONDS,
+          },
+          // Free, void, already an erasure's (extended), or a leftover the caller found finished.
+          ConditionExpression:
+            'attribute_not_exists(pk) OR provisionalUntil <= :now OR jobId = :hold' +
+            (hold.staleJobId === undefined ? '' : ' OR jobId = :stale'),
+          ExpressionAttributeValues: {
+            ':now': now,
+            ':hold': ERASURE_HOLD_JOB_ID,
+            ...(hold.staleJobId === undefined ? {} : { ':stale': hold.staleJobId }),
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const holder = (error.Item as { jobId?: { S?: string } } | undefined)?.jobId?.S;
+      if (holder === undefined)
+        throw new DependencyUnavailableError('database (open-job guard unreadable)', { cause: error });
+      return holder;
+    }
   }
 
   async listByOrganization(

@@ -31,6 +31,36 @@ export const usersDatabaseEnvironment = {
 
 export type UsersDatabaseConfig = v.InferOutput<v.ObjectSchema<typeof usersDatabaseEnvironment, undefined>>;
 
+/**
+ * The erasure function's connection: the same variables, except that its role and password have
+ * names of their own. Locally every function runs in one process with one environment, whose
+ * USERS_DATABASE_USER is the reader; the erasure must log in as `users_eraser` there too.
+ */
+const {
+  USERS_DATABASE_USER: _user,
+  USERS_DATABASE_PASSWORD: _password,
+  ...sharedConnection
+} = usersDatabaseEnvironment;
+export const usersEraserDatabaseEnvironment = {
+  ...sharedConnection,
+  USERS_ERASER_DATABASE_USER: requiredString('USERS_ERASER_DATABASE_USER'),
+  USERS_ERASER_DATABASE_PASSWORD: v.optional(v.string()),
+};
+
+/** The erasure's settings as a `PostgresUsersDatabase` takes them. */
+export function eraserDatabaseConfig(
+  config: v.InferOutput<v.ObjectSchema<typeof usersEraserDatabaseEnvironment, undefined>>,
+): UsersDatabaseConfig {
+  const { USERS_ERASER_DATABASE_USER, USERS_ERASER_DATABASE_PASSWORD, ...connection } = config;
+  return {
+    ...connection,
+    USERS_DATABASE_USER: USERS_ERASER_DATABASE_USER,
+    ...(USERS_ERASER_DATABASE_PASSWORD === undefined
+      ? {}
+      : { USERS_DATABASE_PASSWORD: USERS_ERASER_DATABASE_PASSWORD }),
+  };
+}
+
 export const loadUsersDatabaseConfig = (source: Record<string, string | undefined> = process.env) =>
   loadConfig(v.object(usersDatabaseEnvironment), source);
 

@@ -54,6 +54,12 @@ export interface OnboardingTokenStore {
   ): Promise<void>;
   /** Undoes `replace` (the new token's e-mail could not be sent): `previous` is as it was before. */
   undoReplace(previous: OnboardingTokenRecord, next: OnboardingTokenRecord): Promise<void>;
+  /**
+   * Erasure: deletes every token of the organization issued to `email` (already trimmed and
+   * lower-cased), whatever its status, with every item that names it or the e-mail. Idempotent;
+   * returns how many tokens it deleted.
+   */
+  eraseIssuedTo(orgId: string, email: string): Promise<number>;
 }
 
 /** Where token lifecycle events go (webhooks `onboarding_token.used` / `.revoked`, later). */

@@ -35,6 +35,23 @@ export interface ReportJobStore {
   ): Promise<ReportJobPage>;
   /** Open jobs created before `cutoff`, oldest first. */
   findOpenJobsCreatedBefore(cutoff: Date, limit: number): Promise<Array<Pick<ReportJob, 'jobId' | 'orgId'>>>;
+  /**
+   * Erasure: removes a finished (COMPLETE or FAILED) job's record; an absent one is fine. False,
+   * and nothing removed, if the job is open.
+   */
+  delete(job: ReportJob): Promise<boolean>;
+  /**
+   * Erasure: takes the user's open-job slot until `until`, so that no report job can be created for
+   * the user meanwhile (`createOpenJob` then throws `NotFoundError`, as for an unknown user).
+   * Holding it again (a retry, a parallel erasure) extends it. Returns undefined once held, or the
+   * id of the open job holding the slot: the caller ends that job and asks again. `staleJobId`
+   * names a job found finished or gone whose guard was left behind: that guard may be replaced.
+   */
+  holdForErasure(
+    orgId: string,
+    userId: string,
+    hold: { now: Date; until: Date; staleJobId?: string },
+  ): Promise<string | undefined>;
 }
 
 export interface ReportJobPage {

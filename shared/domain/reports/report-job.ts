@@ -7,6 +7,8 @@ export const REPORT_ERROR_CODES = [
   'STORAGE_FAILED',
   'TIMED_OUT',
   'INTERNAL_ERROR',
+  /** The user was erased (DELETE /v1/users/{id}) while the job was open. */
+  'USER_ERASED',
 ] as const;
 export type ReportErrorCode = (typeof REPORT_ERROR_CODES)[number];
 

@@ -51,6 +51,9 @@ export function emittingReportEvents(jobs: ReportJobStore, publishing: EventPubl
     release: (job, now) => jobs.release(job, now),
     findOpenJobsCreatedBefore: (cutoff, limit) => jobs.findOpenJobsCreatedBefore(cutoff, limit),
     listByOrganization: (orgId, options) => jobs.listByOrganization(orgId, options),
+    // Erasure: removing a finished job's record or holding a user's slot finishes no job.
+    delete: (job) => jobs.delete(job),
+    holdForErasure: (orgId, userId, hold) => jobs.holdForErasure(orgId, userId, hold),
     async complete(job: ReportJob, result: CompletedReport): Promise<boolean> {
       const completed = await jobs.complete(job, result);
       if (completed) {

@@ -212,6 +212,37 @@ describe('report create --wait', () => {
   });
 });
 
+describe('users erase', () => {
+  it('sends DELETE /v1/users/{id} and prints what it erased', async () => {
+    const seen: string[] = [];
+    const fetch: Fetch = async (input, init) => {
+      seen.push(`${init?.method} ${String(input)}`);
+      return new Response(null, { status: 204, headers: { 'x-request-id': 'req-7' } });
+    };
+
+    const result = await run(['users', 'erase', 'u-1'], fetch);
+
+    expect(result).toMatchObject({ code: EXIT.ok, stdout: 'erased u-1\n' });
+    expect(seen).toEqual(['DELETE http://127.0.0.1:3000/v1/users/u-1']);
+  });
+
+  it('exits 1 naming the 404 of an unknown or already erased user, and 2 without an id', async () => {
+    const fetch: Fetch = async () =>
+      json(404, { code: 404, error: 'NOT_FOUND', message: 'user not found', path: '/v1/users/u-9', method: 'DELETE' });
+
+    const unknown = await run(['users', 'erase', 'u-9'], fetch);
+    expect(unknown.code).toBe(EXIT.apiError);
+    expect(unknown.stderr).toContain('404');
+
+    const missing = await run(['users', 'erase'], noFetch);
+    expect(missing.code).toBe(EXIT.usage);
+    expect(missing.stderr).toContain('expected <id>');
+    expect((await run(['users', 'erase', '--help'], noFetch, {})).stdout).toMatch(
+      /^Usage: onboarding users erase <id>/,
+    );
+  });
+});
+
 describe('users query arguments', () => {
   it('types filter values by the OpenAPI document: booleans, numeric and date ranges, strings', () => {
     expect(

@@ -129,6 +129,17 @@ describe('requests', () => {
     await expect(client.getReportDownloadUrl('a/b')).rejects.toBeInstanceOf(NotFoundError);
     expect(requests[0]!.url).toBe('http://api.test/v1/document/api/a%2Fb/url');
   });
+
+  it('erases a user with DELETE /v1/users/{id}, the id encoded, and resolves on 204', async () => {
+    const { fetch, requests } = fakeFetch(() => new Response(null, { status: 204, headers: { 'x-request-id': 'r' } }));
+    const client = new OnboardingApiClient({ baseUrl: BASE_URL, token: 't', fetch });
+
+    await expect(client.eraseUser('user/1 é')).resolves.toBeUndefined();
+
+    expect(requests).toEqual([
+      expect.objectContaining({ method: 'DELETE', url: 'http://api.test/v1/users/user%2F1%20%C3%A9', body: undefined }),
+    ]);
+  });
 });
 
 describe('errors', () => {

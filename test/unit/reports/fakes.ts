@@ -1,5 +1,5 @@
 import type { Clock } from '../../../shared/domain/clock.ts';
-import { DependencyUnavailableError, OpenJobExistsError } from '../../../shared/domain/errors.ts';
+import { DependencyUnavailableError, NotFoundError, OpenJobExistsError } from '../../../shared/domain/errors.ts';
 import type {
   CompletedReport,
   ReportJobMessage,
@@ -38,6 +38,8 @@ interface OpenJobGuard {
   jobId: string;
   createdAt: string;
   provisionalUntil?: string;
+  /** Held by an erasure until `provisionalUntil`. */
+  erasureHold?: true;
 }
 
 /** Thrown where DynamoDB would cancel a transaction the adapter does not catch. */
@@ -80,6 +82,7 @@ export class InMemoryReportJobStore implements ReportJobStore {
     const key = InMemoryReportJobStore.guardKey(job.orgId, job.userId);
     const existing = this.guards.get(key);
     const existingIsVoid = existing?.provisionalUntil !== undefined && existing.provisionalUntil <= job.createdAt;
+    if (existing?.erasureHold && !existingIsVoid) throw new NotFoundError(`user ${job.userId} not found`);
     if (existing && !existingIsVoid) throw new OpenJobExistsError(existing.jobId, existing.createdAt);
     if (this.jobs.has(job.jobId)) throw new FakeTransactionCancelled(`job ${job.jobId} already exists`);
     this.guards.set(key, {
@@ -188,6 +191,35 @@ export class InMemoryReportJobStore implements ReportJobStore {
       .sort((a, b) => (a.sweepSk < b.sweepSk ? -1 : 1))
       .slice(0, limit)
       .map(({ guard }) => ({ jobId: guard.jobId, orgId: this.jobs.get(guard.jobId)?.orgId ?? '' }));
+  }
+
+  async delete(job: ReportJob): Promise<boolean> {
+    const stored = this.jobs.get(job.jobId);
+    if (stored && (stored.status === 'PENDING' || stored.status === 'IN_PROGRESS')) return false;
+    this.jobs.delete(job.jobId);
+    return true;
+  }
+
+  async holdForErasure(
+    orgId: string,
+    userId: string,
+    hold: { now: Date; until: Date; staleJobId?: string },
+  ): Promise<string | undefined> {
+    const key = InMemoryReportJobStore.guardKey(orgId, userId);
+    const existing = this.guards.get(key);
+    const free =
+      existing === undefined ||
+      existing.erasureHold === true ||
+      (existing.provisionalUntil !== undefined && existing.provisionalUntil <= hold.now.toISOString()) ||
+      existing.jobId === hold.staleJobId;
+    if (!free) return existing.jobId;
+    this.guards.set(key, {
+      jobId: 'ERASURE_HOLD',
+      createdAt: hold.now.toISOString(),
+      provisionalUntil: hold.until.toISOString(),
+      erasureHold: true,
+    });
+    return undefined;
   }
 
   private guardReleasableBy(job: ReportJob): boolean {

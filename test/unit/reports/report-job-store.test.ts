@@ -5,8 +5,10 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
+  DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
+  PutCommand,
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
@@ -14,7 +16,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoDbReportJobStore } from '../../../shared/adapters/dynamodb/report-job-store.ts';
-import { DependencyUnavailableError, OpenJobExistsError } from '../../../shared/domain/errors.ts';
+import { DependencyUnavailableError, NotFoundError, OpenJobExistsError } from '../../../shared/domain/errors.ts';
 import type { CompletedReport } from '../../../shared/domain/reports/ports.ts';
 import type { ReportJob } from '../../../shared/domain/reports/report-job.ts';
 import { ORG_ID, reportJob, T0, USER_ID } from './fakes.ts';
@@ -360,6 +362,80 @@ describe('DynamoDbReportJobStore.withdraw', () => {
       { Delete: { TableName: TABLE, Key: { pk: `JOB#${job.jobId}`, sk: 'JOB' } } },
       expectedGuardDelete(job),
     ]);
+  });
+
+  it('deletes a void job alone when its slot was taken meanwhile (a new job, an erasure’s hold)', async () => {
+    const provisionalUntil = '2026-03-01T12:00:09.000Z';
+    const job = reportJob({ provisionalUntil });
+    documentsMock.on(TransactWriteCommand).rejects(cancelled({ Code: 'None' }, { Code: 'ConditionalCheckFailed' }));
+
+    await store().withdraw(job);
+
+    expect(documentsMock).toHaveReceivedCommandWith(DeleteCommand, {
+      TableName: TABLE,
+      Key: { pk: `JOB#${job.jobId}`, sk: 'JOB' },
+      ConditionExpression: 'provisionalUntil = :provisionalUntil',
+      ExpressionAttributeValues: { ':provisionalUntil': provisionalUntil },
+    });
+  });
+});
+
+describe('DynamoDbReportJobStore erasure', () => {
+  it('answers a report request for a user whose slot an erasure holds as for an unknown user', async () => {
+    documentsMock.on(TransactWriteCommand).rejects(
+      cancelled(
+        {
+          Code: 'ConditionalCheckFailed',
+          Item: { jobId: { S: 'ERASURE_HOLD' }, createdAt: { S: T0.toISOString() } },
+        },
+        { Code: 'None' },
+      ),
+    );
+
+    await expect(store().createOpenJob(reportJob())).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('holds the slot if free, void, an erasure’s or a named leftover, else names the job holding it', async () => {
+    const now = new Date('2026-03-01T12:00:00.000Z');
+    const until = new Date('2026-03-01T12:01:00.000Z');
+    documentsMock
+      .on(PutCommand)
+      .resolvesOnce({})
+      .rejectsOnce(
+        new ConditionalCheckFailedException({
+          message: 'The conditional request failed',
+          $metadata: {},
+          Item: { jobId: { S: OPEN_JOB_ID } },
+        }),
+      );
+
+    expect(await store().holdForErasure(ORG_ID, USER_ID, { now, until, staleJobId: 'old-job' })).toBeUndefined();
+    expect(await store().holdForErasure(ORG_ID, USER_ID, { now, until })).toBe(OPEN_JOB_ID);
+
+    const [first, second] = documentsMock.commandCalls(PutCommand).map((call) => call.args[0].input);
+    expect(first).toMatchObject({
+      Item: {
+        pk: `ORG#${ORG_ID}`,
+        sk: `OPEN_JOB#${USER_ID}`,
+        jobId: 'ERASURE_HOLD',
+        provisionalUntil: until.toISOString(),
+      },
+      ConditionExpression: 'attribute_not_exists(pk) OR provisionalUntil <= :now OR jobId = :hold OR jobId = :stale',
+      ExpressionAttributeValues: { ':now': now.toISOString(), ':hold': 'ERASURE_HOLD', ':stale': 'old-job' },
+    });
+    expect(first!.Item).not.toHaveProperty('sweepPk');
+    expect(second!.ConditionExpression).toBe('attribute_not_exists(pk) OR provisionalUntil <= :now OR jobId = :hold');
+  });
+
+  it('deletes only a finished job’s record', async () => {
+    documentsMock.on(DeleteCommand).resolvesOnce({}).rejectsOnce(conditionFailed());
+
+    expect(await store().delete(reportJob({ status: 'COMPLETE' }))).toBe(true);
+    expect(await store().delete(reportJob({ status: 'COMPLETE' }))).toBe(false);
+    expect(documentsMock.commandCalls(DeleteCommand)[0]!.args[0].input).toMatchObject({
+      Key: { pk: `JOB#${reportJob().jobId}`, sk: 'JOB' },
+      ConditionExpression: 'attribute_not_exists(pk) OR #status IN (:complete, :failed)',
+    });
   });
 });
 

@@ -103,6 +103,32 @@ describe('the users database migration custom resource', () => {
     });
   });
 
+  it('creates the eraser role with SELECT and DELETE on users and maps it to the erasing roles alone', async () => {
+    const eraserRole = 'arn:aws:iam::123456789012:role/OnboardingReportsService-dev-EraseUserRole-GHI';
+
+    await handler(
+      {
+        ...common,
+        RequestType: 'Create',
+        ResourceProperties: { ...properties(), EraserRoleArns: [eraserRole] },
+      },
+      lambdaContext(),
+    );
+
+    const order = [
+      texts().indexOf('CREATE ROLE users_eraser WITH LOGIN'),
+      texts().indexOf('GRANT SELECT, DELETE ON users TO users_eraser'),
+      texts().indexOf(`AWS IAM GRANT users_eraser TO '${eraserRole}'`),
+    ];
+    expect(order.every((index) => index >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(texts().filter((text) => text.startsWith('AWS IAM GRANT'))).toEqual([
+      ...readerRoles.map((arn) => `AWS IAM GRANT users_reader TO '${arn}'`),
+      `AWS IAM GRANT users_eraser TO '${eraserRole}'`,
+    ]);
+    expect(texts()).not.toContain('GRANT SELECT, DELETE ON users TO users_reader');
+  });
+
   it('on Update applies only what is new, grants again, and keeps the resource’s id (no replacement)', async () => {
     database.appliedVersions = USERS_MIGRATIONS.map((migration) => migration.version);
 

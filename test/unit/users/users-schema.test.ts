@@ -3,10 +3,13 @@ import type { SqlRunner } from '../../../shared/adapters/postgres/users-database
 import {
   columnTypeOf,
   ensureReaderRole,
+  ensureRole,
   forDialect,
   grantReaderToIamRoles,
+  grantRoleToIamRoles,
   migrateUsersDatabase,
   USERS_MIGRATIONS,
+  USERS_ERASER_ROLE,
   USERS_READER_ROLE,
   type Migration,
 } from '../../../shared/adapters/postgres/users-schema.ts';
@@ -203,6 +206,8 @@ async function dsqlSetupStatements(): Promise<string[]> {
   await migrateUsersDatabase(database, { dialect: 'dsql' });
   await ensureReaderRole(database, { dialect: 'dsql', localPassword: "ignored in DSQL'" });
   await grantReaderToIamRoles(database, [ROLE_ARN, 'arn:aws-us-gov:iam::210987654321:role/path/reports-worker']);
+  await ensureRole(database, { dialect: 'dsql', role: USERS_ERASER_ROLE });
+  await grantRoleToIamRoles(database, USERS_ERASER_ROLE, [ROLE_ARN]);
   return database.statements.map((statement) => statement.text);
 }
 
@@ -480,6 +485,22 @@ describe('reader role', () => {
     expect(database.statements).toEqual([
       { text: 'SELECT arn FROM sys.iam_pg_role_mappings WHERE pg_role_name = $1', values: [USERS_READER_ROLE] },
       { text: `AWS IAM GRANT ${USERS_READER_ROLE} TO '${ROLE_ARN}'`, values: [] },
+    ]);
+  });
+
+  it(`creates ${USERS_ERASER_ROLE} with SELECT and DELETE on users, nothing more, and maps it like the reader`, async () => {
+    const database = new FakeDatabase();
+
+    await ensureRole(database, { dialect: 'postgres', role: USERS_ERASER_ROLE, localPassword: 'pw' });
+    await grantRoleToIamRoles(database, USERS_ERASER_ROLE, [ROLE_ARN]);
+
+    expect(database.statements.map((statement) => statement.text)).toEqual([
+      'SELECT 1 FROM pg_roles WHERE rolname = $1',
+      `CREATE ROLE ${USERS_ERASER_ROLE} WITH LOGIN`,
+      `ALTER ROLE ${USERS_ERASER_ROLE} WITH PASSWORD 'pw'`,
+      `GRANT SELECT, DELETE ON users TO ${USERS_ERASER_ROLE}`,
+      'SELECT arn FROM sys.iam_pg_role_mappings WHERE pg_role_name = $1',
+      `AWS IAM GRANT ${USERS_ERASER_ROLE} TO '${ROLE_ARN}'`,
     ]);
   });
 

@@ -1,0 +1,15 @@
+import type { UserEraser } from '../../domain/users/ports.ts';
+import type { SqlRunner } from './users-database.ts';
+
+/** Primary key only: the organization is always `$1`, as in every other statement on users. */
+const DELETE_USER = 'DELETE FROM users WHERE org_id = $1 AND id = $2';
+
+/** The erasure's last step; the function running it connects as `users_eraser` (SELECT and DELETE on users). */
+export class PostgresUserEraser implements UserEraser {
+  constructor(private readonly database: Pick<SqlRunner, 'query'>) {}
+
+  async erase(orgId: string, userId: string): Promise<void> {
+    // No row (a parallel erasure deleted it first) is success: that call did the same work.
+    await this.database.query(DELETE_USER, [orgId, userId]);
+  }
+}

@@ -1,0 +1,333 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { DependencyUnavailableError, NotFoundError } from '../../../shared/domain/errors.ts';
+import type { OnboardingTokenRecord } from '../../../shared/domain/onboarding/onboarding-token.ts';
+import type { UserDirectory } from '../../../shared/domain/reports/ports.ts';
+import { processReportJob } from '../../../shared/domain/reports/process-report-job.ts';
+import { reportObjectKey, type ReportJob } from '../../../shared/domain/reports/report-job.ts';
+import { requestReport } from '../../../shared/domain/reports/request-report.ts';
+import { ERASURE_HOLD_MS, eraseUser } from '../../../shared/domain/users/erase-user.ts';
+import type { UserEraser } from '../../../shared/domain/users/ports.ts';
+import type { UserRecord } from '../../../shared/domain/users/user-record.ts';
+import {
+  FakeClock,
+  FakeReportQueue,
+  FakeReportStorage,
+  InMemoryReportJobStore,
+  ORG_ID,
+  OTHER_ORG_ID,
+  reportJob,
+  T0,
+  TEMPLATE_VERSION,
+  user,
+  USER_ID,
+} from '../reports/fakes.ts';
+
+const PDF = new TextEncoder().encode('%PDF-1.7 a report %%EOF');
+const EMAIL = 'zoe@example.com';
+const jobId = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+/** The users table: found by the directory, deleted by the eraser. */
+class InMemoryUsers implements UserDirectory, UserEraser {
+  readonly rows = new Map<string, UserRecord>();
+  eraseFailure: Error | undefined;
+  add(orgId: string, record: UserRecord): this {
+    this.rows.set(`${orgId}/${record.id}`, structuredClone(record));
+    return this;
+  }
+  async find(orgId: string, userId: string) {
+    const row = this.rows.get(`${orgId}/${userId}`);
+    return row ? structuredClone(row) : undefined;
+  }
+  async erase(orgId: string, userId: string) {
+    if (this.eraseFailure) throw this.eraseFailure;
+    this.rows.delete(`${orgId}/${userId}`);
+  }
+}
+
+/** Tokens as the store keeps them: lower-cased e-mails. */
+class InMemoryTokens {
+  records: Array<Pick<OnboardingTokenRecord, 'orgId' | 'tokenId' | 'email'>> = [];
+  async eraseIssuedTo(orgId: string, email: string): Promise<number> {
+    const before = this.records.length;
+    this.records = this.records.filter((token) => !(token.orgId === orgId && token.email === email));
+    return before - this.records.length;
+  }
+}
+
+describe('eraseUser', () => {
+  let clock: FakeClock;
+  let jobs: InMemoryReportJobStore;
+  let storage: FakeReportStorage;
+  let users: InMemoryUsers;
+  let tokens: InMemoryTokens;
+  let erase: ReturnType<typeof eraseUser>;
+
+  const storePdf = (job: ReportJob) => storage.save(reportObjectKey(job.orgId, job.jobId), PDF, 'ab');
+  const complete = (n: number, overrides: Partial<ReportJob> = {}) =>
+    reportJob({
+      jobId: jobId(n),
+      status: 'COMPLETE',
+      createdAt: new Date(T0.getTime() - n * 60_000).toISOString(),
+      completedAt: T0.toISOString(),
+      sizeBytes: PDF.byteLength,
+      sha256: 'ab',
+      ...overrides,
+    });
+
+  beforeEach(() => {
+    clock = new FakeClock(T0);
+    jobs = new InMemoryReportJobStore(clock);
+    storage = new FakeReportStorage();
+    // Stored with spaces and capitals: the tokens were issued to the trimmed, lower-cased address.
+    users = new InMemoryUsers()
+      .add(ORG_ID, user({ email: '  Zoe@Example.COM ' }))
+      .add(ORG_ID, user({ id: 'user-2', email: 'other@example.com' }))
+      .add(OTHER_ORG_ID, user({ email: EMAIL }));
+    tokens = new InMemoryTokens();
+    tokens.records = [
+      { orgId: ORG_ID, tokenId: 't1', email: EMAIL },
+      { orgId: ORG_ID, tokenId: 't2', email: EMAIL },
+      { orgId: ORG_ID, tokenId: 't3', email: 'other@example.com' },
+      { orgId: OTHER_ORG_ID, tokenId: 't4', email: EMAIL },
+    ];
+    erase = eraseUser({ users, jobs, storage, tokens, eraser: users, clock });
+  });
+
+  it('deletes finished jobs and their PDFs, ends the open job FAILED/USER_ERASED, deletes the tokens, then the user', async () => {
+    const done = jobs.seed(complete(1));
+    const failed = jobs.seed(complete(2, { status: 'FAILED', errorCode: 'RENDER_FAILED' }));
+    const open = jobs.seed(reportJob({ jobId: jobId(3), status: 'IN_PROGRESS', attemptId: 'a-1' }));
+    const othersJob = jobs.seed(complete(4, { userId: 'user-2' }));
+    const otherOrgsJob = jobs.seed(complete(5, { orgId: OTHER_ORG_ID }));
+    for (const job of [done, failed, othersJob, otherOrgsJob]) await storePdf(job);
+
+    const summary = await erase({ orgId: ORG_ID, userId: USER_ID });
+
+    expect(summary).toEqual({ jobsFailed: 1, jobsDeleted: 2, tokensDeleted: 2 });
+    expect(await jobs.get(done.jobId)).toBeUndefined();
+    expect(await jobs.get(failed.jobId)).toBeUndefined();
+    expect(await jobs.get(open.jobId)).toMatchObject({ status: 'FAILED', errorCode: 'USER_ERASED' });
+    expect([...storage.objects.keys()].sort()).toEqual(
+      [reportObjectKey(ORG_ID, othersJob.jobId), reportObjectKey(OTHER_ORG_ID, otherOrgsJob.jobId)].sort(),
+    );
+    expect(await jobs.get(othersJob.jobId)).toBeDefined();
+    expect(await jobs.get(otherOrgsJob.jobId)).toBeDefined();
+    expect(tokens.records.map((token) => token.tokenId)).toEqual(['t3', 't4']);
+    expect(await users.find(ORG_ID, USER_ID)).toBeUndefined();
+    // The same id in another organization is another person.
+    expect(await users.find(OTHER_ORG_ID, USER_ID)).toBeDefined();
+  });
+
+  it('runs its steps in order: slot held, jobs, PDF before its record, tokens, the user row last', async () => {
+    jobs.seed(complete(1));
+    const calls: string[] = [];
+    const record = <A extends unknown[], R>(name: string, fn: (...args: A) => Promise<R>) =>
+      vi.fn(async (...args: A) => {
+        calls.push(name);
+        return fn(...args);
+      });
+    erase = eraseUser({
+      users: { find: record('users.find', (o: string, u: string) => users.find(o, u)) },
+      jobs: Object.assign(Object.create(jobs) as InMemoryReportJobStore, {
+        holdForErasure: record('jobs.hold', jobs.holdForErasure.bind(jobs)),
+        listByOrganization: record('jobs.list', jobs.listByOrganization.bind(jobs)),
+        delete: record('jobs.delete', jobs.delete.bind(jobs)),
+      }),
+      storage: { remove: record('storage.remove', (key: string) => storage.remove(key)) },
+      tokens: { eraseIssuedTo: record('tokens.erase', (o: string, e: string) => tokens.eraseIssuedTo(o, e)) },
+      eraser: { erase: record('users.erase', (o: string, u: string) => users.erase(o, u)) },
+      clock,
+    });
+
+    await erase({ orgId: ORG_ID, userId: USER_ID });
+
+    expect(calls).toEqual([
+      'users.find',
+      'jobs.hold',
+      'jobs.list',
+      'storage.remove',
+      'jobs.delete',
+      'tokens.erase',
+      'users.erase',
+    ]);
+  });
+
+  it('answers NotFoundError for an unknown id, touching nothing', async () => {
+    const otherOrgsJob = jobs.seed(complete(1, { orgId: OTHER_ORG_ID, userId: 'nobody' }));
+    await expect(erase({ orgId: ORG_ID, userId: 'nobody' })).rejects.toBeInstanceOf(NotFoundError);
+    expect(jobs.guards.size).toBe(0);
+    expect(await jobs.get(otherOrgsJob.jobId)).toBeDefined();
+    expect(tokens.records).toHaveLength(4);
+  });
+
+  it('answers NotFoundError once erased: a second call is 404', async () => {
+    await erase({ orgId: ORG_ID, userId: USER_ID });
+    await expect(erase({ orgId: ORG_ID, userId: USER_ID })).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('skips the tokens of a user without an e-mail', async () => {
+    users.add(ORG_ID, user({ id: 'no-mail', email: undefined }));
+    const eraseIssuedTo = vi.spyOn(tokens, 'eraseIssuedTo');
+    await erase({ orgId: ORG_ID, userId: 'no-mail' });
+    expect(eraseIssuedTo).not.toHaveBeenCalled();
+  });
+
+  it('leaves the user in place when a step fails (503), and a retry finishes the erasure', async () => {
+    const done = [jobs.seed(complete(1)), jobs.seed(complete(2))];
+    for (const job of done) await storePdf(job);
+    const remove = vi.spyOn(storage, 'remove');
+    remove.mockRejectedValueOnce(new DependencyUnavailableError('storage'));
+
+    await expect(erase({ orgId: ORG_ID, userId: USER_ID })).rejects.toBeInstanceOf(DependencyUnavailableError);
+    expect(await users.find(ORG_ID, USER_ID)).toBeDefined();
+    // A record whose PDF removal failed is still there for the retry to find.
+    expect(storage.objects.size + [...jobs.jobs.keys()].length).toBeGreaterThan(0);
+
+    remove.mockRestore();
+    await expect(erase({ orgId: ORG_ID, userId: USER_ID })).resolves.toBeDefined();
+    expect(jobs.jobs.size).toBe(0);
+    expect(storage.objects.size).toBe(0);
+    expect(tokens.records.filter((token) => token.orgId === ORG_ID && token.email === EMAIL)).toEqual([]);
+    expect(await users.find(ORG_ID, USER_ID)).toBeUndefined();
+  });
+
+  it('refuses report requests for the user while it holds the slot, even one that found the user before the row went', async () => {
+    users.eraseFailure = new DependencyUnavailableError('users database');
+    await expect(erase({ orgId: ORG_ID, userId: USER_ID })).rejects.toBeInstanceOf(DependencyUnavailableError);
+    const request = requestReport({
+      jobs,
+      users,
+      queue: new FakeReportQueue(),
+      clock,
+      templateVersion: TEMPLATE_VERSION,
+    });
+    const answerBy = () => new Date(clock.now().getTime() + 9_000);
+
+    // The user is still there (the last step failed), but the slot is held: as good as unknown.
+    await expect(request({ orgId: ORG_ID, userId: USER_ID, answerBy: answerBy() })).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+    // Another user of the organization is not held.
+    await expect(request({ orgId: ORG_ID, userId: 'user-2', answerBy: answerBy() })).resolves.toMatchObject({
+      status: 'PENDING',
+    });
+    clock.advance(ERASURE_HOLD_MS);
+    await expect(request({ orgId: ORG_ID, userId: USER_ID, answerBy: answerBy() })).resolves.toMatchObject({
+      status: 'PENDING',
+    });
+  });
+
+  it('ends the job holding the slot (even one still being confirmed), and replaces a guard left by a finished job', async () => {
+    const inFlight = jobs.seed(
+      reportJob({ jobId: jobId(1), provisionalUntil: new Date(T0.getTime() + 9_000).toISOString() }),
+    );
+    await erase({ orgId: ORG_ID, userId: USER_ID });
+    expect(await jobs.get(inFlight.jobId)).toMatchObject({ status: 'FAILED', errorCode: 'USER_ERASED' });
+
+    users.add(ORG_ID, user({ id: 'user-3' }));
+    const finished = jobs.seed(complete(2, { userId: 'user-3' }));
+    jobs.guards.set(InMemoryReportJobStore.guardKey(ORG_ID, 'user-3'), {
+      jobId: finished.jobId,
+      createdAt: finished.createdAt,
+    });
+    await erase({ orgId: ORG_ID, userId: 'user-3' });
+    expect(jobs.guards.get(InMemoryReportJobStore.guardKey(ORG_ID, 'user-3'))).toMatchObject({
+      jobId: 'ERASURE_HOLD',
+    });
+    expect(await jobs.get(finished.jobId)).toBeUndefined();
+  });
+
+  it('keeps a USER_ERASED record on a retry but still removes any PDF under its key', async () => {
+    const open = jobs.seed(reportJob({ jobId: jobId(1), status: 'IN_PROGRESS', attemptId: 'a-1' }));
+    users.eraseFailure = new DependencyUnavailableError('users database');
+    await expect(erase({ orgId: ORG_ID, userId: USER_ID })).rejects.toBeInstanceOf(DependencyUnavailableError);
+    // A worker that stored its PDF and crashed before cleaning up.
+    await storePdf(open);
+
+    users.eraseFailure = undefined;
+    const summary = await erase({ orgId: ORG_ID, userId: USER_ID });
+
+    expect(summary).toMatchObject({ jobsFailed: 0, jobsDeleted: 0 });
+    expect(await jobs.get(open.jobId)).toMatchObject({ status: 'FAILED', errorCode: 'USER_ERASED' });
+    expect(storage.objects.size).toBe(0);
+  });
+
+  it('gives the same end state to parallel calls; each succeeds or, once the user is gone, is NotFoundError', async () => {
+    for (let n = 1; n <= 6; n++) await storePdf(jobs.seed(complete(n)));
+    jobs.seed(reportJob({ jobId: jobId(7), status: 'IN_PROGRESS', attemptId: 'a-1' }));
+
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 5 }, () => erase({ orgId: ORG_ID, userId: USER_ID })),
+    );
+
+    expect(outcomes.filter((o) => o.status === 'fulfilled').length).toBeGreaterThanOrEqual(1);
+    for (const outcome of outcomes.filter((o) => o.status === 'rejected')) {
+      expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(NotFoundError);
+    }
+    expect([...jobs.jobs.values()]).toEqual([
+      expect.objectContaining({ jobId: jobId(7), status: 'FAILED', errorCode: 'USER_ERASED' }),
+    ]);
+    expect(storage.objects.size).toBe(0);
+    expect(await users.find(ORG_ID, USER_ID)).toBeUndefined();
+  });
+});
+
+describe('eraseUser while the worker renders the user’s report', () => {
+  let clock: FakeClock;
+  let jobs: InMemoryReportJobStore;
+  let storage: FakeReportStorage;
+  let users: InMemoryUsers;
+  let erase: ReturnType<typeof eraseUser>;
+  let job: ReportJob;
+
+  beforeEach(() => {
+    clock = new FakeClock(T0);
+    jobs = new InMemoryReportJobStore(clock);
+    storage = new FakeReportStorage();
+    users = new InMemoryUsers().add(ORG_ID, user({ email: EMAIL }));
+    erase = eraseUser({
+      users,
+      jobs,
+      storage,
+      tokens: { eraseIssuedTo: async () => 0 },
+      eraser: users,
+      clock,
+    });
+    job = jobs.seed(reportJob());
+  });
+
+  const worker = (render: () => Promise<Uint8Array>) =>
+    processReportJob({ jobs, users, storage, render, clock, templateVersion: TEMPLATE_VERSION });
+
+  it('stores nothing when the erasure comes while it renders', async () => {
+    const result = await worker(async () => {
+      await erase({ orgId: ORG_ID, userId: USER_ID });
+      return PDF;
+    })({ orgId: ORG_ID, jobId: job.jobId }, { isFinalAttempt: false, leaseMs: 60_000 });
+
+    expect(result).toEqual({ outcome: 'skipped', reason: 'lost-to-another-writer' });
+    expect(await jobs.get(job.jobId)).toMatchObject({ status: 'FAILED', errorCode: 'USER_ERASED' });
+    expect(storage.objects.size).toBe(0);
+  });
+
+  it('removes the PDF it stored when the erasure failed the job before its completion', async () => {
+    const save = storage.save.bind(storage);
+    vi.spyOn(storage, 'save').mockImplementation(async (key, pdf, sha) => {
+      await save(key, pdf, sha);
+      // The erasure runs between the upload and the completion; the object is there for it to see.
+      vi.spyOn(storage, 'remove').mockImplementationOnce(async () => undefined);
+      await erase({ orgId: ORG_ID, userId: USER_ID });
+      expect(storage.objects.size).toBe(1);
+      vi.mocked(storage.remove).mockRestore();
+    });
+
+    const result = await worker(async () => PDF)(
+      { orgId: ORG_ID, jobId: job.jobId },
+      { isFinalAttempt: false, leaseMs: 60_000 },
+    );
+
+    expect(result).toEqual({ outcome: 'skipped', reason: 'lost-to-another-writer' });
+    expect(await jobs.get(job.jobId)).toMatchObject({ status: 'FAILED', errorCode: 'USER_ERASED' });
+    expect(storage.objects.size).toBe(0);
+  });
+});
