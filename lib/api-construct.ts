@@ -102,7 +102,10 @@ export class ApiConstruct extends Construct {
       },
     ]);
 
-    new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the HTTP API' });
+    // Named `ApiUrl` exactly (no hash), as docs/deploy.md quotes it.
+    new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the HTTP API' }).overrideLogicalId(
+      'ApiUrl',
+    );
   }
 
   /** Routes `route.method route.path` to `fn`; the function itself authenticates the caller, unless the route is public. */

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { AssetHashType, DockerImage, Duration, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, Names, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
 import {
   AllowedMethods,
   CachePolicy,
@@ -12,6 +13,7 @@ import {
   OriginRequestPolicy,
   PriceClass,
   ResponseHeadersPolicy,
+  S3OriginAccessControl,
   SecurityPolicyProtocol,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
@@ -27,6 +29,35 @@ import {
   HSTS_MAX_AGE_SECONDS,
 } from './dashboard-security-headers.ts';
 import { repoRoot } from './repo-root.ts';
+
+/**
+ * What the BucketDeployment invalidates after each deploy: the files whose names do not change
+ * between builds. Vite names everything under `assets/` by its content, so a new build brings new
+ * addresses there and nothing cached is stale. `/` is separate from `/index.html`: CloudFront caches
+ * the default root object under the viewer's path, `/`, and CACHING_OPTIMIZED keeps it for a day,
+ * so without it a redeploy would go on serving the old page (naming the old, deleted, assets).
+ * Invalidating rather than `Cache-Control: no-cache` on these files keeps one BucketDeployment
+ * (metadata applies to every file of a deployment) and the managed cache policy.
+ */
+export const dashboardInvalidationPaths = ['/', '/index.html', '/dashboard-config.json'] as const;
+
+/** Longest region name to leave room for in a name (`us-isof-south-1` is 15). */
+const REGION_NAME_ROOM = 20;
+
+/**
+ * A name for a CloudFront resource whose names are unique per account, not per region (response
+ * headers, cache and origin request policies, origin access controls): the CDK's default name is
+ * the stack's name and construct path, the same for one stage in two regions, so the second deploy
+ * would fail on the name. This one is unique per stack and construct path (`Names.uniqueResourceName`)
+ * and ends with the stack's region.
+ */
+export function regionalCloudFrontName(scope: Construct, suffix: string, maxLength: number): string {
+  const base = Names.uniqueResourceName(scope, {
+    maxLength: maxLength - suffix.length - REGION_NAME_ROOM - 2,
+    separator: '-',
+  });
+  return `${base}-${suffix}-${Stack.of(scope).region}`;
+}
 
 export interface DashboardConstructProps {
   /** The HTTP API, served on the dashboard's origin under `/v1/*` (no CORS). */
@@ -69,6 +100,7 @@ export class DashboardConstruct extends Construct {
     });
 
     this.responseHeadersPolicy = new ResponseHeadersPolicy(this, 'SecurityHeaders', {
+      responseHeadersPolicyName: regionalCloudFrontName(this, 'headers', 128),
       comment: 'Dashboard: CSP without inline scripts, HSTS, no framing',
       securityHeadersBehavior: {
         contentSecurityPolicy: {
@@ -101,6 +133,10 @@ export class DashboardConstruct extends Construct {
       },
     });
 
+    const originAccessControl = new S3OriginAccessControl(this, 'OriginAccessControl', {
+      originAccessControlName: regionalCloudFrontName(this, 'oac', 64),
+      description: 'The dashboard distribution reads the dashboard bucket',
+    });
     const apiOrigin = new HttpOrigin(`${props.httpApi.apiId}.execute-api.${region}.amazonaws.com`, {
       protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
     });
@@ -111,7 +147,7 @@ export class DashboardConstruct extends Construct {
       priceClass: PriceClass.PRICE_CLASS_100,
       minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
       defaultBehavior: {
-        origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
+        origin: S3BucketOrigin.withOriginAccessControl(this.bucket, { originAccessControl }),
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         cachePolicy: CachePolicy.CACHING_OPTIMIZED,
         responseHeadersPolicy: this.responseHeadersPolicy,
@@ -141,7 +177,7 @@ export class DashboardConstruct extends Construct {
     new BucketDeployment(this, 'Assets', {
       destinationBucket: this.bucket,
       distribution: this.distribution,
-      distributionPaths: ['/index.html', '/dashboard-config.json'],
+      distributionPaths: [...dashboardInvalidationPaths],
       memoryLimit: 512,
       sources: [
         Source.asset(join(repoRoot, 'web'), {
@@ -238,8 +274,11 @@ export class DashboardConstruct extends Construct {
   }
 }
 
-/** `vite build` of web/ into `outDir`, with the Vite and Node.js of this project. */
-function buildDashboard(outDir: string): void {
+/**
+ * `vite build` of web/ into `outDir`, with the Vite and Node.js of this project. Stops the synth if
+ * the build left a source map: CloudFront serves every file of the bucket to anyone (web/vite.config.ts emits none).
+ */
+export function buildDashboard(outDir: string): void {
   execFileSync(
     process.execPath,
     [
@@ -253,4 +292,8 @@ function buildDashboard(outDir: string): void {
     ],
     { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] },
   );
+  const maps = readdirSync(outDir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.map'));
+  if (maps.length > 0) {
+    throw new Error(`The dashboard build emitted source maps (${maps.join(', ')}): they must not be deployed`);
+  }
 }

@@ -1,4 +1,4 @@
-import { CfnOutput, Stack } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import {
@@ -57,6 +57,12 @@ export class MailConstruct extends Construct {
             ? Identity.email(props.senderIdentity)
             : Identity.domain(props.senderIdentity),
         });
+    // Kept on `cdk destroy` and on a replacement (DeletionPolicy RetainExceptOnCreate, UpdateReplacePolicy
+    // Retain): the identity is the account's, not the stage's. Another stage (`senderIdentityExists=true`)
+    // may send through it, and deleting it would drop its verification. Only the rollback of the
+    // deploy that created it deletes it: a failed first deploy (a new account refused a CloudFront
+    // distribution, say) leaves no identity behind for the retry to collide with.
+    this.identity?.applyRemovalPolicy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE);
     this.identityArn =
       this.identity?.emailIdentityArn ??
       Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: props.senderIdentity });
@@ -102,7 +108,8 @@ export class MailConstruct extends Construct {
 
   /**
    * The three Easy DKIM CNAME records a created domain identity needs in DNS before SES verifies
-   * it: an output each, `name CNAME value`, so the first deploy prints what to publish.
+   * it: an output each, `name CNAME value`, so the first deploy prints what to publish. Named
+   * `MailDkimRecord1..3` exactly (no hash), as docs/deploy.md quotes them.
    */
   private addDkimOutputs(senderIdentity: string): void {
     if (!this.identity || senderIdentity.includes('@')) return;
@@ -110,7 +117,7 @@ export class MailConstruct extends Construct {
       new CfnOutput(this, `DkimRecord${index + 1}`, {
         value: `${record.name} CNAME ${record.value}`,
         description: `DKIM record ${index + 1} of 3 to publish in the DNS of ${senderIdentity}`,
-      });
+      }).overrideLogicalId(`MailDkimRecord${index + 1}`);
     });
   }
 

@@ -28,6 +28,11 @@ export interface ReportPipelineConstructProps {
   readonly reportJobs: ServiceTable;
   /** Days a PDF is kept before S3 deletes it (the jobs' DynamoDB TTL uses the same figure). */
   readonly retentionDays: number;
+  /**
+   * Reserved concurrency of the worker (`reservedConcurrency` context).
+   * @default none: it draws on the account's unreserved pool, bounded by its event source
+   */
+  readonly reservedConcurrency?: number | undefined;
 }
 
 /** Every PDF is stored under this prefix (`reports/{orgId}/{jobId}.pdf`, shared/domain/reports/report-job.ts). */
@@ -45,8 +50,8 @@ export const reportFontsDir = `/var/task/${reportFontsFolder}`;
  */
 export const workerTimeout = Duration.seconds(WORKER_TIMEOUT_SECONDS);
 /**
- * At most this many workers run at once: a burst of jobs waits in the queue instead of taking the
- * account's concurrency from the API functions.
+ * At most this many workers run at once (the event source's maximum concurrency): a burst of jobs
+ * waits in the queue instead of taking the account's concurrency from the API functions.
  */
 export const workerConcurrency = 5;
 const deadLetterHandlerTimeout = Duration.seconds(DEAD_LETTER_HANDLER_TIMEOUT_SECONDS);
@@ -166,7 +171,9 @@ export class ReportPipelineConstruct extends Construct {
       description: 'Renders queued report jobs into PDFs',
       timeout: workerTimeout,
       memorySize: 1024,
-      reservedConcurrentExecutions: workerConcurrency,
+      // No reservation unless configured: Lambda keeps 100 of the account's concurrency unreserved,
+      // so in a new account (a quota of 10) any reservation fails the deploy.
+      reservedConcurrentExecutions: props.reservedConcurrency,
       commandHooks: copyReportFonts,
       environment: { [REPORT_FONTS_DIR_ENV]: reportFontsDir },
     });
@@ -176,7 +183,8 @@ export class ReportPipelineConstruct extends Construct {
     this.worker.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: 5,
-        maxConcurrency: workerConcurrency,
+        // Never above a reservation, or the poller's extra invocations would be throttled back to the queue.
+        maxConcurrency: Math.min(workerConcurrency, props.reservedConcurrency ?? workerConcurrency),
         reportBatchItemFailures: true,
       }),
     );
@@ -226,6 +234,11 @@ export class ReportPipelineConstruct extends Construct {
    */
   grantReportDownloads(fn: LambdaFunctionResource): void {
     this.grantOnReports(fn, 's3:GetObject');
+  }
+
+  /** Lets the erasure remove a user's PDFs: DeleteObject on `reports/*` only, no reads, no listing, no writes. */
+  grantReportRemovals(fn: LambdaFunctionResource): void {
+    this.grantOnReports(fn, 's3:DeleteObject');
   }
 
   /**

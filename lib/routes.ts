@@ -72,6 +72,19 @@ export const userStatusRoutes = [
   },
 ] as const satisfies readonly ApiRoute[];
 
+/** GDPR erasure of one user and everything about them (contract §16). */
+export const userRoutes = [
+  {
+    method: 'DELETE',
+    path: '/v1/users/{id}',
+    entry: 'functions/erase-user.ts',
+    name: 'EraseUser',
+    // Its work grows with the user's report jobs and the organization's tokens; a stall still ends
+    // in 503 before this, and a retry resumes where it stopped.
+    timeoutSeconds: 29,
+  },
+] as const satisfies readonly ApiRoute[];
+
 export const webhookRoutes = [
   {
     method: 'POST',
@@ -148,6 +161,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...onboardingRoutes,
   ...reportRoutes,
   ...userStatusRoutes,
+  ...userRoutes,
   ...webhookRoutes,
   ...auditRoutes,
   ...documentationRoutes,

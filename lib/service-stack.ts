@@ -15,6 +15,7 @@ import {
   type reportRoutes,
   type auditRoutes,
   type userStatusRoutes,
+  type userRoutes,
   type webhookRoutes,
 } from './routes.ts';
 import { BusinessMetric, METRICS_NAMESPACE } from '../shared/observability/metrics.ts';
@@ -112,6 +113,20 @@ const userStatusRouteGrants = {
   },
 } satisfies Record<(typeof userStatusRoutes)[number]['name'], RouteGrants>;
 
+const userRouteGrants = {
+  // Erasure: reads and deletes the user's row (as users_eraser: SELECT and DELETE on users, nothing
+  // else), holds the user's open-job slot, fails open jobs (a report.failed event), deletes finished
+  // jobs and their PDFs (DeleteObject alone), and deletes the tokens sent to the user's e-mail.
+  EraseUser: (fn, { data, reports, webhooks, usersDatabase, recordAudit }) => {
+    recordAudit(fn);
+    usersDatabase.grantEraseUsers(fn);
+    bindTable(fn, data.tables.ReportJobs, 'readWrite', { indexes: ['jobsByOrganization'] });
+    bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
+    reports.grantReportRemovals(fn);
+    webhooks.grantPublish(fn);
+  },
+} satisfies Record<(typeof userRoutes)[number]['name'], RouteGrants>;
+
 const webhookRouteGrants = {
   CreateWebhookEndpoint: (fn, { data, webhooks, recordAudit }) => {
     recordAudit(fn);
@@ -151,6 +166,7 @@ const routeGrants: Readonly<Record<string, RouteGrants>> = {
   ...onboardingRouteGrants,
   ...reportRouteGrants,
   ...userStatusRouteGrants,
+  ...userRouteGrants,
   ...webhookRouteGrants,
   ...auditRouteGrants,
   ...documentationRouteGrants,
@@ -200,10 +216,14 @@ export class ServiceStack extends Stack {
     this.reports = new ReportPipelineConstruct(this, 'Reports', {
       reportJobs: this.data.tables.ReportJobs,
       retentionDays: config.retentionDays,
+      reservedConcurrency: config.reservedConcurrency,
     });
     // The worker puts the user's record into the report.
     this.usersDatabase.grantReadUsers(this.reports.worker);
-    this.webhooks = new WebhooksConstruct(this, 'Webhooks', { webhooks: this.data.tables.Webhooks });
+    this.webhooks = new WebhooksConstruct(this, 'Webhooks', {
+      webhooks: this.data.tables.Webhooks,
+      reservedConcurrency: config.reservedConcurrency,
+    });
     // Every function that finishes report jobs emits report.completed / report.failed.
     for (const fn of [this.reports.worker, this.reports.deadLetterHandler, this.reports.sweep]) {
       this.webhooks.grantPublish(fn);

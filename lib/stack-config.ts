@@ -30,6 +30,23 @@ const positiveInteger = (key: string, defaultValue: number, max: number) =>
     v.maxValue(max, `${key} must be at most ${max}`),
   );
 
+/**
+ * Lambda reserved concurrency for the two queue consumers, off unless given: a reservation is taken
+ * from the account's pool, which must keep 100 unreserved, so in a new account (a quota of 10) any
+ * reservation fails the deploy. At least 2, the lowest maximum concurrency an SQS event source takes:
+ * a reservation below its event source's maximum would throttle messages back to the queue.
+ */
+const reservedConcurrency = v.optional(
+  v.pipe(
+    v.union([v.number(), v.string()], 'reservedConcurrency must be a number'),
+    v.transform(Number),
+    v.number('reservedConcurrency must be a number'),
+    v.integer('reservedConcurrency must be an integer'),
+    v.minValue(2, 'reservedConcurrency must be at least 2 (the lowest maximum concurrency of an SQS event source)'),
+    v.maxValue(1000, 'reservedConcurrency must be at most 1000'),
+  ),
+);
+
 /** A domain (`example.com`) or an address (`no-reply@example.com`). */
 const senderIdentity = v.pipe(
   v.string('senderIdentity must be a string'),
@@ -106,6 +123,11 @@ export const stackConfigSchema = v.pipe(
     dashboardAudience: v.optional(v.pipe(v.string('dashboardAudience must be a string'), v.trim(), v.minLength(1))),
     /** Where alarms are e-mailed; no topic is created without it. */
     alarmEmail: v.optional(email('alarmEmail')),
+    /**
+     * Reserved concurrency of the report worker and of the webhook delivery function (each); none by
+     * default. Their event sources' maximum concurrency bounds them either way.
+     */
+    reservedConcurrency,
   }),
   v.forward(
     v.partialCheck(

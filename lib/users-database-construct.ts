@@ -8,7 +8,12 @@ import { Provider } from 'aws-cdk-lib/custom-resources';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 // Plain data (the migrations' SQL text and the role name): importing it does not pull pg into the CDK app.
-import { USERS_MIGRATIONS, USERS_READER_ROLE, type Migration } from '../shared/adapters/postgres/users-schema.ts';
+import {
+  USERS_ERASER_ROLE,
+  USERS_MIGRATIONS,
+  USERS_READER_ROLE,
+  type Migration,
+} from '../shared/adapters/postgres/users-schema.ts';
 import { usersDatabaseMigrationFunction } from './routes.ts';
 import { ServiceFunction } from './service-function.ts';
 
@@ -40,8 +45,9 @@ export function usersDatabaseEnvironmentFor(endpoint: string, user: string): Rec
  *
  * Its schema is applied at deploy time by `MigrateUsersDatabase` behind a custom resource: it
  * connects as `admin`, runs the migrations, creates the `users_reader` role and maps it to the
- * IAM role of every function given `grantReadUsers` (DSQL's `AWS IAM GRANT`). Those functions may
- * only `dsql:DbConnect` (never DbConnectAdmin), so in the database they can only SELECT users.
+ * IAM role of every function given `grantReadUsers` (DSQL's `AWS IAM GRANT`), and `users_eraser`
+ * (SELECT and DELETE) to the erasure's (`grantEraseUsers`). Those functions may only
+ * `dsql:DbConnect` (never DbConnectAdmin), so in the database they can only do what their role may.
  */
 export class UsersDatabaseConstruct extends Construct {
   readonly cluster: CfnCluster;
@@ -56,6 +62,7 @@ export class UsersDatabaseConstruct extends Construct {
   readonly migrationProvider: Provider;
   readonly migration: CustomResource;
   private readonly readerRoles: IRole[] = [];
+  private readonly eraserRoles: IRole[] = [];
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -103,6 +110,8 @@ export class UsersDatabaseConstruct extends Construct {
         // Resolved at synth, after every grantReadUsers: a GetAtt of each role, so CloudFormation
         // creates the roles before the grant, and a new reading role re-runs it.
         ReaderRoleArns: Lazy.list({ produce: () => this.readerRoles.map((role) => role.roleArn) }),
+        // The same for grantEraseUsers: mapped to users_eraser.
+        EraserRoleArns: Lazy.list({ produce: () => this.eraserRoles.map((role) => role.roleArn) }),
       },
     });
   }
@@ -121,6 +130,28 @@ export class UsersDatabaseConstruct extends Construct {
     }
     this.readerRoles.push(role);
     // New code that reads a new schema is deployed after the migration that creates it.
+    fn.node.addDependency(this.migration);
+  }
+
+  /**
+   * Lets `fn` (the erasure) connect as `users_eraser` (SELECT and DELETE on users): `dsql:DbConnect`
+   * on this cluster only, its role mapped by the migration. Its role name comes in
+   * USERS_ERASER_DATABASE_USER, not USERS_DATABASE_USER (shared/adapters/postgres/users-database.ts
+   * `usersEraserDatabaseEnvironment`), so that locally, where every function shares one
+   * environment, it still logs in as the eraser and the others as the reader.
+   */
+  grantEraseUsers(fn: LambdaFunction): void {
+    const role = fn.role;
+    if (!role) throw new Error(`${fn.node.path} has no role to grant users database access to`);
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['dsql:DbConnect'], resources: [this.clusterArn] }));
+    const { USERS_DATABASE_USER: _reader, ...connection } = usersDatabaseEnvironmentFor(
+      this.endpoint,
+      USERS_ERASER_ROLE,
+    );
+    for (const [name, value] of Object.entries({ ...connection, USERS_ERASER_DATABASE_USER: USERS_ERASER_ROLE })) {
+      fn.addEnvironment(name, value);
+    }
+    this.eraserRoles.push(role);
     fn.node.addDependency(this.migration);
   }
 

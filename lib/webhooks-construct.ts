@@ -15,9 +15,17 @@ import type { ServiceTable } from './service-table.ts';
 
 export interface WebhooksConstructProps {
   readonly webhooks: ServiceTable;
+  /**
+   * Reserved concurrency of the delivery function (`reservedConcurrency` context).
+   * @default none: it draws on the account's unreserved pool, bounded by its event source
+   */
+  readonly reservedConcurrency?: number | undefined;
 }
 
-/** Delivery functions run at most this many at once, so a burst of retries never starves the API. */
+/**
+ * Delivery functions run at most this many at once (the event source's maximum concurrency), so a
+ * burst of retries never starves the API, with or without a reservation.
+ */
 export const webhookDeliveryConcurrency = 5;
 
 /**
@@ -65,7 +73,9 @@ export class WebhooksConstruct extends Construct {
       entry: webhookDeliveryFunction.entry,
       description: 'Fans webhook events out to endpoints and delivers signed messages',
       timeout: Duration.seconds(WEBHOOK_DELIVERY_TIMEOUT_SECONDS),
-      reservedConcurrentExecutions: webhookDeliveryConcurrency,
+      // No reservation unless configured: Lambda keeps 100 of the account's concurrency unreserved,
+      // so in a new account (a quota of 10) any reservation fails the deploy.
+      reservedConcurrentExecutions: props.reservedConcurrency,
     });
     bindTable(this.delivery, props.webhooks, 'readWrite');
     // Retries and fan-out put messages back on the same queue.
@@ -77,7 +87,9 @@ export class WebhooksConstruct extends Construct {
     this.delivery.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: 10,
-        maxConcurrency: webhookDeliveryConcurrency,
+        // Never above a reservation: the poller would invoke more than may run, and the throttled
+        // messages would go back to the queue, counting towards the dead-letter queue.
+        maxConcurrency: Math.min(webhookDeliveryConcurrency, props.reservedConcurrency ?? webhookDeliveryConcurrency),
         reportBatchItemFailures: true,
       }),
     );

@@ -25,7 +25,10 @@ export default defineConfig({
     outDir: 'dist',
     emptyOutDir: true,
     target: 'es2022',
-    sourcemap: true,
+    // No source maps: the build is what CloudFront serves to anyone, and a map would publish the
+    // sources. Not emitting them (rather than excluding them from the BucketDeployment) also lets the
+    // deployment's prune delete maps an earlier build left in the bucket.
+    sourcemap: false,
     // No data: URLs for assets (CSP img-src/font-src 'self').
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },

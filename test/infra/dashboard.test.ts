@@ -86,13 +86,15 @@ describe('dashboard hosting', () => {
   it('deploys the built app with an OIDC configuration (issuer, client id from context) and invalidates the entry points', () => {
     const [deployment] = resourcesOfType('Custom::CDKBucketDeployment');
     expect(deployment!.Properties.DestinationBucketName).toEqual({ Ref: logicalIdOf(stack.dashboard.bucket) });
-    expect(deployment!.Properties.DistributionPaths).toEqual(['/index.html', '/dashboard-config.json']);
+    // `/` too: CloudFront caches the default root object under it (first-deploy.test.ts).
+    expect(deployment!.Properties.DistributionPaths).toEqual(['/', '/index.html', '/dashboard-config.json']);
     expect(deployment!.Properties.SourceObjectKeys).toHaveLength(2);
     expect(stack.dashboard.signInConfig).toEqual({
       signIn: 'oidc',
       issuer: 'https://idp.example.org/',
       clientId: 'onboarding-dashboard',
-      scope: 'openid onboarding:read onboarding:write reports:read reports:write users:read webhooks:manage',
+      scope:
+        'openid onboarding:read onboarding:write reports:read reports:write users:read users:erase webhooks:manage audit:read',
     });
   });
 

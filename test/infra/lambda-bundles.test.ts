@@ -11,6 +11,7 @@ import { bundleFileName, esbuildOptionsFor } from '../../lib/bundling.ts';
 import {
   reportPipelineFunctions,
   userStatusRoutes,
+  userRoutes,
   reportRoutes,
   usersDatabaseMigrationFunction,
 } from '../../lib/routes.ts';
@@ -111,9 +112,10 @@ describe('Lambda bundles', () => {
     expect(missing).toEqual([]);
   });
 
-  /** The functions that connect to the users database (lib/service-stack.ts grantReadUsers) and its migration. */
+  /** The functions that connect to the users database (lib/service-stack.ts grantReadUsers, grantEraseUsers) and its migration. */
   const usersDatabaseEntries = [
     userStatusRoutes.find((route) => route.name === 'QueryUserStatus')!.entry,
+    userRoutes.find((route) => route.name === 'EraseUser')!.entry,
     reportRoutes.find((route) => route.name === 'CreateReportJob')!.entry,
     reportPipelineFunctions.worker.entry,
     usersDatabaseMigrationFunction.entry,

@@ -95,7 +95,7 @@ describe('alarms', () => {
       expect(alarm.Properties.AlarmActions, alarm.Properties.AlarmDescription).toEqual([topicRef]);
       // A description states what happened and then at least one instruction.
       expect(alarm.Properties.AlarmDescription).toMatch(
-        /\. (Check|Find|Read|Query|Look|Look up|Raise|Redrive)\b|\. [A-Z][^.]*(check|find|stop|look)/,
+        /\. (Check|Find|Read|Query|Look|Look up|Raise|Redrive)\b|\. [A-Z][^.]*(check|find|stop|look|\badd\b)/,
       );
     }
   });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { App, type CfnElement, Stack } from 'aws-cdk-lib';
+import { App, type CfnElement, type Environment, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { ServiceStack } from '../../lib/service-stack.ts';
 import { readStackConfig } from '../../lib/stack-config.ts';
@@ -28,13 +28,18 @@ export interface FixtureOptions {
   readonly bundle?: boolean;
   /** The stack's id (its name); the tests' own unless they synthesize as bin/app.ts does. */
   readonly stackId?: string;
+  /** Account and region; the tests' stacks are environment-agnostic unless given. */
+  readonly env?: Environment;
 }
 
 export function buildServiceStack(options: FixtureOptions = {}): { app: App; stack: ServiceStack } {
   const context: Record<string, unknown> = { ...exampleContext, ...options.context };
   if (options.bundle === false) context['aws:cdk:bundling-stacks'] = [];
   const app = new App({ context });
-  const stack = new ServiceStack(app, options.stackId ?? 'ServiceUnderTest', { config: readStackConfig(app.node) });
+  const stack = new ServiceStack(app, options.stackId ?? 'ServiceUnderTest', {
+    config: readStackConfig(app.node),
+    ...(options.env ? { env: options.env } : {}),
+  });
   return { app, stack };
 }
 

@@ -72,6 +72,26 @@ describe('stack configuration from CDK context', () => {
     expect(attempt).toThrow(/^\s+retentionDays: retentionDays must be at least 1$/m);
   });
 
+  it('reserves no Lambda concurrency unless reservedConcurrency is given, as a number or a -c string', () => {
+    expect(parseStackConfig(exampleContext).reservedConcurrency).toBeUndefined();
+    expect(parseStackConfig({ ...exampleContext, reservedConcurrency: '10' }).reservedConcurrency).toBe(10);
+    expect(parseStackConfig({ ...exampleContext, reservedConcurrency: 2 }).reservedConcurrency).toBe(2);
+  });
+
+  it('names a reservedConcurrency that is not an integer from 2 (the lowest maximum of an SQS event source)', () => {
+    for (const [value, message] of [
+      ['1', /reservedConcurrency: reservedConcurrency must be at least 2/],
+      [0, /reservedConcurrency: reservedConcurrency must be at least 2/],
+      ['', /reservedConcurrency: reservedConcurrency must be at least 2/],
+      ['2.5', /reservedConcurrency: reservedConcurrency must be an integer/],
+      ['five', /reservedConcurrency: reservedConcurrency must be a number/],
+      [true, /reservedConcurrency: reservedConcurrency must be a number/],
+      ['1001', /reservedConcurrency: reservedConcurrency must be at most 1000/],
+    ] as const) {
+      expect(() => parseStackConfig({ ...exampleContext, reservedConcurrency: value }), String(value)).toThrow(message);
+    }
+  });
+
   it('refuses a sender identity that does not cover the sender address', () => {
     expect(() => parseStackConfig({ ...exampleContext, senderIdentity: 'other.example' })).toThrow(/senderIdentity: /);
   });

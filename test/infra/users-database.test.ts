@@ -87,14 +87,16 @@ describe('the functions that read users', () => {
     }
   });
 
-  it('are, with the migration, the only functions given the users database', () => {
+  it('are, with the migration and the erasure (users_eraser, test/infra/erase-user.test.ts), the only functions given the users database', () => {
     const connecting = queries
       .ofType('AWS::Lambda::Function')
       .filter(([, fn]) => fn.Properties.Environment?.Variables?.USERS_DATABASE_HOST !== undefined)
       .map(([id]) => id)
       .sort();
     expect(connecting).toEqual(
-      [...readers(), stack.usersDatabase.migrationFunction].map((fn) => logicalIdOf(fn)).sort(),
+      [...readers(), stack.usersDatabase.migrationFunction, routeFunction('EraseUser')]
+        .map((fn) => logicalIdOf(fn))
+        .sort(),
     );
   });
 
