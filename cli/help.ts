@@ -34,6 +34,7 @@ Commands:
   webhook delete       delete a webhook endpoint
   webhook test         send a webhook.test message to an endpoint
   webhook deliveries   show an endpoint's delivery log
+  audit list           show the organization's audit trail (who did what), newest first
 
 Run "onboarding <command> --help" for the options of a command.
 
@@ -257,5 +258,28 @@ export const WEBHOOK_DELIVERIES_HELP = `Usage: onboarding webhook deliveries <id
 
 The endpoint's delivery log, newest first (GET /v1/webhooks/{id}/deliveries): one line per
 message with its status (pending, delivered, failed), attempts and last HTTP status.
+
+${CONNECTION_HELP}`;
+
+export const AUDIT_HELP = `Usage: onboarding audit list [options]
+
+  audit list [--action <action>] [--target <id>] [--from <date>] [--to <date>] [--limit <n>] [--cursor <cursor>]
+
+Run "onboarding audit list --help" for details.`;
+
+export const AUDIT_LIST_HELP = `Usage: onboarding audit list [--action <action>] [--target <id>] [--from <date>] [--to <date>] [options]
+
+The organization's audit trail, newest first (GET /v1/audit-events, scope audit:read): one line
+per event with when, the action, its target and who did it (the token's subject and client).
+
+Options:
+  --action <action>   only this action, e.g. onboarding_token.revoked, report.download_url_issued,
+                      user.erased
+  --target <id>       only events about this token, job, webhook endpoint or user id
+  --from <date>       only events at or after this ISO date or timestamp
+  --to <date>         only events at or before this ISO date or timestamp
+  --limit <n>         events per page, 1-100 (default 25)
+  --cursor <cursor>   the next page, as printed after a page
+  --json              the page as JSON
 
 ${CONNECTION_HELP}`;

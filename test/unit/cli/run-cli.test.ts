@@ -243,6 +243,66 @@ describe('users erase', () => {
   });
 });
 
+describe('audit list', () => {
+  const event = {
+    eventId: 'e-1',
+    occurredAt: '2026-11-25T10:00:00.000Z',
+    action: 'onboarding_token.revoked',
+    actor: { sub: 'staff-ada', clientId: 'dashboard' },
+    target: { type: 'onboarding_token', id: 'tok-1' },
+    requestId: 'req-1',
+    outcome: 'success',
+  };
+
+  it('passes the filters to GET /v1/audit-events and prints one line per event, then where the next page is', async () => {
+    const seen: string[] = [];
+    const fetch: Fetch = async (input) => {
+      seen.push(String(input));
+      return json(200, { results: [event], nextCursor: 'next-1' });
+    };
+
+    const result = await run(
+      [
+        'audit',
+        'list',
+        '--action',
+        'onboarding_token.revoked',
+        '--target',
+        'tok-1',
+        '--from',
+        '2026-11-01',
+        '--limit',
+        '5',
+      ],
+      fetch,
+    );
+
+    expect(result.code).toBe(EXIT.ok);
+    const url = new URL(seen[0]!);
+    expect(url.pathname).toBe('/v1/audit-events');
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      limit: '5',
+      action: 'onboarding_token.revoked',
+      targetId: 'tok-1',
+      from: '2026-11-01',
+    });
+    expect(result.stdout).toContain('onboarding_token.revoked');
+    expect(result.stdout).toContain('onboarding_token tok-1');
+    expect(result.stdout).toContain('staff-ada via dashboard');
+    expect(result.stderr).toContain('more: onboarding audit list --cursor next-1');
+  });
+
+  it('prints the page as JSON with --json, and refuses a limit out of range before calling the API', async () => {
+    const page = { results: [event], nextCursor: null };
+    const json200: Fetch = async () => json(200, page);
+
+    expect(JSON.parse((await run(['audit', 'list', '--json'], json200)).stdout)).toEqual(page);
+    const refused = await run(['audit', 'list', '--limit', '0'], noFetch);
+    expect(refused.code).toBe(EXIT.usage);
+    expect((await run(['--help'], noFetch, {})).stdout).toContain('audit list');
+  });
+});
+
 describe('users query arguments', () => {
   it('types filter values by the OpenAPI document: booleans, numeric and date ranges, strings', () => {
     expect(
