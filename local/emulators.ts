@@ -57,7 +57,11 @@ export async function startEmulators(ports: EmulatorPorts = {}): Promise<Running
   try {
     // The two slow starters (a JVM, initdb) start side by side; whichever started is stopped on failure.
     const starting = [startDynamoDbLocal(dynamodbPort), startUsersPostgres(postgresPort)] as const;
-    for (const started of starting) void started.then((one) => stoppers.push(() => one.stop()), () => undefined);
+    for (const started of starting)
+      void started.then(
+        (one) => stoppers.push(() => one.stop()),
+        () => undefined,
+      );
     await Promise.allSettled(starting);
     const [dynamodb, usersDatabase] = await Promise.all(starting);
     const sqs = await startSqs(sqsPort);
