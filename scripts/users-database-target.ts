@@ -66,3 +66,27 @@ export async function openUsersDatabase(
   });
   return { database, description: `the local PostgreSQL on ${local.host}:${local.port}` };
 }
+
+/**
+ * The target, checked before any work: the users table answers. A missing table or an
+ * unreachable database is written to stderr as `<command>: <reason>` and gives undefined (exit 1).
+ */
+export async function openCheckedUsersDatabase(
+  command: string,
+  target: UsersDatabaseTarget,
+): Promise<{ database: PostgresUsersDatabase; description: string } | undefined> {
+  let opened: { database: PostgresUsersDatabase; description: string } | undefined;
+  try {
+    opened = await openUsersDatabase(target);
+    await opened.database.query('SELECT 1 FROM users LIMIT 1');
+    return opened;
+  } catch (error) {
+    await opened?.database.close().catch(() => undefined);
+    const reason =
+      error instanceof TargetUnavailableError
+        ? error.message
+        : `cannot use the users table: ${(error as Error).message}`;
+    process.stderr.write(`${command}: ${reason}\n`);
+    return undefined;
+  }
+}

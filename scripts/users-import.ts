@@ -3,7 +3,7 @@ import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ORGANIZATION_ID, ORGANIZATION_ID_RULE, parseCommandLine, UsageError } from './command-line.ts';
-import { openUsersDatabase, TargetUnavailableError, USERS_DATABASE_TARGET_HELP } from './users-database-target.ts';
+import { openCheckedUsersDatabase, USERS_DATABASE_TARGET_HELP } from './users-database-target.ts';
 import { ImportAbortedError, importUserLines, type ImportCounts } from './users-import/import-user-lines.ts';
 import { createProgressReporter } from './users-import/progress.ts';
 
@@ -84,19 +84,9 @@ async function main(): Promise<number> {
     }
   }
 
-  let target: Awaited<ReturnType<typeof openUsersDatabase>>;
-  try {
-    target = await openUsersDatabase(options);
-    // A missing table or an unreachable database is reported before any line is read.
-    await target.database.query('SELECT 1 FROM users LIMIT 1');
-  } catch (error) {
-    const reason =
-      error instanceof TargetUnavailableError
-        ? error.message
-        : `cannot use the users table: ${(error as Error).message}`;
-    process.stderr.write(`users:import: ${reason}\n`);
-    return 1;
-  }
+  // A missing table or an unreachable database is reported before any work.
+  const target = await openCheckedUsersDatabase('users:import', options);
+  if (!target) return 1;
   const { database, description } = target;
   try {
     const input = options.file === '-' ? process.stdin : createReadStream(options.file, { encoding: 'utf8' });

@@ -4,7 +4,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { parseCommandLine, UsageError } from './command-line.ts';
 import { copyDynamoDbUsers, type CopyProgress } from './users-migrate/copy-dynamodb-users.ts';
-import { openUsersDatabase, TargetUnavailableError, USERS_DATABASE_TARGET_HELP } from './users-database-target.ts';
+import { openCheckedUsersDatabase, USERS_DATABASE_TARGET_HELP } from './users-database-target.ts';
 
 const usage = `Usage: npm run -s users:migrate-from-dynamodb -- --table <name> [options]
 
@@ -82,18 +82,9 @@ async function main(): Promise<number> {
     );
     if (resumeFrom) process.stderr.write(`resuming from ${checkpointFile} (--restart to start over)\n`);
   }
-  let target: Awaited<ReturnType<typeof openUsersDatabase>>;
-  try {
-    target = await openUsersDatabase(options);
-    await target.database.query('SELECT 1 FROM users LIMIT 1');
-  } catch (error) {
-    const reason =
-      error instanceof TargetUnavailableError
-        ? error.message
-        : `cannot use the users table: ${(error as Error).message}`;
-    process.stderr.write(`users:migrate-from-dynamodb: ${reason}\n`);
-    return 1;
-  }
+  // A missing table or an unreachable database is reported before any work.
+  const target = await openCheckedUsersDatabase('users:migrate-from-dynamodb', options);
+  if (!target) return 1;
   const client = new DynamoDBClient(options.tableRegion ? { region: options.tableRegion } : {});
   try {
     process.stderr.write(`copying users from DynamoDB table ${options.table} into ${target.description}\n`);

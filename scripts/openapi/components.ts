@@ -36,6 +36,21 @@ export type { SchemaObject };
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const instant = (description: string): SchemaObject => ({ type: 'string', format: 'date-time', description });
 
+/** A cursor-paged list: `results` newest first, and the cursor of the next page (null on the last). */
+function cursorPage(item: string, resultsDescription = 'Newest first.'): SchemaObject {
+  return {
+    type: 'object',
+    required: ['results', 'nextCursor'],
+    properties: {
+      results: { type: 'array', items: ref(item), description: resultsDescription },
+      nextCursor: {
+        type: ['string', 'null'],
+        description: 'Pass as `cursor` for the next page; null on the last page.',
+      },
+    },
+  };
+}
+
 /** A member the response always carries but whose value may be null. */
 function nullable(schema: SchemaObject): SchemaObject {
   if (typeof schema.type === 'string') {
@@ -271,32 +286,8 @@ export function componentSchemas(): Record<string, SchemaObject> {
         revokedBy: { type: 'string', description: 'The revoker’s `sub` claim (Revoked tokens).' },
       },
     },
-    ReportJobPage: {
-      type: 'object',
-      required: ['results', 'nextCursor'],
-      properties: {
-        results: {
-          type: 'array',
-          items: ref('ReportJob'),
-          description: 'Newest first, each as `GET /v1/document/api/{id}` answers it.',
-        },
-        nextCursor: {
-          type: ['string', 'null'],
-          description: 'Pass as `cursor` for the next page; null on the last page.',
-        },
-      },
-    },
-    OnboardingTokenPage: {
-      type: 'object',
-      required: ['results', 'nextCursor'],
-      properties: {
-        results: { type: 'array', items: ref('OnboardingTokenSummary'), description: 'Newest first.' },
-        nextCursor: {
-          type: ['string', 'null'],
-          description: 'Pass as `cursor` for the next page; null on the last page.',
-        },
-      },
-    },
+    ReportJobPage: cursorPage('ReportJob', 'Newest first, each as `GET /v1/document/api/{id}` answers it.'),
+    OnboardingTokenPage: cursorPage('OnboardingTokenSummary'),
     ReportJobRequest: describe(jsonSchemaOf(reportJobRequestSchema), 'The user to report on.', {
       userId: 'A user of the calling organization.',
     }),
@@ -684,27 +675,7 @@ function webhookSchemas(): Record<string, SchemaObject> {
         outcome: { type: 'string', const: 'success', description: 'Refused requests record nothing.' },
       },
     },
-    AuditEventPage: {
-      type: 'object',
-      required: ['results', 'nextCursor'],
-      properties: {
-        results: { type: 'array', items: ref('AuditEvent'), description: 'Newest first.' },
-        nextCursor: {
-          type: ['string', 'null'],
-          description: 'Pass as `cursor` for the next page; null on the last page.',
-        },
-      },
-    },
-    WebhookDeliveryPage: {
-      type: 'object',
-      required: ['results', 'nextCursor'],
-      properties: {
-        results: { type: 'array', items: ref('WebhookDelivery'), description: 'Newest first.' },
-        nextCursor: {
-          type: ['string', 'null'],
-          description: 'Pass as `cursor` for the next page; null on the last page.',
-        },
-      },
-    },
+    AuditEventPage: cursorPage('AuditEvent'),
+    WebhookDeliveryPage: cursorPage('WebhookDelivery'),
   };
 }
