@@ -5,7 +5,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { issueDevToken } from '../../local/dev-keys.ts';
@@ -14,7 +14,7 @@ import { launchChromium } from './chromium.ts';
 /**
  * The dashboard in real Chromium against the local stack: development sign-in, tokens (inline
  * validation errors, issue, e-mail, revoke), reports (request, live status, verified download),
- * users (filters, columns, paging, CSV export of the whole result), webhooks (SSRF refusal beside the
+ * users (filters, columns, paging, CSV export of the whole result, erasure after a confirmation), webhooks (SSRF refusal beside the
  * field, the secret shown once, a signed test event to a receiver on loopback, deliveries, delete),
  * activity (a token's audit events, the action filter, each row's History link), errors with request ids,
  * keyboard reachability, labels and a 375 px wide layout. `UPDATE_SCREENSHOTS=1` writes each
@@ -43,8 +43,9 @@ async function api(path: string, init: { method?: string; body?: unknown } = {})
   return response.json();
 }
 
-async function screenshot(name: string): Promise<void> {
-  await page.screenshot({ path: join(screenshotDir, `dashboard-${name}.png`), fullPage: true });
+/** The whole page, or (`fullPage` false) what the viewport shows, e.g. a modal dialog over the page. */
+async function screenshot(name: string, fullPage = true): Promise<void> {
+  await page.screenshot({ path: join(screenshotDir, `dashboard-${name}.png`), fullPage });
 }
 
 /** Every visible control has an accessible name (label, aria-label or text). */
@@ -343,7 +344,10 @@ describe('the dashboard in Chromium', () => {
       .getByTestId('users-total')
       .filter({ hasText: `Showing 1–25 of ${total} users` })
       .waitFor();
-    const headers = await page.locator('table th').allTextContents();
+    // Every column but the row actions' (a signed-in session with users:erase has one) is a field.
+    const allHeaders = await page.locator('table th').allTextContents();
+    expect(allHeaders.at(-1)).toBe('Actions');
+    const headers = allHeaders.slice(0, -1);
     expect(headers).toContain('age');
     expect(headers).not.toContain('email');
 
@@ -371,6 +375,132 @@ describe('the dashboard in Chromium', () => {
     expect(await unlabelledControls(page)).toEqual([]);
     expect(await unreachableByKeyboard(page)).toEqual([]);
     await screenshot('users');
+  });
+
+  it('erases a user after a confirmation: Cancel sends nothing, Erase removes the row, the user and records the event', async () => {
+    const apiRequests: string[] = [];
+    const onRequest = (request: Request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith('/v1/')) apiRequests.push(`${request.method()} ${url.pathname}`);
+    };
+    page.on('request', onRequest);
+    try {
+      // A fresh Users page (leaving it and coming back drops the last test's filters), every user listed.
+      await page.getByRole('link', { name: 'Onboarding tokens' }).click();
+      await page.getByRole('link', { name: 'Users' }).click();
+      await page.getByRole('button', { name: 'Search' }).click();
+      const totalBefore = (await api('/v1/user-status', { method: 'POST', body: { pagination: { limit: 1 } } }))
+        .pagination.total as number;
+      await page
+        .getByTestId('users-total')
+        .filter({ hasText: `Showing 1–25 of ${totalBefore} users` })
+        .waitFor();
+      // Two demo users no other test names (the well-known demo-user-N ones are the walkthroughs' and reports').
+      const ids = (
+        await page
+          .locator('tr[data-user-id]')
+          .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-user-id')!))
+      ).filter((id) => !id.startsWith('demo-user-'));
+      const [userId, otherId] = [ids.at(-1)!, ids.at(-2)!];
+      expect(userId).toBeTruthy();
+      expect(otherId).toBeTruthy();
+      const row = page.locator(`tr[data-user-id="${userId}"]`);
+      const dialog = page.getByRole('dialog', { name: `Erase user ${userId}?` });
+
+      // The confirmation names the user and what goes, for good; Cancel (focused first) sends nothing.
+      apiRequests.length = 0;
+      await row.getByRole('button', { name: `Erase user ${userId}` }).click();
+      await dialog.waitFor();
+      expect(await dialog.evaluate((element) => element.matches(':modal'))).toBe(true);
+      const wording = (await dialog.textContent())!;
+      expect(wording).toContain(`This erases user ${userId}`);
+      expect(wording).toContain('their record, their report jobs and PDFs, and the onboarding tokens');
+      expect(wording).toContain('It cannot be undone.');
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+      expect(await unlabelledControls(page)).toEqual([]);
+      await screenshot('users-erase-confirmation', false);
+      const { scrollWidth } = await fitsNarrowScreen(page);
+      expect(scrollWidth).toBeLessThanOrEqual(375);
+      expect(await dialog.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+      await screenshot('narrow-users-erase-confirmation', false);
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
+      await dialog.waitFor({ state: 'detached' });
+      expect(apiRequests).toEqual([]);
+      expect(await row.count()).toBe(1);
+      // The focus is back on the row's Erase button.
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+        `Erase user ${userId}`,
+      );
+
+      // Confirmed: one DELETE, the message, the page read again without the row.
+      await row.getByRole('button', { name: `Erase user ${userId}` }).click();
+      await dialog.getByRole('button', { name: 'Erase', exact: true }).click();
+      await page
+        .getByTestId('user-erased')
+        .filter({ hasText: `User ${userId} erased.` })
+        .waitFor();
+      await row.waitFor({ state: 'detached' });
+      await page
+        .getByTestId('users-total')
+        .filter({ hasText: `Showing 1–25 of ${totalBefore - 1} users` })
+        .waitFor();
+      expect(await dialog.count()).toBe(0);
+      expect(apiRequests).toEqual([`DELETE /v1/users/${userId}`, 'POST /v1/user-status']);
+
+      // A failure (the other user erased behind the page's back: 404) is the API's message in the
+      // confirmation; the row, the list and the earlier message stay as they were.
+      const otherRow = page.locator(`tr[data-user-id="${otherId}"]`);
+      const behindTheBack = await fetch(`${baseUrl}/v1/users/${encodeURIComponent(otherId)}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${await apiToken()}` },
+      });
+      expect(behindTheBack.status).toBe(204);
+      const again = await fetch(`${baseUrl}/v1/users/${encodeURIComponent(otherId)}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${await apiToken()}` },
+      });
+      expect(again.status).toBe(404);
+      const { message } = (await again.json()) as { message: string };
+      await otherRow.getByRole('button', { name: `Erase user ${otherId}` }).click();
+      const otherDialog = page.getByRole('dialog', { name: `Erase user ${otherId}?` });
+      await otherDialog.getByRole('button', { name: 'Erase', exact: true }).click();
+      const refused = otherDialog.getByRole('alert');
+      await refused.waitFor();
+      expect(await refused.textContent()).toContain(`The user was not erased: ${message}`);
+      expect(await refused.locator('.request-id code').textContent()).toMatch(/^[0-9a-f-]{36}$/);
+      expect(await otherRow.count()).toBe(1);
+      expect(await page.getByTestId('user-erased').textContent()).toBe(`User ${userId} erased.`);
+      expect(await page.getByTestId('users-total').textContent()).toBe(`Showing 1–25 of ${totalBefore - 1} users`);
+      await otherDialog.getByRole('button', { name: 'Cancel', exact: true }).click();
+      await otherDialog.waitFor({ state: 'detached' });
+
+      // The page's id filter finds no such user any more; nor does the API.
+      await page.locator('summary', { hasText: 'Exact-match filters' }).click();
+      await page.getByLabel('Id', { exact: true }).fill(userId);
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByTestId('users-total').filter({ hasText: 'No users match.' }).waitFor();
+      expect(await page.getByTestId('user-erased').count()).toBe(0);
+      const queried = await api('/v1/user-status', { method: 'POST', body: { filters: { id: userId } } });
+      expect(queried.results).toEqual([]);
+      expect(queried.pagination.total).toBe(0);
+
+      // The Activity page lists the erasure: "User erased", the user's id as its target.
+      const trail = await api(`/v1/audit-events?targetId=${encodeURIComponent(userId)}`);
+      expect(trail.results.map((event: { action: string }) => event.action)).toEqual(['user.erased']);
+      await page.getByRole('link', { name: 'Activity' }).click();
+      await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
+      const erasure = page.locator(`tr[data-target-id="${userId}"]`);
+      await erasure.waitFor();
+      expect(await erasure.count()).toBe(1);
+      expect(await erasure.getAttribute('data-event-id')).toBe(trail.results[0].eventId);
+      expect(await erasure.locator('td[data-label="Action"]').textContent()).toBe('User erased');
+      expect(await erasure.locator('td[data-label="Target"]').textContent()).toBe(`User${userId}`);
+      expect(await erasure.locator('td[data-label="Actor"]').textContent()).toContain('local-developer');
+    } finally {
+      page.off('request', onRequest);
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
   });
 
   it('refuses an unsafe webhook URL beside the field, shows a new endpoint’s secret once, sends a signed test event and deletes the endpoint', async () => {
@@ -494,6 +624,18 @@ describe('the dashboard in Chromium', () => {
     await refused.waitFor();
     expect(await refused.textContent()).toMatch(/scope/i);
     expect(await refused.locator('.request-id code').textContent()).toMatch(/^[0-9a-f-]{36}$/);
+
+    await limited.getByRole('button', { name: 'Sign out' }).click();
+    await limited.getByRole('heading', { name: 'Development sign-in' }).waitFor();
+
+    // Reading users without users:erase: the rows offer no Erase, and there is no actions column.
+    await signIn(limited, ['users:read']);
+    await limited.getByRole('link', { name: 'Users' }).click();
+    await limited.getByRole('button', { name: 'Search' }).click();
+    await limited.locator('tr[data-user-id]').first().waitFor();
+    expect(await limited.locator('tr[data-user-id]').count()).toBe(25);
+    expect(await limited.getByRole('button', { name: /^Erase/ }).count()).toBe(0);
+    expect(await limited.locator('table th').allTextContents()).not.toContain('Actions');
 
     await limited.getByRole('button', { name: 'Sign out' }).click();
     await limited.getByRole('heading', { name: 'Development sign-in' }).waitFor();

@@ -185,16 +185,23 @@ export function FormProblems(props: { error: unknown; problems: Record<string, s
 /**
  * A list as a table: a scrollable, focusable region named `label`, one column header per entry
  * of `columns`, `busy` while it loads, and `empty` (when given) as a row across every column.
+ * `stickyLastColumn` keeps the last column (a row's actions) in view while a wide table scrolls sideways.
  */
 export function DataTable(props: {
   label: string;
   columns: readonly string[];
   busy: boolean;
   empty?: ComponentChildren;
+  stickyLastColumn?: boolean;
   children: ComponentChildren;
 }) {
   return (
-    <div class="table-wrap" tabIndex={0} role="region" aria-label={props.label}>
+    <div
+      class={props.stickyLastColumn ? 'table-wrap sticky-last' : 'table-wrap'}
+      tabIndex={0}
+      role="region"
+      aria-label={props.label}
+    >
       <table>
         <thead>
           <tr>
@@ -237,4 +244,54 @@ export function useSubmission() {
     }
   }
   return { busy, error, run };
+}
+
+/**
+ * A modal confirmation for an action that cannot be undone: a native `<dialog>` (focus kept inside,
+ * Escape cancels), opened on mount with the focus on Cancel, the safe choice. `onCancel` runs when
+ * it is dismissed (Cancel or Escape) and nothing else: the caller sends nothing. While `busy` it
+ * cannot be dismissed; `error` (the action's failure) is shown inside, leaving it open.
+ */
+export function ConfirmDialog(props: {
+  id: string;
+  title: ComponentChildren;
+  children: ComponentChildren;
+  confirmText: string;
+  busyText: string;
+  busy: boolean;
+  error: unknown;
+  errorContext: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const cancel = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (dialog.current && !dialog.current.open) dialog.current.showModal();
+    cancel.current?.focus();
+  }, []);
+  return (
+    <dialog
+      ref={dialog}
+      class="confirm"
+      aria-labelledby={`${props.id}-title`}
+      aria-describedby={`${props.id}-description`}
+      onCancel={(event) => {
+        if (props.busy) event.preventDefault();
+      }}
+      onClose={props.onCancel}
+    >
+      <h2 id={`${props.id}-title`}>{props.title}</h2>
+      <div id={`${props.id}-description`}>{props.children}</div>
+      <ErrorNotice error={props.error} context={props.errorContext} />
+      <div class="dialog-buttons">
+        <button type="button" ref={cancel} disabled={props.busy} onClick={() => dialog.current?.close()}>
+          Cancel
+        </button>
+        <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>
+          {props.busy ? props.busyText : props.confirmText}
+        </button>
+      </div>
+    </dialog>
+  );
 }

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   BOOLEAN_FILTER_FIELDS,
   DATE_RANGE_FIELDS,
@@ -17,9 +17,10 @@ import {
   type UserStatusRequest,
 } from '../../../client/index.ts';
 import { api } from '../api.ts';
-import { DataTable, ErrorNotice, PageHeading } from '../components.tsx';
+import { ConfirmDialog, DataTable, ErrorNotice, PageHeading } from '../components.tsx';
 import { csvFile, csvLine } from '../csv.ts';
 import { saveFile } from '../save-file.ts';
+import { useSession } from '../session.ts';
 
 const RANGE_FIELDS = [...NUMBER_RANGE_FIELDS, ...DATE_RANGE_FIELDS, ...INSTANT_RANGE_FIELDS] as const;
 type RangeField = (typeof RANGE_FIELDS)[number];
@@ -46,7 +47,10 @@ const rangePlaceholder = (field: RangeField): string =>
       ? 'YYYY-MM-DD'
       : 'ISO 8601';
 
-/** Users: every filter of the user-status query, the columns to show, paging with the total, CSV export. */
+/**
+ * Users: every filter of the user-status query, the columns to show, paging with the total, CSV
+ * export, and (with `users:erase`) erasing a user after a confirmation (contract §16).
+ */
 export function UsersPage() {
   const [strings, setStrings] = useState<Record<string, string>>({});
   const [booleans, setBooleans] = useState<Record<string, '' | 'true' | 'false'>>({});
@@ -61,6 +65,16 @@ export function UsersPage() {
   const [exportError, setExportError] = useState<unknown>();
   const [exported, setExported] = useState<number>();
   const exporting = useRef<AbortController | undefined>(undefined);
+  const canErase = useSession()?.scopes.includes('users:erase') ?? false;
+  /** The id of the user the confirmation is open for. */
+  const [confirming, setConfirming] = useState<string>();
+  const [erasing, setErasing] = useState(false);
+  const [eraseError, setEraseError] = useState<unknown>();
+  const [erased, setErased] = useState<string>();
+  const erasedNotice = useRef<HTMLParagraphElement>(null);
+
+  // The erased row's button is gone: the focus goes to the message saying what happened.
+  useEffect(() => erasedNotice.current?.focus(), [erased]);
 
   function buildFilters(): UserStatusFilters {
     const filters: Record<string, unknown> = {};
@@ -82,7 +96,11 @@ export function UsersPage() {
     setLoading(true);
     setError(undefined);
     try {
-      setPage(await api.queryUserStatusPage(request));
+      // Erasing needs each row's id, asked for even when the id column is not shown (nor exported).
+      const keys = request.result_keys;
+      const sent =
+        canErase && keys && !keys.includes('id') ? { ...request, result_keys: [...keys, 'id' as const] } : request;
+      setPage(await api.queryUserStatusPage(sent));
       setQuery(request);
     } catch (caught) {
       setError(caught);
@@ -94,11 +112,47 @@ export function UsersPage() {
   function search(event: Event) {
     event.preventDefault();
     setExported(undefined);
+    setErased(undefined);
     void run({ filters: buildFilters(), result_keys: columns, pagination: { limit: pageSize, offset: 0 } });
   }
 
   function goTo(offset: number) {
     if (query) void run({ ...query, pagination: { limit: query.pagination?.limit ?? pageSize, offset } });
+  }
+
+  function askToErase(userId: string) {
+    setEraseError(undefined);
+    setConfirming(userId);
+  }
+
+  function cancelErasure() {
+    setConfirming(undefined);
+    setEraseError(undefined);
+  }
+
+  async function erase(userId: string) {
+    setErasing(true);
+    setEraseError(undefined);
+    try {
+      await api.eraseUser(userId);
+    } catch (caught) {
+      // The confirmation stays open with the API's message; nothing else changes.
+      setEraseError(caught);
+      return;
+    } finally {
+      setErasing(false);
+    }
+    setConfirming(undefined);
+    setError(undefined);
+    setExported(undefined);
+    setExportError(undefined);
+    setErased(userId);
+    if (query && page) {
+      // The same page again, without the row; the one before when it was the last page's only row.
+      const limit = query.pagination?.limit ?? pageSize;
+      const from = page.results.length <= 1 && offset > 0 ? Math.max(0, offset - limit) : offset;
+      await run({ ...query, pagination: { limit, offset: from } });
+    }
   }
 
   async function exportCsv() {
@@ -370,17 +424,39 @@ export function UsersPage() {
               Exported {exported} rows to users.csv.
             </p>
           ) : null}
+          {erased !== undefined ? (
+            <p class="notice success" role="status" tabIndex={-1} ref={erasedNotice} data-testid="user-erased">
+              User <code>{erased}</code> erased.
+            </p>
+          ) : null}
           <ErrorNotice error={exportError} context="The export stopped" />
-          <DataTable label="Users" columns={shownKeys} busy={loading}>
-            {page.results.map((record, index) => (
-              <tr key={`${offset + index}`}>
-                {shownKeys.map((key) => (
-                  <td key={key} data-label={key}>
-                    {displayValue(record[key])}
-                  </td>
-                ))}
-              </tr>
-            ))}
+          <DataTable
+            label="Users"
+            columns={canErase ? [...shownKeys, 'Actions'] : shownKeys}
+            busy={loading}
+            stickyLastColumn={canErase}
+          >
+            {page.results.map((record, index) => {
+              const id = typeof record.id === 'string' ? record.id : undefined;
+              return (
+                <tr key={id ?? `${offset + index}`} data-user-id={id}>
+                  {shownKeys.map((key) => (
+                    <td key={key} data-label={key}>
+                      {displayValue(record[key])}
+                    </td>
+                  ))}
+                  {canErase ? (
+                    <td data-label="Actions">
+                      {id !== undefined ? (
+                        <button type="button" aria-label={`Erase user ${id}`} onClick={() => askToErase(id)}>
+                          Erase
+                        </button>
+                      ) : null}
+                    </td>
+                  ) : null}
+                </tr>
+              );
+            })}
           </DataTable>
           <nav class="pager" aria-label="User pages">
             <button
@@ -403,6 +479,31 @@ export function UsersPage() {
             </button>
           </nav>
         </>
+      ) : null}
+      {confirming !== undefined ? (
+        <ConfirmDialog
+          id="erase-user"
+          title={
+            <>
+              Erase user <code>{confirming}</code>?
+            </>
+          }
+          confirmText="Erase"
+          busyText="Erasing…"
+          busy={erasing}
+          error={eraseError}
+          errorContext="The user was not erased"
+          onConfirm={() => void erase(confirming)}
+          onCancel={cancelErasure}
+        >
+          <p>
+            This erases user <code>{confirming}</code> from this organization: their record, their report jobs and PDFs,
+            and the onboarding tokens sent to their e-mail address.
+          </p>
+          <p>
+            <strong>It cannot be undone.</strong> The activity trail keeps the user id only.
+          </p>
+        </ConfirmDialog>
       ) : null}
     </section>
   );
