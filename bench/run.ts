@@ -40,6 +40,7 @@ const MEASUREMENTS = [
   { id: 'local-api-load', title: '8 local API load', timeoutMs: 120_000, localStack: true },
   { id: 'dashboard', title: '9 dashboard', timeoutMs: 180_000, localStack: true },
   { id: 'webhook-emission', title: '10 webhook emission', timeoutMs: 180_000, localStack: true },
+  { id: 'audit-and-erasure', title: '11 audit and erasure', timeoutMs: 180_000, localStack: true },
 ] as const;
 
 type MeasurementId = (typeof MEASUREMENTS)[number]['id'];
