@@ -252,7 +252,11 @@ describe('token events', () => {
 });
 
 describe('report.failed from the sweep and the dead-letter handler', () => {
-  async function failedEventFor(errorCode: string, finish: (job: { orgId: string; jobId: string }) => Promise<void>) {
+  async function failedEventFor(
+    errorCode: string,
+    createdAt: Date,
+    finish: (job: { orgId: string; jobId: string }) => Promise<void>,
+  ) {
     const orgId = uniqueOrg('whf');
     const token = await tokenFor(orgId);
     const [user] = await seedOrganization(orgId, 1);
@@ -261,7 +265,7 @@ describe('report.failed from the sweep and the dead-letter handler', () => {
     const job = await writeOpenJob(reportJobStore(), {
       orgId,
       userId: user!.id,
-      createdAt: new Date(Date.now() - 6 * 60_000),
+      createdAt,
     });
     await finish(job);
     const [message] = await hook.waitFor(1);
@@ -273,14 +277,15 @@ describe('report.failed from the sweep and the dead-letter handler', () => {
   }
 
   it('sends report.failed with TIMED_OUT when the sweep times a job out', async () => {
-    await failedEventFor('TIMED_OUT', async () => {
+    await failedEventFor('TIMED_OUT', new Date(Date.now() - 6 * 60_000), async () => {
       const { handler } = await coldStart<ScheduledEvent, { timedOut: number }>('sweep-timed-out-report-jobs');
       await handler({} as ScheduledEvent, lambdaContext('SweepTimedOutReportJobs'));
     });
   });
 
   it('sends report.failed with INTERNAL_ERROR when the dead-letter handler fails a job', async () => {
-    await failedEventFor('INTERNAL_ERROR', async (job) => {
+    // A job still within its 5 minutes: the local stack's own sweep never races the handler for it.
+    await failedEventFor('INTERNAL_ERROR', new Date(), async (job) => {
       const { handler } = await coldStart<SQSEvent, SQSBatchResponse>('fail-dead-lettered-report-jobs');
       await handler({ Records: [reportJobRecord(job, 3)] }, lambdaContext('FailDeadLetteredReportJobs'));
     });
