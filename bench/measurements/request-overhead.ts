@@ -43,11 +43,12 @@ const WARMUP = 300;
 const RUNS = 2_000;
 const P50_MAX_MS = 1;
 /**
- * Routes with a budget of their own. None since users moved to PostgreSQL: QueryUserStatus no
- * longer makes two SDK calls (the digest's GetItem and BatchGetItem, 1.5 ms until then) but two
- * statements on one pooled connection.
+ * Routes with a budget of their own. EraseUser is a workflow, not one call: it reads the user,
+ * holds the report slot, lists the organization's jobs and tokens and deletes what is the user's
+ * (about a dozen SDK calls and two statements here), so its overhead is held to 5 ms. The whole
+ * erasure of a user with 20 reports is budgeted end to end in measurement 11 (2 s).
  */
-const P50_MAX_MS_BY_ROUTE: Readonly<Record<string, number>> = {};
+const P50_MAX_MS_BY_ROUTE: Readonly<Record<string, number>> = { EraseUser: 5 };
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
