@@ -24,6 +24,9 @@ Client of the onboarding, report and user-status API.
 Commands:
   token create         create an onboarding token and e-mail it to the user
   token list           list the organization's onboarding tokens
+  token redeem         exchange a token an end user typed for the person it was issued to
+  token revoke         revoke an Issued token
+  token resend         issue a new token to the same person and e-mail it (the old one is revoked)
   report create        request a PDF report about a user; --wait polls it, --out downloads it
   report status        show a report job
   report download      download a completed report and verify it
@@ -213,7 +216,7 @@ Example: onboarding users query --filter registration_status=active --filter age
 
 export const WEBHOOK_HELP = `Usage: onboarding webhook <create|list|delete|test|deliveries> [options]
 
-  webhook create --url <url> [--event <type>]...
+  webhook create --url <url> [--event <type>]... [--events <a,b,...>]
   webhook list
   webhook delete <id>
   webhook test <id>
@@ -221,7 +224,7 @@ export const WEBHOOK_HELP = `Usage: onboarding webhook <create|list|delete|test|
 
 Run "onboarding webhook <command> --help" for details.`;
 
-export const WEBHOOK_CREATE_HELP = `Usage: onboarding webhook create --url <url> [--event <type>]... [options]
+export const WEBHOOK_CREATE_HELP = `Usage: onboarding webhook create --url <url> [--event <type>]... [--events <a,b,...>] [options]
 
 Registers a webhook endpoint (POST /v1/webhooks, scope webhooks:manage) and prints its
 signing secret, the only time it is shown. Messages follow Standard Webhooks: verify them
@@ -231,6 +234,8 @@ Options:
   --url <url>        https URL of a public host (http://127.0.0.1:<port> in the local stack)
   --event <type>     report.completed, report.failed, onboarding_token.used or
                      onboarding_token.revoked; repeat or separate with commas; default all
+  --events <a,b,...> the same (as the API's "events"), e.g.
+                     --events report.completed,report.failed
   --json             print the response body as JSON
 
 ${CONNECTION_HELP}`;

@@ -114,7 +114,7 @@ const commands: Record<string, Record<string, Command>> = {
           out(JSON.stringify(page, null, 2));
           return EXIT.ok;
         }
-        const keys = ['tokenId', 'email', 'firstName', 'lastName', 'status', 'tokenHint', 'createdAt', 'expiresAt'];
+        const keys = ['tokenId', 'email', 'first_name', 'last_name', 'status', 'tokenHint', 'createdAt', 'expiresAt'];
         out(formatTable(page.results as unknown as Array<Record<string, unknown>>, keys, cellWidth(io)));
         if (page.nextCursor) err(`more: onboarding token list --cursor ${page.nextCursor}`);
         return EXIT.ok;
@@ -283,11 +283,22 @@ const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
 commands.webhook = {
   create: {
     help: help.WEBHOOK_CREATE_HELP,
-    options: { url: { type: 'string' }, event: { type: 'string', multiple: true }, json: { type: 'boolean' } },
+    options: {
+      url: { type: 'string' },
+      event: { type: 'string', multiple: true },
+      // The API's member is "events": the plural is accepted as the same option.
+      events: { type: 'string', multiple: true },
+      json: { type: 'boolean' },
+    },
     run: async ({ values, client, out, err }) => {
       const url = required(values, 'url');
-      const events = (values.event as string[] | undefined) ?? [];
-      const listed = events.flatMap((event) => event.split(',')).filter((event) => event !== '');
+      const events = [
+        ...((values.event as string[] | undefined) ?? []),
+        ...((values.events as string[] | undefined) ?? []),
+      ];
+      const listed = [...new Set(events.flatMap((event) => event.split(',')).map((event) => event.trim()))].filter(
+        (event) => event !== '',
+      );
       const unknown = listed.filter((event) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(event));
       if (unknown.length > 0)
         throw new UsageError(`unknown event type ${unknown.join(', ')}; one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
@@ -404,6 +415,11 @@ commands.audit = {
     },
   },
 };
+
+/** Every command as `group name`, e.g. `token redeem`: what the main help lists. */
+export function commandNames(): string[] {
+  return Object.entries(commands).flatMap(([group, named]) => Object.keys(named).map((name) => `${group} ${name}`));
+}
 
 const GROUP_HELP: Record<string, string> = {
   token: help.TOKEN_HELP,

@@ -37,7 +37,12 @@ export type OnboardingTokenStatus = 'Issued' | 'Used' | 'Expired' | 'Revoked';
 export interface OnboardingTokenSummary {
   tokenId: string;
   email: string;
+  /** As `createOnboardingToken` takes it. */
+  first_name: string;
+  last_name: string;
+  /** @deprecated Use `first_name`; still sent, for clients written before it. */
   firstName: string;
+  /** @deprecated Use `last_name`; still sent, for clients written before it. */
   lastName: string;
   status: OnboardingTokenStatus;
   /** The token's last 4 characters. */

@@ -1,16 +1,18 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
 import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { onboardingEmailQuotaFor } from '#shared/adapters/email-quota-adapters.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { onboardingMailerFrom } from '#shared/adapters/ses/onboarding-mailer.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { requiredString } from '#shared/config/load-config.ts';
-import { onboardingMailEnvironment } from '#shared/config/mail-config.ts';
+import { emailQuotaEnvironment, onboardingMailEnvironment } from '#shared/config/mail-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { createOnboardingToken } from '#shared/domain/onboarding/create-onboarding-token.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
+import { rateLimitHeaders } from '#shared/http/rate-limit.ts';
 import { created } from '#shared/http/responses.ts';
 import { onboardingTokenRequestSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
 import { logger } from '#shared/observability/logger.ts';
@@ -20,12 +22,14 @@ const config = loadApiConfig({
   ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
   IDEMPOTENCY_TABLE_NAME: requiredString('IDEMPOTENCY_TABLE_NAME'),
   ...onboardingMailEnvironment,
+  ...emailQuotaEnvironment,
 });
 const dynamoDb = createDynamoDbClients();
 
 const createToken = createOnboardingToken({
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
   mailer: onboardingMailerFrom(config),
+  emailQuota: onboardingEmailQuotaFor(dynamoDb.documents, config),
   clock: systemClock,
   onWithdrawFailed: (tokenId, error) =>
     logger.warn('could not withdraw a token after a failed e-mail; it voids itself as provisional', {
@@ -55,10 +59,9 @@ export const handler = createApiHandler({
     });
     metrics.addMetric(BusinessMetric.TokensIssued, MetricUnit.Count, 1);
     await audit('onboarding_token.created', result.tokenId);
-    return created({
-      onboarding_token: result.onboardingToken,
-      tokenId: result.tokenId,
-      expires_at: result.expiresAt,
-    });
+    return created(
+      { onboarding_token: result.onboardingToken, tokenId: result.tokenId, expires_at: result.expiresAt },
+      rateLimitHeaders(result.emailQuota),
+    );
   },
 });

@@ -8,9 +8,9 @@ import { SqsReportQueue } from '#shared/adapters/sqs/report-queue.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
+import { reportRateLimitPolicy, reportRateLimitVariable } from '#shared/config/report-rate-limit.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
-import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/reports/rate-limit.ts';
 import { toCreateResponse } from '#shared/domain/reports/report-job.ts';
 import { requestReport } from '#shared/domain/reports/request-report.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
@@ -27,6 +27,8 @@ const config = loadApiConfig({
   IDEMPOTENCY_TABLE_NAME: requiredString('IDEMPOTENCY_TABLE_NAME'),
   REPORT_QUEUE_URL: requiredString('REPORT_QUEUE_URL'),
   REPORT_RETENTION_DAYS: positiveIntegerString('REPORT_RETENTION_DAYS', 30),
+  // Requests per organization in any 10 minutes: 10 unless the deployment (or the local stack) says otherwise.
+  REPORT_RATE_LIMIT: reportRateLimitVariable,
 });
 const dynamoDb = createDynamoDbClients();
 
@@ -44,7 +46,11 @@ export const handler = createApiHandler({
   audit: auditRecorderFor(dynamoDb.documents, config),
   beforeBody: [
     limitRate(
-      new DynamoDbReportRateLimiter(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME, REPORT_REQUEST_RATE_LIMIT),
+      new DynamoDbReportRateLimiter(
+        dynamoDb.documents,
+        config.REPORT_JOBS_TABLE_NAME,
+        reportRateLimitPolicy(config.REPORT_RATE_LIMIT),
+      ),
       systemClock,
     ),
   ],

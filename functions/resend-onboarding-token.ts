@@ -1,10 +1,11 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
 import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { onboardingEmailQuotaFor } from '#shared/adapters/email-quota-adapters.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { onboardingMailerFrom } from '#shared/adapters/ses/onboarding-mailer.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { requiredString } from '#shared/config/load-config.ts';
-import { onboardingMailEnvironment } from '#shared/config/mail-config.ts';
+import { emailQuotaEnvironment, onboardingMailEnvironment } from '#shared/config/mail-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { resendOnboardingToken } from '#shared/domain/onboarding/token-lifecycle.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
@@ -13,6 +14,7 @@ import { tokenEventMetrics } from '#shared/observability/token-event-metrics.ts'
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
 import { onboardingTokenIdFrom } from '#shared/http/path-parameters.ts';
+import { rateLimitHeaders } from '#shared/http/rate-limit.ts';
 import { created } from '#shared/http/responses.ts';
 import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
 import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
@@ -24,12 +26,14 @@ const config = loadApiConfig({
   ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
   IDEMPOTENCY_TABLE_NAME: requiredString('IDEMPOTENCY_TABLE_NAME'),
   ...onboardingMailEnvironment,
+  ...emailQuotaEnvironment,
 });
 const dynamoDb = createDynamoDbClients();
 
 const resend = resendOnboardingToken({
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
   mailer: onboardingMailerFrom(config),
+  emailQuota: onboardingEmailQuotaFor(dynamoDb.documents, config),
   events: emittingTokenEvents(tokenEventMetrics, webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL)),
   clock: systemClock,
 });
@@ -55,6 +59,9 @@ export const handler = createApiHandler({
     metrics.addMetric(BusinessMetric.TokensIssued, MetricUnit.Count, 1);
     // The event names the token resent (revoked and replaced); the new one is in the response.
     await audit('onboarding_token.resent', tokenId);
-    return created({ onboarding_token: result.onboardingToken, tokenId: result.tokenId, expires_at: result.expiresAt });
+    return created(
+      { onboarding_token: result.onboardingToken, tokenId: result.tokenId, expires_at: result.expiresAt },
+      rateLimitHeaders(result.emailQuota),
+    );
   },
 });

@@ -36,6 +36,10 @@ interface RouteResources {
   readonly reports: ReportPipelineConstruct;
   readonly webhooks: WebhooksConstruct;
   readonly usersDatabase: UsersDatabaseConstruct;
+  /** Report requests per organization in any 10 minutes (context `reportRateLimit`). */
+  readonly reportRateLimit: number;
+  /** Tells a function that sends onboarding e-mails their quotas (context `emailQuotaPer…PerHour`). */
+  readonly applyEmailQuotas: (fn: ServiceFunction) => void;
   /** Lets a route's function append to the audit trail (PutItem alone) and tells it the retention. */
   readonly recordAudit: (fn: ServiceFunction) => void;
 }
@@ -47,11 +51,13 @@ type RouteGrants = (fn: ServiceFunction, resources: RouteResources) => void;
  * the synth; report and user-status routes add their lines next to these.
  */
 const onboardingRouteGrants = {
-  CreateOnboardingToken: (fn, { data, mail, recordAudit }) => {
+  // Token, guard and pointers, and the e-mail quota items (`RATE_LIMIT#email…`) in the same table.
+  CreateOnboardingToken: (fn, { data, mail, applyEmailQuotas, recordAudit }) => {
     recordAudit(fn);
     bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
     bindTable(fn, data.tables.Idempotency, 'readWrite');
     mail.grantSendOnboardingEmail(fn);
+    applyEmailQuotas(fn);
   },
   ListOnboardingTokens: (fn, { data }) => {
     bindTable(fn, data.tables.OnboardingTokens, 'read');
@@ -67,17 +73,18 @@ const onboardingRouteGrants = {
     bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
     webhooks.grantPublish(fn);
   },
-  ResendOnboardingToken: (fn, { data, mail, webhooks, recordAudit }) => {
+  ResendOnboardingToken: (fn, { data, mail, webhooks, applyEmailQuotas, recordAudit }) => {
     recordAudit(fn);
     bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
     webhooks.grantPublish(fn);
     bindTable(fn, data.tables.Idempotency, 'readWrite');
     mail.grantSendOnboardingEmail(fn);
+    applyEmailQuotas(fn);
   },
 } satisfies Record<(typeof onboardingRoutes)[number]['name'], RouteGrants>;
 
 const reportRouteGrants = {
-  CreateReportJob: (fn, { data, reports, usersDatabase, recordAudit }) => {
+  CreateReportJob: (fn, { data, reports, usersDatabase, reportRateLimit, recordAudit }) => {
     recordAudit(fn);
     // Job + open-job guard in one transaction, and the organization's rate-limit item.
     bindTable(fn, data.tables.ReportJobs, 'readWrite');
@@ -87,6 +94,7 @@ const reportRouteGrants = {
     reports.grantEnqueue(fn);
     // Jobs expire with their PDFs (the bucket's lifecycle rule uses the same number of days).
     fn.addEnvironment('REPORT_RETENTION_DAYS', String(reports.retentionDays));
+    fn.addEnvironment('REPORT_RATE_LIMIT', String(reportRateLimit));
   },
   // Queries the jobsByOrganization index only; a listing never writes (a late job is shown TIMED_OUT).
   ListReportJobs: (fn, { data }) => {
@@ -140,9 +148,11 @@ const webhookRouteGrants = {
     recordAudit(fn);
     bindTable(fn, data.tables.Webhooks, 'readWrite');
   },
+  // Reads the endpoint; spends the organization's test limit (`RATE_LIMIT#webhook-test`: GetItem, then PutItem alone).
   TestWebhookEndpoint: (fn, { data, webhooks, recordAudit }) => {
     recordAudit(fn);
     bindTable(fn, data.tables.Webhooks, 'read');
+    bindTable(fn, data.tables.Webhooks, 'append');
     webhooks.grantPublish(fn);
   },
   ListWebhookDeliveries: (fn, { data }) => {
@@ -242,6 +252,11 @@ export class ServiceStack extends Stack {
       reports: this.reports,
       webhooks: this.webhooks,
       usersDatabase: this.usersDatabase,
+      reportRateLimit: config.reportRateLimit,
+      applyEmailQuotas: (fn) => {
+        fn.addEnvironment('EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR', String(config.emailQuotaPerRecipientPerHour));
+        fn.addEnvironment('EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR', String(config.emailQuotaPerOrganizationPerHour));
+      },
       recordAudit: (fn) => {
         bindTable(fn, this.data.tables.AuditEvents, 'append');
         fn.addEnvironment('AUDIT_RETENTION_DAYS', String(config.auditRetentionDays));

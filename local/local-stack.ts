@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fallbackRoute, apiRoutes } from '../lib/routes.ts';
 import { allTables } from '../lib/table-definitions.ts';
+import { DEFAULT_REPORT_RATE_LIMIT } from '../shared/config/report-rate-limit.ts';
 import {
   issueDevToken,
   keysDirectory,
@@ -44,6 +45,11 @@ export interface LocalStackOptions {
   keysDir?: string;
   /** Report queue visibility timeout; default LOCAL_QUEUE_VISIBILITY_TIMEOUT_SECONDS, else AWS's (6 x the worker's timeout). */
   queueVisibilityTimeoutSeconds?: number;
+  /**
+   * Report requests per organization in any 10 minutes (the handlers' REPORT_RATE_LIMIT); default
+   * the contract's 10, whatever this process's environment says (`npm start` passes the developer's).
+   */
+  reportRateLimit?: number;
   /** Background pollers; default `localPollers` (report worker, dead-letter handler, sweep). */
   pollers?: readonly PollerFactory[];
   /** Default: import each function's entry file on first use. */
@@ -66,6 +72,8 @@ export interface LocalStack {
   /** Exactly what was set in process.env for the handlers. */
   env: Readonly<Record<string, string>>;
   resources: LocalResources;
+  /** Report requests per organization in any 10 minutes. */
+  reportRateLimit: number;
   startupMs: number;
   /** A token signed with this stack's key (default org-independent options as in issueDevToken). */
   issueToken(options: Omit<DevTokenOptions, 'keysDir'>): Promise<string>;
@@ -110,6 +118,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const resources = await createLocalResources(emulators.endpoints, {
       queueVisibilityTimeoutSeconds: options.queueVisibilityTimeoutSeconds,
     });
+    const reportRateLimit = options.reportRateLimit ?? DEFAULT_REPORT_RATE_LIMIT;
     const env = await handlerEnvironment({
       endpoints: emulators.endpoints,
       usersDatabase: emulators.usersDatabase,
@@ -117,6 +126,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       keysDir,
       quiet,
       prettyLogs: options.prettyLogs ?? false,
+      reportRateLimit,
     });
     cleanups.push(applyEnvironment(env, options.prettyLogs ? [] : ['POWERTOOLS_DEV']));
 
@@ -161,6 +171,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       usersDatabase: emulators.usersDatabase,
       env,
       resources,
+      reportRateLimit,
       startupMs: Date.now() - startedAt,
       issueToken: (tokenOptions) => issueDevToken({ ...tokenOptions, keysDir }),
       stop: () => (stopping ??= stopAll()),
@@ -171,23 +182,25 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   }
 }
 
-interface EnvironmentInput {
+export interface EnvironmentInput {
   endpoints: LocalEndpoints;
-  usersDatabase: LocalUsersDatabase;
+  usersDatabase: Pick<LocalUsersDatabase, 'host' | 'port' | 'reader' | 'eraser'>;
   resources: LocalResources;
   keysDir: string;
   quiet: boolean;
   prettyLogs: boolean;
+  reportRateLimit: number;
 }
 
 /** What the functions read in AWS (set by CDK there), pointed at the emulators. */
-async function handlerEnvironment({
+export async function handlerEnvironment({
   endpoints,
   usersDatabase,
   resources,
   keysDir,
   quiet,
   prettyLogs,
+  reportRateLimit,
 }: EnvironmentInput): Promise<Record<string, string>> {
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
@@ -220,6 +233,8 @@ async function handlerEnvironment({
     REPORT_QUEUE_URL: resources.reportQueue.url,
     REPORT_DLQ_URL: resources.reportDlq.url,
     REPORTS_BUCKET_NAME: resources.reportsBucketName,
+    // Set by CDK from the reportRateLimit context value in AWS.
+    REPORT_RATE_LIMIT: String(reportRateLimit),
     WEBHOOK_QUEUE_URL: resources.webhookQueue.url,
     WEBHOOK_DLQ_URL: resources.webhookDlq.url,
     // Set here alone: http and loopback receivers allowed, retries in seconds (CONTRACT.md §9).

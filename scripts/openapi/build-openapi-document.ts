@@ -1,4 +1,6 @@
 import { apiRoutes } from '../../lib/routes.ts';
+import { DEFAULT_EMAIL_QUOTA } from '../../shared/domain/onboarding/email-quota.ts';
+import { WEBHOOK_TEST_RATE_LIMIT } from '../../shared/domain/webhooks/webhook-endpoint.ts';
 import { SCOPES, type Scope } from '../../shared/http/api-types.ts';
 import {
   componentHeaders,
@@ -50,6 +52,8 @@ interface OperationSpec {
   success: Record<string, unknown>;
   /** Error statuses this route can answer, with a route-specific description where the generic one is too vague. */
   errors: Partial<Record<ErrorStatus, string | null>>;
+  /** A status answered with another response component than the usual one (e.g. its own 429 headers). */
+  errorResponses?: Partial<Record<ErrorStatus, keyof typeof componentResponses>>;
 }
 
 /** Statuses every authenticated route can answer. */
@@ -64,6 +68,8 @@ const CREATE_ERRORS: Partial<Record<ErrorStatus, string | null>> = {
   413: null,
 };
 
+const EMAIL_QUOTA_REFUSAL = `More than ${DEFAULT_EMAIL_QUOTA.perRecipientPerHour} onboarding e-mails to this address, or more than ${DEFAULT_EMAIL_QUOTA.perOrganizationPerHour.toLocaleString('en')} in all, in an hour for this organization (the deployment's defaults): nothing was stored or sent.`;
+
 const operations: Record<string, OperationSpec> = {
   CreateOnboardingToken: {
     operationId: 'createOnboardingToken',
@@ -75,7 +81,10 @@ const operations: Record<string, OperationSpec> = {
     parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
     requestBody: 'OnboardingTokenRequest',
     success: {
-      201: jsonResponse('Token created and e-mailed.', 'OnboardingToken', successHeaders.idempotentReplayed),
+      201: jsonResponse('Token created and e-mailed.', 'OnboardingToken', {
+        ...successHeaders.emailQuota,
+        ...successHeaders.idempotentReplayed,
+      }),
     },
     errors: {
       400: null,
@@ -83,8 +92,10 @@ const operations: Record<string, OperationSpec> = {
       409: 'The organization already holds a live (Issued, unexpired) token for this e-mail, or a request with this Idempotency-Key is still running.',
       ...CREATE_ERRORS,
       422: 'The Idempotency-Key was used with another body.',
+      429: EMAIL_QUOTA_REFUSAL,
       503: 'The e-mail could not be sent (no token was kept) or a dependency is unavailable; retry after Retry-After seconds.',
     },
+    errorResponses: { 429: 'EmailQuotaExceeded' },
   },
   ListOnboardingTokens: {
     operationId: 'listOnboardingTokens',
@@ -145,15 +156,20 @@ const operations: Record<string, OperationSpec> = {
     scope: 'onboarding:write',
     parameters: [{ $ref: '#/components/parameters/TokenId' }, { $ref: '#/components/parameters/IdempotencyKey' }],
     success: {
-      201: jsonResponse('New token created and e-mailed.', 'OnboardingToken', successHeaders.idempotentReplayed),
+      201: jsonResponse('New token created and e-mailed.', 'OnboardingToken', {
+        ...successHeaders.emailQuota,
+        ...successHeaders.idempotentReplayed,
+      }),
     },
     errors: {
       ...AUTHENTICATED,
       404: 'No such token in the calling organization.',
       409: 'The token is Used or Revoked (`tokenStatus`), another live token holds the e-mail, or a request with this Idempotency-Key is still running.',
       422: 'The Idempotency-Key was used for another request.',
+      429: `${EMAIL_QUOTA_REFUSAL} The old token is unchanged.`,
       503: 'The e-mail could not be sent (the old token is unchanged) or a dependency is unavailable; retry after Retry-After seconds.',
     },
+    errorResponses: { 429: 'EmailQuotaExceeded' },
   },
   CreateReportJob: {
     operationId: 'createReportJob',
@@ -306,8 +322,13 @@ const operations: Record<string, OperationSpec> = {
       'Queues a `webhook.test` event for this endpoint alone; it is delivered, retried and logged like any other message.',
     scope: 'webhooks:manage',
     parameters: [{ $ref: '#/components/parameters/WebhookEndpointId' }],
-    success: { 202: jsonResponse('Queued.', 'WebhookTestQueued') },
-    errors: { ...AUTHENTICATED, 404: 'No such endpoint in the calling organization.' },
+    success: { 202: jsonResponse('Queued.', 'WebhookTestQueued', successHeaders.webhookTestRateLimit) },
+    errors: {
+      ...AUTHENTICATED,
+      404: 'No such endpoint in the calling organization.',
+      429: `More than ${WEBHOOK_TEST_RATE_LIMIT.capacity} webhook tests in a minute for this organization (every authenticated request counts); nothing was queued.`,
+    },
+    errorResponses: { 429: 'WebhookTestsExceeded' },
   },
   ListWebhookDeliveries: {
     operationId: 'listWebhookDeliveries',
@@ -421,12 +442,18 @@ a download address valid 5 minutes; if it has expired (object storage answers 40
 ## Limits
 
 \`POST /v1/document/api\`: 10 requests per 10 minutes per organization (429 with \`Retry-After\`;
-\`RateLimit-*\` headers on 202 and 429); one open job per user (409). Request bodies: 64 KiB (413).`;
+\`RateLimit-*\` headers on 202 and 429); one open job per user (409). Onboarding e-mails
+(\`POST /v1/onboarding-token\` and resend): 5 per hour to one address and 1,000 per clock hour per
+organization by default (429 with \`Retry-After\`, nothing stored or sent; \`RateLimit-*\` on 201 and
+429 describe the quota nearest to refusing). \`POST /v1/webhooks/{id}/test\`: 10 per minute per
+organization (429); 10 webhook endpoints per organization (409). Request bodies: 64 KiB (413).`;
 
 function operationObject(spec: OperationSpec): Record<string, unknown> {
   const responses: Record<string, unknown> = { ...spec.success };
   for (const [status, description] of Object.entries(spec.errors).sort(([a], [b]) => Number(a) - Number(b))) {
-    const reference = { $ref: `#/components/responses/${RESPONSE_OF_STATUS[Number(status) as ErrorStatus]}` };
+    const component =
+      spec.errorResponses?.[Number(status) as ErrorStatus] ?? RESPONSE_OF_STATUS[Number(status) as ErrorStatus];
+    const reference = { $ref: `#/components/responses/${component}` };
     responses[status] = description ? { ...reference, description } : reference;
   }
   const scopeNote = spec.scope === 'public' ? 'No token needed.' : `Scope: \`${spec.scope}\`.`;

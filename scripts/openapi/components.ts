@@ -22,7 +22,8 @@ import {
   webhookDeliveryListQuerySchema,
   webhookEndpointRequestSchema,
 } from '../../shared/http/schemas/webhook-schemas.ts';
-import { WEBHOOK_EVENT_TYPES } from '../../shared/domain/webhooks/webhook-endpoint.ts';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_RATE_LIMIT } from '../../shared/domain/webhooks/webhook-endpoint.ts';
+import { DEFAULT_EMAIL_QUOTA, EMAIL_QUOTA_WINDOW_MS } from '../../shared/domain/onboarding/email-quota.ts';
 import { jsonSchemaOf, type SchemaObject } from './valibot-json-schema.ts';
 
 export type { SchemaObject };
@@ -267,12 +268,25 @@ export function componentSchemas(): Record<string, SchemaObject> {
     },
     OnboardingTokenSummary: {
       type: 'object',
-      required: ['tokenId', 'email', 'firstName', 'lastName', 'status', 'tokenHint', 'createdAt', 'expiresAt'],
+      required: [
+        'tokenId',
+        'email',
+        'first_name',
+        'last_name',
+        'firstName',
+        'lastName',
+        'status',
+        'tokenHint',
+        'createdAt',
+        'expiresAt',
+      ],
       properties: {
         tokenId: { type: 'string', format: 'uuid' },
         email: { type: 'string', description: 'Lower-cased.' },
-        firstName: { type: 'string' },
-        lastName: { type: 'string' },
+        first_name: { type: 'string', description: 'As `POST /v1/onboarding-token` took it.' },
+        last_name: { type: 'string', description: 'As `POST /v1/onboarding-token` took it.' },
+        firstName: { type: 'string', deprecated: true, description: 'The same as `first_name`; use that.' },
+        lastName: { type: 'string', deprecated: true, description: 'The same as `last_name`; use that.' },
         status: {
           type: 'string',
           enum: [...ONBOARDING_TOKEN_STATUSES],
@@ -428,7 +442,7 @@ export const componentHeaders = {
     type: 'integer',
     format: 'int32',
     minimum: 0,
-    maximum: 600,
+    maximum: EMAIL_QUOTA_WINDOW_MS / 1000,
   }),
   RateLimitLimit: header('Report requests allowed per 10-minute window and organization.', {
     type: 'integer',
@@ -438,6 +452,25 @@ export const componentHeaders = {
   RateLimitReset: header('Seconds until the next spent request returns to the window (0 when none is spent).', {
     type: 'integer',
     minimum: 0,
+  }),
+  EmailQuotaLimit: header(
+    `Onboarding e-mails per hour allowed by the quota nearest to refusing: to this address within the organization (default ${DEFAULT_EMAIL_QUOTA.perRecipientPerHour}), or by the organization in the clock hour (default ${DEFAULT_EMAIL_QUOTA.perOrganizationPerHour.toLocaleString('en')}); both are deployment settings.`,
+    { type: 'integer', minimum: 1 },
+  ),
+  EmailQuotaRemaining: header('E-mails left in that quota.', { type: 'integer', minimum: 0 }),
+  EmailQuotaReset: header(
+    'Seconds until that quota gives e-mails back: until the oldest e-mail to the address is an hour old, or until the clock hour ends (0 when none is spent).',
+    { type: 'integer', minimum: 0, maximum: EMAIL_QUOTA_WINDOW_MS / 1000 },
+  ),
+  WebhookTestLimit: header('Webhook tests allowed per minute and organization.', {
+    type: 'integer',
+    const: WEBHOOK_TEST_RATE_LIMIT.capacity,
+  }),
+  WebhookTestRemaining: header('Webhook tests left in the window.', { type: 'integer', minimum: 0 }),
+  WebhookTestReset: header('Seconds until the next spent test returns to the window (0 when none is spent).', {
+    type: 'integer',
+    minimum: 0,
+    maximum: WEBHOOK_TEST_RATE_LIMIT.windowMs / 1000,
   }),
   IdempotentReplayed: header(
     'Present on a replayed response: the first response to this Idempotency-Key.',
@@ -465,10 +498,22 @@ const rateLimitHeaders = {
   'ratelimit-remaining': { $ref: '#/components/headers/RateLimitRemaining' },
   'ratelimit-reset': { $ref: '#/components/headers/RateLimitReset' },
 };
+const emailQuotaHeaders = {
+  'ratelimit-limit': { $ref: '#/components/headers/EmailQuotaLimit' },
+  'ratelimit-remaining': { $ref: '#/components/headers/EmailQuotaRemaining' },
+  'ratelimit-reset': { $ref: '#/components/headers/EmailQuotaReset' },
+};
+const webhookTestRateLimitHeaders = {
+  'ratelimit-limit': { $ref: '#/components/headers/WebhookTestLimit' },
+  'ratelimit-remaining': { $ref: '#/components/headers/WebhookTestRemaining' },
+  'ratelimit-reset': { $ref: '#/components/headers/WebhookTestReset' },
+};
 export const successHeaders = {
   location: { $ref: '#/components/headers/Location' },
   idempotentReplayed: { 'idempotent-replayed': { $ref: '#/components/headers/IdempotentReplayed' } },
   rateLimit: rateLimitHeaders,
+  emailQuota: emailQuotaHeaders,
+  webhookTestRateLimit: webhookTestRateLimitHeaders,
 };
 
 export const componentResponses = {
@@ -489,6 +534,16 @@ export const componentResponses = {
     'Retry-After': { $ref: '#/components/headers/RetryAfter' },
     ...rateLimitHeaders,
   }),
+  EmailQuotaExceeded: jsonResponse(
+    'An onboarding e-mail quota is used up (the `RateLimit-*` headers describe the refusing one); nothing was stored or sent.',
+    'StandardError',
+    { 'Retry-After': { $ref: '#/components/headers/RetryAfter' }, ...emailQuotaHeaders },
+  ),
+  WebhookTestsExceeded: jsonResponse(
+    'The organization’s webhook tests for this minute are used up; nothing was queued.',
+    'StandardError',
+    { 'Retry-After': { $ref: '#/components/headers/RetryAfter' }, ...webhookTestRateLimitHeaders },
+  ),
   InternalServerError: jsonResponse(
     'Unexpected failure; the log line with the same x-request-id has the details.',
     'StandardError',

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { optionalString, requiredString } from './load-config.ts';
+import { DEFAULT_EMAIL_QUOTA } from '../domain/onboarding/email-quota.ts';
+import { optionalString, positiveIntegerString, requiredString } from './load-config.ts';
 
 /** What a function that sends the onboarding e-mail reads from its environment. */
 export const onboardingMailEnvironment = {
@@ -9,3 +10,22 @@ export const onboardingMailEnvironment = {
 };
 
 export type OnboardingMailConfig = v.InferOutput<v.ObjectSchema<typeof onboardingMailEnvironment, undefined>>;
+
+/**
+ * The onboarding e-mail quotas (contract §15), per organization and hour: to one address, and in
+ * all. CDK sets them from the context values `emailQuotaPerRecipientPerHour` and
+ * `emailQuotaPerOrganizationPerHour`; the local stack leaves them unset (the defaults) unless the
+ * shell that starts it sets them.
+ */
+export const emailQuotaEnvironment = {
+  EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR: positiveIntegerString(
+    'EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR',
+    DEFAULT_EMAIL_QUOTA.perRecipientPerHour,
+  ),
+  EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR: positiveIntegerString(
+    'EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR',
+    DEFAULT_EMAIL_QUOTA.perOrganizationPerHour,
+  ),
+};
+
+export type EmailQuotaConfig = v.InferOutput<v.ObjectSchema<typeof emailQuotaEnvironment, undefined>>;

@@ -1,3 +1,5 @@
+import type { QuotaDecision } from './rate-limit.ts';
+
 /**
  * Outcomes a use case reports by throwing. They name what happened in domain terms; the HTTP
  * layer's error mapper (shared/http/error-mapper.ts) is the one place that turns them into
@@ -56,6 +58,24 @@ export class RateLimitedError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super('rate limit exceeded');
+  }
+}
+
+/**
+ * An onboarding e-mail quota is used up: the recipient's (per address and organization) or the
+ * organization's. `decision` is the refusing quota's, for the `RateLimit-*` headers.
+ */
+export class EmailQuotaExceededError extends RateLimitedError {
+  override name = 'EmailQuotaExceededError';
+  constructor(
+    readonly decision: QuotaDecision,
+    readonly exhausted: 'recipient' | 'organization',
+  ) {
+    super(decision.retryAfterSeconds);
+    this.message =
+      exhausted === 'recipient'
+        ? `at most ${decision.limit} onboarding e-mails an hour to one address`
+        : `at most ${decision.limit} onboarding e-mails an hour per organization`;
   }
 }
 

@@ -1,6 +1,7 @@
 import {
   ConflictError,
   DependencyUnavailableError,
+  EmailQuotaExceededError,
   ForbiddenError,
   InvalidInputError,
   NotFoundError,
@@ -9,6 +10,7 @@ import {
 } from '../domain/errors.ts';
 import { MethodNotAllowedError, PayloadTooLargeError, RouteNotFoundError, UnauthorizedError } from './http-errors.ts';
 import type { ApiEvent, ApiResult } from './api-types.ts';
+import { rateLimitHeaders } from './rate-limit.ts';
 import { jsonResponse } from './responses.ts';
 
 /** The standard body's `error` member for each status (the OpenAPI document lists these values). */
@@ -80,7 +82,10 @@ export function mapErrorToResponse(error: unknown, event: Pick<ApiEvent, 'rawPat
   if (error instanceof UnprocessableError) return respond(422, error.message, { details: error.details });
   if (error instanceof RateLimitedError) {
     return respond(429, error.message, {
-      headers: { 'retry-after': String(error.retryAfterSeconds), ...error.headers },
+      headers: {
+        'retry-after': String(error.retryAfterSeconds),
+        ...(error instanceof EmailQuotaExceededError ? rateLimitHeaders(error.decision) : error.headers),
+      },
     });
   }
   if (isIdempotencyError(error, 'IdempotencyValidationError')) {

@@ -1,11 +1,10 @@
 import type { Clock } from '../domain/clock.ts';
 import { RateLimitedError } from '../domain/errors.ts';
-import type { ReportRateLimiter } from '../domain/reports/ports.ts';
-import type { RateLimitDecision } from '../domain/reports/rate-limit.ts';
+import type { OrganizationRateLimiter, QuotaDecision } from '../domain/rate-limit.ts';
 import { BusinessMetric, metrics, MetricUnit } from '../observability/metrics.ts';
 import type { ApiMiddleware } from './middlewares.ts';
 
-export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+export function rateLimitHeaders(decision: QuotaDecision): Record<string, string> {
   return {
     'ratelimit-limit': String(decision.limit),
     'ratelimit-remaining': String(decision.remaining),
@@ -15,11 +14,11 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
 
 /**
  * Spends one of the organization's tokens for every authenticated request, before the body is
- * read (the contract's order). Refused: 429 with Retry-After. Accepted: RateLimit-* headers on
- * the success response.
+ * read (the contract's order for report requests; webhook tests use it too). Refused: 429 with
+ * Retry-After. Accepted: RateLimit-* headers on the success response.
  */
-export function limitRate(limiter: ReportRateLimiter, clock: Clock): ApiMiddleware {
-  const decisions = new WeakMap<object, RateLimitDecision>();
+export function limitRate(limiter: OrganizationRateLimiter, clock: Clock): ApiMiddleware {
+  const decisions = new WeakMap<object, QuotaDecision>();
   return {
     before: async (request) => {
       const decision = await limiter.spend(request.context.principal.orgId, clock.now());

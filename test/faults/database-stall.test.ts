@@ -1,13 +1,15 @@
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ORGANIZATION_QUOTA_KEY, recipientQuotaKey } from '../../shared/adapters/dynamodb/email-quota.ts';
 import { callApi, tokenFor, uniqueOrg, type ApiResponse } from '../integration/api-client.ts';
 import { documentClient, seedOrganization } from '../integration/report-support.ts';
 
 /**
  * DynamoDB Local is paused (SIGSTOP) while requests flow, and resumed (SIGCONT) after every
  * request was answered. Requests sent to the paused database are buffered by the kernel and
- * executed by DynamoDB Local when it resumes, after the service gave up on them: the late writes
- * a real stall produces. The contract: every answer within the function's 10 s, in the
+ * executed by DynamoDB Local when it resumes, after the service gave up on them, as a real stall
+ * does. Token creates and report requests read first (the e-mail quotas, the rate limit), so they
+ * stall before writing anything. The contract: every answer within the function's 10 s, in the
  * contract's shape, and a 503 leaves nothing behind.
  */
 
@@ -119,17 +121,28 @@ describe('DynamoDB Local paused while requests flow', () => {
     }
   });
 
-  it('the writes the service gave up on did reach the database after it resumed (the case under test)', async () => {
+  it('token creates stalled on their e-mail quota reads: neither a token nor a quota unit of theirs reached the database', async () => {
     const items = await documentClient().send(
       new QueryCommand({
         TableName: inject('localEnv').ONBOARDING_TOKENS_TABLE_NAME!,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :token)',
-        ExpressionAttributeValues: { ':pk': `ORG#${orgId}`, ':token': 'TOKEN#' },
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `ORG#${orgId}` },
         ConsistentRead: true,
       }),
     );
-    const late = (items.Items ?? []).filter((item) => item.provisionalUntil !== undefined);
-    expect(late.length).toBeGreaterThan(0);
+    const stored = items.Items ?? [];
+    expect(stored.filter((item) => item.provisionalUntil !== undefined)).toEqual([]);
+    for (const email of emails) {
+      expect(
+        stored.find((item) => item.sk === recipientQuotaKey(email)),
+        email,
+      ).toBeUndefined();
+    }
+    // The organization's hourly e-mails: the one token created before the pause.
+    const counted = stored
+      .filter((item) => (item.sk as string).startsWith(`${ORGANIZATION_QUOTA_KEY}#`))
+      .reduce((sum, item) => sum + (item.count as number), 0);
+    expect(counted).toBe(1);
   });
 
   it('a 503 left nothing behind: the same creates succeed on retry, and e-mails sent = tokens issued', async () => {

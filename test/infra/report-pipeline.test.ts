@@ -367,7 +367,18 @@ describe('report routes', () => {
       ...usersReaderEnvironment(),
       REPORT_QUEUE_URL: { Ref: logicalIdOf(reports().queue) },
       REPORT_RETENTION_DAYS: '30',
+      // The contract's 10 per 10 minutes unless the deployment's context says otherwise.
+      REPORT_RATE_LIMIT: '10',
     });
+  });
+
+  it('CreateReportJob takes its rate limit from the reportRateLimit context value, alone among the functions', () => {
+    const { stack: generous } = buildServiceStack({ bundle: false, context: { reportRateLimit: '50' } });
+    const template = templateQueries(Template.fromStack(generous));
+    const createReportJob = generous.routeFunctions.get('CreateReportJob')!;
+    expect(template.environmentOf(createReportJob)).toMatchObject({ REPORT_RATE_LIMIT: '50' });
+    const others = [...generous.routeFunctions.values()].filter((fn) => fn !== createReportJob);
+    expect(others.filter((fn) => 'REPORT_RATE_LIMIT' in template.environmentOf(fn))).toEqual([]);
   });
 
   it('ListReportJobs may only read report jobs and query the jobsByOrganization index', () => {

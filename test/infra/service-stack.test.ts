@@ -266,6 +266,52 @@ describe('CreateOnboardingToken', () => {
   });
 });
 
+describe('the e-mail quotas and the webhook test limit', () => {
+  it('tells create and resend the e-mail quotas of the context (defaults 5 to one address and 1000 per organization an hour)', () => {
+    for (const name of ['CreateOnboardingToken', 'ResendOnboardingToken']) {
+      const fn = routeFunction(name);
+      expect(environmentOf(fn), name).toMatchObject({
+        EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR: '5',
+        EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR: '1000',
+        ONBOARDING_TOKENS_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.OnboardingTokens) },
+      });
+      // The quota items live in the tokens table, read and written in one transaction.
+      expect(statementsOf(fn).flatMap(actionsOf)).toEqual(
+        expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
+      );
+    }
+    for (const name of ['RedeemOnboardingToken', 'RevokeOnboardingToken', 'ListOnboardingTokens']) {
+      expect(environmentOf(routeFunction(name)), name).not.toHaveProperty('EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR');
+    }
+  });
+
+  it('takes other quotas from the context', () => {
+    const { stack: configured } = buildServiceStack({
+      bundle: false,
+      context: { emailQuotaPerRecipientPerHour: '3', emailQuotaPerOrganizationPerHour: 250 },
+    });
+    const configuredQueries = templateQueries(Template.fromStack(configured));
+    for (const name of ['CreateOnboardingToken', 'ResendOnboardingToken']) {
+      expect(configuredQueries.environmentOf(configured.routeFunctions.get(name)!), name).toMatchObject({
+        EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR: '3',
+        EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR: '250',
+      });
+    }
+  });
+
+  it('lets the webhook test read the Webhooks table and put its limiter item, but update or delete nothing', () => {
+    const fn = routeFunction('TestWebhookEndpoint');
+    const webhooksTable = logicalIdOf(stack.data.tables.Webhooks);
+    const onWebhooks = statementsOf(fn).filter((statement) =>
+      JSON.stringify(statement.Resource).includes(webhooksTable),
+    );
+    const actions = onWebhooks.flatMap(actionsOf);
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem']));
+    for (const write of ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])
+      expect(actions).not.toContain(write);
+  });
+});
+
 describe('ListOnboardingTokens', () => {
   it('may only read the onboarding tokens table', () => {
     const fn = routeFunction('ListOnboardingTokens');

@@ -54,6 +54,40 @@ describe('stack configuration from CDK context', () => {
     expect(parseStackConfig({ ...exampleContext, retentionDays: '7' }).retentionDays).toBe(7);
   });
 
+  it('keeps the contract’s 10 report requests per 10 minutes unless reportRateLimit says otherwise (1 to 1000)', () => {
+    expect(parseStackConfig(exampleContext).reportRateLimit).toBe(10);
+    expect(parseStackConfig({ ...exampleContext, reportRateLimit: '100' }).reportRateLimit).toBe(100);
+    expect(parseStackConfig({ ...exampleContext, reportRateLimit: 25 }).reportRateLimit).toBe(25);
+    expect(() => parseStackConfig({ ...exampleContext, reportRateLimit: 0 })).toThrow(
+      /reportRateLimit: reportRateLimit must be at least 1/,
+    );
+    expect(() => parseStackConfig({ ...exampleContext, reportRateLimit: '1001' })).toThrow(
+      /reportRateLimit: reportRateLimit must be at most 1000/,
+    );
+    expect(() => parseStackConfig({ ...exampleContext, reportRateLimit: 'lots' })).toThrow(
+      /reportRateLimit: reportRateLimit must be a number/,
+    );
+  });
+
+  it('keeps the contract’s e-mail quotas (5 to one address, 1000 per organization, an hour) unless the context says otherwise', () => {
+    expect(parseStackConfig(exampleContext)).toMatchObject({
+      emailQuotaPerRecipientPerHour: 5,
+      emailQuotaPerOrganizationPerHour: 1000,
+    });
+    expect(
+      parseStackConfig({ ...exampleContext, emailQuotaPerRecipientPerHour: '2', emailQuotaPerOrganizationPerHour: 50 }),
+    ).toMatchObject({ emailQuotaPerRecipientPerHour: 2, emailQuotaPerOrganizationPerHour: 50 });
+    expect(() => parseStackConfig({ ...exampleContext, emailQuotaPerRecipientPerHour: 0 })).toThrow(
+      /emailQuotaPerRecipientPerHour: emailQuotaPerRecipientPerHour must be at least 1/,
+    );
+    expect(() => parseStackConfig({ ...exampleContext, emailQuotaPerRecipientPerHour: 101 })).toThrow(
+      /emailQuotaPerRecipientPerHour must be at most 100/,
+    );
+    expect(() => parseStackConfig({ ...exampleContext, emailQuotaPerOrganizationPerHour: 'many' })).toThrow(
+      /emailQuotaPerOrganizationPerHour: emailQuotaPerOrganizationPerHour must be a number/,
+    );
+  });
+
   it('names a missing senderEmail', () => {
     const { senderEmail: _omitted, ...context } = exampleContext;
     expect(() => readStackConfig(new App({ context }).node)).toThrow(/senderEmail: senderEmail is required/);

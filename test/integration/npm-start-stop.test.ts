@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -55,6 +55,7 @@ describe('npm start', () => {
         LOCAL_SQS_PORT: '0',
         LOCAL_S3_PORT: '0',
         LOCAL_SES_PORT: '0',
+        REPORT_RATE_LIMIT: '25',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -68,6 +69,11 @@ describe('npm start', () => {
         execFileSync('ps', ['-o', 'comm=', '-p', String(pid)], { encoding: 'utf8' }).includes('java'),
       );
       expect(java).toHaveLength(1);
+      // The banner names the router's real port (PORT=0: a free one) and the developer's rate limit.
+      const exported = /export API_URL=http:\/\/127\.0\.0\.1:(\d+) API_TOKEN=\S+/.exec(output);
+      expect(exported, output).not.toBeNull();
+      expect(exported![1]).not.toBe('3000');
+      expect(output).toContain('limited to 25 per 10 minutes');
       const postgres = processes.filter((pid) =>
         execFileSync('ps', ['-o', 'comm=', '-p', String(pid)], { encoding: 'utf8' }).includes('postgres'),
       );
@@ -83,4 +89,16 @@ describe('npm start', () => {
       if (isRunning(npm.pid!)) npm.kill('SIGKILL');
     }
   }, 150_000);
+
+  it('refuses a REPORT_RATE_LIMIT that is not a whole number from 1 to 1000 before starting anything', () => {
+    const refused = spawnSync('npm', ['start'], {
+      cwd: repoRoot,
+      env: { ...process.env, REPORT_RATE_LIMIT: '0' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('REPORT_RATE_LIMIT must be a whole number from 1 to 1000');
+    expect(refused.stdout).not.toContain('Starting the local stack');
+  });
 });

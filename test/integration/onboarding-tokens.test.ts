@@ -57,8 +57,13 @@ describe('POST /v1/onboarding-token', () => {
         ExpressionAttributeValues: { ':pk': `ORG#${orgId}` },
       }),
     );
-    expect(stored.Items).toHaveLength(4); // the token, its e-mail guard, its id and hash pointers
+    // The token, its e-mail guard, its id and hash pointers, and the e-mail quotas spent on it
+    // (the address's, keyed by its SHA-256, and the organization's hour).
+    const keys = (stored.Items ?? []).map((item) => (item.sk as string).replace(/#.*/, '#'));
+    expect(keys.sort()).toEqual(['EMAIL#', 'RATE_LIMIT#', 'RATE_LIMIT#', 'TOKEN#', 'TOKENHASH#', 'TOKENID#']);
     expect(JSON.stringify(stored.Items)).not.toContain(onboardingToken);
+    const quotaItems = (stored.Items ?? []).filter((item) => (item.sk as string).startsWith('RATE_LIMIT#'));
+    expect(JSON.stringify(quotaItems)).not.toContain(email);
   });
 
   it('refuses a second live token for the same e-mail in the organization, whatever its case', async () => {

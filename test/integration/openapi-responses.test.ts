@@ -228,4 +228,43 @@ describe('error responses match the document', () => {
     const refused = await callApi('POST', JOBS_PATH, { token: limitedToken, body: { userId: 'nobody' } });
     expectDocumented(POST(JOBS_PATH), refused, 429);
   });
+
+  it('429 on create and resend once an address had its 5 onboarding e-mails of the hour', async () => {
+    const body = { email: `quota.${orgId}@example.com`, first_name: 'Ada', last_name: 'Lovelace' };
+    let tokenId = (await callApi('POST', TOKEN_PATH, { token, body })).body.tokenId as string;
+    for (let i = 0; i < 4; i++) {
+      const resent = await callApi('POST', `${TOKENS_PATH}/${tokenId}/resend`, { token });
+      expectDocumented(POST(`${TOKENS_PATH}/{tokenId}/resend`), resent, 201);
+      tokenId = resent.body.tokenId;
+    }
+    expectDocumented(
+      POST(`${TOKENS_PATH}/{tokenId}/resend`),
+      await callApi('POST', `${TOKENS_PATH}/${tokenId}/resend`, { token }),
+      429,
+    );
+    expectDocumented(POST(TOKEN_PATH), await callApi('POST', TOKEN_PATH, { token, body }), 429);
+  });
+
+  it('POST /v1/webhooks/{id}/test 202, then 429 once the organization spent its 10 tests of the minute', async () => {
+    const limitedToken = await tokenFor(uniqueOrg('openapi-wh'));
+    const endpoint = await callApi('POST', '/v1/webhooks', {
+      token: limitedToken,
+      body: { url: 'http://127.0.0.1:9/hooks', events: ['report.completed'] },
+    });
+    const testPath = `/v1/webhooks/${endpoint.body.id}/test`;
+    const tests = await Promise.all(
+      Array.from({ length: 11 }, () => callApi('POST', testPath, { token: limitedToken })),
+    );
+    const route = POST('/v1/webhooks/{id}/test');
+    expectDocumented(
+      route,
+      tests.find((response) => response.status === 202)!,
+      202,
+    );
+    expectDocumented(
+      route,
+      tests.find((response) => response.status === 429)!,
+      429,
+    );
+  });
 });

@@ -4,6 +4,7 @@ import {
   QueryCommand,
   TransactWriteCommand,
   type DynamoDBDocumentClient,
+  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ConflictError, DependencyUnavailableError, TokenNotIssuedError } from '../../domain/errors.ts';
@@ -12,7 +13,8 @@ import {
   type OnboardingTokenRecord,
   type OnboardingTokenStatus,
 } from '../../domain/onboarding/onboarding-token.ts';
-import type { OnboardingTokenPage, OnboardingTokenStore } from '../../domain/onboarding/ports.ts';
+import type { EmailQuotaSpend, OnboardingTokenPage, OnboardingTokenStore } from '../../domain/onboarding/ports.ts';
+import { QuotaChangedError } from '../../domain/rate-limit.ts';
 import { decodeCursor, encodeCursor } from './page-cursor.ts';
 import { cancellationReasons, withTransactionConflictRetry } from './transactions.ts';
 import { epochSeconds, organizationPartition } from './keys.ts';
@@ -48,17 +50,23 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
     private readonly tableName: string,
   ) {}
 
-  async issue(record: OnboardingTokenRecord, now: Date, provisionalUntil: Date): Promise<void> {
-    const command = new TransactWriteCommand({
-      TransactItems: [
-        this.claimEmailGuard(record, now, undefined, provisionalUntil),
-        ...this.putToken(record, provisionalUntil),
-      ],
-    });
+  async issue(
+    record: OnboardingTokenRecord,
+    now: Date,
+    provisionalUntil: Date,
+    emailQuota?: EmailQuotaSpend,
+  ): Promise<void> {
+    const items = [
+      this.claimEmailGuard(record, now, undefined, provisionalUntil),
+      ...this.putToken(record, provisionalUntil),
+    ];
+    const command = new TransactWriteCommand({ TransactItems: [...items, ...quotaWrites(emailQuota)] });
     try {
       await withTransactionConflictRetry(() => this.documents.send(command));
     } catch (error) {
-      if (cancellationReasons(error)[0] === 'ConditionalCheckFailed') throw emailTaken();
+      const reasons = cancellationReasons(error);
+      if (reasons[0] === 'ConditionalCheckFailed') throw emailTaken();
+      throwIfQuotaChanged(reasons, items.length, error);
       throw error;
     }
   }
@@ -142,6 +150,7 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
     next: OnboardingTokenRecord,
     revokedBy: string | undefined,
     now: Date,
+    emailQuota?: EmailQuotaSpend,
   ): Promise<void> {
     const wasIssued = tokenStatus(previous, now) === 'Issued';
     const revokePrevious = {
@@ -166,13 +175,12 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
         ConditionExpression: 'attribute_not_exists(usedAt) AND attribute_not_exists(revokedAt)',
       },
     };
-    const command = new TransactWriteCommand({
-      TransactItems: [
-        wasIssued ? revokePrevious : checkPreviousExpired,
-        this.claimEmailGuard(next, now, wasIssued ? tokenKey(previous) : undefined),
-        ...this.putToken(next),
-      ],
-    });
+    const items = [
+      wasIssued ? revokePrevious : checkPreviousExpired,
+      this.claimEmailGuard(next, now, wasIssued ? tokenKey(previous) : undefined),
+      ...this.putToken(next),
+    ];
+    const command = new TransactWriteCommand({ TransactItems: [...items, ...quotaWrites(emailQuota)] });
     try {
       await withTransactionConflictRetry(() => this.documents.send(command));
     } catch (error) {
@@ -182,6 +190,7 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
         throw new TokenNotIssuedError(current ? tokenStatus(current, now) : 'Revoked');
       }
       if (reasons[1] === 'ConditionalCheckFailed') throw emailTaken();
+      throwIfQuotaChanged(reasons, items.length, error);
       throw error;
     }
   }
@@ -445,6 +454,15 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
 }
 
 const emailTaken = () => new ConflictError('an unexpired onboarding token already exists for this e-mail');
+
+/** The e-mail quota's conditional writes (shared/adapters/dynamodb/email-quota.ts), after the token's items. */
+const quotaWrites = (emailQuota: EmailQuotaSpend | undefined) =>
+  (emailQuota?.writes ?? []) as NonNullable<TransactWriteCommandInput['TransactItems']>;
+
+/** The token's own items passed; a quota item failed its condition: a concurrent e-mail spent it. */
+function throwIfQuotaChanged(reasons: readonly string[], tokenItems: number, cause: unknown): void {
+  if (reasons.slice(tokenItems).includes('ConditionalCheckFailed')) throw new QuotaChangedError({ cause });
+}
 
 const retainUntil = (record: Pick<OnboardingTokenRecord, 'expiresAt'>): number =>
   epochSeconds(record.expiresAt) + RETAIN_AFTER_EXPIRY_SECONDS;

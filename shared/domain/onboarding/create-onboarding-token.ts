@@ -1,7 +1,9 @@
 import type { Clock } from '../clock.ts';
 import { DependencyUnavailableError } from '../errors.ts';
+import type { QuotaDecision } from '../rate-limit.ts';
+import { spendingEmailQuota } from './email-quota.ts';
 import { issueTokenFor, type OnboardingTokenRecord } from './onboarding-token.ts';
-import type { OnboardingEmail, OnboardingMailer, OnboardingTokenStore } from './ports.ts';
+import type { OnboardingEmail, OnboardingEmailQuota, OnboardingMailer, OnboardingTokenStore } from './ports.ts';
 
 export interface CreateOnboardingTokenInput {
   /** When the caller stops waiting: a token not confirmed by then is void (see `issue`). */
@@ -17,6 +19,8 @@ export interface CreatedOnboardingToken {
   onboardingToken: string;
   tokenId: string;
   expiresAt: string;
+  /** The e-mail quota nearest to refusing, after this e-mail (`RateLimit-*`). */
+  emailQuota: QuotaDecision;
 }
 
 /** The e-mail that carries `token` to the person `record` was issued to. */
@@ -38,6 +42,8 @@ export function onboardingEmail(
 export interface CreateOnboardingTokenDeps {
   tokens: OnboardingTokenStore;
   mailer: OnboardingMailer;
+  /** Spent with the token's first write: a request beyond the quota, or refused, stores, sends and spends nothing. */
+  emailQuota: OnboardingEmailQuota;
   clock: Clock;
   /** Told when a withdrawal after a failed e-mail itself failed, so an operator can clean up. */
   onWithdrawFailed?: (tokenId: string, error: unknown) => void;
@@ -50,8 +56,9 @@ export interface CreateOnboardingTokenDeps {
 export const PROVISIONAL_MARGIN_MS = 1_000;
 
 /**
- * Primary course: generate a token, record its hash provisionally (refused if the e-mail already
- * holds a live token), e-mail it, confirm the record, return it. If the e-mail cannot be sent,
+ * Primary course: generate a token, record its hash provisionally and spend the e-mail quota, in
+ * one transaction (429 beyond the quota, 409 if the e-mail already holds a live token: either way
+ * nothing is stored, sent or spent), e-mail it, confirm the record, return it. If the e-mail cannot be sent,
  * the record is withdrawn and the caller gets a retryable failure. If anything stalls, the
  * provisional record voids itself when the caller stops waiting: a 503 leaves no token behind,
  * even one whose write DynamoDB applied after we gave up.
@@ -62,7 +69,9 @@ export function createOnboardingToken(deps: CreateOnboardingTokenDeps) {
     const provisionalUntil = new Date(input.answerBy.getTime() + PROVISIONAL_MARGIN_MS);
     const { token, record } = issueTokenFor(input, now);
 
-    await deps.tokens.issue(record, now, provisionalUntil);
+    const { decision: emailQuota } = await spendingEmailQuota(deps.emailQuota, record, now, (spend) =>
+      deps.tokens.issue(record, now, provisionalUntil, spend),
+    );
     try {
       await deps.mailer.sendOnboardingToken(onboardingEmail(record, token, input.organizationName));
     } catch (mailError) {
@@ -70,7 +79,12 @@ export function createOnboardingToken(deps: CreateOnboardingTokenDeps) {
       throw new DependencyUnavailableError('mail', { cause: mailError });
     }
     await deps.tokens.confirm(record, provisionalUntil);
-    return { onboardingToken: token, tokenId: record.tokenId, expiresAt: record.expiresAt };
+    return {
+      onboardingToken: token,
+      tokenId: record.tokenId,
+      expiresAt: record.expiresAt,
+      emailQuota,
+    };
   };
 }
 

@@ -5,7 +5,12 @@ import type { OnboardingTokenStore } from './ports.ts';
 export interface OnboardingTokenSummary {
   tokenId: string;
   email: string;
+  /** As `POST /v1/onboarding-token` takes it. */
+  first_name: string;
+  last_name: string;
+  /** @deprecated The first answers' name for `first_name`, kept for their clients. */
   firstName: string;
+  /** @deprecated The first answers' name for `last_name`, kept for their clients. */
   lastName: string;
   status: OnboardingTokenStatus;
   tokenHint: string;
@@ -40,6 +45,8 @@ export function listOnboardingTokens(deps: { tokens: OnboardingTokenStore; clock
       results: page.records.map((record) => ({
         tokenId: record.tokenId,
         email: record.email,
+        first_name: record.firstName,
+        last_name: record.lastName,
         firstName: record.firstName,
         lastName: record.lastName,
         status: tokenStatus(record, now),

@@ -1,3 +1,4 @@
+import type { QuotaDecision } from '../rate-limit.ts';
 import type { OnboardingTokenRecord, OnboardingTokenStatus } from './onboarding-token.ts';
 
 export interface OnboardingTokenPage {
@@ -11,9 +12,11 @@ export interface OnboardingTokenStore {
    * Records a new token, provisionally: until `confirm`, no reader sees it, and from
    * `provisionalUntil` on it holds nothing (its e-mail is free again), whether or not this write
    * took effect after its caller gave up. Throws `ConflictError` when the organization already
-   * holds an unexpired token for the same e-mail; atomic under concurrent calls.
+   * holds an unexpired token for the same e-mail; atomic under concurrent calls. `emailQuota` is
+   * spent in the same transaction: refused, nothing of it is spent; changed meanwhile,
+   * `QuotaChangedError` and nothing written.
    */
-  issue(record: OnboardingTokenRecord, now: Date, provisionalUntil: Date): Promise<void>;
+  issue(record: OnboardingTokenRecord, now: Date, provisionalUntil: Date, emailQuota?: EmailQuotaSpend): Promise<void>;
   /** Makes an issued token real (its e-mail was sent). Throws if it is no longer provisional-and-held. */
   confirm(record: OnboardingTokenRecord, provisionalUntil: Date): Promise<void>;
   /** Undoes `issue` (used when the e-mail could not be sent). */
@@ -44,13 +47,15 @@ export interface OnboardingTokenStore {
   /**
    * Records `next` for the same person and, if `previous` is still Issued, revokes it, in one
    * transaction holding the e-mail guard. Throws `TokenNotIssuedError` when `previous` changed
-   * status meanwhile, `ConflictError` when another live token holds the e-mail.
+   * status meanwhile, `ConflictError` when another live token holds the e-mail. `emailQuota` is
+   * spent in the same transaction, as in `issue`.
    */
   replace(
     previous: OnboardingTokenRecord,
     next: OnboardingTokenRecord,
     revokedBy: string | undefined,
     now: Date,
+    emailQuota?: EmailQuotaSpend,
   ): Promise<void>;
   /** Undoes `replace` (the new token's e-mail could not be sent): `previous` is as it was before. */
   undoReplace(previous: OnboardingTokenRecord, next: OnboardingTokenRecord): Promise<void>;
@@ -85,4 +90,40 @@ export interface OnboardingEmail {
 
 export interface OnboardingMailer {
   sendOnboardingToken(email: OnboardingEmail): Promise<void>;
+}
+
+/**
+ * One onboarding e-mail's share of the quotas, decided but not yet spent: the token store spends it
+ * in the same transaction as the token's write, so a request refused for any reason spends nothing.
+ */
+export interface EmailQuotaReservation {
+  allowed: true;
+  /** The quota nearest to refusing, after this e-mail (for `RateLimit-*`). */
+  decision: QuotaDecision;
+  spend: EmailQuotaSpend;
+}
+
+/**
+ * The conditional writes that spend a reservation, opaque to the domain: the quota adapter makes
+ * them, the token store commits them with the token (both are the DynamoDB adapters of one table).
+ * If one of them fails its condition, the store throws `QuotaChangedError` and writes nothing.
+ */
+export interface EmailQuotaSpend {
+  readonly writes: readonly object[];
+}
+
+export interface EmailQuotaRefusal {
+  allowed: false;
+  /** The refusing quota's decision (`Retry-After`, `RateLimit-*`). */
+  decision: QuotaDecision;
+  exhausted: 'recipient' | 'organization';
+}
+
+/** The onboarding e-mail quotas (contract §15): per address within the organization, and per organization. */
+export interface OnboardingEmailQuota {
+  /**
+   * Reads the address's quota and the organization's and decides on one more e-mail to `email`
+   * (trimmed and lower-cased before it is counted). Writes nothing.
+   */
+  reserve(orgId: string, email: string, now: Date): Promise<EmailQuotaReservation | EmailQuotaRefusal>;
 }

@@ -1,8 +1,10 @@
 import type { Clock } from '../clock.ts';
 import { DependencyUnavailableError, NotFoundError, TokenNotIssuedError } from '../errors.ts';
+import type { QuotaDecision } from '../rate-limit.ts';
 import { onboardingEmail } from './create-onboarding-token.ts';
+import { spendingEmailQuota } from './email-quota.ts';
 import { hashOnboardingToken, issueTokenFor, tokenStatus, type OnboardingTokenRecord } from './onboarding-token.ts';
-import type { OnboardingMailer, OnboardingTokenEvents, OnboardingTokenStore } from './ports.ts';
+import type { OnboardingEmailQuota, OnboardingMailer, OnboardingTokenEvents, OnboardingTokenStore } from './ports.ts';
 
 export interface TokenLifecycleDeps {
   tokens: OnboardingTokenStore;
@@ -47,14 +49,20 @@ export interface ResentOnboardingToken {
   onboardingToken: string;
   tokenId: string;
   expiresAt: string;
+  /** The e-mail quota nearest to refusing, after this e-mail (`RateLimit-*`). */
+  emailQuota: QuotaDecision;
 }
 
 /**
  * Primary course: for an Issued or Expired token, record a new token for the same person (the old
- * one Revoked if it was Issued) in one transaction, then e-mail the new one. All or nothing: if
- * the e-mail cannot be sent, the transaction is undone and the old token is as it was.
+ * one Revoked if it was Issued) and spend the e-mail quota in one transaction, then e-mail the new
+ * one. All or nothing: beyond the quota (429) or if the token changed meanwhile (409) nothing
+ * changes and nothing is spent; if the e-mail cannot be sent, the transaction is undone (the
+ * e-mail stays counted) and the old token is as it was.
  */
-export function resendOnboardingToken(deps: TokenLifecycleDeps & { mailer: OnboardingMailer }) {
+export function resendOnboardingToken(
+  deps: TokenLifecycleDeps & { mailer: OnboardingMailer; emailQuota: OnboardingEmailQuota },
+) {
   return async (input: {
     orgId: string;
     tokenId: string;
@@ -68,7 +76,9 @@ export function resendOnboardingToken(deps: TokenLifecycleDeps & { mailer: Onboa
     if (status === 'Used' || status === 'Revoked') throw new TokenNotIssuedError(status);
 
     const { token, record: next } = issueTokenFor(previous, now);
-    await deps.tokens.replace(previous, next, input.revokedBy, now);
+    const { decision: emailQuota } = await spendingEmailQuota(deps.emailQuota, next, now, (spend) =>
+      deps.tokens.replace(previous, next, input.revokedBy, now, spend),
+    );
     try {
       await deps.mailer.sendOnboardingToken(onboardingEmail(next, token, input.organizationName));
     } catch (mailError) {
@@ -78,6 +88,11 @@ export function resendOnboardingToken(deps: TokenLifecycleDeps & { mailer: Onboa
     if (status === 'Issued') {
       await deps.events.tokenRevoked({ ...previous, revokedAt: now.toISOString(), revokedBy: input.revokedBy });
     }
-    return { onboardingToken: token, tokenId: next.tokenId, expiresAt: next.expiresAt };
+    return {
+      onboardingToken: token,
+      tokenId: next.tokenId,
+      expiresAt: next.expiresAt,
+      emailQuota,
+    };
   };
 }

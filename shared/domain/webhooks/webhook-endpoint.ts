@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { RateLimitPolicy } from '../rate-limit.ts';
 
 /** The event types an endpoint subscribes to (CONTRACT.md §9). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -12,6 +13,8 @@ export type SubscribableEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export type WebhookEventType = SubscribableEventType | 'webhook.test';
 
 export const MAX_ENDPOINTS_PER_ORGANIZATION = 10;
+/** `POST /v1/webhooks/{id}/test`: at most 10 per organization in any minute (contract §15). */
+export const WEBHOOK_TEST_RATE_LIMIT: RateLimitPolicy = { capacity: 10, windowMs: 60 * 1000 };
 /** An endpoint that has had no successful delivery for this long since its first failure is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3600 * 1000;
 

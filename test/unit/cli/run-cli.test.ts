@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Fetch, Timers } from '../../../client/index.ts';
-import { EXIT, runCli, type CliIo } from '../../../cli/run-cli.ts';
+import { commandNames, EXIT, runCli, type CliIo } from '../../../cli/run-cli.ts';
 import { parseResultKeys, parseUserFilters } from '../../../cli/user-filters.ts';
 
 const JOB_ID = '6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1';
@@ -98,6 +98,22 @@ describe('usage', () => {
       const result = await run(argv, noFetch, {});
       expect(result.code, argv.join(' ')).toBe(EXIT.ok);
       expect(result.stdout).toMatch(/^Usage: onboarding/);
+    }
+  });
+
+  it('lists every command in the top-level help, and each group’s commands in the group’s help', async () => {
+    const names = commandNames();
+    expect(names).toEqual(expect.arrayContaining(['token redeem', 'token revoke', 'token resend', 'webhook create']));
+    const main = (await run(['--help'], noFetch, {})).stdout;
+    const listed = main
+      .split('\n')
+      .map((line) => /^ {2}([a-z]+ [a-z]+) {2,}\S/.exec(line)?.[1])
+      .filter((name) => name !== undefined);
+    expect(listed.sort()).toEqual([...names].sort());
+    for (const group of new Set(names.map((name) => name.split(' ')[0]!))) {
+      const groupHelp = (await run([group, '--help'], noFetch, {})).stdout;
+      for (const name of names.filter((n) => n.startsWith(`${group} `)))
+        expect(groupHelp, group).toContain(`  ${name}`);
     }
   });
 
@@ -361,5 +377,53 @@ describe('users query arguments', () => {
       { result_keys: ['id'], pagination: { limit: 1000, offset: 0 } },
       { result_keys: ['id'], pagination: { limit: 1000, offset: 1000 } },
     ]);
+  });
+});
+
+describe('webhook create', () => {
+  const created = (events: string[]) =>
+    json(201, {
+      id: 'wh-1',
+      url: 'https://hooks.example.org/',
+      events,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      secret: 'whsec_x',
+    });
+
+  async function eventsSent(argv: string[]) {
+    let sent: { events?: string[] } | undefined;
+    const fetch: Fetch = async (_url, init) => {
+      sent = JSON.parse(String(init?.body));
+      return created(sent?.events ?? []);
+    };
+    const result = await run(['webhook', 'create', '--url', 'https://hooks.example.org/', ...argv], fetch);
+    return { ...result, events: sent?.events };
+  }
+
+  it('takes the event types from --events a,b as from --event (repeated or comma-separated), without duplicates', async () => {
+    const both = ['report.completed', 'report.failed'];
+    expect((await eventsSent(['--events', 'report.completed,report.failed'])).events).toEqual(both);
+    expect((await eventsSent(['--event', 'report.completed', '--event', 'report.failed'])).events).toEqual(both);
+    expect((await eventsSent(['--event', 'report.completed,report.failed'])).events).toEqual(both);
+    expect(
+      (await eventsSent(['--event', 'report.completed', '--events', 'report.completed,onboarding_token.used'])).events,
+    ).toEqual(['report.completed', 'onboarding_token.used']);
+    const all = await eventsSent([]);
+    expect(all.code).toBe(EXIT.ok);
+    expect(all.events).toEqual([
+      'report.completed',
+      'report.failed',
+      'onboarding_token.used',
+      'onboarding_token.revoked',
+    ]);
+  });
+
+  it('refuses an unknown event type from --events before calling the API', async () => {
+    const result = await run(
+      ['webhook', 'create', '--url', 'https://hooks.example.org/', '--events', 'report.completed,report.done'],
+      noFetch,
+    );
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr).toContain('unknown event type report.done');
   });
 });

@@ -55,6 +55,10 @@ describe('client types match the service', () => {
   it('response bodies are what the use cases return', () => {
     expectTypeOf<ReportJobCreated>().toEqualTypeOf<ReturnType<typeof toCreateResponse>>();
     expectTypeOf<OnboardingTokenPage>().toEqualTypeOf<OnboardingTokenListing>();
+    // Listed as create takes them; firstName and lastName stay as deprecated aliases.
+    expectTypeOf<OnboardingTokenPage['results'][number]>().toMatchTypeOf<
+      OnboardingTokenRequest & { firstName: string }
+    >();
     expectTypeOf<UserStatusPage['pagination']>().toEqualTypeOf<ServiceUserStatusPage['pagination']>();
     expectTypeOf<FieldError>().toEqualTypeOf<FieldProblem>();
     expectTypeOf<WebhookEndpoint>().toEqualTypeOf<ReturnType<typeof toEndpointResponse>>();

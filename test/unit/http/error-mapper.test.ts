@@ -7,6 +7,7 @@ import {
   ForbiddenError,
   InvalidInputError,
   NotFoundError,
+  EmailQuotaExceededError,
   RateLimitedError,
   UnprocessableError,
 } from '../../../shared/domain/errors.ts';
@@ -136,6 +137,26 @@ describe('mapErrorToResponse: standard error body', () => {
 
     expect(response.statusCode).toBe(429);
     expect(response.headers).toMatchObject({ 'retry-after': '120', ...headers });
+  });
+
+  it('answers an exceeded e-mail quota 429 with the standard body, retry-after and that quota’s headers', () => {
+    const decision = { allowed: false, limit: 5, remaining: 0, resetSeconds: 2400, retryAfterSeconds: 2400 };
+
+    const { response, unexpected } = mapErrorToResponse(new EmailQuotaExceededError(decision, 'recipient'), event);
+
+    expect(response.statusCode).toBe(429);
+    expect(unexpected).toBe(false);
+    expect(response.headers).toMatchObject({
+      'retry-after': '2400',
+      'ratelimit-limit': '5',
+      'ratelimit-remaining': '0',
+      'ratelimit-reset': '2400',
+    });
+    expect(bodyOf(response)).toMatchObject({
+      code: 429,
+      error: 'TOO_MANY_REQUESTS',
+      message: 'at most 5 onboarding e-mails an hour to one address',
+    });
   });
 
   it('answers 405 with an allow header listing the allowed methods', () => {

@@ -4,10 +4,16 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoDbOnboardingTokenStore } from '../../../shared/adapters/dynamodb/onboarding-token-store.ts';
-import { ConflictError, DependencyUnavailableError } from '../../../shared/domain/errors.ts';
+import {
+  ConflictError,
+  DependencyUnavailableError,
+  EmailQuotaExceededError,
+  RateLimitedError,
+} from '../../../shared/domain/errors.ts';
 import { createOnboardingToken } from '../../../shared/domain/onboarding/create-onboarding-token.ts';
 import { hashOnboardingToken } from '../../../shared/domain/onboarding/onboarding-token.ts';
 import type { OnboardingEmail, OnboardingMailer } from '../../../shared/domain/onboarding/ports.ts';
+import { ALLOWED, FakeEmailQuota, quotaWrite, RECIPIENT_REFUSAL } from './fake-email-quota.ts';
 
 const TABLE = 'OnboardingTokens';
 const NOW = new Date('2026-03-01T12:00:00.000Z');
@@ -31,16 +37,17 @@ const cancelled = (...codes: string[]) =>
     CancellationReasons: codes.map((Code) => ({ Code })),
   });
 
-function useCase(onWithdrawFailed = vi.fn()) {
+function useCase(onWithdrawFailed = vi.fn(), emailQuota = new FakeEmailQuota()) {
   const mailer = new FakeMailer();
   const documents = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
   const run = createOnboardingToken({
     tokens: new DynamoDbOnboardingTokenStore(documents, TABLE),
     mailer,
+    emailQuota,
     clock: { now: () => NOW },
     onWithdrawFailed,
   });
-  return { run, mailer, onWithdrawFailed };
+  return { run, mailer, onWithdrawFailed, emailQuota };
 }
 
 const ANSWER_BY = new Date('2026-03-01T12:00:09.000Z');
@@ -167,9 +174,12 @@ describe('createOnboardingToken', () => {
     expect(calls).toHaveLength(2);
     const issued = calls[0]!.args[0].input.TransactItems!;
     const withdrawn = calls[1]!.args[0].input.TransactItems!;
-    // The token, its id and hash pointers, and the e-mail guard: everything `issue` wrote.
+    // The token, its id and hash pointers, and the e-mail guard: everything `issue` wrote but the
+    // e-mail quota, which keeps the e-mail counted (SES may have delivered it after all).
+    expect(issued).toHaveLength(5);
     expect(withdrawn.map((item) => item.Delete?.Key)).toEqual(
       issued
+        .slice(0, 4)
         .map((item) => ({ pk: 'ORG#acme', sk: item.Put!.Item!.sk }))
         .slice(1)
         .concat([{ pk: 'ORG#acme', sk: 'EMAIL#zoe@example.com' }]),
@@ -184,5 +194,99 @@ describe('createOnboardingToken', () => {
 
     await expect(run(input)).rejects.toBeInstanceOf(DependencyUnavailableError);
     expect(onWithdrawFailed).toHaveBeenCalledWith(expect.any(String), expect.any(Error));
+  });
+
+  describe('the e-mail quota', () => {
+    it('is decided before anything is written and spent in the token’s own transaction; its decision is returned', async () => {
+      const steps: string[] = [];
+      documentsMock.on(TransactWriteCommand).callsFake(() => {
+        steps.push('write');
+        return {};
+      });
+      const emailQuota = new FakeEmailQuota(() => steps.push('reserve'));
+      const { run } = useCase(vi.fn(), emailQuota);
+
+      const result = await run(input);
+
+      expect(emailQuota.reserved).toEqual([{ orgId: 'acme', email: 'zoe@example.com', now: NOW }]);
+      expect(steps).toEqual(['reserve', 'write', 'write']);
+      const [issue] = documentsMock.commandCalls(TransactWriteCommand);
+      // The guard, the token and its two pointers, then the quota's writes: one transaction.
+      expect(issue!.args[0].input.TransactItems).toHaveLength(5);
+      expect(issue!.args[0].input.TransactItems![4]).toEqual(quotaWrite(1));
+      expect(result.emailQuota).toEqual(ALLOWED);
+    });
+
+    it('refuses with 429 (EmailQuotaExceededError) and stores and sends nothing when it is used up', async () => {
+      const emailQuota = new FakeEmailQuota();
+      emailQuota.refusal = RECIPIENT_REFUSAL;
+      const { run, mailer } = useCase(vi.fn(), emailQuota);
+
+      const failure = await run(input).catch((error: unknown) => error);
+
+      expect(failure).toBeInstanceOf(EmailQuotaExceededError);
+      expect(failure).toBeInstanceOf(RateLimitedError);
+      expect(failure).toMatchObject({
+        retryAfterSeconds: 2400,
+        decision: RECIPIENT_REFUSAL.decision,
+        exhausted: 'recipient',
+        message: 'at most 5 onboarding e-mails an hour to one address',
+      });
+      expect(documentsMock).not.toHaveReceivedCommand(TransactWriteCommand);
+      expect(mailer.sent).toEqual([]);
+    });
+
+    it('names the organization’s quota when that one is used up', async () => {
+      const emailQuota = new FakeEmailQuota();
+      emailQuota.refusal = {
+        allowed: false,
+        decision: { allowed: false, limit: 1000, remaining: 0, resetSeconds: 600, retryAfterSeconds: 600 },
+        exhausted: 'organization',
+      };
+      const { run } = useCase(vi.fn(), emailQuota);
+
+      await expect(run(input)).rejects.toMatchObject({
+        exhausted: 'organization',
+        message: 'at most 1000 onboarding e-mails an hour per organization',
+      });
+    });
+
+    it('is not spent when the e-mail already holds a live token: 409, the one transaction cancelled', async () => {
+      documentsMock
+        .on(TransactWriteCommand)
+        .rejects(cancelled('ConditionalCheckFailed', 'None', 'None', 'None', 'None'));
+      const { run, mailer, emailQuota } = useCase();
+
+      await expect(run(input)).rejects.toBeInstanceOf(ConflictError);
+      expect(emailQuota.reserved).toHaveLength(1);
+      expect(documentsMock).toHaveReceivedCommandTimes(TransactWriteCommand, 1);
+      expect(mailer.sent).toEqual([]);
+    });
+
+    it('is decided again on fresh state when a concurrent e-mail spent it meanwhile (its condition failed)', async () => {
+      documentsMock
+        .on(TransactWriteCommand)
+        .rejectsOnce(cancelled('None', 'None', 'None', 'None', 'ConditionalCheckFailed'))
+        .resolves({});
+      const { run, mailer, emailQuota } = useCase();
+
+      await run(input);
+
+      expect(emailQuota.reserved).toHaveLength(2);
+      const [refused, issued] = documentsMock.commandCalls(TransactWriteCommand);
+      expect(refused!.args[0].input.TransactItems![4]).toEqual(quotaWrite(1));
+      expect(issued!.args[0].input.TransactItems![4]).toEqual(quotaWrite(2));
+      expect(mailer.sent).toHaveLength(1);
+    });
+
+    it('a live token wins over a changed quota: 409, not decided again', async () => {
+      documentsMock
+        .on(TransactWriteCommand)
+        .rejects(cancelled('ConditionalCheckFailed', 'None', 'None', 'None', 'ConditionalCheckFailed'));
+      const { run, emailQuota } = useCase();
+
+      await expect(run(input)).rejects.toBeInstanceOf(ConflictError);
+      expect(emailQuota.reserved).toHaveLength(1);
+    });
   });
 });

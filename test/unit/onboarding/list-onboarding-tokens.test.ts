@@ -69,6 +69,16 @@ describe('listOnboardingTokens', () => {
     expect(page.nextCursor).toBe(encodeCursor('TOKEN#2026-03-01T00:00:00.000Z#id-2'));
   });
 
+  it('names the person as create takes it (first_name, last_name), with the first answers’ camelCase names kept as aliases', async () => {
+    documentsMock
+      .on(QueryCommand)
+      .resolves({ Items: [item(1, '2026-03-10T00:00:00.000Z', '2026-03-24T00:00:00.000Z')] });
+
+    const [summary] = (await listing()({ orgId: 'acme', limit: 2, cursor: undefined })).results;
+
+    expect(summary).toMatchObject({ first_name: 'First', last_name: 'Last', firstName: 'First', lastName: 'Last' });
+  });
+
   it('has no cursor on the last page', async () => {
     documentsMock
       .on(QueryCommand)

@@ -1,5 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
-import { DependencyUnavailableError, NotFoundError, TokenNotIssuedError } from '../../../shared/domain/errors.ts';
+import {
+  DependencyUnavailableError,
+  EmailQuotaExceededError,
+  NotFoundError,
+  TokenNotIssuedError,
+} from '../../../shared/domain/errors.ts';
+import { QuotaChangedError } from '../../../shared/domain/rate-limit.ts';
 import {
   hashOnboardingToken,
   type OnboardingTokenRecord,
@@ -11,6 +17,7 @@ import {
   resendOnboardingToken,
   revokeOnboardingToken,
 } from '../../../shared/domain/onboarding/token-lifecycle.ts';
+import { ALLOWED, FakeEmailQuota, quotaWrite, RECIPIENT_REFUSAL } from './fake-email-quota.ts';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const TOKEN = 'Q2hhbmdlIG1lIGlmIHlvdSBjYW4gcmVhZA';
@@ -124,7 +131,9 @@ describe('resendOnboardingToken', () => {
     const lifecycle = events();
     const send = mailer();
 
-    const result = await resendOnboardingToken({ tokens, events: lifecycle, clock, mailer: send })({
+    const emailQuota = new FakeEmailQuota();
+
+    const result = await resendOnboardingToken({ tokens, events: lifecycle, clock, mailer: send, emailQuota })({
       orgId: 'acme',
       tokenId: issued.tokenId,
       organizationName: 'Acme',
@@ -143,12 +152,23 @@ describe('resendOnboardingToken', () => {
     expect(next.tokenHash).toBe(hashOnboardingToken(result.onboardingToken));
     expect(send.sendOnboardingToken).toHaveBeenCalledWith(expect.objectContaining({ token: result.onboardingToken }));
     expect(lifecycle.tokenRevoked).toHaveBeenCalledWith(expect.objectContaining({ tokenId: issued.tokenId }));
+    expect(emailQuota.reserved).toEqual([{ orgId: 'acme', email: issued.email, now: NOW }]);
+    // Spent in the replacement's own transaction.
+    expect((tokens.replace.mock.calls[0] as unknown[])[4]).toEqual({ writes: [quotaWrite(1)] });
+    expect(result.emailQuota).toEqual(ALLOWED);
   });
 
   it('undoes the replacement and answers mail unavailable when the e-mail fails', async () => {
     const tokens = storeAnswering('Issued');
     const lifecycle = events();
-    const run = resendOnboardingToken({ tokens, events: lifecycle, clock, mailer: mailer(new Error('SES down')) });
+    const emailQuota = new FakeEmailQuota();
+    const run = resendOnboardingToken({
+      tokens,
+      events: lifecycle,
+      clock,
+      mailer: mailer(new Error('SES down')),
+      emailQuota,
+    });
 
     const failure = await run({
       orgId: 'acme',
@@ -166,11 +186,77 @@ describe('resendOnboardingToken', () => {
   it('refuses a Used or Revoked token before writing anything', async () => {
     for (const state of [{ usedAt: NOW.toISOString() }, { revokedAt: NOW.toISOString() }]) {
       const tokens = storeAnswering('Issued', { ...issued, ...state });
-      const run = resendOnboardingToken({ tokens, events: events(), clock, mailer: mailer() });
+      const emailQuota = new FakeEmailQuota();
+      const run = resendOnboardingToken({ tokens, events: events(), clock, mailer: mailer(), emailQuota });
       await expect(
         run({ orgId: 'acme', tokenId: issued.tokenId, organizationName: 'Acme', revokedBy: undefined }),
       ).rejects.toBeInstanceOf(TokenNotIssuedError);
       expect(tokens.replace).not.toHaveBeenCalled();
+      expect(emailQuota.reserved).toEqual([]);
     }
+  });
+
+  it('spends no e-mail quota for an unknown token (404)', async () => {
+    const emailQuota = new FakeEmailQuota();
+    const run = resendOnboardingToken({
+      tokens: storeAnswering('Issued'),
+      events: events(),
+      clock,
+      mailer: mailer(),
+      emailQuota,
+    });
+
+    await expect(
+      run({ orgId: 'acme', tokenId: 'no-such-token', organizationName: 'Acme', revokedBy: undefined }),
+    ).rejects.toBeInstanceOf(NotFoundError);
+    expect(emailQuota.reserved).toEqual([]);
+  });
+
+  it('refuses with 429 beyond the e-mail quota, before anything is replaced or sent', async () => {
+    const tokens = storeAnswering('Issued');
+    const send = mailer();
+    const lifecycle = events();
+    const emailQuota = new FakeEmailQuota();
+    emailQuota.refusal = RECIPIENT_REFUSAL;
+    const run = resendOnboardingToken({ tokens, events: lifecycle, clock, mailer: send, emailQuota });
+
+    await expect(
+      run({ orgId: 'acme', tokenId: issued.tokenId, organizationName: 'Acme', revokedBy: undefined }),
+    ).rejects.toBeInstanceOf(EmailQuotaExceededError);
+    expect(tokens.replace).not.toHaveBeenCalled();
+    expect(send.sendOnboardingToken).not.toHaveBeenCalled();
+    expect(lifecycle.tokenRevoked).not.toHaveBeenCalled();
+  });
+
+  it('decides the quota again when a concurrent e-mail spent it before the replacement committed', async () => {
+    const tokens = storeAnswering('Issued');
+    tokens.replace.mockImplementationOnce(() => Promise.reject(new QuotaChangedError()));
+    const send = mailer();
+    const emailQuota = new FakeEmailQuota();
+    const run = resendOnboardingToken({ tokens, events: events(), clock, mailer: send, emailQuota });
+
+    await run({ orgId: 'acme', tokenId: issued.tokenId, organizationName: 'Acme', revokedBy: undefined });
+
+    expect(emailQuota.reserved).toHaveLength(2);
+    expect(tokens.replace.mock.calls.map((call) => (call as unknown[])[4])).toEqual([
+      { writes: [quotaWrite(1)] },
+      { writes: [quotaWrite(2)] },
+    ]);
+    expect(send.sendOnboardingToken).toHaveBeenCalledTimes(1);
+  });
+
+  it('sends nothing and decides no more when the replacement is refused (the token changed meanwhile)', async () => {
+    const tokens = storeAnswering('Issued');
+    const refusal = new TokenNotIssuedError('Revoked');
+    tokens.replace.mockImplementation(() => Promise.reject(refusal));
+    const send = mailer();
+    const emailQuota = new FakeEmailQuota();
+    const run = resendOnboardingToken({ tokens, events: events(), clock, mailer: send, emailQuota });
+
+    await expect(
+      run({ orgId: 'acme', tokenId: issued.tokenId, organizationName: 'Acme', revokedBy: undefined }),
+    ).rejects.toBe(refusal);
+    expect(emailQuota.reserved).toHaveLength(1);
+    expect(send.sendOnboardingToken).not.toHaveBeenCalled();
   });
 });

@@ -83,6 +83,45 @@ describe('openapi.json', () => {
     expect(schemas.UserStatusRequest.properties.result_keys.items.enum).toEqual([...USER_RECORD_FIELDS]);
   });
 
+  it('lists tokens with first_name and last_name, as create takes them; the camelCase names are deprecated aliases', () => {
+    const summary = (committed.components.schemas as Json).OnboardingTokenSummary as Json;
+    expect(summary.required).toEqual(expect.arrayContaining(['first_name', 'last_name', 'firstName', 'lastName']));
+    expect(summary.properties.first_name.deprecated).toBeUndefined();
+    expect(summary.properties.last_name.deprecated).toBeUndefined();
+    expect(summary.properties.firstName.deprecated).toBe(true);
+    expect(summary.properties.lastName.deprecated).toBe(true);
+  });
+
+  it('documents 429 with Retry-After and RateLimit-* on every rate-limited route, and RateLimit-* on its success', () => {
+    const resolve = (node: Json): Json =>
+      node.$ref
+        ? resolve(
+            (node.$ref as string)
+              .split('/')
+              .slice(1)
+              .reduce((at: Json, key) => at[key], committed),
+          )
+        : node;
+    for (const [method, route, success, limit] of [
+      ['post', '/v1/document/api', '202', 'RateLimitLimit'],
+      ['post', '/v1/onboarding-token', '201', 'EmailQuotaLimit'],
+      ['post', '/v1/onboarding-tokens/{tokenId}/resend', '201', 'EmailQuotaLimit'],
+      ['post', '/v1/webhooks/{id}/test', '202', 'WebhookTestLimit'],
+    ] as const) {
+      const responses = committed.paths[route][method].responses as Json;
+      const refused = resolve(responses['429']);
+      expect(Object.keys(refused.headers), route).toEqual(
+        expect.arrayContaining(['Retry-After', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']),
+      );
+      expect(refused.headers['ratelimit-limit'].$ref, route).toBe(`#/components/headers/${limit}`);
+      expect(resolve(responses[success]).headers['ratelimit-limit'].$ref, route).toBe(`#/components/headers/${limit}`);
+      expect(refused.content['application/json'].schema.$ref).toBe('#/components/schemas/StandardError');
+    }
+    // An e-mail quota refusal waits at most the hour; the webhook test limit is the contract's 10.
+    expect(committed.components.headers.RetryAfter.schema.maximum).toBe(3600);
+    expect(committed.components.headers.WebhookTestLimit.schema.const).toBe(10);
+  });
+
   it('compiles every component schema with Ajv (draft 2020-12, strict)', () => {
     const schemaOf = compileComponents(committed);
     for (const name of Object.keys(committed.components.schemas)) expect(schemaOf(name), name).toBeTypeOf('function');

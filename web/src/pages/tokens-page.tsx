@@ -142,7 +142,7 @@ export function TokensPage() {
           <tr key={token.tokenId} data-token-id={token.tokenId}>
             <td data-label="E-mail">{token.email}</td>
             <td data-label="Name">
-              {token.firstName} {token.lastName}
+              {token.first_name} {token.last_name}
             </td>
             <td data-label="Status">
               <span class={`badge status-${token.status.toLowerCase()}`}>{token.status}</span>

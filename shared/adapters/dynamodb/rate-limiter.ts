@@ -1,0 +1,210 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { DependencyUnavailableError } from '../../domain/errors.ts';
+import {
+  countInWindow,
+  fixedWindowStart,
+  mostRestrictive,
+  spendToken,
+  type QuotaDecision,
+  type RateLimitDecision,
+  type RateLimitPolicy,
+} from '../../domain/rate-limit.ts';
+import { cancellationReasons } from './transactions.ts';
+
+const MAX_ATTEMPTS = 25;
+/** Items outlive their window by this much before DynamoDB's TTL may delete them. */
+const TTL_MARGIN_SECONDS = 60;
+
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+/**
+ * One quota a request spends a unit of:
+ * - `sliding-window`: one item at `key` holding the spend times and a version (`spendToken`);
+ * - `fixed-window`: one counter item per window, at `key` with the window's start appended to the
+ *   sort key (`…#2026-03-01T12:00:00.000Z`), so a new window starts from nothing without a reset.
+ */
+export type QuotaSpec =
+  | { kind: 'sliding-window'; key: ItemKey; policy: RateLimitPolicy }
+  | { kind: 'fixed-window'; key: ItemKey; policy: RateLimitPolicy };
+
+interface ConditionalPut {
+  TableName: string;
+  Item: Record<string, unknown>;
+  ConditionExpression: string;
+  ExpressionAttributeValues: Record<string, unknown> | undefined;
+}
+
+interface ConditionalUpdate {
+  TableName: string;
+  Key: ItemKey;
+  UpdateExpression: string;
+  ConditionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+}
+
+/** One item of a DynamoDB transaction: `Put` of a sliding window, `Update` of a fixed window's counter. */
+export type QuotaWrite = { Put: ConditionalPut } | { Update: ConditionalUpdate };
+
+export type Reservation =
+  | {
+      allowed: true;
+      /** The quota nearest to refusing. */
+      decision: QuotaDecision;
+      decisions: QuotaDecision[];
+      /**
+       * Spend one unit of every quota, each only if it is still as it was read. Commit them all in
+       * one transaction (possibly with the write they pay for); a failed condition on one of them
+       * means a concurrent request spent meanwhile: reserve again.
+       */
+      writes: QuotaWrite[];
+    }
+  | {
+      allowed: false;
+      /** The refusal to report: the one that refuses longest. */
+      decision: QuotaDecision;
+      decisions: QuotaDecision[];
+      /** Index of the quota whose refusal `decision` is. */
+      refusedBy: number;
+    };
+
+/**
+ * Quotas kept in one DynamoDB table, spent one unit per request, all of a request's quotas or none.
+ *
+ * `reserve` reads every quota's item (consistently) and decides with the pure rules of
+ * shared/domain/rate-limit.ts; if every quota allows the request, it returns the conditional writes
+ * that spend them: a sliding window only if its version is the one read, a fixed window only if its
+ * count is still below the limit. `spend` commits those at once (one quota: one conditional write;
+ * several: one transaction) and, when a concurrent writer got there first, reserves again on fresh
+ * state, so parallel requests never spend more than a quota holds. A refusal writes nothing.
+ *
+ * Every call goes through the function's SDK client and so runs under the request deadline: a
+ * stalled DynamoDB ends in `DependencyUnavailableError` (503) before anything is decided, or, if
+ * the write itself stalled, with the unit possibly spent (its outcome is unknown).
+ */
+export class DynamoDbRateLimiter {
+  constructor(
+    private readonly documents: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async reserve(quotas: readonly QuotaSpec[], now: Date): Promise<Reservation> {
+    if (quotas.length === 0) throw new Error('no quota to spend');
+    const nowMs = now.getTime();
+    const decided = await Promise.all(
+      quotas.map(async (spec): Promise<{ decision: QuotaDecision; write: QuotaWrite }> => {
+        if (spec.kind === 'sliding-window') {
+          const item = await this.get(spec.key);
+          const version = typeof item?.version === 'number' ? item.version : 0;
+          const decision = spendToken((item?.spentAt as number[] | undefined) ?? [], nowMs, spec.policy);
+          return { decision, write: { Put: this.slidingPut(spec, decision, version, nowMs) } };
+        }
+        const windowStartMs = fixedWindowStart(nowMs, spec.policy.windowMs);
+        const key = { pk: spec.key.pk, sk: `${spec.key.sk}#${new Date(windowStartMs).toISOString()}` };
+        const item = await this.get(key);
+        const decision = countInWindow(typeof item?.count === 'number' ? item.count : 0, nowMs, spec.policy);
+        return { decision, write: { Update: this.fixedUpdate(key, spec.policy, windowStartMs) } };
+      }),
+    );
+    const decisions = decided.map(({ decision }) => decision);
+    const decision = mostRestrictive(decisions);
+    if (!decision.allowed) return { allowed: false, decision, decisions, refusedBy: decisions.indexOf(decision) };
+    return { allowed: true, decision, decisions, writes: decided.map(({ write }) => write) };
+  }
+
+  /** Reserves and commits on its own, deciding again after a concurrent writer, until it is allowed and spent or refused. */
+  async spend(quotas: readonly QuotaSpec[], now: Date): Promise<Reservation> {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const reservation = await this.reserve(quotas, now);
+      if (!reservation.allowed || (await this.commit(reservation.writes))) return reservation;
+      await backOff(attempt);
+    }
+    throw new DependencyUnavailableError('rate limiter (too much contention)');
+  }
+
+  /** One sliding-window quota: its decision, with the spend times it stored. */
+  async spendSliding(key: ItemKey, policy: RateLimitPolicy, now: Date): Promise<RateLimitDecision> {
+    const reservation = await this.spend([{ kind: 'sliding-window', key, policy }], now);
+    return reservation.decision as RateLimitDecision;
+  }
+
+  /** True when every unit was spent; false when a concurrent writer got there first (decide again). */
+  private async commit(writes: readonly QuotaWrite[]): Promise<boolean> {
+    if (writes.length === 1) {
+      const [write] = writes as [QuotaWrite];
+      try {
+        if ('Put' in write) await this.documents.send(new PutCommand(write.Put));
+        else await this.documents.send(new UpdateCommand(write.Update));
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    }
+    try {
+      await this.documents.send(new TransactWriteCommand({ TransactItems: [...writes] }));
+      return true;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (reasons.includes('ThrottlingError')) throw new DependencyUnavailableError('database', { cause: error });
+      if (reasons.includes('ConditionalCheckFailed') || reasons.includes('TransactionConflict')) return false;
+      throw error;
+    }
+  }
+
+  private async get(key: ItemKey): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.documents.send(
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+    );
+    return Item;
+  }
+
+  private slidingPut(
+    spec: Extract<QuotaSpec, { kind: 'sliding-window' }>,
+    decision: RateLimitDecision,
+    version: number,
+    nowMs: number,
+  ): ConditionalPut {
+    return {
+      TableName: this.tableName,
+      Item: {
+        ...spec.key,
+        spentAt: decision.spentAt,
+        version: version + 1,
+        ttl: Math.ceil((nowMs + spec.policy.windowMs) / 1000) + TTL_MARGIN_SECONDS,
+      },
+      ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : 'version = :version',
+      ExpressionAttributeValues: version === 0 ? undefined : { ':version': version },
+    };
+  }
+
+  private fixedUpdate(key: ItemKey, policy: RateLimitPolicy, windowStartMs: number): ConditionalUpdate {
+    return {
+      TableName: this.tableName,
+      Key: key,
+      UpdateExpression: 'ADD #count :one SET #ttl = :ttl',
+      ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+      ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ':limit': policy.capacity,
+        ':ttl': Math.ceil((windowStartMs + policy.windowMs) / 1000) + TTL_MARGIN_SECONDS,
+      },
+    };
+  }
+}
+
+/** A few milliseconds of jitter, growing with the attempts, so contending writers spread out. */
+function backOff(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * Math.min(attempt, 5)));
+}

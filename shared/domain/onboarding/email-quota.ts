@@ -1,0 +1,60 @@
+import { DependencyUnavailableError, EmailQuotaExceededError } from '../errors.ts';
+import { QuotaChangedError, type QuotaDecision } from '../rate-limit.ts';
+import type { EmailQuotaSpend, OnboardingEmailQuota } from './ports.ts';
+
+/**
+ * The onboarding e-mail quotas (contract §15): at most `perRecipientPerHour` e-mails to one
+ * address and `perOrganizationPerHour` e-mails in all, per organization and hour. Both are
+ * deployment settings (CDK context `emailQuotaPerRecipientPerHour`,
+ * `emailQuotaPerOrganizationPerHour`; Lambda environment `EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR`,
+ * `EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR`).
+ */
+export interface EmailQuotaPolicy {
+  perRecipientPerHour: number;
+  perOrganizationPerHour: number;
+}
+
+export const DEFAULT_EMAIL_QUOTA: EmailQuotaPolicy = { perRecipientPerHour: 5, perOrganizationPerHour: 1000 };
+
+/** An address's spend times live in one item read and rewritten by each of its e-mails: kept small. */
+export const MAX_EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR = 100;
+/** The organization's quota is a counter, so its size costs nothing; this only catches typos. */
+export const MAX_EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR = 1_000_000;
+
+export const EMAIL_QUOTA_WINDOW_MS = 60 * 60 * 1000;
+
+/** The address as the quota counts it: trimmed and lower-cased, as tokens store it. */
+export const quotaAddress = (email: string): string => email.trim().toLowerCase();
+
+/** Decisions on fresh state before a request gives up on a contended quota (503). */
+const MAX_QUOTA_ATTEMPTS = 25;
+
+/**
+ * Runs the request's first write (`write`, which must commit `spend` in its own transaction) with
+ * one onboarding e-mail to `to.email` spent on the way, before anything is sent:
+ * - the quotas refuse: `EmailQuotaExceededError` (429), nothing written;
+ * - the store refuses the write for another reason (a live token holds the e-mail, the token is no
+ *   longer Issued): that error, and nothing of the quota spent, since it was one transaction;
+ * - a concurrent request spent meanwhile (`QuotaChangedError`): decided again on fresh state.
+ * Returns the write's result and the quota nearest to refusing. A stalled write may still land
+ * later, quota and all; a failed send afterwards keeps the e-mail counted (SES may have delivered
+ * it after all): the quota errs on the side of fewer e-mails.
+ */
+export async function spendingEmailQuota<T>(
+  quota: OnboardingEmailQuota,
+  to: { orgId: string; email: string },
+  now: Date,
+  write: (spend: EmailQuotaSpend) => Promise<T>,
+): Promise<{ result: T; decision: QuotaDecision }> {
+  for (let attempt = 1; attempt <= MAX_QUOTA_ATTEMPTS; attempt++) {
+    const reservation = await quota.reserve(to.orgId, to.email, now);
+    if (!reservation.allowed) throw new EmailQuotaExceededError(reservation.decision, reservation.exhausted);
+    try {
+      return { result: await write(reservation.spend), decision: reservation.decision };
+    } catch (error) {
+      if (!(error instanceof QuotaChangedError)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * Math.min(attempt, 5)));
+    }
+  }
+  throw new DependencyUnavailableError('e-mail quota (too much contention)');
+}

@@ -1,0 +1,85 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as v from 'valibot';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allTables } from '../../../lib/table-definitions.ts';
+import { handlerEnvironment, type EnvironmentInput } from '../../../local/local-stack.ts';
+import { ConfigurationError, loadConfig } from '../../../shared/config/load-config.ts';
+import {
+  reportRateLimitFrom,
+  reportRateLimitPolicy,
+  reportRateLimitVariable,
+} from '../../../shared/config/report-rate-limit.ts';
+
+describe('REPORT_RATE_LIMIT', () => {
+  it('is the contract’s 10 per 10 minutes when unset (or empty, as a shell leaves it)', () => {
+    expect(reportRateLimitFrom({})).toBe(10);
+    expect(reportRateLimitFrom({ REPORT_RATE_LIMIT: '' })).toBe(10);
+    expect(reportRateLimitPolicy(reportRateLimitFrom({}))).toEqual({ capacity: 10, windowMs: 600_000 });
+  });
+
+  it('takes another capacity over the same 10-minute window', () => {
+    expect(reportRateLimitFrom({ REPORT_RATE_LIMIT: '100' })).toBe(100);
+    expect(reportRateLimitFrom({ REPORT_RATE_LIMIT: ' 1000 ' })).toBe(1000);
+    expect(reportRateLimitPolicy(100)).toEqual({ capacity: 100, windowMs: 600_000 });
+  });
+
+  it.each(['0', '-5', '2.5', '1e3', 'lots', '1001'])('refuses %j, naming the variable and the range', (value) => {
+    expect(() => reportRateLimitFrom({ REPORT_RATE_LIMIT: value })).toThrow(ConfigurationError);
+    expect(() => reportRateLimitFrom({ REPORT_RATE_LIMIT: value })).toThrow(
+      `REPORT_RATE_LIMIT must be a whole number from 1 to 1000 (report requests per organization in 10 minutes), got "${value}"`,
+    );
+  });
+
+  it('is what the report function’s configuration reads at cold start (default 10, a bad value stops it)', () => {
+    const schema = v.object({ REPORT_RATE_LIMIT: reportRateLimitVariable });
+    expect(loadConfig(schema, {}).REPORT_RATE_LIMIT).toBe(10);
+    expect(loadConfig(schema, { REPORT_RATE_LIMIT: '100' }).REPORT_RATE_LIMIT).toBe(100);
+    expect(() => loadConfig(schema, { REPORT_RATE_LIMIT: '0' })).toThrow(/REPORT_RATE_LIMIT must be at least 1/);
+  });
+});
+
+describe('the local stack’s handler environment', () => {
+  let keysDir: string;
+  beforeAll(async () => {
+    keysDir = await mkdtemp(join(tmpdir(), 'rate-limit-env-keys-'));
+  });
+  afterAll(async () => {
+    await rm(keysDir, { recursive: true, force: true });
+  });
+
+  const queue = (name: string) => ({ name, url: `http://127.0.0.1:4566/000000000000/${name}`, arn: `arn:${name}` });
+  const input = (reportRateLimit: number): EnvironmentInput => ({
+    endpoints: {
+      dynamodb: 'http://127.0.0.1:8000',
+      sqs: 'http://127.0.0.1:4566',
+      s3: 'http://127.0.0.1:4568',
+      ses: 'http://127.0.0.1:8005',
+    },
+    usersDatabase: {
+      host: '127.0.0.1',
+      port: 5433,
+      reader: { user: 'users_reader', password: 'r' },
+      eraser: { user: 'users_eraser', password: 'e' },
+    },
+    resources: {
+      tables: Object.fromEntries(allTables.map((table) => [table.envVar, table.id])),
+      reportQueue: { ...queue('report-jobs'), visibilityTimeoutSeconds: 360, maxReceiveCount: 3 },
+      reportDlq: queue('report-jobs-dlq'),
+      webhookQueue: queue('webhook-deliveries'),
+      webhookDlq: queue('webhook-deliveries-dlq'),
+      reportsBucketName: 'reports',
+      emailTemplateName: 'onboarding',
+    },
+    keysDir,
+    quiet: true,
+    prettyLogs: false,
+    reportRateLimit,
+  });
+
+  it('passes the stack’s report rate limit to the handlers as REPORT_RATE_LIMIT', async () => {
+    expect((await handlerEnvironment(input(100))).REPORT_RATE_LIMIT).toBe('100');
+    expect((await handlerEnvironment(input(10))).REPORT_RATE_LIMIT).toBe('10');
+  });
+});
