@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitForOutput } from './child-output.ts';
 import { portOrFree } from './free-port.ts';
 import { startUsersPostgres, type LocalUsersDatabase } from './users-postgres.ts';
 
@@ -109,7 +110,12 @@ async function startDynamoDbLocal(port: number): Promise<{ processId: number; st
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   killOnExit(child);
-  await waitForOutput(child, /CorsParams/, 'DynamoDB Local');
+  await waitForOutput(
+    child,
+    /CorsParams/,
+    'DynamoDB Local',
+    'is Java installed? (apt-get install default-jre-headless)',
+  );
   await waitUntilListening(`http://127.0.0.1:${port}`, 'DynamoDB Local');
   return { processId: child.pid!, stop: () => stopChild(child) };
 }
@@ -184,44 +190,6 @@ async function startSes(port: number): Promise<{ stop: () => Promise<void> }> {
         server.close(() => resolve());
       }),
   };
-}
-
-function waitForOutput(child: ChildProcess, ready: RegExp, name: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => fail(new Error(`${name} did not start within 30 s:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      if (ready.test(output)) {
-        cleanup();
-        resolve();
-      }
-    };
-    const onExit = (code: number | null): void => fail(new Error(`${name} exited with code ${code}:\n${output}`));
-    const onError = (error: Error): void =>
-      fail(
-        new Error(
-          `${name} could not start (${error.message}); is Java installed? (apt-get install default-jre-headless)`,
-        ),
-      );
-    function fail(error: Error): void {
-      cleanup();
-      reject(error);
-    }
-    function cleanup(): void {
-      clearTimeout(timer);
-      child.stdout?.off('data', onData);
-      child.stderr?.off('data', onData);
-      child.off('exit', onExit);
-      child.off('error', onError);
-      child.stdout?.resume();
-      child.stderr?.resume();
-    }
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', onExit);
-    child.once('error', onError);
-  });
 }
 
 /** DynamoDB Local prints its banner before the port accepts requests. */

@@ -1,8 +1,9 @@
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, chown, cp, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { waitForOutput } from './child-output.ts';
 
 /**
  * A throw-away PostgreSQL server from the binaries the npm registry ships
@@ -71,7 +72,7 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
   };
   process.once('exit', stopOnExit);
   try {
-    await readyToAcceptConnections(server);
+    await waitForOutput(server, /database system is ready to accept connections/, 'PostgreSQL');
   } catch (error) {
     process.off('exit', stopOnExit);
     server.kill('SIGKILL');
@@ -92,40 +93,6 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
       await rm(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-function readyToAcceptConnections(server: ChildProcess): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => fail(new Error(`PostgreSQL did not start within 30 s:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('database system is ready to accept connections')) {
-        cleanup();
-        resolve();
-      }
-    };
-    const onExit = (code: number | null) => fail(new Error(`PostgreSQL exited with code ${code}:\n${output}`));
-    const onError = (error: Error) => fail(error);
-    function fail(error: Error) {
-      cleanup();
-      reject(error);
-    }
-    function cleanup() {
-      clearTimeout(timer);
-      server.stderr?.off('data', onData);
-      server.stdout?.off('data', onData);
-      server.off('exit', onExit);
-      server.off('error', onError);
-      // Keep draining its output, or a chatty server would block on a full pipe.
-      server.stdout?.resume();
-      server.stderr?.resume();
-    }
-    server.stderr?.on('data', onData);
-    server.stdout?.on('data', onData);
-    server.once('exit', onExit);
-    server.once('error', onError);
-  });
 }
 
 function run(file: string, args: string[], runAs: { uid: number; gid: number } | undefined): Promise<void> {

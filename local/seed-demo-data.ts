@@ -27,15 +27,8 @@ export interface SeededDemoData {
 
 /** A connection to the local users database as its superuser (what the seed and the tests write with). */
 export function connectAsAdmin(usersDatabase: LocalUsersDatabase, maxConnections = 4): PostgresUsersDatabase {
-  return new PostgresUsersDatabase({
-    USERS_DATABASE_HOST: usersDatabase.host,
-    USERS_DATABASE_PORT: usersDatabase.port,
-    USERS_DATABASE_NAME: 'postgres',
-    USERS_DATABASE_USER: usersDatabase.admin.user,
-    USERS_DATABASE_AUTH: 'password',
-    USERS_DATABASE_PASSWORD: usersDatabase.admin.password,
-    USERS_DATABASE_MAX_CONNECTIONS: maxConnections,
-  });
+  const { host, port, admin } = usersDatabase;
+  return PostgresUsersDatabase.withPassword({ host, port, ...admin, maxConnections });
 }
 
 /** The demo organization's users, into the local stack's PostgreSQL (which keeps nothing between runs). */

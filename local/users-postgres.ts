@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PostgresUsersDatabase, type UsersDatabaseConfig } from '../shared/adapters/postgres/users-database.ts';
+import { PostgresUsersDatabase } from '../shared/adapters/postgres/users-database.ts';
 import {
   ensureRole,
   migrateUsersDatabase,
@@ -57,16 +57,7 @@ export async function startUsersPostgres(port: number): Promise<LocalUsersDataba
   });
   const { processId } = server;
 
-  const config: UsersDatabaseConfig = {
-    USERS_DATABASE_HOST: '127.0.0.1',
-    USERS_DATABASE_PORT: port,
-    USERS_DATABASE_NAME: 'postgres',
-    USERS_DATABASE_USER: admin.user,
-    USERS_DATABASE_AUTH: 'password',
-    USERS_DATABASE_PASSWORD: admin.password,
-    USERS_DATABASE_MAX_CONNECTIONS: 1,
-  };
-  const database = new PostgresUsersDatabase(config);
+  const database = PostgresUsersDatabase.withPassword({ host: '127.0.0.1', port, ...admin, maxConnections: 1 });
   try {
     await migrateUsersDatabase(database, { dialect: 'postgres' });
     await ensureRole(database, { dialect: 'postgres', role: USERS_READER_ROLE, localPassword: reader.password });

@@ -55,15 +55,7 @@ export async function openUsersDatabase(
       `no local users database (${file} is missing): start the local stack with npm start`,
     );
   }
-  const database = new PostgresUsersDatabase({
-    USERS_DATABASE_HOST: local.host,
-    USERS_DATABASE_PORT: local.port,
-    USERS_DATABASE_NAME: 'postgres',
-    USERS_DATABASE_USER: local.user,
-    USERS_DATABASE_AUTH: 'password',
-    USERS_DATABASE_PASSWORD: local.password,
-    USERS_DATABASE_MAX_CONNECTIONS: 8,
-  });
+  const database = PostgresUsersDatabase.withPassword({ ...local, maxConnections: 8 });
   return { database, description: `the local PostgreSQL on ${local.host}:${local.port}` };
 }
 

@@ -458,15 +458,8 @@ function clientConfig(database: LocalUsersDatabase): pg.ClientConfig {
 
 /** A users_reader pool of one connection, as a function has in Lambda. */
 function readerDatabase(database: LocalUsersDatabase): PostgresUsersDatabase {
-  return new PostgresUsersDatabase({
-    USERS_DATABASE_HOST: database.host,
-    USERS_DATABASE_PORT: database.port,
-    USERS_DATABASE_NAME: 'postgres',
-    USERS_DATABASE_USER: database.reader.user,
-    USERS_DATABASE_AUTH: 'password',
-    USERS_DATABASE_PASSWORD: database.reader.password,
-    USERS_DATABASE_MAX_CONNECTIONS: 1,
-  });
+  const { host, port, reader } = database;
+  return PostgresUsersDatabase.withPassword({ host, port, ...reader, maxConnections: 1 });
 }
 
 /** EXPLAIN (ANALYZE, BUFFERS) of every query's page and count statements, with their bound values. */

@@ -42,15 +42,7 @@ export default {
     const dynamoDb = createDynamoDbClients();
     const store = new DynamoDbReportJobStore(dynamoDb.documents, stack.env.REPORT_JOBS_TABLE_NAME!);
     const { host, port, reader } = stack.usersDatabase;
-    const usersDatabase = new PostgresUsersDatabase({
-      USERS_DATABASE_HOST: host,
-      USERS_DATABASE_PORT: port,
-      USERS_DATABASE_NAME: 'postgres',
-      USERS_DATABASE_USER: reader.user,
-      USERS_DATABASE_AUTH: 'password',
-      USERS_DATABASE_PASSWORD: reader.password,
-      USERS_DATABASE_MAX_CONNECTIONS: 1,
-    });
+    const usersDatabase = PostgresUsersDatabase.withPassword({ host, port, ...reader, maxConnections: 1 });
     context.onClose(() => usersDatabase.close());
     const deps = {
       users: new PostgresUserDirectory(usersDatabase),

@@ -277,14 +277,12 @@ describe('DELETE /v1/users/{id}', () => {
 
 describe('the users database roles', () => {
   const connectAs = (user: string, password: string) =>
-    new PostgresUsersDatabase({
-      USERS_DATABASE_HOST: env.USERS_DATABASE_HOST!,
-      USERS_DATABASE_PORT: Number(env.USERS_DATABASE_PORT),
-      USERS_DATABASE_NAME: 'postgres',
-      USERS_DATABASE_USER: user,
-      USERS_DATABASE_AUTH: 'password',
-      USERS_DATABASE_PASSWORD: password,
-      USERS_DATABASE_MAX_CONNECTIONS: 1,
+    PostgresUsersDatabase.withPassword({
+      host: env.USERS_DATABASE_HOST!,
+      port: Number(env.USERS_DATABASE_PORT),
+      user,
+      password,
+      maxConnections: 1,
     });
 
   it('let users_eraser read and delete users but not write them, and users_reader not delete them', async () => {

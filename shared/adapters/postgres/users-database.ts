@@ -120,6 +120,25 @@ export class PostgresUsersDatabase implements SqlRunner {
     this.pool.on('error', () => undefined);
   }
 
+  /** A pool on a PostgreSQL that takes a password (the local one): its address, a role and how many connections. */
+  static withPassword(options: {
+    host: string;
+    port: number;
+    user: string;
+    password: string;
+    maxConnections: number;
+  }): PostgresUsersDatabase {
+    return new PostgresUsersDatabase({
+      USERS_DATABASE_HOST: options.host,
+      USERS_DATABASE_PORT: options.port,
+      USERS_DATABASE_NAME: 'postgres',
+      USERS_DATABASE_USER: options.user,
+      USERS_DATABASE_AUTH: 'password',
+      USERS_DATABASE_PASSWORD: options.password,
+      USERS_DATABASE_MAX_CONNECTIONS: options.maxConnections,
+    });
+  }
+
   async query<TRow extends object = Record<string, unknown>>(
     text: string,
     values: readonly unknown[] = [],

@@ -103,7 +103,7 @@ describe('findBrokenReferences', () => {
       [
         'See [gone](docs/gone.md) and [no heading](docs/guide.md#no-such-heading).',
         'Paths: `lib/missing.ts`, `shared/nowhere/`, `lib/routes.ts/`, `docs/absent.md`.',
-        'Outside: [up](../elsewhere/CONTRACT.md), `../shared/CONTRACT.md`.',
+        'Outside: [up](../elsewhere/CONTRACT.md), `../elsewhere/NOTES.md`.',
         'Here: [self](#missing-anchor).',
       ].join('\n'),
     );
@@ -115,7 +115,7 @@ describe('findBrokenReferences', () => {
       'README.md:2: path `lib/routes.ts/` is a file, not a folder',
       'README.md:2: path `docs/absent.md` does not exist',
       'README.md:3: link to ../elsewhere/CONTRACT.md points outside the repository',
-      'README.md:3: path `../shared/CONTRACT.md` is outside the repository',
+      'README.md:3: path `../elsewhere/NOTES.md` is outside the repository',
       'README.md:4: link to #missing-anchor: no heading with the anchor #missing-anchor in README.md',
     ]);
   });

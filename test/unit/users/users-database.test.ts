@@ -78,6 +78,18 @@ describe('PostgresUsersDatabase without a server', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
+  /** Closes the pool, then the fake server and its sockets, after the test. */
+  function closedAfterTest(database: PostgresUsersDatabase, server: Server, sockets: Set<Socket>) {
+    cleanups.push(
+      () => database.close(),
+      async () => {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    );
+    return database;
+  }
+
   it('rejects with DependencyUnavailableError, and a Retry-After of at least 2 s, when the connection is refused', async () => {
     const database = databaseOn(await freePort());
     cleanups.push(() => database.close());
@@ -109,14 +121,7 @@ describe('PostgresUsersDatabase without a server', () => {
 
   it("gives up on a server that never answers at the invocation's deadline, not at the 3 s connect timeout", async () => {
     const { server, sockets, port } = await stalledServer();
-    const database = databaseOn(port);
-    cleanups.push(
-      () => database.close(),
-      async () => {
-        for (const socket of sockets) socket.destroy();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      },
-    );
+    const database = closedAfterTest(databaseOn(port), server, sockets);
     const startedAt = Date.now();
 
     const { error } = await settle(runWithDeadline(300, () => database.query('SELECT 1')));
@@ -132,14 +137,7 @@ describe('PostgresUsersDatabase without a server', () => {
 
   it('cuts off a statement that never returns at the deadline, marks its outcome unknown, and never reuses its connection', async () => {
     const { server, sockets, connections, port } = await silentAfterLoginServer();
-    const database = databaseOn(port);
-    cleanups.push(
-      () => database.close(),
-      async () => {
-        for (const socket of sockets) socket.destroy();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      },
-    );
+    const database = closedAfterTest(databaseOn(port), server, sockets);
     const startedAt = Date.now();
 
     const first = await settle(runWithDeadline(300, () => database.query('SELECT 1')));
@@ -156,14 +154,7 @@ describe('PostgresUsersDatabase without a server', () => {
 
   it('answers at once when the deadline has already passed', async () => {
     const { server, sockets, port } = await stalledServer();
-    const database = databaseOn(port);
-    cleanups.push(
-      () => database.close(),
-      async () => {
-        for (const socket of sockets) socket.destroy();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      },
-    );
+    const database = closedAfterTest(databaseOn(port), server, sockets);
     const startedAt = Date.now();
 
     const { error } = await settle(runWithDeadline(0, () => database.query('SELECT 1')));
