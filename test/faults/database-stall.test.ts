@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ORGANIZATION_QUOTA_KEY, recipientQuotaKey } from '../../shared/adapters/dynamodb/email-quota.ts';
 import { callApi, tokenFor, uniqueOrg, type ApiResponse } from '../integration/api-client.ts';
 import { documentClient, seedOrganization } from '../integration/report-support.ts';
+import { emailsTo } from '../support/ses-inbox.ts';
 
 /**
  * DynamoDB Local is paused (SIGSTOP) while requests flow, and resumed (SIGCONT) after every
@@ -30,15 +31,6 @@ async function timed(label: string, call: Promise<ApiResponse>): Promise<TimedRe
   const startedAt = Date.now();
   const response = await call;
   return { ...response, label, elapsedMs: Date.now() - startedAt };
-}
-
-interface StoredEmail {
-  destination: { to: string[] };
-  body: { text: string };
-}
-async function emailsTo(address: string): Promise<StoredEmail[]> {
-  const store = (await (await fetch(`${inject('endpoints').ses}/store`)).json()) as { emails: StoredEmail[] };
-  return store.emails.filter((email) => email.destination.to.includes(address));
 }
 
 async function untilDatabaseAnswers(documents: DynamoDBDocumentClient, tableName: string): Promise<void> {

@@ -1,18 +1,8 @@
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
+import { emailsTo } from '../support/ses-inbox.ts';
 
 /** Contract §15, through the local stack: the e-mail as the SES emulator rendered and stored it. */
-
-interface StoredEmail {
-  destination: { to: string[] };
-  subject: string;
-  body: { text: string; html: string };
-}
-
-async function emailsTo(address: string): Promise<StoredEmail[]> {
-  const store = (await (await fetch(`${inject('endpoints').ses}/store`)).json()) as { emails: StoredEmail[] };
-  return store.emails.filter((email) => email.destination.to.includes(address));
-}
 
 const uniqueEmail = () => `markup-${Math.random().toString(36).slice(2, 10)}@example.com`;
 const LINK = '<a href="https://evil.example/login">x</a>';

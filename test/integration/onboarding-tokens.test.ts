@@ -2,17 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
-
-interface StoredEmail {
-  destination: { to: string[] };
-  subject: string;
-  body: { text: string; html: string };
-}
-
-async function emailsTo(address: string): Promise<StoredEmail[]> {
-  const store = (await (await fetch(`${inject('endpoints').ses}/store`)).json()) as { emails: StoredEmail[] };
-  return store.emails.filter((email) => email.destination.to.includes(address));
-}
+import { emailsTo } from '../support/ses-inbox.ts';
 
 function tokenTable() {
   const env = inject('localEnv');

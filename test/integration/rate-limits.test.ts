@@ -1,25 +1,16 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { apiEvent } from '../support/api-event.ts';
 import { callApi, tokenFor, uniqueOrg, type ApiResponse } from './api-client.ts';
 import { coldStart, lambdaContext } from './report-support.ts';
+import { emailsTo } from '../support/ses-inbox.ts';
 
 /**
  * Contract §15's limits on the local stack, with parallel requests and exact counts: onboarding
  * e-mails (5 an hour to one address, 1,000 an hour per organization), webhook tests (10 a minute
  * per organization). E-mails are counted in the SES emulator's store, webhook tests at a receiver.
  */
-
-interface StoredEmail {
-  destination: { to: string[] };
-  body: { text: string };
-}
-
-async function emailsTo(address: string): Promise<StoredEmail[]> {
-  const store = (await (await fetch(`${inject('endpoints').ses}/store`)).json()) as { emails: StoredEmail[] };
-  return store.emails.filter((email) => email.destination.to.includes(address));
-}
 
 const person = (email: string) => ({ email, first_name: 'Zoë', last_name: 'Ångström' });
 const uniqueEmail = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}@example.com`;
