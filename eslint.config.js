@@ -28,6 +28,18 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // Imports say where they go: `#shared/...`, `#test/...`; a relative import stays inside its own folder.
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../*', '../'],
+              message: 'Import across folders with a #subpath (package.json "imports"), e.g. #shared/domain/errors.ts.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

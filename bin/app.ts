@@ -1,7 +1,7 @@
 import { App, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ServiceStack, serviceStackName } from '../lib/service-stack.ts';
-import { readStackConfig, StackConfigError, type StackConfig } from '../lib/stack-config.ts';
+import { ServiceStack, serviceStackName } from '#lib/service-stack.ts';
+import { readStackConfig, StackConfigError, type StackConfig } from '#lib/stack-config.ts';
 
 const app = new App();
 

@@ -1,4 +1,4 @@
-import type { ReportProgress, ReportWait } from '../client/index.ts';
+import type { ReportProgress, ReportWait } from '#client/index.ts';
 
 export interface ProgressStream {
   isTTY?: boolean;

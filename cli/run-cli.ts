@@ -22,7 +22,7 @@ import {
   type UserStatusRecord,
   type UserStatusRequest,
   type WebhookEventType,
-} from '../client/index.ts';
+} from '#client/index.ts';
 import * as help from './help.ts';
 import { createReportProgressView, type ProgressStream } from './report-progress.ts';
 import { formatTable } from './table.ts';

@@ -1,5 +1,5 @@
-import openApiDocument from '../openapi.json' with { type: 'json' };
-import type { UserField, UserStatusFilters } from '../client/index.ts';
+import openApiDocument from '#openapi.json' with { type: 'json' };
+import type { UserField, UserStatusFilters } from '#client/index.ts';
 
 export class UsageError extends Error {
   override name = 'UsageError';

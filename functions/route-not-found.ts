@@ -1,4 +1,4 @@
-import { apiRoutes } from '../lib/routes.ts';
+import { apiRoutes } from '#shared/config/api-routes.ts';
 import { createPublicHandler } from '#shared/http/api-handler.ts';
 import { explainUnmatchedRoute } from '#shared/http/route-matcher.ts';
 

@@ -17,7 +17,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE } from '../shared/observability/metrics.ts';
+import { METRICS_NAMESPACE } from '#shared/observability/metrics.ts';
 
 export interface AlarmsConstructProps {
   /** Subscribed to an alarm topic; without it alarms only show in the console. */

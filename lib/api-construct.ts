@@ -14,7 +14,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import type { ApiRoute } from './routes.ts';
+import type { ApiRoute } from '#shared/config/api-routes.ts';
 
 export interface ApiConstructProps {
   /** Answers every path or method no route matches (the `$default` route). */

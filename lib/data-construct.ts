@@ -6,7 +6,7 @@ import {
   onboardingTokensTable,
   reportJobsTable,
   webhooksTable,
-} from './table-definitions.ts';
+} from '#shared/config/table-definitions.ts';
 import { ServiceTable } from './service-table.ts';
 
 const knownTables = [

@@ -12,7 +12,7 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { BusinessMetric, METRICS_NAMESPACE } from '../shared/observability/metrics.ts';
+import { BusinessMetric, METRICS_NAMESPACE } from '#shared/observability/metrics.ts';
 import { CONFIGURATION_SET_DIMENSION } from './mail-construct.ts';
 
 export interface OperationsDashboardProps {

@@ -10,17 +10,17 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 // Plain constants and node:fs/node:path only: importing them does not pull pdf-lib into the CDK app.
-import { allReportFontFiles, REPORT_FONTS_DIR_ENV } from '../shared/adapters/pdf/report-fonts.ts';
-import { MAX_RECEIVES } from '../shared/queue/report-job-messages.ts';
+import { allReportFontFiles, REPORT_FONTS_DIR_ENV } from '#shared/adapters/pdf/report-fonts.ts';
+import { MAX_RECEIVES } from '#shared/queue/report-job-messages.ts';
 import {
   DEAD_LETTER_HANDLER_TIMEOUT_SECONDS,
   DEAD_LETTER_QUEUE_VISIBILITY_SECONDS,
   REPORT_QUEUE_VISIBILITY_SECONDS,
   SWEEP_TIMEOUT_SECONDS,
   WORKER_TIMEOUT_SECONDS,
-} from '../shared/queue/report-pipeline-timing.ts';
+} from '#shared/queue/report-pipeline-timing.ts';
 import { bindTable } from './bind-table.ts';
-import { reportPipelineFunctions } from './routes.ts';
+import { reportPipelineFunctions } from '#shared/config/api-routes.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { ServiceTable } from './service-table.ts';
 

@@ -1,3 +1,4 @@
+import { DEFAULT_API_TIMEOUT_SECONDS } from '#shared/config/api-routes.ts';
 import path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -65,7 +66,7 @@ export class ServiceFunction extends NodejsFunction {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       bundling: lambdaBundlingWith(props.commandHooks),
-      timeout: props.timeout ?? Duration.seconds(10),
+      timeout: props.timeout ?? Duration.seconds(DEFAULT_API_TIMEOUT_SECONDS),
       memorySize: props.memorySize ?? 1024,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       description: props.description,

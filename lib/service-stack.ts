@@ -17,8 +17,8 @@ import {
   type userStatusRoutes,
   type userRoutes,
   type webhookRoutes,
-} from './routes.ts';
-import { BusinessMetric, METRICS_NAMESPACE } from '../shared/observability/metrics.ts';
+} from '#shared/config/api-routes.ts';
+import { BusinessMetric, METRICS_NAMESPACE } from '#shared/observability/metrics.ts';
 import { OperationsDashboardConstruct } from './operations-dashboard-construct.ts';
 import { ServiceFunction, serviceName } from './service-function.ts';
 import type { StackConfig } from './stack-config.ts';

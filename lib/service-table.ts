@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import type { TableDefinition } from './table-definitions.ts';
+import type { TableDefinition } from '#shared/config/table-definitions.ts';
 
 /** A DynamoDB table built from its shared definition, which it keeps (grants read its index names and env var). */
 export class ServiceTable extends Table {

@@ -1,11 +1,11 @@
 import type { Node } from 'constructs';
 import * as v from 'valibot';
-import { DEFAULT_REPORT_RATE_LIMIT, MAX_REPORT_RATE_LIMIT } from '../shared/config/report-rate-limit.ts';
+import { DEFAULT_REPORT_RATE_LIMIT, MAX_REPORT_RATE_LIMIT } from '#shared/config/report-rate-limit.ts';
 import {
   DEFAULT_EMAIL_QUOTA,
   MAX_EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR,
   MAX_EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR,
-} from '../shared/domain/onboarding/email-quota.ts';
+} from '#shared/domain/onboarding/email-quota.ts';
 
 /**
  * The deployment's configuration, read from CDK context (`cdk.json` "context", or `-c key=value`)

@@ -13,8 +13,8 @@ import {
   USERS_MIGRATIONS,
   USERS_READER_ROLE,
   type Migration,
-} from '../shared/adapters/postgres/users-schema.ts';
-import { usersDatabaseMigrationFunction } from './routes.ts';
+} from '#shared/adapters/postgres/users-schema.ts';
+import { usersDatabaseMigrationFunction } from '#shared/config/api-routes.ts';
 import { ServiceFunction } from './service-function.ts';
 
 /**

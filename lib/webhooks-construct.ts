@@ -6,10 +6,10 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import { VISIBILITY_TIMEOUT_PER_FUNCTION_TIMEOUT } from '../shared/queue/report-pipeline-timing.ts';
-import { WEBHOOK_DELIVERY_TIMEOUT_SECONDS, WEBHOOK_MAX_RECEIVES } from '../shared/queue/webhook-messages.ts';
+import { VISIBILITY_TIMEOUT_PER_FUNCTION_TIMEOUT } from '#shared/queue/report-pipeline-timing.ts';
+import { WEBHOOK_DELIVERY_TIMEOUT_SECONDS, WEBHOOK_MAX_RECEIVES } from '#shared/queue/webhook-messages.ts';
 import { bindTable } from './bind-table.ts';
-import { webhookDeliveryFunction } from './routes.ts';
+import { webhookDeliveryFunction } from '#shared/config/api-routes.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { ServiceTable } from './service-table.ts';
 

@@ -1,8 +1,8 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, resolve, sep } from 'node:path';
-import { dashboardContentSecurityPolicy, dashboardStaticHeaders } from '../lib/dashboard-security-headers.ts';
-import { repoRoot } from '../lib/repo-root.ts';
+import { dashboardContentSecurityPolicy, dashboardStaticHeaders } from '#lib/dashboard-security-headers.ts';
+import { repoRoot } from '#lib/repo-root.ts';
 import { ALL_SCOPES } from './dev-keys.ts';
 
 /**

@@ -6,7 +6,7 @@ import {
   type ScreeningAddress,
   type ScreeningEntry,
   type UserRecord,
-} from '../shared/domain/users/user-record.ts';
+} from '#shared/domain/users/user-record.ts';
 
 /**
  * Demo user records for the local stack: a few hundred varied, plausible users of one

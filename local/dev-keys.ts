@@ -1,4 +1,4 @@
-import { SCOPES } from '../shared/http/api-types.ts';
+import { SCOPES } from '#shared/http/api-types.ts';
 import { memoizeByKey } from './memoize-by-key.ts';
 import { randomUUID } from 'node:crypto';
 import { chmod, link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';

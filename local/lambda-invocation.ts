@@ -43,3 +43,8 @@ export function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/** A running poller or schedule: the local stand-in for an event source mapping or an EventBridge rule. */
+export interface RunningPoller {
+  stop(): Promise<void>;
+}

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer as createNetServer } from 'node:net';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fallbackRoute, apiRoutes } from '../lib/routes.ts';
-import { allTables } from '../lib/table-definitions.ts';
-import { DEFAULT_REPORT_RATE_LIMIT } from '../shared/config/report-rate-limit.ts';
+import { fallbackRoute, apiRoutes } from '#shared/config/api-routes.ts';
+import { allTables } from '#shared/config/table-definitions.ts';
+import { DEFAULT_REPORT_RATE_LIMIT } from '#shared/config/report-rate-limit.ts';
 import {
   issueDevToken,
   keysDirectory,

@@ -2,12 +2,15 @@ import {
   DEAD_LETTER_HANDLER_TIMEOUT_SECONDS,
   SWEEP_TIMEOUT_SECONDS,
   WORKER_TIMEOUT_SECONDS,
-} from '../shared/queue/report-pipeline-timing.ts';
-import { reportPipelineFunctions, webhookDeliveryFunction } from '../lib/routes.ts';
-import { WEBHOOK_DELIVERY_TIMEOUT_SECONDS } from '../shared/queue/webhook-messages.ts';
+} from '#shared/queue/report-pipeline-timing.ts';
+import { reportPipelineFunctions, webhookDeliveryFunction } from '#shared/config/api-routes.ts';
+import { WEBHOOK_DELIVERY_TIMEOUT_SECONDS } from '#shared/queue/webhook-messages.ts';
 import type { RunningEmulators } from './emulators.ts';
 import type { HandlerLoader } from './handler-modules.ts';
 import type { LocalResources } from './resources.ts';
+import type { RunningPoller } from './lambda-invocation.ts';
+
+export type { RunningPoller };
 import { startSchedule } from './scheduler.ts';
 import { startSqsPoller } from './sqs-poller.ts';
 
@@ -25,10 +28,6 @@ export interface PollerContext {
   /** The same cached loader the router uses, so a function module is imported once. */
   loadHandler: HandlerLoader;
   quiet: boolean;
-}
-
-export interface RunningPoller {
-  stop(): Promise<void>;
 }
 
 export type PollerFactory = (context: PollerContext) => RunningPoller | Promise<RunningPoller>;

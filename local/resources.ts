@@ -23,14 +23,14 @@ import {
   SetQueueAttributesCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { onboardingEmailTemplate } from '../lib/onboarding-email-template.ts';
-import { allTables, type KeySchema, type TableDefinition } from '../lib/table-definitions.ts';
-import { MAX_RECEIVES } from '../shared/queue/report-job-messages.ts';
+import { onboardingEmailTemplate } from '#lib/onboarding-email-template.ts';
+import { allTables, type KeySchema, type TableDefinition } from '#shared/config/table-definitions.ts';
+import { MAX_RECEIVES } from '#shared/queue/report-job-messages.ts';
 import {
   DEAD_LETTER_QUEUE_VISIBILITY_SECONDS,
   REPORT_QUEUE_VISIBILITY_SECONDS,
-} from '../shared/queue/report-pipeline-timing.ts';
-import { WEBHOOK_DELIVERY_TIMEOUT_SECONDS, WEBHOOK_MAX_RECEIVES } from '../shared/queue/webhook-messages.ts';
+} from '#shared/queue/report-pipeline-timing.ts';
+import { WEBHOOK_DELIVERY_TIMEOUT_SECONDS, WEBHOOK_MAX_RECEIVES } from '#shared/queue/webhook-messages.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulators } from './emulators.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { ApiRoute } from '../lib/routes.ts';
-import { compileRoutePath } from '../shared/http/route-matcher.ts';
+import { DEFAULT_API_TIMEOUT_SECONDS, type ApiRoute } from '#shared/config/api-routes.ts';
+import { compileRoutePath } from '#shared/http/route-matcher.ts';
 import { memoizeByKey } from './memoize-by-key.ts';
 import { createHandlerLoader, type HandlerLoader } from './handler-modules.ts';
 import { buildLambdaContext, LOCAL_ACCOUNT_ID, withTimeout } from './lambda-invocation.ts';
@@ -44,7 +44,7 @@ export interface AccessLogEntry {
 }
 
 const LOCAL_API_ID = 'local';
-const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = DEFAULT_API_TIMEOUT_SECONDS * 1000;
 const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** The only request bodies HTTP APIs pass as UTF-8 text; everything else (even no type) arrives base64. */

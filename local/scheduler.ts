@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { ScheduledEvent } from 'aws-lambda';
 import type { HandlerLoader } from './handler-modules.ts';
-import { buildLambdaContext, LOCAL_ACCOUNT_ID, LOCAL_LAMBDA_REGION, withTimeout } from './lambda-invocation.ts';
-import type { RunningPoller } from './pollers.ts';
+import {
+  buildLambdaContext,
+  LOCAL_ACCOUNT_ID,
+  LOCAL_LAMBDA_REGION,
+  withTimeout,
+  type RunningPoller,
+} from './lambda-invocation.ts';
 
 /**
  * Stands in for an EventBridge schedule rule (`rate(...)`) targeting a function: invokes it with

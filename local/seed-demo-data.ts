@@ -1,7 +1,7 @@
-import { PostgresUsersDatabase, type SqlRunner } from '../shared/adapters/postgres/users-database.ts';
-import { PostgresUserWriter } from '../shared/adapters/postgres/user-writer.ts';
-import { parseUserRecord } from '../shared/domain/users/user-record-schema.ts';
-import type { UserRecord } from '../shared/domain/users/user-record.ts';
+import { PostgresUsersDatabase, type SqlRunner } from '#shared/adapters/postgres/users-database.ts';
+import { PostgresUserWriter } from '#shared/adapters/postgres/user-writer.ts';
+import { parseUserRecord } from '#shared/domain/users/user-record-schema.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { DEMO_ORG_ID, generateDemoUsers, WELL_KNOWN_DEMO_USERS } from './demo-users.ts';
 import type { LocalUsersDatabase } from './users-postgres.ts';
 

@@ -8,8 +8,7 @@ import {
 import type { SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './emulators.ts';
 import type { HandlerLoader } from './handler-modules.ts';
-import { buildLambdaContext, LOCAL_ACCOUNT_ID, withTimeout } from './lambda-invocation.ts';
-import type { RunningPoller } from './pollers.ts';
+import { buildLambdaContext, LOCAL_ACCOUNT_ID, withTimeout, type RunningPoller } from './lambda-invocation.ts';
 import type { LocalQueue } from './resources.ts';
 
 /**

@@ -1,5 +1,5 @@
-import { ConfigurationError } from '../shared/config/load-config.ts';
-import { reportRateLimitFrom } from '../shared/config/report-rate-limit.ts';
+import { ConfigurationError } from '#shared/config/load-config.ts';
+import { reportRateLimitFrom } from '#shared/config/report-rate-limit.ts';
 import { localStackBanner } from './banner.ts';
 import { DEMO_ORGANIZATION_NAME } from './demo-users.ts';
 import { ensureDashboardBuilt } from './dashboard.ts';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ORGANIZATION_ID, ORGANIZATION_ID_RULE, parseCommandLine, UsageError } from '../scripts/command-line.ts';
+import { ORGANIZATION_ID, ORGANIZATION_ID_RULE, parseCommandLine, UsageError } from '#scripts/command-line.ts';
 import { ALL_SCOPES, issueDevToken, keysDirectory, LOCAL_AUDIENCE, LOCAL_ISSUER } from './dev-keys.ts';
 
 /** `npm run -s token -- --org <id> ...`: prints a development access token, and nothing else, on stdout. */

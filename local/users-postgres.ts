@@ -2,13 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PostgresUsersDatabase } from '../shared/adapters/postgres/users-database.ts';
+import { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
 import {
   ensureRole,
   migrateUsersDatabase,
   USERS_ERASER_ROLE,
   USERS_READER_ROLE,
-} from '../shared/adapters/postgres/users-schema.ts';
+} from '#shared/adapters/postgres/users-schema.ts';
 import { startPostgresServer } from './postgres-server.ts';
 
 /**

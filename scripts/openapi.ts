@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { repoRoot } from '../lib/repo-root.ts';
+import { repoRoot } from '#lib/repo-root.ts';
 import {
   buildOpenApiDocument,
   OPENAPI_DOCUMENT_FILE,

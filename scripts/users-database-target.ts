@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { keysDirectory } from '../local/dev-keys.ts';
-import { usersDatabaseFile, type UsersDatabaseFile } from '../local/users-postgres.ts';
-import { PostgresUsersDatabase } from '../shared/adapters/postgres/users-database.ts';
+import { keysDirectory } from '#local/dev-keys.ts';
+import { usersDatabaseFile, type UsersDatabaseFile } from '#local/users-postgres.ts';
+import { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
 
 /**
  * Where the users commands (import, migrate-from-dynamodb) write: by default the running local

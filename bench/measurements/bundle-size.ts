@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { reportPipelineFunctions } from '../../lib/routes.ts';
-import { single, type Row } from '../report.ts';
-import { buildLambdaBundles, largestPackages } from '../support/bundles.ts';
-import type { Measurement } from '../support/measurement.ts';
+import { reportPipelineFunctions } from '#shared/config/api-routes.ts';
+import { single, type Row } from '#bench/report.ts';
+import { buildLambdaBundles, largestPackages } from '#bench/support/bundles.ts';
+import type { Measurement } from '#bench/support/measurement.ts';
 
 /**
  * 1. Raw size of every Lambda's `index.js`, built with the esbuild options CDK uses. An API

@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
-import { dashboardDistDir, ensureDashboardBuilt } from '../../local/dashboard.ts';
-import { chromiumPath } from '../../test/browser/chromium-path.ts';
-import { single, summarize, type Row } from '../report.ts';
-import type { Measurement } from '../support/measurement.ts';
+import { dashboardDistDir, ensureDashboardBuilt } from '#local/dashboard.ts';
+import { chromiumPath } from '#test/browser/chromium-path.ts';
+import { single, summarize, type Row } from '#bench/report.ts';
+import type { Measurement } from '#bench/support/measurement.ts';
 
 /**
  * 9. The dashboard (web/). First load: the gzip size of the JavaScript index.html loads, at most

@@ -1,9 +1,9 @@
 import { createLocalJWKSet, decodeJwt } from 'jose';
-import { createTokenVerifier } from '../../shared/http/auth.ts';
-import { createTestKeySet, signToken, TEST_AUDIENCE, TEST_ISSUER, validClaims } from '../../test/support/jwt.ts';
-import { summarize, type Row } from '../report.ts';
-import type { Measurement } from '../support/measurement.ts';
-import { timePerOperation } from '../support/timing.ts';
+import { createTokenVerifier } from '#shared/http/auth.ts';
+import { createTestKeySet, signToken, TEST_AUDIENCE, TEST_ISSUER, validClaims } from '#test/support/jwt.ts';
+import { summarize, type Row } from '#bench/report.ts';
+import type { Measurement } from '#bench/support/measurement.ts';
+import { timePerOperation } from '#bench/support/timing.ts';
 
 /**
  * 5. Bearer token verification as every API request does it (shared/http/auth.ts: signature

@@ -3,11 +3,11 @@ import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
-import { fallbackRoute, type ApiRoute } from '../../lib/routes.ts';
-import { createLocalRouter } from '../../local/router.ts';
-import { single, type Row, type Stat } from '../report.ts';
-import { callLocalApi, requestReport, seedOrganization, waitUntilComplete } from '../support/local-api.ts';
-import type { Measurement } from '../support/measurement.ts';
+import { fallbackRoute, type ApiRoute } from '#shared/config/api-routes.ts';
+import { createLocalRouter } from '#local/router.ts';
+import { single, type Row, type Stat } from '#bench/report.ts';
+import { callLocalApi, requestReport, seedOrganization, waitUntilComplete } from '#bench/support/local-api.ts';
+import type { Measurement } from '#bench/support/measurement.ts';
 
 /**
  * 8. Load on the local API with autocannon (its own process, loopback only, fixed duration):

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { summarize, type Row } from '../report.ts';
-import { buildLambdaBundles } from '../support/bundles.ts';
-import { cleanEnvironment, lambdaEnvironment } from '../support/lambda-environment.ts';
-import type { Measurement } from '../support/measurement.ts';
-import { timeProcess } from '../support/timing.ts';
+import { summarize, type Row } from '#bench/report.ts';
+import { buildLambdaBundles } from '#bench/support/bundles.ts';
+import { cleanEnvironment, lambdaEnvironment } from '#bench/support/lambda-environment.ts';
+import type { Measurement } from '#bench/support/measurement.ts';
+import { timeProcess } from '#bench/support/timing.ts';
 
 /**
  * 2. Module init: `node index.js` (the load of a bundle, with the environment CDK gives the

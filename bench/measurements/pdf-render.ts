@@ -1,22 +1,22 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { esbuildOptionsFor } from '../../lib/bundling.ts';
-import { layoutUserReport } from '../../shared/adapters/pdf/layout-user-report.ts';
-import { loadReportFonts } from '../../shared/adapters/pdf/report-fonts.ts';
-import { Typesetter } from '../../shared/adapters/pdf/typesetter.ts';
-import { REPORT_TEMPLATE_VERSION } from '../../shared/domain/reports/report-template-version.ts';
+import { esbuildOptionsFor } from '#lib/bundling.ts';
+import { layoutUserReport } from '#shared/adapters/pdf/layout-user-report.ts';
+import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
+import { Typesetter } from '#shared/adapters/pdf/typesetter.ts';
+import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
 import {
   GENERATED_AT,
   JOB_ID,
   ORGANIZATION_NAME,
   userWithMatches,
-} from '../../test/unit/reports/pdf/user-report-fixtures.ts';
-import { single, summarize, type Row } from '../report.ts';
-import { copyReportFonts } from '../support/bundles.ts';
-import type { Measurement } from '../support/measurement.ts';
-import { renderer, type PdfSubject } from '../support/render-once.ts';
-import { timeEach } from '../support/timing.ts';
+} from '#test/unit/reports/pdf/user-report-fixtures.ts';
+import { single, summarize, type Row } from '#bench/report.ts';
+import { copyReportFonts } from '#bench/support/bundles.ts';
+import type { Measurement } from '#bench/support/measurement.ts';
+import { renderer, type PdfSubject } from '#bench/support/render-once.ts';
+import { timeEach } from '#bench/support/timing.ts';
 
 /**
  * 4. The report PDF: the typical user (two pages, Latin), a user with enough screening matches for

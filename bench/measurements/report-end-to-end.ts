@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import { REPORT_REQUEST_RATE_LIMIT } from '../../shared/domain/reports/rate-limit.ts';
-import { summarize, type Row } from '../report.ts';
-import { callLocalApi, requestReport, seedOrganization, waitUntilComplete } from '../support/local-api.ts';
-import type { Measurement } from '../support/measurement.ts';
+import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/reports/rate-limit.ts';
+import { summarize, type Row } from '#bench/report.ts';
+import { callLocalApi, requestReport, seedOrganization, waitUntilComplete } from '#bench/support/local-api.ts';
+import type { Measurement } from '#bench/support/measurement.ts';
 
 /**
  * 6. A report job end to end on the emulators: POST /v1/document/api until GET says COMPLETE,

@@ -9,16 +9,16 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { KMSClient } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
 import pg from 'pg';
-import { generateDemoUsers } from '../../local/demo-users.ts';
-import { apiRoutes, fallbackRoute, type ApiRoute } from '../../lib/routes.ts';
-import { toUserRowValues, USER_ROW_COLUMNS } from '../../shared/adapters/postgres/user-rows.ts';
-import type { UserRecord } from '../../shared/domain/users/user-record.ts';
-import { DEFAULT_RESULT_KEYS } from '../../shared/domain/users/user-status-query.ts';
-import { apiEvent, lambdaContext, type ApiEventOptions } from '../../test/support/api-event.ts';
-import { bearer, signToken, TEST_ORG_ID, validClaims } from '../../test/support/jwt.ts';
-import { summarize, type Row } from '../report.ts';
-import { lambdaEnvironment } from '../support/lambda-environment.ts';
-import type { Measurement } from '../support/measurement.ts';
+import { generateDemoUsers } from '#local/demo-users.ts';
+import { apiRoutes, fallbackRoute, type ApiRoute } from '#shared/config/api-routes.ts';
+import { toUserRowValues, USER_ROW_COLUMNS } from '#shared/adapters/postgres/user-rows.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
+import { DEFAULT_RESULT_KEYS } from '#shared/domain/users/user-status-query.ts';
+import { apiEvent, lambdaContext, type ApiEventOptions } from '#test/support/api-event.ts';
+import { bearer, signToken, TEST_ORG_ID, validClaims } from '#test/support/jwt.ts';
+import { summarize, type Row } from '#bench/report.ts';
+import { lambdaEnvironment } from '#bench/support/lambda-environment.ts';
+import type { Measurement } from '#bench/support/measurement.ts';
 
 /**
  * 3. Request overhead in-process: each API handler (its real module, middleware chain and use

@@ -6,22 +6,22 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { generateDemoUsers } from '../../local/demo-users.ts';
-import { connectAsAdmin } from '../../local/seed-demo-data.ts';
-import type { LocalUsersDatabase } from '../../local/users-postgres.ts';
-import { importUserLines } from '../../scripts/users-import/import-user-lines.ts';
-import { PostgresUserDirectory } from '../../shared/adapters/postgres/user-directory.ts';
-import { emailKeyOf } from '../../shared/adapters/postgres/user-rows.ts';
-import { buildUserStatusStatements, type SqlStatement } from '../../shared/adapters/postgres/user-status-sql.ts';
-import { PostgresUserWriter } from '../../shared/adapters/postgres/user-writer.ts';
-import { PostgresUsersDatabase } from '../../shared/adapters/postgres/users-database.ts';
-import type { UserRecord } from '../../shared/domain/users/user-record.ts';
-import type { UserFilter, UserStatusQuery } from '../../shared/domain/users/user-status-query.ts';
-import { userStatusRequestSchema } from '../../shared/http/schemas/user-status-schemas.ts';
-import { parseInput } from '../../shared/http/validation.ts';
-import { single, summarize, type Budget, type Row } from '../report.ts';
-import { callLocalApi } from '../support/local-api.ts';
-import type { Measurement } from '../support/measurement.ts';
+import { generateDemoUsers } from '#local/demo-users.ts';
+import { connectAsAdmin } from '#local/seed-demo-data.ts';
+import type { LocalUsersDatabase } from '#local/users-postgres.ts';
+import { importUserLines } from '#scripts/users-import/import-user-lines.ts';
+import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
+import { emailKeyOf } from '#shared/adapters/postgres/user-rows.ts';
+import { buildUserStatusStatements, type SqlStatement } from '#shared/adapters/postgres/user-status-sql.ts';
+import { PostgresUserWriter } from '#shared/adapters/postgres/user-writer.ts';
+import { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
+import type { UserFilter, UserStatusQuery } from '#shared/domain/users/user-status-query.ts';
+import { userStatusRequestSchema } from '#shared/http/schemas/user-status-schemas.ts';
+import { parseInput } from '#shared/http/validation.ts';
+import { single, summarize, type Budget, type Row } from '#bench/report.ts';
+import { callLocalApi } from '#bench/support/local-api.ts';
+import type { Measurement } from '#bench/support/measurement.ts';
 
 /**
  * 7. POST /v1/user-status on the local stack's PostgreSQL (Aurora DSQL's stand-in) with one large

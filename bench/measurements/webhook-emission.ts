@@ -1,22 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { performance } from 'node:perf_hooks';
-import { createDynamoDbClients, createS3Client, createSqsClient } from '../../shared/adapters/aws-clients.ts';
-import { DynamoDbReportJobStore } from '../../shared/adapters/dynamodb/report-job-store.ts';
-import { PostgresUserDirectory } from '../../shared/adapters/postgres/user-directory.ts';
-import { PostgresUsersDatabase } from '../../shared/adapters/postgres/users-database.ts';
-import { S3ReportStorage } from '../../shared/adapters/s3/report-storage.ts';
-import { webhookEventPublishing } from '../../shared/adapters/webhook-adapters.ts';
-import { systemClock } from '../../shared/domain/clock.ts';
-import { loadReportFonts } from '../../shared/adapters/pdf/report-fonts.ts';
-import { pdfReportRenderer } from '../../shared/adapters/pdf/render-user-report.ts';
-import { processReportJob } from '../../shared/domain/reports/process-report-job.ts';
-import type { ReportJob } from '../../shared/domain/reports/report-job.ts';
-import { REPORT_TEMPLATE_VERSION } from '../../shared/domain/reports/report-template-version.ts';
-import { emittingReportEvents } from '../../shared/domain/webhooks/webhook-events.ts';
-import { summarize, type Row } from '../report.ts';
-import { seedOrganization } from '../support/local-api.ts';
-import type { Measurement } from '../support/measurement.ts';
+import { createDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
+import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
+import { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
+import { S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
+import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
+import { systemClock } from '#shared/domain/clock.ts';
+import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
+import { pdfReportRenderer } from '#shared/adapters/pdf/render-user-report.ts';
+import { processReportJob } from '#shared/domain/reports/process-report-job.ts';
+import type { ReportJob } from '#shared/domain/reports/report-job.ts';
+import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
+import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
+import { summarize, type Row } from '#bench/report.ts';
+import { seedOrganization } from '#bench/support/local-api.ts';
+import type { Measurement } from '#bench/support/measurement.ts';
 
 /**
  * 10. What webhook event emission adds to a report job in the worker: the worker's use case with

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import type { Row } from '../report.ts';
+import type { Row } from '#bench/report.ts';
 import { createContext, type Measurement } from './measurement.ts';
 
 /**

@@ -1,5 +1,5 @@
-import { allTables } from '../../lib/table-definitions.ts';
-import { generateSigningKey, jwksOf, TEST_AUDIENCE, TEST_ISSUER, type TestSigningKey } from '../../test/support/jwt.ts';
+import { allTables } from '#shared/config/table-definitions.ts';
+import { generateSigningKey, jwksOf, TEST_AUDIENCE, TEST_ISSUER, type TestSigningKey } from '#test/support/jwt.ts';
 
 /**
  * What CDK sets in the functions' environment (plus what the Lambda runtime sets), with dummy

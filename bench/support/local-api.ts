@@ -1,6 +1,6 @@
-import { generateDemoUsers } from '../../local/demo-users.ts';
-import { connectAsAdmin, seedUsers } from '../../local/seed-demo-data.ts';
-import type { UserRecord } from '../../shared/domain/users/user-record.ts';
+import { generateDemoUsers } from '#local/demo-users.ts';
+import { connectAsAdmin, seedUsers } from '#local/seed-demo-data.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import type { MeasurementContext } from './measurement.ts';
 import { sleep } from './timing.ts';
 

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { LocalStack } from '../../local/local-stack.ts';
-import type { Row } from '../report.ts';
+import type { LocalStack } from '#local/local-stack.ts';
+import type { Row } from '#bench/report.ts';
 
 /** One file under bench/measurements/ default-exports one of these. */
 export interface Measurement {
@@ -39,7 +39,7 @@ export async function createContext(
     stack ??= (async () => {
       log('starting the local stack (DynamoDB Local, PostgreSQL, SQS, S3, SES emulators)');
       // Imported here: it owns process.env, and measurements without it must not load it.
-      const { startLocalStack } = await import('../../local/local-stack.ts');
+      const { startLocalStack } = await import('#local/local-stack.ts');
       // With the dashboard at / (measurement 9 builds it first; the files are read per request).
       const started = await startLocalStack({ quiet: true, keysDir: join(workDir, 'keys'), dashboard: true });
       log(`local stack up in ${started.startupMs} ms at ${started.baseUrl}`);

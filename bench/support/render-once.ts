@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { PDFDocument } from 'pdf-lib';
-import { renderUserReport } from '../../shared/adapters/pdf/render-user-report.ts';
-import { loadReportFonts } from '../../shared/adapters/pdf/report-fonts.ts';
-import type { UserRecord } from '../../shared/domain/users/user-record.ts';
+import { renderUserReport } from '#shared/adapters/pdf/render-user-report.ts';
+import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import {
   GENERATED_AT,
   JOB_ID,
@@ -10,7 +10,7 @@ import {
   multiScriptUser,
   typicalUser,
   userWithMatches,
-} from '../../test/unit/reports/pdf/user-report-fixtures.ts';
+} from '#test/unit/reports/pdf/user-report-fixtures.ts';
 
 /**
  * The PDF work the benchmark times, shared by the warm loop and the fresh-process run. As a

@@ -1,7 +1,7 @@
-import { apiRoutes } from '../../lib/routes.ts';
-import { DEFAULT_EMAIL_QUOTA } from '../../shared/domain/onboarding/email-quota.ts';
-import { WEBHOOK_TEST_RATE_LIMIT } from '../../shared/domain/webhooks/webhook-endpoint.ts';
-import { SCOPES, type Scope } from '../../shared/http/api-types.ts';
+import { apiRoutes } from '#shared/config/api-routes.ts';
+import { DEFAULT_EMAIL_QUOTA } from '#shared/domain/onboarding/email-quota.ts';
+import { WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoint.ts';
+import { SCOPES, type Scope } from '#shared/http/api-types.ts';
 import {
   componentHeaders,
   componentParameters,

@@ -1,29 +1,26 @@
-import { ONBOARDING_TOKEN_STATUSES } from '../../shared/domain/onboarding/onboarding-token.ts';
-import { MAX_BODY_BYTES } from '../../shared/http/middlewares.ts';
-import { STATUS_NAMES } from '../../shared/http/error-mapper.ts';
-import { userRecordSchema } from '../../shared/domain/users/user-record-schema.ts';
-import { MAX_LIMIT } from '../../shared/domain/users/user-status-query.ts';
-import { REPORT_REQUEST_RATE_LIMIT } from '../../shared/domain/reports/rate-limit.ts';
+import { ONBOARDING_TOKEN_STATUSES } from '#shared/domain/onboarding/onboarding-token.ts';
+import { MAX_BODY_BYTES } from '#shared/http/middlewares.ts';
+import { STATUS_NAMES } from '#shared/http/error-mapper.ts';
+import { userRecordSchema } from '#shared/domain/users/user-record-schema.ts';
+import { MAX_LIMIT } from '#shared/domain/users/user-status-query.ts';
+import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/reports/rate-limit.ts';
 import {
   DOWNLOAD_URL_TTL_SECONDS,
   REPORT_ERROR_CODES,
   REPORT_JOB_STATUSES,
-} from '../../shared/domain/reports/report-job.ts';
+} from '#shared/domain/reports/report-job.ts';
 import {
   onboardingTokenListQuerySchema,
   onboardingTokenRedeemSchema,
   onboardingTokenRequestSchema,
-} from '../../shared/http/schemas/onboarding-token-schemas.ts';
-import { reportJobListQuerySchema, reportJobRequestSchema } from '../../shared/http/schemas/report-job-schemas.ts';
-import { auditEventListQuerySchema } from '../../shared/http/schemas/audit-schemas.ts';
-import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from '../../shared/domain/audit/audit-event.ts';
-import { userStatusRequestSchema } from '../../shared/http/schemas/user-status-schemas.ts';
-import {
-  webhookDeliveryListQuerySchema,
-  webhookEndpointRequestSchema,
-} from '../../shared/http/schemas/webhook-schemas.ts';
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_RATE_LIMIT } from '../../shared/domain/webhooks/webhook-endpoint.ts';
-import { DEFAULT_EMAIL_QUOTA, EMAIL_QUOTA_WINDOW_MS } from '../../shared/domain/onboarding/email-quota.ts';
+} from '#shared/http/schemas/onboarding-token-schemas.ts';
+import { reportJobListQuerySchema, reportJobRequestSchema } from '#shared/http/schemas/report-job-schemas.ts';
+import { auditEventListQuerySchema } from '#shared/http/schemas/audit-schemas.ts';
+import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from '#shared/domain/audit/audit-event.ts';
+import { userStatusRequestSchema } from '#shared/http/schemas/user-status-schemas.ts';
+import { webhookDeliveryListQuerySchema, webhookEndpointRequestSchema } from '#shared/http/schemas/webhook-schemas.ts';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoint.ts';
+import { DEFAULT_EMAIL_QUOTA, EMAIL_QUOTA_WINDOW_MS } from '#shared/domain/onboarding/email-quota.ts';
 import { jsonSchemaOf, type SchemaObject } from './valibot-json-schema.ts';
 
 export type { SchemaObject };

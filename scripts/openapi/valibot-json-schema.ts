@@ -1,4 +1,4 @@
-import { isPlainText } from '../../shared/domain/plain-text.ts';
+import { isPlainText } from '#shared/domain/plain-text.ts';
 import { toJsonSchema, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import {
@@ -6,8 +6,8 @@ import {
   isIsoDateOrTimestamp,
   toCalendarDate,
   toInstant,
-} from '../../shared/domain/users/user-status-query.ts';
-import { isStorableMagnitude, namesABound, toUserStatusQuery } from '../../shared/http/schemas/user-status-schemas.ts';
+} from '#shared/domain/users/user-status-query.ts';
+import { isStorableMagnitude, namesABound, toUserStatusQuery } from '#shared/http/schemas/user-status-schemas.ts';
 
 /** A JSON Schema (draft 2020-12, OpenAPI 3.1's dialect) as it is written into the document. */
 export type SchemaObject = { [key: string]: unknown };

@@ -1,5 +1,5 @@
-import type { SqlRunner } from '../../shared/adapters/postgres/users-database.ts';
-import { PostgresUserWriter, type UserWriterOptions } from '../../shared/adapters/postgres/user-writer.ts';
+import type { SqlRunner } from '#shared/adapters/postgres/users-database.ts';
+import { PostgresUserWriter, type UserWriterOptions } from '#shared/adapters/postgres/user-writer.ts';
 import { parseUserLine } from './user-line.ts';
 
 export interface ImportCounts {

@@ -1,6 +1,6 @@
-import { storageProblems } from '../../shared/adapters/postgres/user-rows.ts';
-import { parseUserRecord } from '../../shared/domain/users/user-record-schema.ts';
-import type { UserRecord } from '../../shared/domain/users/user-record.ts';
+import { storageProblems } from '#shared/adapters/postgres/user-rows.ts';
+import { parseUserRecord } from '#shared/domain/users/user-record-schema.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
 
 /** What one line of a JSON Lines user file holds. */
 export type UserLine =

@@ -1,9 +1,9 @@
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SqlRunner } from '../../shared/adapters/postgres/users-database.ts';
-import { PostgresUserWriter } from '../../shared/adapters/postgres/user-writer.ts';
-import { storageProblems } from '../../shared/adapters/postgres/user-rows.ts';
-import { parseUserRecord } from '../../shared/domain/users/user-record-schema.ts';
-import type { UserRecord } from '../../shared/domain/users/user-record.ts';
+import type { SqlRunner } from '#shared/adapters/postgres/users-database.ts';
+import { PostgresUserWriter } from '#shared/adapters/postgres/user-writer.ts';
+import { storageProblems } from '#shared/adapters/postgres/user-rows.ts';
+import { parseUserRecord } from '#shared/domain/users/user-record-schema.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
 
 /** The keys and index attributes the DynamoDB Users table kept on each user item, besides the record. */
 const ITEM_ONLY_ATTRIBUTES = ['pk', 'sk', 'createdAtSk', 'emailPk', 'statusPk', 'ttl'] as const;

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { positiveIntegerString, requiredString } from '../config/load-config.ts';
-import { systemClock } from '../domain/clock.ts';
-import { recordAuditEvent, type AuditRecorder } from '../domain/audit/record-audit-event.ts';
-import { logger } from '../observability/logger.ts';
-import { BusinessMetric, metrics, MetricUnit } from '../observability/metrics.ts';
+import { positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
+import { systemClock } from '#shared/domain/clock.ts';
+import { recordAuditEvent, type AuditRecorder } from '#shared/domain/audit/record-audit-event.ts';
+import { logger } from '#shared/observability/logger.ts';
+import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import { DynamoDbAuditTrail } from './dynamodb/audit-trail-store.ts';
 
 /** What a function that records audit events reads from its environment. */

@@ -6,9 +6,9 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { InitializeHandlerOptions, MiddlewareStack } from '@smithy/types';
-import { DependencyUnavailableError } from '../domain/errors.ts';
-import { awsSdkLogger } from '../observability/logger.ts';
-import { traceAwsClient } from '../observability/tracer.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import { awsSdkLogger } from '#shared/observability/logger.ts';
+import { traceAwsClient } from '#shared/observability/tracer.ts';
 import { isDependencyUnavailable } from './aws-errors.ts';
 import { isDeadlineAbort, requestDeadline } from './request-deadline.ts';
 

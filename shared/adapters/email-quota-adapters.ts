@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { EmailQuotaConfig } from '../config/mail-config.ts';
-import type { OnboardingEmailQuota } from '../domain/onboarding/ports.ts';
-import { BusinessMetric, metrics, MetricUnit } from '../observability/metrics.ts';
+import type { EmailQuotaConfig } from '#shared/config/mail-config.ts';
+import type { OnboardingEmailQuota } from '#shared/domain/onboarding/ports.ts';
+import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import { DynamoDbOnboardingEmailQuota } from './dynamodb/email-quota.ts';
 
 /**

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { REPORT_REQUEST_RATE_LIMIT, type RateLimitPolicy } from '../domain/reports/rate-limit.ts';
+import { REPORT_REQUEST_RATE_LIMIT, type RateLimitPolicy } from '#shared/domain/reports/rate-limit.ts';
 import { ConfigurationError } from './load-config.ts';
 
 /**

@@ -1,13 +1,14 @@
+import { DEFAULT_API_TIMEOUT_SECONDS } from '#shared/config/api-routes.ts';
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type * as v from 'valibot';
-import { requestDeadline, runBeforeTimeout } from '../adapters/request-deadline.ts';
-import { logger } from '../observability/logger.ts';
-import { publishRecordedMetrics } from '../observability/metrics.ts';
-import { traceInvocation } from '../observability/tracer.ts';
-import type { AuditAction } from '../domain/audit/audit-event.ts';
-import type { AuditRecorder } from '../domain/audit/record-audit-event.ts';
+import { requestDeadline, runBeforeTimeout } from '#shared/adapters/request-deadline.ts';
+import { logger } from '#shared/observability/logger.ts';
+import { publishRecordedMetrics } from '#shared/observability/metrics.ts';
+import { traceInvocation } from '#shared/observability/tracer.ts';
+import type { AuditAction } from '#shared/domain/audit/audit-event.ts';
+import type { AuditRecorder } from '#shared/domain/audit/record-audit-event.ts';
 import type { ApiEvent, ApiResult, LambdaContext, Principal, Scope } from './api-types.ts';
 import type { TokenVerifier } from './auth.ts';
 import type { IdempotentRequests } from './idempotent-requests.ts';
@@ -116,8 +117,7 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
  * Gateway's own timeout body.
  */
 export const ANSWER_RESERVE_MS = 1_000;
-/** The API functions' Lambda timeout unless a route sets its own (lib/routes.ts). */
-const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = DEFAULT_API_TIMEOUT_SECONDS * 1000;
 
 type LambdaHandler = (event: ApiEvent, context: LambdaContext) => Promise<ApiResult>;
 

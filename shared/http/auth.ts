@@ -7,7 +7,7 @@ import {
   type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose';
-import { DependencyUnavailableError } from '../domain/errors.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import type { Principal } from './api-types.ts';
 import { UnauthorizedError } from './http-errors.ts';
 

@@ -7,7 +7,7 @@ import {
   NotFoundError,
   RateLimitedError,
   UnprocessableError,
-} from '../domain/errors.ts';
+} from '#shared/domain/errors.ts';
 import { MethodNotAllowedError, PayloadTooLargeError, RouteNotFoundError, UnauthorizedError } from './http-errors.ts';
 import type { ApiEvent, ApiResult } from './api-types.ts';
 import { rateLimitHeaders } from './rate-limit.ts';

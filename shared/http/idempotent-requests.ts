@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import { InvalidInputError } from '../domain/errors.ts';
+import { InvalidInputError } from '#shared/domain/errors.ts';
 import type { ApiResult, LambdaContext } from './api-types.ts';
 
 const REPLAY_WINDOW_SECONDS = 24 * 60 * 60;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
-import { ForbiddenError, InvalidInputError } from '../domain/errors.ts';
-import { logger } from '../observability/logger.ts';
+import { ForbiddenError, InvalidInputError } from '#shared/domain/errors.ts';
+import { logger } from '#shared/observability/logger.ts';
 import type { ApiEvent, ApiResult, LambdaContext, Principal, Scope } from './api-types.ts';
 import { bearerTokenFrom, type TokenVerifier } from './auth.ts';
 import { mapErrorToResponse } from './error-mapper.ts';

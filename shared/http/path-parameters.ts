@@ -1,4 +1,4 @@
-import { NotFoundError } from '../domain/errors.ts';
+import { NotFoundError } from '#shared/domain/errors.ts';
 import { JOB_ID_PATTERN } from './schemas/report-job-schemas.ts';
 import type { ApiEvent } from './api-types.ts';
 

@@ -1,7 +1,7 @@
-import type { Clock } from '../domain/clock.ts';
-import { RateLimitedError } from '../domain/errors.ts';
-import type { OrganizationRateLimiter, QuotaDecision } from '../domain/rate-limit.ts';
-import { BusinessMetric, metrics, MetricUnit } from '../observability/metrics.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import { RateLimitedError } from '#shared/domain/errors.ts';
+import type { OrganizationRateLimiter, QuotaDecision } from '#shared/domain/rate-limit.ts';
+import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import type { ApiMiddleware } from './middlewares.ts';
 
 export function rateLimitHeaders(decision: QuotaDecision): Record<string, string> {

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { InvalidInputError, type FieldProblem } from '../domain/errors.ts';
+import { InvalidInputError, type FieldProblem } from '#shared/domain/errors.ts';
 
 type AnyIssue = v.BaseIssue<unknown>;
 

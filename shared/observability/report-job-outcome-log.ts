@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { ReportJobMessage } from '../domain/reports/ports.ts';
-import type { ProcessOutcome } from '../domain/reports/process-report-job.ts';
+import type { ReportJobMessage } from '#shared/domain/reports/ports.ts';
+import type { ProcessOutcome } from '#shared/domain/reports/process-report-job.ts';
 
 /**
  * One log line per processed job message: a failure caused by an error (the renderer, a refusal

@@ -1,4 +1,4 @@
-import type { OnboardingTokenEvents } from '../domain/onboarding/ports.ts';
+import type { OnboardingTokenEvents } from '#shared/domain/onboarding/ports.ts';
 import { BusinessMetric, metrics, MetricUnit } from './metrics.ts';
 
 /** Token lifecycle events as business metrics (webhooks will subscribe to the same port). */

@@ -1,6 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
-import type { ReportJobMessage } from '../domain/reports/ports.ts';
+import type { ReportJobMessage } from '#shared/domain/reports/ports.ts';
 
 const reportJobMessageSchema = v.object({
   orgId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),

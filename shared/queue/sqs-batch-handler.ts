@@ -2,10 +2,10 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '../adapters/request-deadline.ts';
-import { logger } from '../observability/logger.ts';
-import { publishRecordedMetrics } from '../observability/metrics.ts';
-import { traceInvocation } from '../observability/tracer.ts';
+import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/adapters/request-deadline.ts';
+import { logger } from '#shared/observability/logger.ts';
+import { publishRecordedMetrics } from '#shared/observability/metrics.ts';
+import { traceInvocation } from '#shared/observability/tracer.ts';
 
 /**
  * The one shape of every SQS consumer (report worker, dead-letter handler, webhook delivery): a

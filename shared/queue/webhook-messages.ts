@@ -1,7 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
-import type { DeliveryMessage } from '../domain/webhooks/ports.ts';
-import type { WebhookEvent } from '../domain/webhooks/webhook-endpoint.ts';
+import type { DeliveryMessage } from '#shared/domain/webhooks/ports.ts';
+import type { WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
 
 /**
  * The webhook queue's two kinds of message: an event to fan out, and one delivery attempt.

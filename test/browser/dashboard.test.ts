@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { issueDevToken } from '../../local/dev-keys.ts';
+import { issueDevToken } from '#local/dev-keys.ts';
 import { launchChromium } from './chromium.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node';
-import { ensureDashboardBuilt } from '../../local/dashboard.ts';
-import { seedDemoData } from '../../local/seed-demo-data.ts';
-import { setUpLocalStack } from '../support/local-stack-setup.ts';
+import { ensureDashboardBuilt } from '#local/dashboard.ts';
+import { seedDemoData } from '#local/seed-demo-data.ts';
+import { setUpLocalStack } from '#test/support/local-stack-setup.ts';
 
 /**
  * The browser tier: the dashboard built (when its sources changed), one local stack serving it at

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { issueDevToken } from '../../local/dev-keys.ts';
+import { issueDevToken } from '#local/dev-keys.ts';
 import { launchChromium } from './chromium.ts';
 
 /**

@@ -1,9 +1,9 @@
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ORGANIZATION_QUOTA_KEY, recipientQuotaKey } from '../../shared/adapters/dynamodb/email-quota.ts';
-import { callApi, tokenFor, uniqueOrg, type ApiResponse } from '../integration/api-client.ts';
-import { documentClient, seedOrganization } from '../integration/report-support.ts';
-import { emailsTo } from '../support/ses-inbox.ts';
+import { ORGANIZATION_QUOTA_KEY, recipientQuotaKey } from '#shared/adapters/dynamodb/email-quota.ts';
+import { callApi, tokenFor, uniqueOrg, type ApiResponse } from '#test/integration/api-client.ts';
+import { documentClient, seedOrganization } from '#test/integration/report-support.ts';
+import { emailsTo } from '#test/support/ses-inbox.ts';
 
 /**
  * DynamoDB Local is paused (SIGSTOP) while requests flow, and resumed (SIGCONT) after every

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { setUpLocalStack } from '../support/local-stack-setup.ts';
+import { setUpLocalStack } from '#test/support/local-stack-setup.ts';
 
 /**
  * The fault tier's own local stack (emulators, router, pollers), separate from the integration

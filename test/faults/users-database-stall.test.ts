@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { childProcessIds } from '../../local/users-postgres.ts';
-import { callApi, tokenFor, uniqueOrg, type ApiResponse } from '../integration/api-client.ts';
-import { seedOrganization } from '../integration/report-support.ts';
-import { usersDatabaseAsAdmin } from '../support/users-database.ts';
+import { childProcessIds } from '#local/users-postgres.ts';
+import { callApi, tokenFor, uniqueOrg, type ApiResponse } from '#test/integration/api-client.ts';
+import { seedOrganization } from '#test/integration/report-support.ts';
+import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
 
 /**
  * The users table's PostgreSQL is paused (SIGSTOP to the postmaster and every backend, so both

@@ -2,7 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, it } from 'vitest';
-import { AlarmsConstruct } from '../../lib/alarms-construct.ts';
+import { AlarmsConstruct } from '#lib/alarms-construct.ts';
 
 let template: Template;
 

@@ -1,7 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceStack } from '../../lib/service-stack.ts';
-import { BusinessMetric } from '../../shared/observability/metrics.ts';
+import type { ServiceStack } from '#lib/service-stack.ts';
+import { BusinessMetric } from '#shared/observability/metrics.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 import { actionsOf, resourcesOf, templateQueries } from './template-queries.ts';
 

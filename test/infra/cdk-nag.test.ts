@@ -2,7 +2,7 @@ import { Aspects, type CfnElement } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceStack } from '../../lib/service-stack.ts';
+import type { ServiceStack } from '#lib/service-stack.ts';
 import { buildServiceStack } from './service-stack-fixture.ts';
 
 type Finding = ReturnType<Annotations['findError']>[number];

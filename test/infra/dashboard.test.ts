@@ -1,6 +1,6 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceStack } from '../../lib/service-stack.ts';
+import type { ServiceStack } from '#lib/service-stack.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 
 let stack: ServiceStack;

@@ -1,7 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { AlarmsConstruct } from '../../lib/alarms-construct.ts';
-import { SERVICE_TAG, serviceStackName } from '../../lib/service-stack.ts';
+import { AlarmsConstruct } from '#lib/alarms-construct.ts';
+import { SERVICE_TAG, serviceStackName } from '#lib/service-stack.ts';
 import { buildServiceStack } from './service-stack-fixture.ts';
 import { App, Stack } from 'aws-cdk-lib';
 

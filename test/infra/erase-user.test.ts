@@ -1,8 +1,8 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceStack } from '../../lib/service-stack.ts';
-import { usersEraserDatabaseEnvironment } from '../../shared/adapters/postgres/users-database.ts';
-import { USERS_ERASER_ROLE } from '../../shared/adapters/postgres/users-schema.ts';
+import type { ServiceStack } from '#lib/service-stack.ts';
+import { usersEraserDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
+import { USERS_ERASER_ROLE } from '#shared/adapters/postgres/users-schema.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 import { actionsOf, resourcesOf, templateQueries, type Statement } from './template-queries.ts';
 

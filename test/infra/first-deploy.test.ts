@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { Template } from 'aws-cdk-lib/assertions';
 import { resolveConfig } from 'vite';
 import { describe, expect, it } from 'vitest';
-import { buildDashboard, dashboardInvalidationPaths } from '../../lib/dashboard-construct.ts';
-import { serviceStackName } from '../../lib/service-stack.ts';
+import { buildDashboard, dashboardInvalidationPaths } from '#lib/dashboard-construct.ts';
+import { serviceStackName } from '#lib/service-stack.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 import type { Resource } from './template-queries.ts';
 

@@ -7,23 +7,23 @@ import { PDFDocument } from 'pdf-lib';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleFileName, esbuildOptionsFor } from '../../lib/bundling.ts';
+import { bundleFileName, esbuildOptionsFor } from '#lib/bundling.ts';
 import {
   reportPipelineFunctions,
   userStatusRoutes,
   userRoutes,
   reportRoutes,
   usersDatabaseMigrationFunction,
-} from '../../lib/routes.ts';
-import { loadReportFonts } from '../../shared/adapters/pdf/report-fonts.ts';
-import type { renderUserReport } from '../../shared/adapters/pdf/render-user-report.ts';
+} from '#shared/config/api-routes.ts';
+import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
+import type { renderUserReport } from '#shared/adapters/pdf/render-user-report.ts';
 import {
   GENERATED_AT,
   JOB_ID,
   ORGANIZATION_NAME,
   multiScriptUser,
   typicalUser,
-} from '../unit/reports/pdf/user-report-fixtures.ts';
+} from '#test/unit/reports/pdf/user-report-fixtures.ts';
 
 /**
  * The Lambda bundles replace parts of dependencies with stand-ins (lib/bundling.ts `bundleAliases`)

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { accessLogFormat } from '../../lib/api-construct.ts';
+import { accessLogFormat } from '#lib/api-construct.ts';
 
 /**
  * The Logs Insights queries in bench/README.md, checked offline against the log lines they read:

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { CURRENTLY_RECOMMENDED_FLAGS } from 'aws-cdk-lib/cx-api';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
-import { SES_BOUNCE_RATE_THRESHOLD, SES_COMPLAINT_RATE_THRESHOLD } from '../../lib/alarms-construct.ts';
+import { SES_BOUNCE_RATE_THRESHOLD, SES_COMPLAINT_RATE_THRESHOLD } from '#lib/alarms-construct.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 
 const { stack } = buildServiceStack({ bundle: false, context: { alarmEmail: 'ops@example.org' } });

@@ -2,17 +2,17 @@ import {
   DEAD_LETTER_QUEUE_VISIBILITY_SECONDS,
   REPORT_QUEUE_VISIBILITY_SECONDS,
   WORKER_TIMEOUT_SECONDS,
-} from '../../shared/queue/report-pipeline-timing.ts';
-import { REPORT_DEADLINE_MS } from '../../shared/domain/reports/report-job.ts';
+} from '#shared/queue/report-pipeline-timing.ts';
+import { REPORT_DEADLINE_MS } from '#shared/domain/reports/report-job.ts';
 import { readFileSync } from 'node:fs';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { copyReportFonts, reportObjectPrefix } from '../../lib/report-pipeline-construct.ts';
-import type { ServiceStack } from '../../lib/service-stack.ts';
-import { allReportFontFiles, installedPath } from '../../shared/adapters/pdf/report-fonts.ts';
-import { reportObjectKey } from '../../shared/domain/reports/report-job.ts';
-import { MAX_RECEIVES } from '../../shared/queue/report-job-messages.ts';
+import { copyReportFonts, reportObjectPrefix } from '#lib/report-pipeline-construct.ts';
+import type { ServiceStack } from '#lib/service-stack.ts';
+import { allReportFontFiles, installedPath } from '#shared/adapters/pdf/report-fonts.ts';
+import { reportObjectKey } from '#shared/domain/reports/report-job.ts';
+import { MAX_RECEIVES } from '#shared/queue/report-job-messages.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 import { actionsOf, resourcesOf, templateQueries, type Statement } from './template-queries.ts';
 

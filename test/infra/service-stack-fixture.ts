@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { App, type CfnElement, type Environment, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import { ServiceStack } from '../../lib/service-stack.ts';
-import { readStackConfig } from '../../lib/stack-config.ts';
+import { ServiceStack } from '#lib/service-stack.ts';
+import { readStackConfig } from '#lib/stack-config.ts';
 
 /**
  * cdk.json's context (the defaults) plus the values a deployment must give itself, as a first

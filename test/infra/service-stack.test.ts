@@ -5,17 +5,17 @@ import { CfnResource, type App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceStack } from '../../lib/service-stack.ts';
-import { bundleFileName, esbuildOptionsFor } from '../../lib/bundling.ts';
-import { allReportFontFiles, installedPath } from '../../shared/adapters/pdf/report-fonts.ts';
+import type { ServiceStack } from '#lib/service-stack.ts';
+import { bundleFileName, esbuildOptionsFor } from '#lib/bundling.ts';
+import { allReportFontFiles, installedPath } from '#shared/adapters/pdf/report-fonts.ts';
 import {
   apiRoutes,
   fallbackRoute,
   reportPipelineFunctions,
   usersDatabaseMigrationFunction,
   webhookDeliveryFunction,
-} from '../../lib/routes.ts';
-import { allTables } from '../../lib/table-definitions.ts';
+} from '#shared/config/api-routes.ts';
+import { allTables } from '#shared/config/table-definitions.ts';
 import { buildServiceStack, exampleContext, logicalIdOf } from './service-stack-fixture.ts';
 import { actionsOf, resourcesOf, templateQueries, type Resource, type Statement } from './template-queries.ts';
 
@@ -420,7 +420,7 @@ describe('mail and alarms', () => {
 });
 
 describe('bundling', () => {
-  /** Every function with its entry file, as lib/routes.ts declares them. */
+  /** Every function with its entry file, as shared/config/api-routes.ts declares them. */
   const deployedFunctions = () => [
     ...apiRoutes.map((route) => ({ entry: route.entry, fn: routeFunction(route.name) })),
     { entry: fallbackRoute.entry, fn: stack.routeNotFound },

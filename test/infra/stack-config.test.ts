@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { parseStackConfig, readStackConfig } from '../../lib/stack-config.ts';
+import { parseStackConfig, readStackConfig } from '#lib/stack-config.ts';
 import { exampleContext } from './service-stack-fixture.ts';
 
 describe('stack configuration from CDK context', () => {

@@ -1,16 +1,16 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AURORA_DSQL_NAMESPACE } from '../../lib/alarms-construct.ts';
-import type { ServiceStack } from '../../lib/service-stack.ts';
-import { allTables } from '../../lib/table-definitions.ts';
+import { AURORA_DSQL_NAMESPACE } from '#lib/alarms-construct.ts';
+import type { ServiceStack } from '#lib/service-stack.ts';
+import { allTables } from '#shared/config/table-definitions.ts';
 import {
   USERS_DATABASE_MIGRATION_TYPE,
   usersDatabaseEnvironmentFor,
   usersMigrationsHash,
-} from '../../lib/users-database-construct.ts';
-import { usersDatabaseEnvironment } from '../../shared/adapters/postgres/users-database.ts';
-import { USERS_MIGRATIONS, USERS_READER_ROLE } from '../../shared/adapters/postgres/users-schema.ts';
+} from '#lib/users-database-construct.ts';
+import { usersDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
+import { USERS_MIGRATIONS, USERS_READER_ROLE } from '#shared/adapters/postgres/users-schema.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 import { actionsOf, resourcesOf, templateQueries, type Resource } from './template-queries.ts';
 

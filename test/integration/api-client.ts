@@ -1,5 +1,5 @@
 import { inject } from 'vitest';
-import { issueDevToken, type DevTokenOptions } from '../../local/dev-keys.ts';
+import { issueDevToken, type DevTokenOptions } from '#local/dev-keys.ts';
 
 /** A small HTTP client for the local stack started by global-setup.ts. */
 export interface ApiResponse<T = any> {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
 import { callApi, tokenFor, uniqueOrg, type ApiResponse } from './api-client.ts';
 import { seedOrganization, waitForJob } from './report-support.ts';
 

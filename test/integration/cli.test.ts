@@ -4,8 +4,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { repoRoot } from '../../lib/repo-root.ts';
-import type { UserRecord } from '../../shared/domain/users/user-record.ts';
+import { repoRoot } from '#lib/repo-root.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
 import { seedOrganization } from './report-support.ts';
 

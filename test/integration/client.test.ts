@@ -14,8 +14,8 @@ import {
   ValidationError,
   type ReportProgress,
   type UserStatusPage,
-} from '../../client/index.ts';
-import type { UserRecord } from '../../shared/domain/users/user-record.ts';
+} from '#client/index.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { tokenFor, uniqueOrg } from './api-client.ts';
 import { reportJobStore, seedOrganization, writeOpenJob } from './report-support.ts';
 

@@ -1,8 +1,8 @@
 import { request, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDashboardFrontDoor } from '../../local/dashboard.ts';
-import { createLocalRouter } from '../../local/router.ts';
+import { createDashboardFrontDoor } from '#local/dashboard.ts';
+import { createLocalRouter } from '#local/router.ts';
 
 /**
  * The development sign-in (`POST /local/dev-token`) behind the local router, as `npm start` serves

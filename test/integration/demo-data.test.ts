@@ -1,20 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEMO_ORG_ID,
-  DEMO_ORGANIZATION_NAME,
-  generateDemoUsers,
-  WELL_KNOWN_DEMO_USERS,
-} from '../../local/demo-users.ts';
-import { seedUsers } from '../../local/seed-demo-data.ts';
-import { PostgresUserDirectory } from '../../shared/adapters/postgres/user-directory.ts';
-import { parseUserRecord } from '../../shared/domain/users/user-record-schema.ts';
+import { DEMO_ORG_ID, DEMO_ORGANIZATION_NAME, generateDemoUsers, WELL_KNOWN_DEMO_USERS } from '#local/demo-users.ts';
+import { seedUsers } from '#local/seed-demo-data.ts';
+import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
+import { parseUserRecord } from '#shared/domain/users/user-record-schema.ts';
 import {
   MOBILE_REGISTRATION_STATUSES,
   REGISTRATION_STATUSES,
   USER_RECORD_FIELDS,
-} from '../../shared/domain/users/user-record.ts';
+} from '#shared/domain/users/user-record.ts';
 import { uniqueOrg } from './api-client.ts';
-import { usersDatabaseAsAdmin } from '../support/users-database.ts';
+import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;

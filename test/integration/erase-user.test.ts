@@ -1,11 +1,11 @@
 import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { PostgresUsersDatabase } from '../../shared/adapters/postgres/users-database.ts';
-import { hashOnboardingToken } from '../../shared/domain/onboarding/onboarding-token.ts';
-import { reportObjectKey } from '../../shared/domain/reports/report-job.ts';
-import type { UserRecord } from '../../shared/domain/users/user-record.ts';
-import { usersDatabaseAsAdmin } from '../support/users-database.ts';
+import { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
+import { hashOnboardingToken } from '#shared/domain/onboarding/onboarding-token.ts';
+import { reportObjectKey } from '#shared/domain/reports/report-job.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
+import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
 import { callApi, tokenFor, uniqueOrg, userStatusTotal } from './api-client.ts';
 import {
   documentClient,

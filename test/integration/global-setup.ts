@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { setUpLocalStack } from '../support/local-stack-setup.ts';
+import { setUpLocalStack } from '#test/support/local-stack-setup.ts';
 
 /**
  * One local stack for the whole integration tier. Tests read `inject('baseUrl' | 'endpoints' |

@@ -2,11 +2,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, ScheduledEvent, SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
-import type { LambdaHandler } from '../../local/handler-modules.ts';
-import type { RunningPoller } from '../../local/pollers.ts';
-import type { LocalQueue } from '../../local/resources.ts';
-import { startSchedule } from '../../local/scheduler.ts';
-import { startSqsPoller } from '../../local/sqs-poller.ts';
+import type { LambdaHandler } from '#local/handler-modules.ts';
+import type { RunningPoller } from '#local/pollers.ts';
+import type { LocalQueue } from '#local/resources.ts';
+import { startSchedule } from '#local/scheduler.ts';
+import { startSqsPoller } from '#local/sqs-poller.ts';
 
 /**
  * The local stand-ins for Lambda's SQS event source mapping and EventBridge schedule, with stub

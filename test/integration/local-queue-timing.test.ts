@@ -4,7 +4,7 @@ import {
   DEAD_LETTER_QUEUE_VISIBILITY_SECONDS,
   REPORT_QUEUE_VISIBILITY_SECONDS,
   WORKER_TIMEOUT_SECONDS,
-} from '../../shared/queue/report-pipeline-timing.ts';
+} from '#shared/queue/report-pipeline-timing.ts';
 
 /**
  * The local stack's queues keep the deployed ones' timings (the same constants; the infra tier pins

@@ -2,9 +2,9 @@ import { request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ApiRoute } from '../../lib/routes.ts';
-import type { LambdaHandler } from '../../local/handler-modules.ts';
-import { createLocalRouter } from '../../local/router.ts';
+import type { ApiRoute } from '#shared/config/api-routes.ts';
+import type { LambdaHandler } from '#local/handler-modules.ts';
+import { createLocalRouter } from '#local/router.ts';
 
 /** The router alone, with tiny inline handlers: what API Gateway would hand a Lambda, and what it makes of the answer. */
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../../lib/repo-root.ts';
+import { repoRoot } from '#lib/repo-root.ts';
 
 /** Pids of a process's children (Linux `ps`). */
 function childrenOf(pid: number): number[] {

@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
-import { emailsTo } from '../support/ses-inbox.ts';
+import { emailsTo } from '#test/support/ses-inbox.ts';
 
 function tokenTable() {
   const env = inject('localEnv');

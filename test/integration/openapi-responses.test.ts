@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../lib/repo-root.ts';
-import { openApiValidator } from '../support/openapi-validator.ts';
+import { repoRoot } from '#lib/repo-root.ts';
+import { openApiValidator } from '#test/support/openapi-validator.ts';
 import { callApi, tokenFor, uniqueOrg, type ApiResponse } from './api-client.ts';
 import { reportJobStore, seedOrganization, waitForJob, writeOpenJob } from './report-support.ts';
 

@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { repoRoot } from '../../lib/repo-root.ts';
-import { findFreePort } from '../../local/free-port.ts';
+import { repoRoot } from '#lib/repo-root.ts';
+import { findFreePort } from '#local/free-port.ts';
 import { tokenFor, uniqueOrg } from './api-client.ts';
 
 /**

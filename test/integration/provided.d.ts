@@ -1,5 +1,5 @@
-import type { LocalEndpoints } from '../../local/local-stack.ts';
-import type { LocalUsersDatabase } from '../../local/users-postgres.ts';
+import type { LocalEndpoints } from '#local/local-stack.ts';
+import type { LocalUsersDatabase } from '#local/users-postgres.ts';
 
 /** Values test/integration/global-setup.ts provides to every integration test via `inject()`. */
 declare module 'vitest' {

@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startWebhookReceiver } from '../support/webhook-receiver.ts';
-import { apiEvent } from '../support/api-event.ts';
+import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
+import { apiEvent } from '#test/support/api-event.ts';
 import { callApi, tokenFor, uniqueOrg, type ApiResponse } from './api-client.ts';
 import { coldStart, lambdaContext } from './report-support.ts';
-import { emailsTo } from '../support/ses-inbox.ts';
+import { emailsTo } from '#test/support/ses-inbox.ts';
 
 /**
  * Contract §15's limits on the local stack, with parallel requests and exact counts: onboarding

@@ -3,12 +3,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { inject, vi } from 'vitest';
-import { generateDemoUsers } from '../../local/demo-users.ts';
-import { seedUsers } from '../../local/seed-demo-data.ts';
-import { DynamoDbReportJobStore } from '../../shared/adapters/dynamodb/report-job-store.ts';
-import type { ReportJob, ReportJobStatus } from '../../shared/domain/reports/report-job.ts';
-import type { UserRecord } from '../../shared/domain/users/user-record.ts';
-import { usersDatabaseAsAdmin } from '../support/users-database.ts';
+import { generateDemoUsers } from '#local/demo-users.ts';
+import { seedUsers } from '#local/seed-demo-data.ts';
+import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
+import type { ReportJob, ReportJobStatus } from '#shared/domain/reports/report-job.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
+import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
 import { callApi } from './api-client.ts';
 
 /** Direct access to the local stack's tables and in-process handlers, for report job tests. */
@@ -100,7 +100,7 @@ export async function coldStart<E, R>(
   for (const [name, value] of Object.entries({ ...inject('localEnv'), ...overrides })) vi.stubEnv(name, value);
   vi.resetModules();
   const module = (await import(/* @vite-ignore */ `../../functions/${entry}.ts`)) as { handler: Handler<E, R> };
-  const { logger } = await import('../../shared/observability/logger.ts');
+  const { logger } = await import('#shared/observability/logger.ts');
   return { handler: module.handler, logger };
 }
 

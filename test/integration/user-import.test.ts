@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
-import { generateDemoUsers } from '../../local/demo-users.ts';
-import { importUserLines } from '../../scripts/users-import/import-user-lines.ts';
+import { generateDemoUsers } from '#local/demo-users.ts';
+import { importUserLines } from '#scripts/users-import/import-user-lines.ts';
 import { uniqueOrg, userStatusTotal } from './api-client.ts';
-import { usersDatabaseAsAdmin } from '../support/users-database.ts';
+import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
 
 const run = promisify(execFile);
 

@@ -1,18 +1,18 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateDemoUsers } from '../../local/demo-users.ts';
-import { seedUsers } from '../../local/seed-demo-data.ts';
-import { parseUserRecord } from '../../shared/domain/users/user-record-schema.ts';
-import { USER_RECORD_FIELDS, type UserRecord } from '../../shared/domain/users/user-record.ts';
+import { generateDemoUsers } from '#local/demo-users.ts';
+import { seedUsers } from '#local/seed-demo-data.ts';
+import { parseUserRecord } from '#shared/domain/users/user-record-schema.ts';
+import { USER_RECORD_FIELDS, type UserRecord } from '#shared/domain/users/user-record.ts';
 import {
   DEFAULT_RESULT_KEYS,
   STRING_FILTER_FIELDS,
   REGISTRATION_CATEGORIES,
   toCalendarDate,
   toInstant,
-} from '../../shared/domain/users/user-status-query.ts';
-import { seededRandom, type Random } from '../unit/users/json-corpus.ts';
+} from '#shared/domain/users/user-status-query.ts';
+import { seededRandom, type Random } from '#test/unit/users/json-corpus.ts';
 import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
-import { usersDatabaseAsAdmin } from '../support/users-database.ts';
+import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
 
 /**
  * The oracle: a deliberately plain in-memory reading of the contract's query semantics. The

@@ -2,12 +2,12 @@ import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { generateDemoUsers } from '../../local/demo-users.ts';
-import { copyDynamoDbUsers, type CopyProgress } from '../../scripts/users-migrate/copy-dynamodb-users.ts';
-import { PostgresUserDirectory } from '../../shared/adapters/postgres/user-directory.ts';
-import { parseUserRecord } from '../../shared/domain/users/user-record-schema.ts';
-import type { UserRecord } from '../../shared/domain/users/user-record.ts';
-import { usersDatabaseAsAdmin } from '../support/users-database.ts';
+import { generateDemoUsers } from '#local/demo-users.ts';
+import { copyDynamoDbUsers, type CopyProgress } from '#scripts/users-migrate/copy-dynamodb-users.ts';
+import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
+import { parseUserRecord } from '#shared/domain/users/user-record-schema.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
+import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
 import { uniqueOrg, userStatusTotal } from './api-client.ts';
 
 /** An item as the DynamoDB Users table of earlier releases stored it: the record, its keys and index attributes. */

@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { verifyWebhook } from '../../client/index.ts';
-import { repoRoot } from '../../lib/repo-root.ts';
-import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { verifyWebhook } from '#client/index.ts';
+import { repoRoot } from '#lib/repo-root.ts';
+import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
 import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
 import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import {

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../local/local-stack.ts';
-import { writeUsersDatabaseFile } from '../../local/users-postgres.ts';
+import { startLocalStack, type LocalStack, type LocalStackOptions } from '#local/local-stack.ts';
+import { writeUsersDatabaseFile } from '#local/users-postgres.ts';
 
 /**
  * A tier's global setup: one local stack on free ports with a throw-away signing key, so nothing

@@ -1,4 +1,4 @@
-import { OnboardingApiClient, UnauthorizedError } from '../../client/index.ts';
+import { OnboardingApiClient, UnauthorizedError } from '#client/index.ts';
 import { currentSession, signOut } from './session.ts';
 
 /**

@@ -7,7 +7,7 @@ import {
   ReportIntegrityError,
   ReportTimedOutError,
   ValidationError,
-} from '../../client/index.ts';
+} from '#client/index.ts';
 
 /** An error as the contract words it, with the request id to quote when asking for help. */
 export function ErrorNotice({ error, context }: { error: unknown; context?: string }) {

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { SecretSealer } from '../../domain/webhooks/ports.ts';
+import type { SecretSealer } from '#shared/domain/webhooks/ports.ts';
 
 const PREFIX = 'aes256gcm:';
 

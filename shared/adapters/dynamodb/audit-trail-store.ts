@@ -1,5 +1,5 @@
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AuditEvent, AuditEventPage, AuditEventQuery, AuditTrail } from '../../domain/audit/audit-event.ts';
+import type { AuditEvent, AuditEventPage, AuditEventQuery, AuditTrail } from '#shared/domain/audit/audit-event.ts';
 import { epochSeconds, organizationPartition } from './keys.ts';
 import { decodeCursor, encodeCursor } from './page-cursor.ts';
 
@@ -14,7 +14,7 @@ const targetPartition = (orgId: string, targetId: string): string =>
   `${organizationPartition(orgId)}#TARGET#${targetId}`;
 
 /**
- * The organization's audit trail in DynamoDB (lib/table-definitions.ts `auditEventsTable`). Events
+ * The organization's audit trail in DynamoDB (shared/config/table-definitions.ts `auditEventsTable`). Events
  * are only ever put, on the condition that none exists with the same key; functions hold PutItem
  * alone on this table. They expire `retentionDays` after they occurred (DynamoDB TTL).
  */

@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { EMAIL_QUOTA_WINDOW_MS, quotaAddress, type EmailQuotaPolicy } from '../../domain/onboarding/email-quota.ts';
-import type { EmailQuotaRefusal, EmailQuotaReservation, OnboardingEmailQuota } from '../../domain/onboarding/ports.ts';
-import type { QuotaDecision } from '../../domain/rate-limit.ts';
+import { EMAIL_QUOTA_WINDOW_MS, quotaAddress, type EmailQuotaPolicy } from '#shared/domain/onboarding/email-quota.ts';
+import type {
+  EmailQuotaRefusal,
+  EmailQuotaReservation,
+  OnboardingEmailQuota,
+} from '#shared/domain/onboarding/ports.ts';
+import type { QuotaDecision } from '#shared/domain/rate-limit.ts';
 import { organizationPartition } from './keys.ts';
 import { DynamoDbRateLimiter, type QuotaSpec } from './rate-limiter.ts';
 

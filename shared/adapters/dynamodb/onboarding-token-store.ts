@@ -7,14 +7,14 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { ConflictError, DependencyUnavailableError, TokenNotIssuedError } from '../../domain/errors.ts';
+import { ConflictError, DependencyUnavailableError, TokenNotIssuedError } from '#shared/domain/errors.ts';
 import {
   tokenStatus,
   type OnboardingTokenRecord,
   type OnboardingTokenStatus,
-} from '../../domain/onboarding/onboarding-token.ts';
-import type { EmailQuotaSpend, OnboardingTokenPage, OnboardingTokenStore } from '../../domain/onboarding/ports.ts';
-import { QuotaChangedError } from '../../domain/rate-limit.ts';
+} from '#shared/domain/onboarding/onboarding-token.ts';
+import type { EmailQuotaSpend, OnboardingTokenPage, OnboardingTokenStore } from '#shared/domain/onboarding/ports.ts';
+import { QuotaChangedError } from '#shared/domain/rate-limit.ts';
 import { decodeCursor, encodeCursor } from './page-cursor.ts';
 import { cancellationReasons, withTransactionConflictRetry } from './transactions.ts';
 import { epochSeconds, organizationPartition } from './keys.ts';

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { OrganizationRateLimiter, RateLimitDecision, RateLimitPolicy } from '../../domain/rate-limit.ts';
+import type { OrganizationRateLimiter, RateLimitDecision, RateLimitPolicy } from '#shared/domain/rate-limit.ts';
 import { organizationPartition } from './keys.ts';
 import { DynamoDbRateLimiter } from './rate-limiter.ts';
 

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../../domain/errors.ts';
+import { InvalidInputError } from '#shared/domain/errors.ts';
 
 /**
  * Opaque page cursors: the sort key to continue after, base64url-encoded JSON. The partition key

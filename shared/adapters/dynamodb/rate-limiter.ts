@@ -6,7 +6,7 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { DependencyUnavailableError } from '../../domain/errors.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import {
   countInWindow,
   fixedWindowStart,
@@ -15,7 +15,7 @@ import {
   type QuotaDecision,
   type RateLimitDecision,
   type RateLimitPolicy,
-} from '../../domain/rate-limit.ts';
+} from '#shared/domain/rate-limit.ts';
 import { cancellationReasons } from './transactions.ts';
 
 const MAX_ATTEMPTS = 25;

@@ -13,9 +13,9 @@ import {
   InvalidInputError,
   NotFoundError,
   OpenJobExistsError,
-} from '../../domain/errors.ts';
-import type { CompletedReport, ReportJobPage, ReportJobStore } from '../../domain/reports/ports.ts';
-import { processingDurationMs, type ReportErrorCode, type ReportJob } from '../../domain/reports/report-job.ts';
+} from '#shared/domain/errors.ts';
+import type { CompletedReport, ReportJobPage, ReportJobStore } from '#shared/domain/reports/ports.ts';
+import { processingDurationMs, type ReportErrorCode, type ReportJob } from '#shared/domain/reports/report-job.ts';
 import { cancellationReasons, withTransactionConflictRetry } from './transactions.ts';
 import { epochSeconds, organizationPartition } from './keys.ts';
 import { decodeCursor, encodeCursor } from './page-cursor.ts';

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ReportRateLimiter } from '../../domain/reports/ports.ts';
-import type { RateLimitPolicy } from '../../domain/reports/rate-limit.ts';
+import type { ReportRateLimiter } from '#shared/domain/reports/ports.ts';
+import type { RateLimitPolicy } from '#shared/domain/reports/rate-limit.ts';
 import { DynamoDbOrganizationRateLimiter } from './organization-rate-limiter.ts';
 
 /**

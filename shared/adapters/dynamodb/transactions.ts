@@ -1,5 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DependencyUnavailableError } from '../../domain/errors.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 
 /** Reasons DynamoDB gives per item of a cancelled transaction, e.g. `ConditionalCheckFailed`. */
 export function cancellationReasons(error: unknown): string[] {

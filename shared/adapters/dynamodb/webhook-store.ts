@@ -6,14 +6,14 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { ConflictError } from '../../domain/errors.ts';
+import { ConflictError } from '#shared/domain/errors.ts';
 import type {
   DeliveryAttemptUpdate,
   WebhookDeliveryLog,
   WebhookDeliveryPage,
   WebhookEndpointStore,
-} from '../../domain/webhooks/ports.ts';
-import type { WebhookDelivery, WebhookEndpoint } from '../../domain/webhooks/webhook-endpoint.ts';
+} from '#shared/domain/webhooks/ports.ts';
+import type { WebhookDelivery, WebhookEndpoint } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import { epochSeconds, organizationPartition } from './keys.ts';
 import { decodeCursor, encodeCursor } from './page-cursor.ts';
 import { cancellationReasons, withTransactionConflictRetry } from './transactions.ts';

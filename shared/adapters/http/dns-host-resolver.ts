@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import type { HostResolver } from '../../domain/webhooks/ports.ts';
+import type { HostResolver } from '#shared/domain/webhooks/ports.ts';
 
 /**
  * Every address the system resolver gives for a name (what a connection to it could use). Inside

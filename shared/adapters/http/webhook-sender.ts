@@ -1,8 +1,8 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { WebhookResponse, WebhookSender } from '../../domain/webhooks/ports.ts';
-import { ATTEMPT_BUDGET_MS, type VettedTarget } from '../../domain/webhooks/ssrf-guard.ts';
+import type { WebhookResponse, WebhookSender } from '#shared/domain/webhooks/ports.ts';
+import { ATTEMPT_BUDGET_MS, type VettedTarget } from '#shared/domain/webhooks/ssrf-guard.ts';
 
 /**
  * A receiver has this long, connection included, to answer (CONTRACT.md §9): the sender's own

@@ -1,5 +1,5 @@
 import { DecryptCommand, EncryptCommand, type KMSClient } from '@aws-sdk/client-kms';
-import type { SecretSealer } from '../../domain/webhooks/ports.ts';
+import type { SecretSealer } from '#shared/domain/webhooks/ports.ts';
 
 const PREFIX = 'kms:';
 

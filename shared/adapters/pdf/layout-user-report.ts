@@ -1,11 +1,11 @@
-import type { UserRecord } from '../../domain/users/user-record.ts';
-import { userReportSections } from '../../domain/reports/report-content.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
+import { userReportSections } from '#shared/domain/reports/report-content.ts';
 import { ReportFlow } from './report-flow.ts';
 import type { PositionedText, ReportLayout, ReportPage, TextMeasure } from './report-layout-model.ts';
 import { CONTENT_LEFT, CONTENT_RIGHT, CONTENT_WIDTH, FOOTER, HEADER, type ReportColor } from './report-style.ts';
 import type { FontWeight } from './report-fonts.ts';
 import { fitText } from './line-breaking.ts';
-import { formatUtc } from '../../domain/reports/report-values.ts';
+import { formatUtc } from '#shared/domain/reports/report-values.ts';
 
 export type {
   PositionedBox,

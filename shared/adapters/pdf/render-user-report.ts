@@ -1,7 +1,7 @@
 import { PDFDocument, PDFName, type PDFPage } from 'pdf-lib';
-import type { ReportRenderer } from '../../domain/reports/ports.ts';
-import type { UserRecord } from '../../domain/users/user-record.ts';
-import { REPORT_TEMPLATE_VERSION } from '../../domain/reports/report-template-version.ts';
+import type { ReportRenderer } from '#shared/domain/reports/ports.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
+import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
 import { REPORT_TITLE, layoutUserReport, type PositionedText, type ReportPage } from './layout-user-report.ts';
 import { PdfFontSubsets, utf16Hex } from './pdf-font-subsets.ts';
 import type { ReportFonts } from './report-fonts.ts';

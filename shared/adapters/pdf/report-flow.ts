@@ -1,4 +1,4 @@
-import type { ReportBlock, ReportRow, ReportSection, ReportSectionId } from '../../domain/reports/report-content.ts';
+import type { ReportBlock, ReportRow, ReportSection, ReportSectionId } from '#shared/domain/reports/report-content.ts';
 import type { ReportPage, TextMeasure } from './report-layout-model.ts';
 import {
   BLOCK_HEADING,

@@ -1,4 +1,4 @@
-import type { ReportSectionId } from '../../domain/reports/report-content.ts';
+import type { ReportSectionId } from '#shared/domain/reports/report-content.ts';
 import type { ReportColor } from './report-style.ts';
 import type { FontWeight } from './report-fonts.ts';
 import type { Typesetter } from './typesetter.ts';

@@ -1,5 +1,5 @@
-import type { UserDirectory } from '../../domain/reports/ports.ts';
-import { USER_RECORD_FIELDS, type UserRecord } from '../../domain/users/user-record.ts';
+import type { UserDirectory } from '#shared/domain/reports/ports.ts';
+import { USER_RECORD_FIELDS, type UserRecord } from '#shared/domain/users/user-record.ts';
 import type { SqlRunner } from './users-database.ts';
 import { fromUserRow } from './user-rows.ts';
 

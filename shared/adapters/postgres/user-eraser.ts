@@ -1,4 +1,4 @@
-import type { UserEraser } from '../../domain/users/ports.ts';
+import type { UserEraser } from '#shared/domain/users/ports.ts';
 import type { SqlRunner } from './users-database.ts';
 
 /** Primary key only: the organization is always `$1`, as in every other statement on users. */

@@ -1,5 +1,5 @@
-import { USER_RECORD_FIELDS, type UserRecord } from '../../domain/users/user-record.ts';
-import type { UserField } from '../../domain/users/user-status-query.ts';
+import { USER_RECORD_FIELDS, type UserRecord } from '#shared/domain/users/user-record.ts';
+import type { UserField } from '#shared/domain/users/user-status-query.ts';
 
 /**
  * How a user record is stored: one column per field (the field's own name), plus `org_id` (the

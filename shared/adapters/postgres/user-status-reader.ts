@@ -1,6 +1,6 @@
-import type { UserStatusReader } from '../../domain/users/query-user-status.ts';
-import type { UserRecord } from '../../domain/users/user-record.ts';
-import type { UserField, UserFilter } from '../../domain/users/user-status-query.ts';
+import type { UserStatusReader } from '#shared/domain/users/query-user-status.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
+import type { UserField, UserFilter } from '#shared/domain/users/user-status-query.ts';
 import type { SqlRunner } from './users-database.ts';
 import { buildUserStatusStatements } from './user-status-sql.ts';
 import { fromUserRow } from './user-rows.ts';

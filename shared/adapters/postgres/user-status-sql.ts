@@ -1,4 +1,4 @@
-import type { RangeOperator, UserField, UserFilter } from '../../domain/users/user-status-query.ts';
+import type { RangeOperator, UserField, UserFilter } from '#shared/domain/users/user-status-query.ts';
 import { emailKeyOf, hasNulCharacter } from './user-rows.ts';
 
 /**

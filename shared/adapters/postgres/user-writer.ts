@@ -1,5 +1,5 @@
-import { DependencyUnavailableError } from '../../domain/errors.ts';
-import type { UserRecord } from '../../domain/users/user-record.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import type { SqlRunner } from './users-database.ts';
 import { hasNulCharacter, storedBytesOf, toUserRowValues, USER_ROW_COLUMNS } from './user-rows.ts';
 

@@ -1,9 +1,9 @@
 import { DsqlSigner } from '@aws-sdk/dsql-signer';
 import pg from 'pg';
 import * as v from 'valibot';
-import { DependencyUnavailableError } from '../../domain/errors.ts';
-import { loadConfig, optionalString, positiveIntegerString, requiredString } from '../../config/load-config.ts';
-import { requestDeadline } from '../request-deadline.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import { loadConfig, optionalString, positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
+import { requestDeadline } from '#shared/adapters/request-deadline.ts';
 
 /**
  * The users database: Aurora DSQL in AWS (IAM authentication, a fresh token per connection), a

@@ -1,5 +1,5 @@
-import { USER_RECORD_FIELDS } from '../../domain/users/user-record.ts';
-import { BOOLEAN_FILTER_FIELDS, NUMBER_FILTER_FIELDS, type UserField } from '../../domain/users/user-status-query.ts';
+import { USER_RECORD_FIELDS } from '#shared/domain/users/user-record.ts';
+import { BOOLEAN_FILTER_FIELDS, NUMBER_FILTER_FIELDS, type UserField } from '#shared/domain/users/user-status-query.ts';
 import type { SqlRunner } from './users-database.ts';
 
 /**

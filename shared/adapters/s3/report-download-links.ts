@@ -1,6 +1,6 @@
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { ReportDownloadLinks } from '../../domain/reports/ports.ts';
+import type { ReportDownloadLinks } from '#shared/domain/reports/ports.ts';
 
 /**
  * Pre-signed GETs of report PDFs, signed locally with AWS Signature V4 (no request to S3). The

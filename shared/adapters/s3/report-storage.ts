@@ -1,6 +1,6 @@
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { DependencyUnavailableError } from '../../domain/errors.ts';
-import type { ReportStorage } from '../../domain/reports/ports.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import type { ReportStorage } from '#shared/domain/reports/ports.ts';
 
 /** All attempts of one save together: the worker's 15 s must also cover rendering, DynamoDB and giving the job back. */
 const SAVE_TIMEOUT_MS = 8_000;

@@ -1,8 +1,8 @@
 import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
-import type { OnboardingMailConfig } from '../../config/mail-config.ts';
-import { DependencyUnavailableError } from '../../domain/errors.ts';
-import { createSesClient } from '../aws-clients.ts';
-import type { OnboardingEmail, OnboardingMailer } from '../../domain/onboarding/ports.ts';
+import type { OnboardingMailConfig } from '#shared/config/mail-config.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import { createSesClient } from '#shared/adapters/aws-clients.ts';
+import type { OnboardingEmail, OnboardingMailer } from '#shared/domain/onboarding/ports.ts';
 
 /** All attempts together: the API request waits for the e-mail, and the function times out after 10 s. */
 const SEND_TIMEOUT_MS = 3_000;

@@ -1,5 +1,5 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { ReportJobMessage, ReportQueue } from '../../domain/reports/ports.ts';
+import type { ReportJobMessage, ReportQueue } from '#shared/domain/reports/ports.ts';
 
 export class SqsReportQueue implements ReportQueue {
   constructor(

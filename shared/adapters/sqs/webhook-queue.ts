@@ -1,6 +1,6 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { DeliveryMessage, WebhookQueue } from '../../domain/webhooks/ports.ts';
-import type { WebhookEvent } from '../../domain/webhooks/webhook-endpoint.ts';
+import type { DeliveryMessage, WebhookQueue } from '#shared/domain/webhooks/ports.ts';
+import type { WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
 
 /** One queue carries both events to fan out and delivery attempts; `kind` tells them apart. */
 export class SqsWebhookQueue implements WebhookQueue {

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.ts';
+import type { Clock } from '#shared/domain/clock.ts';
 import { TARGET_TYPE_OF, type AuditAction, type AuditEvent, type AuditTrail } from './audit-event.ts';
 
 export interface AuditContext {

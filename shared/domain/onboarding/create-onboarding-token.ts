@@ -1,6 +1,6 @@
-import type { Clock } from '../clock.ts';
-import { DependencyUnavailableError } from '../errors.ts';
-import type { QuotaDecision } from '../rate-limit.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import type { QuotaDecision } from '#shared/domain/rate-limit.ts';
 import { spendingEmailQuota } from './email-quota.ts';
 import { issueTokenFor, type OnboardingTokenRecord } from './onboarding-token.ts';
 import type { OnboardingEmail, OnboardingEmailQuota, OnboardingMailer, OnboardingTokenStore } from './ports.ts';

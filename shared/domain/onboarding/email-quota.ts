@@ -1,5 +1,5 @@
-import { DependencyUnavailableError, EmailQuotaExceededError } from '../errors.ts';
-import { QuotaChangedError, type QuotaDecision } from '../rate-limit.ts';
+import { DependencyUnavailableError, EmailQuotaExceededError } from '#shared/domain/errors.ts';
+import { QuotaChangedError, type QuotaDecision } from '#shared/domain/rate-limit.ts';
 import type { EmailQuotaSpend, OnboardingEmailQuota } from './ports.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.ts';
+import type { Clock } from '#shared/domain/clock.ts';
 import { tokenStatus, type OnboardingTokenStatus } from './onboarding-token.ts';
 import type { OnboardingTokenStore } from './ports.ts';
 

@@ -1,6 +1,6 @@
-import type { Clock } from '../clock.ts';
-import { DependencyUnavailableError, NotFoundError, TokenNotIssuedError } from '../errors.ts';
-import type { QuotaDecision } from '../rate-limit.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import { DependencyUnavailableError, NotFoundError, TokenNotIssuedError } from '#shared/domain/errors.ts';
+import type { QuotaDecision } from '#shared/domain/rate-limit.ts';
 import { onboardingEmail } from './create-onboarding-token.ts';
 import { spendingEmailQuota } from './email-quota.ts';
 import { hashOnboardingToken, issueTokenFor, tokenStatus, type OnboardingTokenRecord } from './onboarding-token.ts';

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.ts';
+import type { Clock } from '#shared/domain/clock.ts';
 import type { ReportJobMessage, ReportJobStore } from './ports.ts';
 import { isVoid, REPORT_DEADLINE_MS, type ReportErrorCode } from './report-job.ts';
 

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.ts';
+import type { Clock } from '#shared/domain/clock.ts';
 import type { ReportJobStore } from './ports.ts';
 import { isPastDeadline, REPORT_DEADLINE_MS, toStatusResponse, type ReportJob } from './report-job.ts';
 

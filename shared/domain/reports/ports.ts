@@ -1,4 +1,4 @@
-import type { UserRecord } from '../users/user-record.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import type { RateLimitDecision } from './rate-limit.ts';
 import type { ReportErrorCode, ReportJob } from './report-job.ts';
 

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Clock } from '../clock.ts';
-import { DependencyUnavailableError } from '../errors.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import type { ReportJobMessage, ReportJobStore, ReportRenderer, ReportStorage, UserDirectory } from './ports.ts';
 import {
   isOpen,

@@ -1,4 +1,4 @@
-import type { RateLimitPolicy } from '../rate-limit.ts';
+import type { RateLimitPolicy } from '#shared/domain/rate-limit.ts';
 
 /**
  * The report rate limit, strictly as the seed states it: at most 10 accepted requests in any
@@ -7,4 +7,4 @@ import type { RateLimitPolicy } from '../rate-limit.ts';
  */
 export const REPORT_REQUEST_RATE_LIMIT: RateLimitPolicy = { capacity: 10, windowMs: 10 * 60 * 1000 };
 
-export { spendToken, type RateLimitDecision, type RateLimitPolicy } from '../rate-limit.ts';
+export { spendToken, type RateLimitDecision, type RateLimitPolicy } from '#shared/domain/rate-limit.ts';

@@ -1,5 +1,5 @@
-import type { Clock } from '../clock.ts';
-import { ForbiddenError, NotFoundError, UnprocessableError } from '../errors.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import { ForbiddenError, NotFoundError, UnprocessableError } from '#shared/domain/errors.ts';
 import type { ReportDownloadLinks, ReportJobStore } from './ports.ts';
 import {
   DOWNLOAD_URL_TTL_SECONDS,

@@ -1,4 +1,4 @@
-import type { ScreeningAddress, ScreeningEntry, UserRecord } from '../users/user-record.ts';
+import type { ScreeningAddress, ScreeningEntry, UserRecord } from '#shared/domain/users/user-record.ts';
 import {
   MISSING,
   formatCount,

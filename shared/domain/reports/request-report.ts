@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../clock.ts';
-import { DependencyUnavailableError, NotFoundError, OpenJobExistsError } from '../errors.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import { DependencyUnavailableError, NotFoundError, OpenJobExistsError } from '#shared/domain/errors.ts';
 import type { ReportJobStore, ReportQueue, UserDirectory } from './ports.ts';
 import { REPORT_DEADLINE_MS, type ReportJob } from './report-job.ts';
 

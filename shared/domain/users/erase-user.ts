@@ -1,8 +1,8 @@
-import type { Clock } from '../clock.ts';
-import { DependencyUnavailableError, NotFoundError } from '../errors.ts';
-import type { OnboardingTokenStore } from '../onboarding/ports.ts';
-import type { ReportJobStore, ReportStorage, UserDirectory } from '../reports/ports.ts';
-import { isOpen, reportObjectKey, type ReportJob } from '../reports/report-job.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import { DependencyUnavailableError, NotFoundError } from '#shared/domain/errors.ts';
+import type { OnboardingTokenStore } from '#shared/domain/onboarding/ports.ts';
+import type { ReportJobStore, ReportStorage, UserDirectory } from '#shared/domain/reports/ports.ts';
+import { isOpen, reportObjectKey, type ReportJob } from '#shared/domain/reports/report-job.ts';
 import type { UserEraser } from './ports.ts';
 
 export interface EraseUserDeps {

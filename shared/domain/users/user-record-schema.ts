@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { isPlainText, PLAIN_TEXT_HINT } from '../plain-text.ts';
+import { isPlainText, PLAIN_TEXT_HINT } from '#shared/domain/plain-text.ts';
 import { isIsoDateOrTimestamp as validDate, toCalendarDate, toInstant } from './user-status-query.ts';
 import { MOBILE_REGISTRATION_STATUSES, REGISTRATION_STATUSES, type UserRecord } from './user-record.ts';
 

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '#shared/domain/clock.ts';
 import type {
   DeliveryMessage,
   HostResolver,

@@ -1,5 +1,5 @@
-import type { Clock } from '../clock.ts';
-import { InvalidInputError, NotFoundError } from '../errors.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import { InvalidInputError, NotFoundError } from '#shared/domain/errors.ts';
 import type { HostResolver, SecretSealer, WebhookDeliveryLog, WebhookEndpointStore, WebhookQueue } from './ports.ts';
 import { UnsafeWebhookUrlError, vetWebhookUrl, type UrlPolicy } from './ssrf-guard.ts';
 import {

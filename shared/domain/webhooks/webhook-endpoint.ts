@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { RateLimitPolicy } from '../rate-limit.ts';
+import type { RateLimitPolicy } from '#shared/domain/rate-limit.ts';
 
 /** The event types an endpoint subscribes to (CONTRACT.md §9). */
 export const WEBHOOK_EVENT_TYPES = [

@@ -1,7 +1,12 @@
-import type { OnboardingTokenEvents } from '../onboarding/ports.ts';
-import type { OnboardingTokenRecord } from '../onboarding/onboarding-token.ts';
-import type { CompletedReport, ReportJobStore } from '../reports/ports.ts';
-import { processingDurationMs, toStatusResponse, type ReportErrorCode, type ReportJob } from '../reports/report-job.ts';
+import type { OnboardingTokenEvents } from '#shared/domain/onboarding/ports.ts';
+import type { OnboardingTokenRecord } from '#shared/domain/onboarding/onboarding-token.ts';
+import type { CompletedReport, ReportJobStore } from '#shared/domain/reports/ports.ts';
+import {
+  processingDurationMs,
+  toStatusResponse,
+  type ReportErrorCode,
+  type ReportJob,
+} from '#shared/domain/reports/report-job.ts';
 import type { WebhookQueue } from './ports.ts';
 import { eventIdFor, type WebhookEvent } from './webhook-endpoint.ts';
 

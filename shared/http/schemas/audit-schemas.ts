@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { AUDIT_ACTIONS } from '../../domain/audit/audit-event.ts';
-import { isIsoDateOrTimestamp, toInstant } from '../../domain/users/user-status-query.ts';
+import { AUDIT_ACTIONS } from '#shared/domain/audit/audit-event.ts';
+import { isIsoDateOrTimestamp, toInstant } from '#shared/domain/users/user-status-query.ts';
 
 /** An ISO date or timestamp in the query string, as the instant it names (a date is its UTC midnight). */
 const instantParameter = v.pipe(

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { isPlainText, PLAIN_TEXT_HINT } from '../../domain/plain-text.ts';
-import { ONBOARDING_TOKEN_STATUSES } from '../../domain/onboarding/onboarding-token.ts';
+import { isPlainText, PLAIN_TEXT_HINT } from '#shared/domain/plain-text.ts';
+import { ONBOARDING_TOKEN_STATUSES } from '#shared/domain/onboarding/onboarding-token.ts';
 
 const plainText = v.check(isPlainText, `isString: ${PLAIN_TEXT_HINT}`);
 const personName = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100), plainText);

@@ -3,7 +3,7 @@ import {
   MOBILE_REGISTRATION_STATUSES,
   REGISTRATION_STATUSES,
   USER_RECORD_FIELDS,
-} from '../../domain/users/user-record.ts';
+} from '#shared/domain/users/user-record.ts';
 import {
   BOOLEAN_FILTER_FIELDS,
   DATE_FILTER_FIELDS,
@@ -22,7 +22,7 @@ import {
   type UserField,
   type UserFilter,
   type UserStatusQuery,
-} from '../../domain/users/user-status-query.ts';
+} from '#shared/domain/users/user-status-query.ts';
 
 /**
  * A JSON object (valibot's own object schemas also accept arrays) with only the given members;

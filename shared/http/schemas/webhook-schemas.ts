@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/webhook-endpoint.ts';
+import { WEBHOOK_EVENT_TYPES } from '#shared/domain/webhooks/webhook-endpoint.ts';
 
 /** POST /v1/webhooks body. Whether the URL may be reached is the SSRF guard's call (400 `isIn` on `url`). */
 export const webhookEndpointRequestSchema = v.object({

@@ -1,10 +1,10 @@
 import { DynamoDBClient, GetItemCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createDynamoDbClients } from '../../../shared/adapters/aws-clients.ts';
-import { isDependencyUnavailable } from '../../../shared/adapters/aws-errors.ts';
-import { withTransactionConflictRetry } from '../../../shared/adapters/dynamodb/transactions.ts';
-import { DependencyUnavailableError } from '../../../shared/domain/errors.ts';
-import { fakeHttpHandler } from '../../support/fake-http-handler.ts';
+import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { isDependencyUnavailable } from '#shared/adapters/aws-errors.ts';
+import { withTransactionConflictRetry } from '#shared/adapters/dynamodb/transactions.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import { fakeHttpHandler } from '#test/support/fake-http-handler.ts';
 
 describe('isDependencyUnavailable', () => {
   it.each([

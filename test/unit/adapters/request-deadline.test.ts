@@ -2,9 +2,9 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDynamoDbClients, createSqsClient } from '../../../shared/adapters/aws-clients.ts';
-import { runWithDeadline } from '../../../shared/adapters/request-deadline.ts';
-import { DependencyUnavailableError } from '../../../shared/domain/errors.ts';
+import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 
 /** A TCP endpoint that accepts connections and reads requests but never answers: a stalled service. */
 let stalledEndpoint: Server;

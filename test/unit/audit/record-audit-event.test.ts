@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { AuditEvent } from '../../../shared/domain/audit/audit-event.ts';
-import { recordAuditEvent } from '../../../shared/domain/audit/record-audit-event.ts';
+import type { AuditEvent } from '#shared/domain/audit/audit-event.ts';
+import { recordAuditEvent } from '#shared/domain/audit/record-audit-event.ts';
 
 const clock = { now: () => new Date('2026-11-25T10:00:00.000Z') };
 const context = { orgId: 'acme', actor: { sub: 'staff-1', clientId: 'dashboard' }, requestId: 'req-1' };

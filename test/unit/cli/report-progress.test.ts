@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createReportProgressView } from '../../../cli/report-progress.ts';
+import { createReportProgressView } from '#cli/report-progress.ts';
 
 const JOB = { jobId: 'j', status: 'PENDING' as const, userId: 'u', createdAt: '', updatedAt: '' };
 

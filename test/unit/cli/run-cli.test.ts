@@ -3,9 +3,9 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Fetch, Timers } from '../../../client/index.ts';
-import { commandNames, EXIT, runCli, type CliIo } from '../../../cli/run-cli.ts';
-import { parseResultKeys, parseUserFilters } from '../../../cli/user-filters.ts';
+import type { Fetch, Timers } from '#client/index.ts';
+import { commandNames, EXIT, runCli, type CliIo } from '#cli/run-cli.ts';
+import { parseResultKeys, parseUserFilters } from '#cli/user-filters.ts';
 
 const JOB_ID = '6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1';
 const PDF = Buffer.from('%PDF-1.7 a small report');

@@ -1,6 +1,6 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { formatTable } from '../../../cli/table.ts';
+import { formatTable } from '#cli/table.ts';
 
 describe('formatTable', () => {
   it('lines columns up by terminal width, CJK names taking two columns a character', () => {

@@ -19,30 +19,27 @@ import type {
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEventType,
-} from '../../../client/index.ts';
-import type {
-  toDeliveryResponse,
-  toEndpointResponse,
-} from '../../../shared/domain/webhooks/manage-webhook-endpoints.ts';
-import type { SubscribableEventType } from '../../../shared/domain/webhooks/webhook-endpoint.ts';
-import type { FieldProblem } from '../../../shared/domain/errors.ts';
+} from '#client/index.ts';
+import type { toDeliveryResponse, toEndpointResponse } from '#shared/domain/webhooks/manage-webhook-endpoints.ts';
+import type { SubscribableEventType } from '#shared/domain/webhooks/webhook-endpoint.ts';
+import type { FieldProblem } from '#shared/domain/errors.ts';
 import type {
   AuditAction as ServiceAuditAction,
   AuditEvent as ServiceAuditEvent,
   AuditEventPage as ServiceAuditEventPage,
-} from '../../../shared/domain/audit/audit-event.ts';
-import type { OnboardingTokenListing } from '../../../shared/domain/onboarding/list-onboarding-tokens.ts';
-import type { OnboardingTokenStatus as ServiceTokenStatus } from '../../../shared/domain/onboarding/onboarding-token.ts';
+} from '#shared/domain/audit/audit-event.ts';
+import type { OnboardingTokenListing } from '#shared/domain/onboarding/list-onboarding-tokens.ts';
+import type { OnboardingTokenStatus as ServiceTokenStatus } from '#shared/domain/onboarding/onboarding-token.ts';
 import type {
   ReportErrorCode as ServiceErrorCode,
   ReportJobStatus as ServiceJobStatus,
   toCreateResponse,
-} from '../../../shared/domain/reports/report-job.ts';
-import type { UserRecord, USER_RECORD_FIELDS } from '../../../shared/domain/users/user-record.ts';
-import type { UserStatusPage as ServiceUserStatusPage } from '../../../shared/domain/users/user-status-query.ts';
-import type { Scope as ServiceScope } from '../../../shared/http/api-types.ts';
-import type { onboardingTokenRequestSchema } from '../../../shared/http/schemas/onboarding-token-schemas.ts';
-import type { reportJobRequestSchema } from '../../../shared/http/schemas/report-job-schemas.ts';
+} from '#shared/domain/reports/report-job.ts';
+import type { UserRecord, USER_RECORD_FIELDS } from '#shared/domain/users/user-record.ts';
+import type { UserStatusPage as ServiceUserStatusPage } from '#shared/domain/users/user-status-query.ts';
+import type { Scope as ServiceScope } from '#shared/http/api-types.ts';
+import type { onboardingTokenRequestSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
+import type { reportJobRequestSchema } from '#shared/http/schemas/report-job-schemas.ts';
 
 // The client declares its own types (it must not depend on the service's code); these checks run
 // under `tsc -p .` (npm run typecheck), so a change on either side that breaks the match fails it.

@@ -12,7 +12,7 @@ import {
   type CompleteReportJob,
   type Fetch,
   type ReportJob,
-} from '../../../client/index.ts';
+} from '#client/index.ts';
 
 const JOB_ID = '6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1';
 const PDF = Buffer.from('%PDF-1.7\n' + 'x'.repeat(200_000) + '\n%%EOF\n');

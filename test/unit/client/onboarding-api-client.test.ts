@@ -13,8 +13,8 @@ import {
   ValidationError,
   type Fetch,
   type UserStatusPage,
-} from '../../../client/index.ts';
-import { retryAfterSeconds } from '../../../client/http-transport.ts';
+} from '#client/index.ts';
+import { retryAfterSeconds } from '#client/http-transport.ts';
 
 const BASE_URL = 'http://api.test/';
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import * as client from '../../../client/index.ts';
+import * as client from '#client/index.ts';
 import {
   MOBILE_REGISTRATION_STATUSES,
   REGISTRATION_STATUSES,
   USER_RECORD_FIELDS,
-} from '../../../shared/domain/users/user-record.ts';
-import * as query from '../../../shared/domain/users/user-status-query.ts';
+} from '#shared/domain/users/user-record.ts';
+import * as query from '#shared/domain/users/user-status-query.ts';
 
 describe("the client's user-status vocabulary is the service's", () => {
   it('lists every field and the default result keys', () => {

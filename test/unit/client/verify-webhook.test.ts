@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { verifyWebhook, WebhookVerificationError } from '../../../client/index.ts';
+import { verifyWebhook, WebhookVerificationError } from '#client/index.ts';
 
 const secret = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
 const body = JSON.stringify({ type: 'report.completed', timestamp: '2026-03-01T12:00:00.000Z', data: { jobId: 'j' } });

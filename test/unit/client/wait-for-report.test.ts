@@ -13,7 +13,7 @@ import {
   type ReportProgress,
   type ReportWait,
   type Timers,
-} from '../../../client/index.ts';
+} from '#client/index.ts';
 
 const JOB_ID = '6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1';
 const SECOND = 1000;

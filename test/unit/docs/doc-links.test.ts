@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../../lib/repo-root.ts';
-import { findBrokenReferences, githubSlug, githubSlugs } from '../../../scripts/check-doc-links.ts';
+import { repoRoot } from '#lib/repo-root.ts';
+import { findBrokenReferences, githubSlug, githubSlugs } from '#scripts/check-doc-links.ts';
 
 const README_MAX_LINES = 300;
 const TRACKER_ISSUE = /\bissue\s+#?\d+/i;

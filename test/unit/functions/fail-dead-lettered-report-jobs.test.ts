@@ -2,10 +2,10 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { logger } from '../../../shared/observability/logger.ts';
-import { BusinessMetric, metrics } from '../../../shared/observability/metrics.ts';
-import { DEAD_LETTER_MAX_RECEIVES } from '../../../shared/queue/report-job-messages.ts';
-import { lambdaContext } from '../../support/api-event.ts';
+import { logger } from '#shared/observability/logger.ts';
+import { BusinessMetric, metrics } from '#shared/observability/metrics.ts';
+import { DEAD_LETTER_MAX_RECEIVES } from '#shared/queue/report-job-messages.ts';
+import { lambdaContext } from '#test/support/api-event.ts';
 
 const documentsMock = mockClient(DynamoDBDocumentClient);
 type Handler = (event: SQSEvent, context: ReturnType<typeof lambdaContext>) => Promise<SQSBatchResponse>;
@@ -25,7 +25,7 @@ beforeAll(async () => {
     AWS_REGION: 'eu-west-1',
     WEBHOOK_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/000000000000/webhook-deliveries',
   });
-  ({ handler } = (await import('../../../functions/fail-dead-lettered-report-jobs.ts')) as unknown as {
+  ({ handler } = (await import('#functions/fail-dead-lettered-report-jobs.ts')) as unknown as {
     handler: Handler;
   });
 });

@@ -1,15 +1,15 @@
 import { createLocalJWKSet } from 'jose';
 import * as v from 'valibot';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { handler as routeNotFound } from '../../../functions/route-not-found.ts';
-import { RateLimitedError } from '../../../shared/domain/errors.ts';
-import { createApiHandler, createPublicHandler } from '../../../shared/http/api-handler.ts';
-import type { ApiEvent, ApiResult } from '../../../shared/http/api-types.ts';
-import { createTokenVerifier, type TokenVerifier } from '../../../shared/http/auth.ts';
-import { MAX_BODY_BYTES, type ApiContext, type ApiMiddleware } from '../../../shared/http/middlewares.ts';
-import { ok } from '../../../shared/http/responses.ts';
-import { logger } from '../../../shared/observability/logger.ts';
-import { apiEvent, lambdaContext, type ApiEventOptions } from '../../support/api-event.ts';
+import { handler as routeNotFound } from '#functions/route-not-found.ts';
+import { RateLimitedError } from '#shared/domain/errors.ts';
+import { createApiHandler, createPublicHandler } from '#shared/http/api-handler.ts';
+import type { ApiEvent, ApiResult } from '#shared/http/api-types.ts';
+import { createTokenVerifier, type TokenVerifier } from '#shared/http/auth.ts';
+import { MAX_BODY_BYTES, type ApiContext, type ApiMiddleware } from '#shared/http/middlewares.ts';
+import { ok } from '#shared/http/responses.ts';
+import { logger } from '#shared/observability/logger.ts';
+import { apiEvent, lambdaContext, type ApiEventOptions } from '#test/support/api-event.ts';
 import {
   bearer,
   createTestKeySet,
@@ -19,7 +19,7 @@ import {
   TEST_ORG_ID,
   validClaims,
   type TestSigningKey,
-} from '../../support/jwt.ts';
+} from '#test/support/jwt.ts';
 
 // Quiet logs: the logger reads its level once, when shared/observability/logger.ts is first imported.
 const previousLogLevel = vi.hoisted(() => {

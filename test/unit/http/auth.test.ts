@@ -1,8 +1,8 @@
 import { createLocalJWKSet, createRemoteJWKSet, errors, type JSONWebKeySet } from 'jose';
-import { DependencyUnavailableError } from '../../../shared/domain/errors.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bearerTokenFrom, createTokenVerifier, type TokenVerifier } from '../../../shared/http/auth.ts';
-import { UnauthorizedError } from '../../../shared/http/http-errors.ts';
+import { bearerTokenFrom, createTokenVerifier, type TokenVerifier } from '#shared/http/auth.ts';
+import { UnauthorizedError } from '#shared/http/http-errors.ts';
 import {
   createTestKeySet,
   generateSigningKey,
@@ -15,7 +15,7 @@ import {
   unsecuredToken,
   validClaims,
   type TestSigningKey,
-} from '../../support/jwt.ts';
+} from '#test/support/jwt.ts';
 
 let rs256: TestSigningKey;
 let es256: TestSigningKey;

@@ -10,15 +10,15 @@ import {
   EmailQuotaExceededError,
   RateLimitedError,
   UnprocessableError,
-} from '../../../shared/domain/errors.ts';
-import { mapErrorToResponse } from '../../../shared/http/error-mapper.ts';
+} from '#shared/domain/errors.ts';
+import { mapErrorToResponse } from '#shared/http/error-mapper.ts';
 import {
   MethodNotAllowedError,
   PayloadTooLargeError,
   RouteNotFoundError,
   UnauthorizedError,
-} from '../../../shared/http/http-errors.ts';
-import { apiEvent } from '../../support/api-event.ts';
+} from '#shared/http/http-errors.ts';
+import { apiEvent } from '#test/support/api-event.ts';
 
 const NOW = new Date('2025-03-04T05:06:07.089Z');
 const event = apiEvent({ method: 'POST', path: '/v1/document/api' });

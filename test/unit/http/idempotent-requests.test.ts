@@ -8,11 +8,11 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { InvalidInputError } from '../../../shared/domain/errors.ts';
-import type { ApiResult } from '../../../shared/http/api-types.ts';
-import { createIdempotentRequests, type IdempotentRequest } from '../../../shared/http/idempotent-requests.ts';
-import { created } from '../../../shared/http/responses.ts';
-import { lambdaContext } from '../../support/api-event.ts';
+import { InvalidInputError } from '#shared/domain/errors.ts';
+import type { ApiResult } from '#shared/http/api-types.ts';
+import { createIdempotentRequests, type IdempotentRequest } from '#shared/http/idempotent-requests.ts';
+import { created } from '#shared/http/responses.ts';
+import { lambdaContext } from '#test/support/api-event.ts';
 
 const ROUTE = 'POST /v1/onboarding-token';
 const TABLE = 'idempotency-test';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MethodNotAllowedError, RouteNotFoundError } from '../../../shared/http/http-errors.ts';
-import { explainUnmatchedRoute } from '../../../shared/http/route-matcher.ts';
+import { MethodNotAllowedError, RouteNotFoundError } from '#shared/http/http-errors.ts';
+import { explainUnmatchedRoute } from '#shared/http/route-matcher.ts';
 
 const explain = explainUnmatchedRoute([
   { method: 'POST', path: '/v1/document/api' },

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError, type FieldProblem } from '../../../shared/domain/errors.ts';
-import { onboardingTokenRequestSchema } from '../../../shared/http/schemas/onboarding-token-schemas.ts';
-import { parseInput, toCamelCase, toFieldProblem } from '../../../shared/http/validation.ts';
+import { InvalidInputError, type FieldProblem } from '#shared/domain/errors.ts';
+import { onboardingTokenRequestSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
+import { parseInput, toCamelCase, toFieldProblem } from '#shared/http/validation.ts';
 
 /** Runs parseInput and returns the problems it reports; fails the test if the input is accepted. */
 function problemsOf(schema: v.GenericSchema, input: unknown): readonly FieldProblem[] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localStackBanner, type BannerInput } from '../../../local/banner.ts';
+import { localStackBanner, type BannerInput } from '#local/banner.ts';
 
 const queue = (name: string) => ({ name, url: `http://127.0.0.1:4566/000000000000/${name}`, arn: `arn:${name}` });
 

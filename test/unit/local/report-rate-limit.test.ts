@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allTables } from '../../../lib/table-definitions.ts';
-import { handlerEnvironment, type EnvironmentInput } from '../../../local/local-stack.ts';
-import { ConfigurationError, loadConfig } from '../../../shared/config/load-config.ts';
+import { allTables } from '#shared/config/table-definitions.ts';
+import { handlerEnvironment, type EnvironmentInput } from '#local/local-stack.ts';
+import { ConfigurationError, loadConfig } from '#shared/config/load-config.ts';
 import {
   reportRateLimitFrom,
   reportRateLimitPolicy,
   reportRateLimitVariable,
-} from '../../../shared/config/report-rate-limit.ts';
+} from '#shared/config/report-rate-limit.ts';
 
 describe('REPORT_RATE_LIMIT', () => {
   it('is the contract’s 10 per 10 minutes when unset (or empty, as a shell leaves it)', () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createDynamoDbClients, createSqsClient } from '../../../shared/adapters/aws-clients.ts';
-import { awsSdkLogger, logger } from '../../../shared/observability/logger.ts';
+import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { awsSdkLogger, logger } from '#shared/observability/logger.ts';
 
 describe('awsSdkLogger', () => {
   afterEach(() => {

@@ -7,9 +7,9 @@ import {
   MetricUnit,
   publishRecordedMetrics,
   recordReportFailed,
-} from '../../../shared/observability/metrics.ts';
-import { tokenEventMetrics } from '../../../shared/observability/token-event-metrics.ts';
-import { lambdaContext } from '../../support/api-event.ts';
+} from '#shared/observability/metrics.ts';
+import { tokenEventMetrics } from '#shared/observability/token-event-metrics.ts';
+import { lambdaContext } from '#test/support/api-event.ts';
 
 afterEach(() => {
   vi.restoreAllMocks();

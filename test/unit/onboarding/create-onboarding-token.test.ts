@@ -3,16 +3,16 @@ import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynam
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { DynamoDbOnboardingTokenStore } from '../../../shared/adapters/dynamodb/onboarding-token-store.ts';
+import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import {
   ConflictError,
   DependencyUnavailableError,
   EmailQuotaExceededError,
   RateLimitedError,
-} from '../../../shared/domain/errors.ts';
-import { createOnboardingToken } from '../../../shared/domain/onboarding/create-onboarding-token.ts';
-import { hashOnboardingToken } from '../../../shared/domain/onboarding/onboarding-token.ts';
-import type { OnboardingEmail, OnboardingMailer } from '../../../shared/domain/onboarding/ports.ts';
+} from '#shared/domain/errors.ts';
+import { createOnboardingToken } from '#shared/domain/onboarding/create-onboarding-token.ts';
+import { hashOnboardingToken } from '#shared/domain/onboarding/onboarding-token.ts';
+import type { OnboardingEmail, OnboardingMailer } from '#shared/domain/onboarding/ports.ts';
 import { ALLOWED, FakeEmailQuota, quotaWrite, RECIPIENT_REFUSAL } from './fake-email-quota.ts';
 
 const TABLE = 'OnboardingTokens';

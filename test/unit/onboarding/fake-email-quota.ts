@@ -2,8 +2,8 @@ import type {
   EmailQuotaRefusal,
   EmailQuotaReservation,
   OnboardingEmailQuota,
-} from '../../../shared/domain/onboarding/ports.ts';
-import type { QuotaDecision } from '../../../shared/domain/rate-limit.ts';
+} from '#shared/domain/onboarding/ports.ts';
+import type { QuotaDecision } from '#shared/domain/rate-limit.ts';
 
 export const ALLOWED: QuotaDecision = {
   allowed: true,

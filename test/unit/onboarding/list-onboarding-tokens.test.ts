@@ -2,10 +2,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { encodeCursor } from '../../../shared/adapters/dynamodb/page-cursor.ts';
-import { DynamoDbOnboardingTokenStore } from '../../../shared/adapters/dynamodb/onboarding-token-store.ts';
-import { InvalidInputError } from '../../../shared/domain/errors.ts';
-import { listOnboardingTokens } from '../../../shared/domain/onboarding/list-onboarding-tokens.ts';
+import { encodeCursor } from '#shared/adapters/dynamodb/page-cursor.ts';
+import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
+import { InvalidInputError } from '#shared/domain/errors.ts';
+import { listOnboardingTokens } from '#shared/domain/onboarding/list-onboarding-tokens.ts';
 
 const documentsMock = mockClient(DynamoDBDocumentClient);
 const NOW = new Date('2026-03-20T00:00:00.000Z');

@@ -1,9 +1,9 @@
 import { SendEmailCommand, SESv2Client, SESv2ServiceException } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSesClient } from '../../../shared/adapters/aws-clients.ts';
-import { MailDeliveryError, SesOnboardingMailer } from '../../../shared/adapters/ses/onboarding-mailer.ts';
-import { fakeHttpHandler } from '../../support/fake-http-handler.ts';
+import { createSesClient } from '#shared/adapters/aws-clients.ts';
+import { MailDeliveryError, SesOnboardingMailer } from '#shared/adapters/ses/onboarding-mailer.ts';
+import { fakeHttpHandler } from '#test/support/fake-http-handler.ts';
 
 const EMAIL = {
   to: 'ada@example.org',

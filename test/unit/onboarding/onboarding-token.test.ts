@@ -4,7 +4,7 @@ import {
   hashOnboardingToken,
   tokenExpiry,
   tokenStatus,
-} from '../../../shared/domain/onboarding/onboarding-token.ts';
+} from '#shared/domain/onboarding/onboarding-token.ts';
 
 describe('onboarding token', () => {
   it('is 32 characters of base64url without padding', () => {

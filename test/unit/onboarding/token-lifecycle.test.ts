@@ -4,19 +4,19 @@ import {
   EmailQuotaExceededError,
   NotFoundError,
   TokenNotIssuedError,
-} from '../../../shared/domain/errors.ts';
-import { QuotaChangedError } from '../../../shared/domain/rate-limit.ts';
+} from '#shared/domain/errors.ts';
+import { QuotaChangedError } from '#shared/domain/rate-limit.ts';
 import {
   hashOnboardingToken,
   type OnboardingTokenRecord,
   type OnboardingTokenStatus,
-} from '../../../shared/domain/onboarding/onboarding-token.ts';
-import type { OnboardingMailer, OnboardingTokenStore } from '../../../shared/domain/onboarding/ports.ts';
+} from '#shared/domain/onboarding/onboarding-token.ts';
+import type { OnboardingMailer, OnboardingTokenStore } from '#shared/domain/onboarding/ports.ts';
 import {
   redeemOnboardingToken,
   resendOnboardingToken,
   revokeOnboardingToken,
-} from '../../../shared/domain/onboarding/token-lifecycle.ts';
+} from '#shared/domain/onboarding/token-lifecycle.ts';
 import { ALLOWED, FakeEmailQuota, quotaWrite, RECIPIENT_REFUSAL } from './fake-email-quota.ts';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');

@@ -2,23 +2,23 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as v from 'valibot';
 import { describe, expect, it, vi } from 'vitest';
-import { apiRoutes } from '../../../lib/routes.ts';
-import { repoRoot } from '../../../lib/repo-root.ts';
+import { apiRoutes } from '#shared/config/api-routes.ts';
+import { repoRoot } from '#lib/repo-root.ts';
 import {
   buildOpenApiDocument,
   OPENAPI_DOCUMENT_FILE,
   operationOfRoute,
   serializeOpenApiDocument,
-} from '../../../scripts/openapi/build-openapi-document.ts';
-import { REPORT_ERROR_CODES, REPORT_JOB_STATUSES } from '../../../shared/domain/reports/report-job.ts';
-import { USER_RECORD_FIELDS } from '../../../shared/domain/users/user-record.ts';
-import { STATUS_NAMES } from '../../../shared/http/error-mapper.ts';
-import { onboardingTokenRequestSchema } from '../../../shared/http/schemas/onboarding-token-schemas.ts';
-import { reportJobRequestSchema } from '../../../shared/http/schemas/report-job-schemas.ts';
-import { userStatusRequestSchema } from '../../../shared/http/schemas/user-status-schemas.ts';
-import type { ApiContext } from '../../../shared/http/middlewares.ts';
-import { apiEvent, lambdaContext } from '../../support/api-event.ts';
-import { openApiValidator } from '../../support/openapi-validator.ts';
+} from '#scripts/openapi/build-openapi-document.ts';
+import { REPORT_ERROR_CODES, REPORT_JOB_STATUSES } from '#shared/domain/reports/report-job.ts';
+import { USER_RECORD_FIELDS } from '#shared/domain/users/user-record.ts';
+import { STATUS_NAMES } from '#shared/http/error-mapper.ts';
+import { onboardingTokenRequestSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
+import { reportJobRequestSchema } from '#shared/http/schemas/report-job-schemas.ts';
+import { userStatusRequestSchema } from '#shared/http/schemas/user-status-schemas.ts';
+import type { ApiContext } from '#shared/http/middlewares.ts';
+import { apiEvent, lambdaContext } from '#test/support/api-event.ts';
+import { openApiValidator } from '#test/support/openapi-validator.ts';
 
 vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
@@ -38,7 +38,7 @@ describe('openapi.json', () => {
     expect(committedText).toBe(serializeOpenApiDocument(built));
   });
 
-  it('describes every route of lib/routes.ts once, and nothing else', () => {
+  it('describes every route of shared/config/api-routes.ts once, and nothing else', () => {
     const documented = Object.entries(committed.paths as Json).flatMap(([route, operations]) =>
       Object.keys(operations as Json).map((method) => `${method.toUpperCase()} ${route}`),
     );
@@ -194,7 +194,7 @@ describe('request schemas agree with the handlers’ valibot schemas', () => {
 
 describe('GET /v1/openapi.json function', () => {
   it('answers 200 with the committed document, a request id and no-store, without a token', async () => {
-    const { handler } = await import('../../../functions/get-openapi-document.ts');
+    const { handler } = await import('#functions/get-openapi-document.ts');
     const response = await handler(
       apiEvent({ method: 'GET', path: '/v1/openapi.json' }),
       lambdaContext() as ApiContext,

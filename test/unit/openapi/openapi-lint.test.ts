@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../../../lib/repo-root.ts';
+import { repoRoot } from '#lib/repo-root.ts';
 
 const run = promisify(execFile);
 

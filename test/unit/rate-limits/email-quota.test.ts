@@ -3,16 +3,16 @@ import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dy
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DynamoDbOnboardingEmailQuota, recipientQuotaKey } from '../../../shared/adapters/dynamodb/email-quota.ts';
-import { DynamoDbRateLimiter } from '../../../shared/adapters/dynamodb/rate-limiter.ts';
-import { cancellationReasons } from '../../../shared/adapters/dynamodb/transactions.ts';
-import { onboardingEmailQuotaFor } from '../../../shared/adapters/email-quota-adapters.ts';
-import { DependencyUnavailableError, EmailQuotaExceededError } from '../../../shared/domain/errors.ts';
-import { spendingEmailQuota, type EmailQuotaPolicy } from '../../../shared/domain/onboarding/email-quota.ts';
-import type { EmailQuotaSpend, OnboardingEmailQuota } from '../../../shared/domain/onboarding/ports.ts';
-import { QuotaChangedError } from '../../../shared/domain/rate-limit.ts';
-import { BusinessMetric, metrics } from '../../../shared/observability/metrics.ts';
-import { FakeClock } from '../reports/fakes.ts';
+import { DynamoDbOnboardingEmailQuota, recipientQuotaKey } from '#shared/adapters/dynamodb/email-quota.ts';
+import { DynamoDbRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
+import { cancellationReasons } from '#shared/adapters/dynamodb/transactions.ts';
+import { onboardingEmailQuotaFor } from '#shared/adapters/email-quota-adapters.ts';
+import { DependencyUnavailableError, EmailQuotaExceededError } from '#shared/domain/errors.ts';
+import { spendingEmailQuota, type EmailQuotaPolicy } from '#shared/domain/onboarding/email-quota.ts';
+import type { EmailQuotaSpend, OnboardingEmailQuota } from '#shared/domain/onboarding/ports.ts';
+import { QuotaChangedError } from '#shared/domain/rate-limit.ts';
+import { BusinessMetric, metrics } from '#shared/observability/metrics.ts';
+import { FakeClock } from '#test/unit/reports/fakes.ts';
 import { InMemoryLimiterTable } from './in-memory-limiter-table.ts';
 
 const TABLE = 'OnboardingTokens';

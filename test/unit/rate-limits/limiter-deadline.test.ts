@@ -1,14 +1,14 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createDynamoDbClients } from '../../../shared/adapters/aws-clients.ts';
-import { DynamoDbOnboardingEmailQuota } from '../../../shared/adapters/dynamodb/email-quota.ts';
-import { DynamoDbOnboardingTokenStore } from '../../../shared/adapters/dynamodb/onboarding-token-store.ts';
-import { DynamoDbOrganizationRateLimiter } from '../../../shared/adapters/dynamodb/organization-rate-limiter.ts';
-import { runWithDeadline } from '../../../shared/adapters/request-deadline.ts';
-import { DependencyUnavailableError } from '../../../shared/domain/errors.ts';
-import { createOnboardingToken } from '../../../shared/domain/onboarding/create-onboarding-token.ts';
-import { DEFAULT_EMAIL_QUOTA } from '../../../shared/domain/onboarding/email-quota.ts';
-import { WEBHOOK_TEST_RATE_LIMIT } from '../../../shared/domain/webhooks/webhook-endpoint.ts';
+import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbOnboardingEmailQuota } from '#shared/adapters/dynamodb/email-quota.ts';
+import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
+import { DynamoDbOrganizationRateLimiter } from '#shared/adapters/dynamodb/organization-rate-limiter.ts';
+import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import { createOnboardingToken } from '#shared/domain/onboarding/create-onboarding-token.ts';
+import { DEFAULT_EMAIL_QUOTA } from '#shared/domain/onboarding/email-quota.ts';
+import { WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoint.ts';
 
 /** A DynamoDB endpoint that reads requests and never answers; records each request's operation. */
 let stalledDatabase: Server;

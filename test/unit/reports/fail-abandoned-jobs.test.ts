@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { failDeadLetteredJob, sweepTimedOutJobs } from '../../../shared/domain/reports/fail-abandoned-jobs.ts';
-import { REPORT_DEADLINE_MS } from '../../../shared/domain/reports/report-job.ts';
+import { failDeadLetteredJob, sweepTimedOutJobs } from '#shared/domain/reports/fail-abandoned-jobs.ts';
+import { REPORT_DEADLINE_MS } from '#shared/domain/reports/report-job.ts';
 import { FakeClock, InMemoryReportJobStore, ORG_ID, reportJob, T0, USER_ID } from './fakes.ts';
 
 const JOB_IDS = [

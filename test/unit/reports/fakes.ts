@@ -1,5 +1,5 @@
-import type { Clock } from '../../../shared/domain/clock.ts';
-import { DependencyUnavailableError, NotFoundError, OpenJobExistsError } from '../../../shared/domain/errors.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import { DependencyUnavailableError, NotFoundError, OpenJobExistsError } from '#shared/domain/errors.ts';
 import type {
   CompletedReport,
   ReportJobMessage,
@@ -9,13 +9,9 @@ import type {
   ReportQueue,
   ReportStorage,
   UserDirectory,
-} from '../../../shared/domain/reports/ports.ts';
-import {
-  processingDurationMs,
-  type ReportErrorCode,
-  type ReportJob,
-} from '../../../shared/domain/reports/report-job.ts';
-import type { UserRecord } from '../../../shared/domain/users/user-record.ts';
+} from '#shared/domain/reports/ports.ts';
+import { processingDurationMs, type ReportErrorCode, type ReportJob } from '#shared/domain/reports/report-job.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
 
 export const ORG_ID = 'org-acme';
 export const OTHER_ORG_ID = 'org-globex';

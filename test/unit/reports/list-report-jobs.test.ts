@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { listReportJobs } from '../../../shared/domain/reports/list-report-jobs.ts';
-import { REPORT_DEADLINE_MS, toStatusResponse } from '../../../shared/domain/reports/report-job.ts';
+import { listReportJobs } from '#shared/domain/reports/list-report-jobs.ts';
+import { REPORT_DEADLINE_MS, toStatusResponse } from '#shared/domain/reports/report-job.ts';
 import { FakeClock, InMemoryReportJobStore, ORG_ID, OTHER_ORG_ID, reportJob, T0 } from './fakes.ts';
 
 let clock: FakeClock;

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
-import { DependencyUnavailableError } from '../../../shared/domain/errors.ts';
-import type { ReportRenderer } from '../../../shared/domain/reports/ports.ts';
-import { processReportJob, type ProcessingAttempt } from '../../../shared/domain/reports/process-report-job.ts';
-import { REPORT_DEADLINE_MS, reportObjectKey, type ReportJob } from '../../../shared/domain/reports/report-job.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import type { ReportRenderer } from '#shared/domain/reports/ports.ts';
+import { processReportJob, type ProcessingAttempt } from '#shared/domain/reports/process-report-job.ts';
+import { REPORT_DEADLINE_MS, reportObjectKey, type ReportJob } from '#shared/domain/reports/report-job.ts';
 import {
   FakeClock,
   FakeReportStorage,

@@ -1,16 +1,16 @@
-import { BusinessMetric, metrics } from '../../../shared/observability/metrics.ts';
+import { BusinessMetric, metrics } from '#shared/observability/metrics.ts';
 import { createLocalJWKSet } from 'jose';
 import * as v from 'valibot';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ReportRateLimiter } from '../../../shared/domain/reports/ports.ts';
-import { REPORT_REQUEST_RATE_LIMIT, spendToken } from '../../../shared/domain/reports/rate-limit.ts';
-import { createApiHandler } from '../../../shared/http/api-handler.ts';
-import type { ApiEvent, ApiResult } from '../../../shared/http/api-types.ts';
-import { createTokenVerifier, type TokenVerifier } from '../../../shared/http/auth.ts';
-import type { ApiContext } from '../../../shared/http/middlewares.ts';
-import { limitRate, rateLimitHeaders } from '../../../shared/http/rate-limit.ts';
-import { accepted } from '../../../shared/http/responses.ts';
-import { apiEvent, lambdaContext } from '../../support/api-event.ts';
+import type { ReportRateLimiter } from '#shared/domain/reports/ports.ts';
+import { REPORT_REQUEST_RATE_LIMIT, spendToken } from '#shared/domain/reports/rate-limit.ts';
+import { createApiHandler } from '#shared/http/api-handler.ts';
+import type { ApiEvent, ApiResult } from '#shared/http/api-types.ts';
+import { createTokenVerifier, type TokenVerifier } from '#shared/http/auth.ts';
+import type { ApiContext } from '#shared/http/middlewares.ts';
+import { limitRate, rateLimitHeaders } from '#shared/http/rate-limit.ts';
+import { accepted } from '#shared/http/responses.ts';
+import { apiEvent, lambdaContext } from '#test/support/api-event.ts';
 import {
   bearer,
   createTestKeySet,
@@ -19,7 +19,7 @@ import {
   TEST_ISSUER,
   TEST_ORG_ID,
   validClaims,
-} from '../../support/jwt.ts';
+} from '#test/support/jwt.ts';
 import { FakeClock, T0 } from './fakes.ts';
 
 // Quiet logs: the logger reads its level once, when shared/observability/logger.ts is first imported.

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ForbiddenError, NotFoundError, UnprocessableError } from '../../../shared/domain/errors.ts';
-import { getReportDownload, getReportJob } from '../../../shared/domain/reports/read-report-job.ts';
-import { REPORT_DEADLINE_MS, type ReportErrorCode } from '../../../shared/domain/reports/report-job.ts';
+import { ForbiddenError, NotFoundError, UnprocessableError } from '#shared/domain/errors.ts';
+import { getReportDownload, getReportJob } from '#shared/domain/reports/read-report-job.ts';
+import { REPORT_DEADLINE_MS, type ReportErrorCode } from '#shared/domain/reports/report-job.ts';
 import {
   FakeClock,
   FakeReportStorage,

@@ -15,10 +15,10 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DynamoDbReportJobStore } from '../../../shared/adapters/dynamodb/report-job-store.ts';
-import { DependencyUnavailableError, NotFoundError, OpenJobExistsError } from '../../../shared/domain/errors.ts';
-import type { CompletedReport } from '../../../shared/domain/reports/ports.ts';
-import type { ReportJob } from '../../../shared/domain/reports/report-job.ts';
+import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
+import { DependencyUnavailableError, NotFoundError, OpenJobExistsError } from '#shared/domain/errors.ts';
+import type { CompletedReport } from '#shared/domain/reports/ports.ts';
+import type { ReportJob } from '#shared/domain/reports/report-job.ts';
 import { ORG_ID, reportJob, T0, USER_ID } from './fakes.ts';
 
 const TABLE = 'ReportJobs';

@@ -10,7 +10,7 @@ import {
   toStatusResponse,
   type ReportJob,
   type ReportJobStatus,
-} from '../../../shared/domain/reports/report-job.ts';
+} from '#shared/domain/reports/report-job.ts';
 import { reportJob, T0 } from './fakes.ts';
 
 const at = (msAfterT0: number) => new Date(T0.getTime() + msAfterT0);

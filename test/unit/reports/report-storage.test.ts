@@ -7,11 +7,11 @@ import {
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createS3Client } from '../../../shared/adapters/aws-clients.ts';
-import { S3ReportDownloadLinks } from '../../../shared/adapters/s3/report-download-links.ts';
-import { ReportStorageRefusedError, S3ReportStorage } from '../../../shared/adapters/s3/report-storage.ts';
-import { DependencyUnavailableError } from '../../../shared/domain/errors.ts';
-import { fakeHttpHandler } from '../../support/fake-http-handler.ts';
+import { createS3Client } from '#shared/adapters/aws-clients.ts';
+import { S3ReportDownloadLinks } from '#shared/adapters/s3/report-download-links.ts';
+import { ReportStorageRefusedError, S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import { fakeHttpHandler } from '#test/support/fake-http-handler.ts';
 
 const BUCKET = 'reports-bucket';
 const KEY = 'reports/org-1/5f0c7a52-1d2b-4c8e-9a57-2d6c1f3b9e01.pdf';

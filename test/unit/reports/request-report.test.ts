@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { DependencyUnavailableError, NotFoundError, OpenJobExistsError } from '../../../shared/domain/errors.ts';
-import { REPORT_DEADLINE_MS } from '../../../shared/domain/reports/report-job.ts';
-import { requestReport } from '../../../shared/domain/reports/request-report.ts';
+import { DependencyUnavailableError, NotFoundError, OpenJobExistsError } from '#shared/domain/errors.ts';
+import { REPORT_DEADLINE_MS } from '#shared/domain/reports/report-job.ts';
+import { requestReport } from '#shared/domain/reports/request-report.ts';
 import {
   FakeClock,
   FakeReportQueue,

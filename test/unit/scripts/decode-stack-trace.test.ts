@@ -4,9 +4,9 @@ import { SourceMap } from 'node:module';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleFileName, esbuildOptionsFor } from '../../../lib/bundling.ts';
-import { repoRoot } from '../../../lib/repo-root.ts';
-import { decodeStackTrace } from '../../../scripts/stack-trace/decode-stack-trace.ts';
+import { bundleFileName, esbuildOptionsFor } from '#lib/bundling.ts';
+import { repoRoot } from '#lib/repo-root.ts';
+import { decodeStackTrace } from '#scripts/stack-trace/decode-stack-trace.ts';
 
 const FIXTURE = 'test/unit/scripts/fixtures/fails-on-load.ts';
 

@@ -1,13 +1,13 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { DependencyUnavailableError, NotFoundError } from '../../../shared/domain/errors.ts';
-import type { OnboardingTokenRecord } from '../../../shared/domain/onboarding/onboarding-token.ts';
-import type { UserDirectory } from '../../../shared/domain/reports/ports.ts';
-import { processReportJob } from '../../../shared/domain/reports/process-report-job.ts';
-import { reportObjectKey, type ReportJob } from '../../../shared/domain/reports/report-job.ts';
-import { requestReport } from '../../../shared/domain/reports/request-report.ts';
-import { ERASURE_HOLD_MS, eraseUser } from '../../../shared/domain/users/erase-user.ts';
-import type { UserEraser } from '../../../shared/domain/users/ports.ts';
-import type { UserRecord } from '../../../shared/domain/users/user-record.ts';
+import { DependencyUnavailableError, NotFoundError } from '#shared/domain/errors.ts';
+import type { OnboardingTokenRecord } from '#shared/domain/onboarding/onboarding-token.ts';
+import type { UserDirectory } from '#shared/domain/reports/ports.ts';
+import { processReportJob } from '#shared/domain/reports/process-report-job.ts';
+import { reportObjectKey, type ReportJob } from '#shared/domain/reports/report-job.ts';
+import { requestReport } from '#shared/domain/reports/request-report.ts';
+import { ERASURE_HOLD_MS, eraseUser } from '#shared/domain/users/erase-user.ts';
+import type { UserEraser } from '#shared/domain/users/ports.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import {
   FakeClock,
   FakeReportQueue,
@@ -20,7 +20,7 @@ import {
   TEMPLATE_VERSION,
   user,
   USER_ID,
-} from '../reports/fakes.ts';
+} from '#test/unit/reports/fakes.ts';
 
 const PDF = new TextEncoder().encode('%PDF-1.7 a report %%EOF');
 const EMAIL = 'zoe@example.com';

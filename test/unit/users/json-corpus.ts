@@ -1,5 +1,5 @@
-import { SeededRandom } from '../../../local/seeded-random.ts';
-import { MOBILE_REGISTRATION_STATUSES, USER_RECORD_FIELDS } from '../../../shared/domain/users/user-record.ts';
+import { SeededRandom } from '#local/seeded-random.ts';
+import { MOBILE_REGISTRATION_STATUSES, USER_RECORD_FIELDS } from '#shared/domain/users/user-record.ts';
 import {
   BOOLEAN_FILTER_FIELDS,
   DATE_FILTER_FIELDS,
@@ -7,7 +7,7 @@ import {
   NUMBER_FILTER_FIELDS,
   RANGE_OPERATORS,
   STRING_FILTER_FIELDS,
-} from '../../../shared/domain/users/user-status-query.ts';
+} from '#shared/domain/users/user-status-query.ts';
 
 /**
  * Seeded generators of JSON values (what JSON.parse can return: objects, arrays, strings,

@@ -1,8 +1,8 @@
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { USERS_MIGRATIONS } from '../../../shared/adapters/postgres/users-schema.ts';
-import { logger } from '../../../shared/observability/logger.ts';
-import { lambdaContext } from '../../support/api-event.ts';
+import { USERS_MIGRATIONS } from '#shared/adapters/postgres/users-schema.ts';
+import { logger } from '#shared/observability/logger.ts';
+import { lambdaContext } from '#test/support/api-event.ts';
 
 /** Stands in for the DSQL connection: records each statement, answers the two the schema code reads. */
 const database = vi.hoisted(() => ({
@@ -11,7 +11,7 @@ const database = vi.hoisted(() => ({
   configs: [] as unknown[],
 }));
 
-vi.mock('../../../shared/adapters/postgres/users-database.ts', async (importOriginal) => ({
+vi.mock('#shared/adapters/postgres/users-database.ts', async (importOriginal) => ({
   ...(await importOriginal<object>()),
   PostgresUsersDatabase: class {
     constructor(config: unknown) {
@@ -57,7 +57,7 @@ beforeAll(async () => {
     USERS_DATABASE_USER: 'admin',
     USERS_DATABASE_AUTH: 'dsql',
   });
-  ({ handler } = (await import('../../../functions/migrate-users-database.ts')) as unknown as {
+  ({ handler } = (await import('#functions/migrate-users-database.ts')) as unknown as {
     handler: typeof handler;
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { queryUserStatus, type UserStatusReader } from '../../../shared/domain/users/query-user-status.ts';
-import type { PepSanctionResult, UserRecord } from '../../../shared/domain/users/user-record.ts';
-import type { UserStatusQuery } from '../../../shared/domain/users/user-status-query.ts';
+import { queryUserStatus, type UserStatusReader } from '#shared/domain/users/query-user-status.ts';
+import type { PepSanctionResult, UserRecord } from '#shared/domain/users/user-record.ts';
+import type { UserStatusQuery } from '#shared/domain/users/user-status-query.ts';
 
 const screening: PepSanctionResult = {
   status: 'Flagged',

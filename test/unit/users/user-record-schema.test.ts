@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseUserRecord } from '../../../shared/domain/users/user-record-schema.ts';
-import type { UserRecord } from '../../../shared/domain/users/user-record.ts';
+import { parseUserRecord } from '#shared/domain/users/user-record-schema.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
 
 const minimal = { id: 'u-1', created_at: '2024-01-01T00:00:00.000Z' };
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { PostgresUserStatusReader } from '../../../shared/adapters/postgres/user-status-reader.ts';
-import { buildUserStatusStatements } from '../../../shared/adapters/postgres/user-status-sql.ts';
-import type { SqlRunner } from '../../../shared/adapters/postgres/users-database.ts';
-import { DependencyUnavailableError } from '../../../shared/domain/errors.ts';
-import type { UserField, UserFilter } from '../../../shared/domain/users/user-status-query.ts';
+import { PostgresUserStatusReader } from '#shared/adapters/postgres/user-status-reader.ts';
+import { buildUserStatusStatements } from '#shared/adapters/postgres/user-status-sql.ts';
+import type { SqlRunner } from '#shared/adapters/postgres/users-database.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import type { UserField, UserFilter } from '#shared/domain/users/user-status-query.ts';
 
 interface Statement {
   text: string;

@@ -1,8 +1,8 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runWithDeadline } from '../../../shared/adapters/request-deadline.ts';
-import { loadUsersDatabaseConfig, PostgresUsersDatabase } from '../../../shared/adapters/postgres/users-database.ts';
-import { DependencyUnavailableError } from '../../../shared/domain/errors.ts';
+import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
+import { loadUsersDatabaseConfig, PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 
 /** A TCP port nothing listens on: one the system just handed out, closed again. */
 async function freePort(): Promise<number> {

@@ -4,13 +4,13 @@ import {
   importUserLines,
   type ImportCounts,
   type RejectedLine,
-} from '../../../scripts/users-import/import-user-lines.ts';
-import { createProgressReporter } from '../../../scripts/users-import/progress.ts';
-import { parseUserLine } from '../../../scripts/users-import/user-line.ts';
-import { USER_ROW_COLUMNS } from '../../../shared/adapters/postgres/user-rows.ts';
-import type { SqlRunner } from '../../../shared/adapters/postgres/users-database.ts';
-import { MAX_USER_BATCH_SIZE } from '../../../shared/adapters/postgres/user-writer.ts';
-import { DependencyUnavailableError } from '../../../shared/domain/errors.ts';
+} from '#scripts/users-import/import-user-lines.ts';
+import { createProgressReporter } from '#scripts/users-import/progress.ts';
+import { parseUserLine } from '#scripts/users-import/user-line.ts';
+import { USER_ROW_COLUMNS } from '#shared/adapters/postgres/user-rows.ts';
+import type { SqlRunner } from '#shared/adapters/postgres/users-database.ts';
+import { MAX_USER_BATCH_SIZE } from '#shared/adapters/postgres/user-writer.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 
 const line = (record: Record<string, unknown>) => JSON.stringify(record);
 const user = (id: string, extra: Record<string, unknown> = {}) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SqlRunner } from '../../../shared/adapters/postgres/users-database.ts';
+import type { SqlRunner } from '#shared/adapters/postgres/users-database.ts';
 import {
   columnTypeOf,
   ensureReaderRole,
@@ -12,8 +12,8 @@ import {
   USERS_ERASER_ROLE,
   USERS_READER_ROLE,
   type Migration,
-} from '../../../shared/adapters/postgres/users-schema.ts';
-import { USER_RECORD_FIELDS } from '../../../shared/domain/users/user-record.ts';
+} from '#shared/adapters/postgres/users-schema.ts';
+import { USER_RECORD_FIELDS } from '#shared/domain/users/user-record.ts';
 
 // ---------------------------------------------------------------------------------------------
 // What Aurora DSQL accepts: a checker over statement text. Quoted text (string literals, quoted

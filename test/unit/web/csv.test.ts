@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CSV_BYTE_ORDER_MARK, csvCell, csvFile, csvLine } from '../../../web/src/csv.ts';
+import { CSV_BYTE_ORDER_MARK, csvCell, csvFile, csvLine } from '#web/src/csv.ts';
 
 /** A minimal RFC 4180 reader (quoted fields only where quoted): what a spreadsheet's import does. */
 function parseCsv(text: string): string[][] {

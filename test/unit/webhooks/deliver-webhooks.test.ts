@@ -1,10 +1,10 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
-import { attemptWebhookDelivery, fanOutWebhookEvent } from '../../../shared/domain/webhooks/deliver-webhooks.ts';
-import type { DeliveryMessage } from '../../../shared/domain/webhooks/ports.ts';
-import { AWS_RETRY_DELAYS_SECONDS } from '../../../shared/domain/webhooks/retry-schedule.ts';
-import type { WebhookEndpoint, WebhookEvent } from '../../../shared/domain/webhooks/webhook-endpoint.ts';
-import { FakeClock } from '../reports/fakes.ts';
+import { attemptWebhookDelivery, fanOutWebhookEvent } from '#shared/domain/webhooks/deliver-webhooks.ts';
+import type { DeliveryMessage } from '#shared/domain/webhooks/ports.ts';
+import { AWS_RETRY_DELAYS_SECONDS } from '#shared/domain/webhooks/retry-schedule.ts';
+import type { WebhookEndpoint, WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
+import { FakeClock } from '#test/unit/reports/fakes.ts';
 import {
   fakeSealer,
   fixedResolver,

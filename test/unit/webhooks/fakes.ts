@@ -1,4 +1,4 @@
-import { ConflictError } from '../../../shared/domain/errors.ts';
+import { ConflictError } from '#shared/domain/errors.ts';
 import type {
   DeliveryAttemptUpdate,
   DeliveryMessage,
@@ -8,13 +8,9 @@ import type {
   WebhookQueue,
   WebhookResponse,
   WebhookSender,
-} from '../../../shared/domain/webhooks/ports.ts';
-import type { VettedTarget } from '../../../shared/domain/webhooks/ssrf-guard.ts';
-import type {
-  WebhookDelivery,
-  WebhookEndpoint,
-  WebhookEvent,
-} from '../../../shared/domain/webhooks/webhook-endpoint.ts';
+} from '#shared/domain/webhooks/ports.ts';
+import type { VettedTarget } from '#shared/domain/webhooks/ssrf-guard.ts';
+import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
 
 export class InMemoryEndpoints implements WebhookEndpointStore {
   readonly items = new Map<string, WebhookEndpoint>();

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError, NotFoundError } from '../../../shared/domain/errors.ts';
+import { InvalidInputError, NotFoundError } from '#shared/domain/errors.ts';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
   listWebhookDeliveries,
   listWebhookEndpoints,
   testWebhookEndpoint,
-} from '../../../shared/domain/webhooks/manage-webhook-endpoints.ts';
-import { FakeClock } from '../reports/fakes.ts';
+} from '#shared/domain/webhooks/manage-webhook-endpoints.ts';
+import { FakeClock } from '#test/unit/reports/fakes.ts';
 import { fakeSealer, fixedResolver, InMemoryDeliveryLog, InMemoryEndpoints, RecordingQueue } from './fakes.ts';
 
 const resolver = fixedResolver({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressRefusal, UnsafeWebhookUrlError, vetWebhookUrl } from '../../../shared/domain/webhooks/ssrf-guard.ts';
+import { addressRefusal, UnsafeWebhookUrlError, vetWebhookUrl } from '#shared/domain/webhooks/ssrf-guard.ts';
 import { fixedResolver } from './fakes.ts';
 
 const AWS = { localMode: false };

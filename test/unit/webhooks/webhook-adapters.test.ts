@@ -4,15 +4,12 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { LocalSecretSealer } from '../../../shared/adapters/crypto/local-secret-sealer.ts';
-import {
-  DynamoDbWebhookDeliveryLog,
-  DynamoDbWebhookEndpointStore,
-} from '../../../shared/adapters/dynamodb/webhook-store.ts';
-import { KmsSecretSealer } from '../../../shared/adapters/kms/kms-secret-sealer.ts';
-import { SqsWebhookQueue } from '../../../shared/adapters/sqs/webhook-queue.ts';
-import { ConflictError, InvalidInputError } from '../../../shared/domain/errors.ts';
-import type { WebhookEndpoint } from '../../../shared/domain/webhooks/webhook-endpoint.ts';
+import { LocalSecretSealer } from '#shared/adapters/crypto/local-secret-sealer.ts';
+import { DynamoDbWebhookDeliveryLog, DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
+import { KmsSecretSealer } from '#shared/adapters/kms/kms-secret-sealer.ts';
+import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
+import { ConflictError, InvalidInputError } from '#shared/domain/errors.ts';
+import type { WebhookEndpoint } from '#shared/domain/webhooks/webhook-endpoint.ts';
 
 const documentsMock = mockClient(DynamoDBDocumentClient);
 const kmsMock = mockClient(KMSClient);

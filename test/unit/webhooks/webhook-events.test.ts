@@ -3,9 +3,9 @@ import {
   emittingReportEvents,
   emittingTokenEvents,
   reportFinishedEvent,
-} from '../../../shared/domain/webhooks/webhook-events.ts';
-import { discardTokenEvents } from '../../../shared/domain/onboarding/ports.ts';
-import { InMemoryReportJobStore, ORG_ID, reportJob, T0 } from '../reports/fakes.ts';
+} from '#shared/domain/webhooks/webhook-events.ts';
+import { discardTokenEvents } from '#shared/domain/onboarding/ports.ts';
+import { InMemoryReportJobStore, ORG_ID, reportJob, T0 } from '#test/unit/reports/fakes.ts';
 import { RecordingQueue } from './fakes.ts';
 
 describe('report events', () => {

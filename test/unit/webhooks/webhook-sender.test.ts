@@ -1,21 +1,17 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { dnsHostResolver } from '../../../shared/adapters/http/dns-host-resolver.ts';
-import {
-  createWebhookSender,
-  DELIVERY_TIMEOUT_MS,
-  MAX_RESPONSE_BYTES,
-} from '../../../shared/adapters/http/webhook-sender.ts';
-import { attemptWebhookDelivery, fanOutWebhookEvent } from '../../../shared/domain/webhooks/deliver-webhooks.ts';
-import { AWS_RETRY_DELAYS_SECONDS } from '../../../shared/domain/webhooks/retry-schedule.ts';
+import { dnsHostResolver } from '#shared/adapters/http/dns-host-resolver.ts';
+import { createWebhookSender, DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES } from '#shared/adapters/http/webhook-sender.ts';
+import { attemptWebhookDelivery, fanOutWebhookEvent } from '#shared/domain/webhooks/deliver-webhooks.ts';
+import { AWS_RETRY_DELAYS_SECONDS } from '#shared/domain/webhooks/retry-schedule.ts';
 import {
   ATTEMPT_BUDGET_MS,
   UnsafeWebhookUrlError,
   vetWebhookUrl,
   type HostResolver,
-} from '../../../shared/domain/webhooks/ssrf-guard.ts';
-import { FakeClock } from '../reports/fakes.ts';
+} from '#shared/domain/webhooks/ssrf-guard.ts';
+import { FakeClock } from '#test/unit/reports/fakes.ts';
 import { fakeSealer, InMemoryDeliveryLog, InMemoryEndpoints, RecordingQueue } from './fakes.ts';
 
 const servers: Array<ReturnType<typeof createServer>> = [];

@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { AuditAction, AuditEvent, AuditEventPage } from '../../../client/index.ts';
-import { api } from '../api.ts';
-import { CursorPager, DataTable, ErrorNotice, formatInstant, PageHeading } from '../components.tsx';
-import { hashQuery, pageHref } from '../hash-route.ts';
+import type { AuditAction, AuditEvent, AuditEventPage } from '#client/index.ts';
+import { api } from '#web/src/api.ts';
+import { CursorPager, DataTable, ErrorNotice, formatInstant, PageHeading } from '#web/src/components.tsx';
+import { hashQuery, pageHref } from '#web/src/hash-route.ts';
 
 const PAGE_SIZE = 25;
 

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ConflictError, type CompleteReportJob, type ReportJob, type ReportJobPage } from '../../../client/index.ts';
-import { api } from '../api.ts';
+import { ConflictError, type CompleteReportJob, type ReportJob, type ReportJobPage } from '#client/index.ts';
+import { api } from '#web/src/api.ts';
 import {
   CursorPager,
   DataTable,
@@ -10,9 +10,9 @@ import {
   formatInstant,
   PageHeading,
   TextField,
-} from '../components.tsx';
-import { saveFile } from '../save-file.ts';
-import { useSession } from '../session.ts';
+} from '#web/src/components.tsx';
+import { saveFile } from '#web/src/save-file.ts';
+import { useSession } from '#web/src/session.ts';
 import { activityHref } from './activity-page.tsx';
 
 const PAGE_SIZE = 10;

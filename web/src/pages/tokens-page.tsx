@@ -4,8 +4,8 @@ import type {
   OnboardingTokenPage,
   OnboardingTokenStatus,
   OnboardingTokenSummary,
-} from '../../../client/index.ts';
-import { api } from '../api.ts';
+} from '#client/index.ts';
+import { api } from '#web/src/api.ts';
 import {
   CursorPager,
   DataTable,
@@ -16,8 +16,8 @@ import {
   PageHeading,
   TextField,
   useSubmission,
-} from '../components.tsx';
-import { useSession } from '../session.ts';
+} from '#web/src/components.tsx';
+import { useSession } from '#web/src/session.ts';
 import { activityHref } from './activity-page.tsx';
 
 const STATUSES: readonly OnboardingTokenStatus[] = ['Issued', 'Used', 'Expired', 'Revoked'];

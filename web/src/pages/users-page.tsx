@@ -15,12 +15,12 @@ import {
   type UserStatusFilters,
   type UserStatusPage,
   type UserStatusRequest,
-} from '../../../client/index.ts';
-import { api } from '../api.ts';
-import { ConfirmDialog, DataTable, ErrorNotice, PageHeading } from '../components.tsx';
-import { csvFile, csvLine } from '../csv.ts';
-import { saveFile } from '../save-file.ts';
-import { useSession } from '../session.ts';
+} from '#client/index.ts';
+import { api } from '#web/src/api.ts';
+import { ConfirmDialog, DataTable, ErrorNotice, PageHeading } from '#web/src/components.tsx';
+import { csvFile, csvLine } from '#web/src/csv.ts';
+import { saveFile } from '#web/src/save-file.ts';
+import { useSession } from '#web/src/session.ts';
 
 const RANGE_FIELDS = [...NUMBER_RANGE_FIELDS, ...DATE_RANGE_FIELDS, ...INSTANT_RANGE_FIELDS] as const;
 type RangeField = (typeof RANGE_FIELDS)[number];

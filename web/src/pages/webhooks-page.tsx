@@ -5,8 +5,8 @@ import type {
   WebhookEndpoint,
   WebhookEndpointCreated,
   WebhookEventType,
-} from '../../../client/index.ts';
-import { api } from '../api.ts';
+} from '#client/index.ts';
+import { api } from '#web/src/api.ts';
 import {
   CursorPager,
   DataTable,
@@ -17,7 +17,7 @@ import {
   PageHeading,
   TextField,
   useSubmission,
-} from '../components.tsx';
+} from '#web/src/components.tsx';
 
 /** The event types an endpoint may subscribe to (CONTRACT.md §9). */
 const EVENT_TYPES: readonly WebhookEventType[] = [

@@ -4,19 +4,13 @@ import {
   type PositionedText,
   type ReportLayout,
   type ReportPage,
-} from '../../../../shared/adapters/pdf/layout-user-report.ts';
-import { REPORT_SECTION_IDS } from '../../../../shared/domain/reports/report-content.ts';
-import { loadReportFonts } from '../../../../shared/adapters/pdf/report-fonts.ts';
-import {
-  CONTENT_BOTTOM,
-  CONTENT_RIGHT,
-  CONTENT_TOP,
-  FOOTER,
-  HEADER,
-} from '../../../../shared/adapters/pdf/report-style.ts';
-import { Typesetter } from '../../../../shared/adapters/pdf/typesetter.ts';
-import { REPORT_TEMPLATE_VERSION } from '../../../../shared/domain/reports/report-template-version.ts';
-import type { UserRecord } from '../../../../shared/domain/users/user-record.ts';
+} from '#shared/adapters/pdf/layout-user-report.ts';
+import { REPORT_SECTION_IDS } from '#shared/domain/reports/report-content.ts';
+import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
+import { CONTENT_BOTTOM, CONTENT_RIGHT, CONTENT_TOP, FOOTER, HEADER } from '#shared/adapters/pdf/report-style.ts';
+import { Typesetter } from '#shared/adapters/pdf/typesetter.ts';
+import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import {
   GENERATED_AT,
   JOB_ID,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitText, wrapText } from '../../../../shared/adapters/pdf/line-breaking.ts';
+import { fitText, wrapText } from '#shared/adapters/pdf/line-breaking.ts';
 
 /** Every grapheme 1 pt wide: widths are grapheme counts. */
 const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });

@@ -1,11 +1,11 @@
 import * as fontkit from 'fontkit';
 import { PDFDict, PDFDocument, PDFName, PDFRawStream, decodePDFRawStream } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { layoutUserReport } from '../../../../shared/adapters/pdf/layout-user-report.ts';
-import { REPORT_TEMPLATE_VERSION, renderUserReport } from '../../../../shared/adapters/pdf/render-user-report.ts';
-import { loadReportFonts, type ReportFonts } from '../../../../shared/adapters/pdf/report-fonts.ts';
-import { Typesetter } from '../../../../shared/adapters/pdf/typesetter.ts';
-import type { UserRecord } from '../../../../shared/domain/users/user-record.ts';
+import { layoutUserReport } from '#shared/adapters/pdf/layout-user-report.ts';
+import { REPORT_TEMPLATE_VERSION, renderUserReport } from '#shared/adapters/pdf/render-user-report.ts';
+import { loadReportFonts, type ReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
+import { Typesetter } from '#shared/adapters/pdf/typesetter.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { squashed, textLines } from './pdf-text.ts';
 import {
   GENERATED_AT,

@@ -8,7 +8,7 @@ import {
   allReportFontFiles,
   installedPath,
   loadReportFonts,
-} from '../../../../shared/adapters/pdf/report-fonts.ts';
+} from '#shared/adapters/pdf/report-fonts.ts';
 
 const packaged = (family: keyof typeof REPORT_FONT_FILES, weight: 'regular' | 'bold'): Buffer =>
   readFileSync(installedPath(REPORT_FONT_FILES[family][weight].packagePath));
@@ -48,7 +48,7 @@ describe('loadReportFonts', () => {
       );
       vi.stubEnv('REPORT_FONTS_DIR', dir);
       vi.resetModules();
-      const fresh = await import('../../../../shared/adapters/pdf/report-fonts.ts');
+      const fresh = await import('#shared/adapters/pdf/report-fonts.ts');
 
       const regular = fresh.loadReportFonts().read('latin', 'regular');
 
@@ -61,7 +61,7 @@ describe('loadReportFonts', () => {
   it('names the missing file when REPORT_FONTS_DIR lacks it', async () => {
     vi.stubEnv('REPORT_FONTS_DIR', path.join(tmpdir(), 'no-such-report-fonts'));
     vi.resetModules();
-    const fresh = await import('../../../../shared/adapters/pdf/report-fonts.ts');
+    const fresh = await import('#shared/adapters/pdf/report-fonts.ts');
 
     expect(() => fresh.loadReportFonts().read('thai', 'bold')).toThrow(/thai\/bold.*NotoSansThai_700Bold\.ttf/);
   });

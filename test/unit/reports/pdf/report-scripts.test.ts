@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { renderUserReport } from '../../../../shared/adapters/pdf/render-user-report.ts';
-import { loadReportFonts } from '../../../../shared/adapters/pdf/report-fonts.ts';
-import type { UserRecord } from '../../../../shared/domain/users/user-record.ts';
+import { renderUserReport } from '#shared/adapters/pdf/render-user-report.ts';
+import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
+import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { pdfText, squashed, textLines } from './pdf-text.ts';
 import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, screeningEntry, typicalUser } from './user-report-fixtures.ts';
 

@@ -1,4 +1,4 @@
-import type { ScreeningEntry, UserRecord } from '../../../../shared/domain/users/user-record.ts';
+import type { ScreeningEntry, UserRecord } from '#shared/domain/users/user-record.ts';
 
 export const GENERATED_AT = new Date('2026-11-03T14:05:09.000Z');
 export const JOB_ID = '6f1c2a3e-9b7d-4c8e-a1f2-3b4c5d6e7f80';

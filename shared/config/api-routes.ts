@@ -2,6 +2,9 @@
  * The HTTP API's routes: one Lambda entry point per route. Plain data, shared by the CDK API
  * construct and the local router so the two can never disagree. No CDK imports here.
  */
+/** Every API function's Lambda timeout unless its route sets `timeoutSeconds`. */
+export const DEFAULT_API_TIMEOUT_SECONDS = 10;
+
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
 export interface ApiRoute {
