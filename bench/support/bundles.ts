@@ -2,7 +2,12 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { bundleFileName, esbuildOptionsFor } from '#lib/bundling.ts';
-import { apiRoutes, fallbackRoute, reportPipelineFunctions, webhookDeliveryFunction } from '#shared/config/api-routes.ts';
+import {
+  apiRoutes,
+  fallbackRoute,
+  reportPipelineFunctions,
+  webhookDeliveryFunction,
+} from '#shared/config/api-routes.ts';
 import { allReportFontFiles, installedPath, REPORT_FONTS_DIR_ENV } from '#shared/adapters/pdf/report-fonts.ts';
 
 /** Every Lambda of the service, built the way CDK builds it (lib/bundling.ts), into a temporary folder. */
