@@ -1,5 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
 
 /** Reasons DynamoDB gives per item of a cancelled transaction, e.g. `ConditionalCheckFailed`. */
 export function cancellationReasons(error: unknown): string[] {
@@ -13,18 +14,29 @@ export function cancellationReasons(error: unknown): string[] {
  * retry then sees the winner's write and fails its condition as it should.
  */
 export async function withTransactionConflictRetry<T>(attempt: () => Promise<T>, maxAttempts = 6): Promise<T> {
-  for (let attemptNumber = 1; ; attemptNumber++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      const reasons = cancellationReasons(error);
-      if (reasons.includes('ConditionalCheckFailed')) throw error;
-      // Throttled, or contended past our retries: the database is unavailable to this request.
-      if (reasons.includes('ThrottlingError')) throw new DependencyUnavailableError('database', { cause: error });
-      if (!reasons.includes('TransactionConflict')) throw error;
-      if (attemptNumber >= maxAttempts) throw new DependencyUnavailableError('database', { cause: error });
-      const backoffMs = Math.random() * 20 * 2 ** attemptNumber;
-      await new Promise((resolve) => setTimeout(resolve, backoffMs));
+  try {
+    return await withRetries(attempt, {
+      maxAttempts,
+      isRetryable: (error) => isOnlyContended(cancellationReasons(error)),
+      backoff: conflictBackoff,
+    });
+  } catch (error) {
+    const reasons = cancellationReasons(error);
+    if (reasons.includes('ConditionalCheckFailed')) throw error;
+    // Throttled, or contended past our retries: the database is unavailable to this request.
+    if (reasons.includes('ThrottlingError') || reasons.includes('TransactionConflict')) {
+      throw new DependencyUnavailableError('database', { cause: error });
     }
+    throw error;
   }
+}
+
+const conflictBackoff = exponentialBackoff({ baseMs: 40 });
+
+function isOnlyContended(reasons: readonly string[]): boolean {
+  return (
+    reasons.includes('TransactionConflict') &&
+    !reasons.includes('ConditionalCheckFailed') &&
+    !reasons.includes('ThrottlingError')
+  );
 }

@@ -1,5 +1,6 @@
 import { DependencyUnavailableError, EmailQuotaExceededError } from '#shared/domain/errors.ts';
 import { QuotaChangedError, type QuotaDecision } from '#shared/domain/rate-limit.ts';
+import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
 import type { EmailQuotaSpend, OnboardingEmailQuota } from './ports.ts';
 
 /**
@@ -46,15 +47,26 @@ export async function spendingEmailQuota<T>(
   now: Date,
   write: (spend: EmailQuotaSpend) => Promise<T>,
 ): Promise<{ result: T; decision: QuotaDecision }> {
-  for (let attempt = 1; attempt <= MAX_QUOTA_ATTEMPTS; attempt++) {
-    const reservation = await quota.reserve(to.orgId, to.email, now);
-    if (!reservation.allowed) throw new EmailQuotaExceededError(reservation.decision, reservation.exhausted);
-    try {
-      return { result: await write(reservation.spend), decision: reservation.decision };
-    } catch (error) {
-      if (!(error instanceof QuotaChangedError)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * Math.min(attempt, 5)));
+  try {
+    return await withRetries(
+      async () => {
+        const reservation = await quota.reserve(to.orgId, to.email, now);
+        if (!reservation.allowed) throw new EmailQuotaExceededError(reservation.decision, reservation.exhausted);
+        return { result: await write(reservation.spend), decision: reservation.decision };
+      },
+      {
+        maxAttempts: MAX_QUOTA_ATTEMPTS,
+        isRetryable: (error) => error instanceof QuotaChangedError,
+        backoff: raceBackoff,
+      },
+    );
+  } catch (error) {
+    if (error instanceof QuotaChangedError) {
+      throw new DependencyUnavailableError('e-mail quota (too much contention)', { cause: error });
     }
+    throw error;
   }
-  throw new DependencyUnavailableError('e-mail quota (too much contention)');
 }
+
+/** A few milliseconds, growing with the attempts, so requests racing for the same quota spread out. */
+const raceBackoff = exponentialBackoff({ baseMs: 10, capMs: 50 });
