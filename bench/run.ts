@@ -8,8 +8,9 @@ import { check, consoleTable, errorRow, markdownTable, type CheckedRow } from '.
 import type { ChildResult } from './support/child.ts';
 
 /**
- * `npm run bench [-- --check] [--markdown] [--only id,id] [--users n] [--explain]`: runs every
- * measurement in bench/measurements/ in fresh processes (the local-stack ones share one), prints
+ * `npm run bench [-- --check] [--markdown] [--only id,id] [--users n] [--explain] [--soak-minutes n]`:
+ * runs every measurement in bench/measurements/ but the opt-in soak (`--only soak`) in fresh
+ * processes (the local-stack ones share one), prints
  * the table and writes bench/results/latest.json. `--check` exits 1 when a budget is missed or a
  * measurement fails; `--markdown` prints the table as markdown on stdout (progress stays on
  * stderr); `--explain` prints measurement 7's query plans on stderr as well (they are always
@@ -41,6 +42,9 @@ const MEASUREMENTS = [
   { id: 'dashboard', title: '9 dashboard', timeoutMs: 180_000, localStack: true },
   { id: 'webhook-emission', title: '10 webhook emission', timeoutMs: 180_000, localStack: true },
   { id: 'audit-and-erasure', title: '11 audit and erasure', timeoutMs: 180_000, localStack: true },
+  { id: 'noisy-neighbour', title: '12 noisy neighbour', timeoutMs: 180_000, localStack: true },
+  // Opt-in (`--only soak`): it runs for --soak-minutes (default 10). Timeout: 3 min of setup + the soak.
+  { id: 'soak', title: '13 soak', timeoutMs: 180_000, localStack: true, perSoakMinuteMs: 60_000, optIn: true },
 ] as const;
 
 type MeasurementId = (typeof MEASUREMENTS)[number]['id'];
@@ -52,8 +56,13 @@ const { values: options } = parseArgs({
     only: { type: 'string' },
     users: { type: 'string' },
     explain: { type: 'boolean', default: false },
+    'soak-minutes': { type: 'string' },
   },
 });
+/** `--soak-minutes <n>`: how long measurement 13 runs (default 10). */
+const soakMinutes = options['soak-minutes'] === undefined ? 10 : Number(options['soak-minutes']);
+if (!Number.isInteger(soakMinutes) || soakMinutes < 1 || soakMinutes > 240)
+  throw new Error('--soak-minutes must be a whole number from 1 to 240');
 /** `--users <n>`: the organization size of measurement 7 (default 10,000; issue 15 budgets 100,000 and 1,000,000). */
 const users = options.users === undefined ? 10_000 : Number(options.users);
 if (!Number.isInteger(users) || users < 1_000 || users > 5_000_000)
@@ -62,7 +71,7 @@ const only = options.only?.split(',').map((id) => id.trim());
 const unknown = only?.filter((id) => !MEASUREMENTS.some((m) => m.id === id));
 if (unknown?.length)
   throw new Error(`unknown measurement(s) ${unknown.join(', ')}; known: ${MEASUREMENTS.map((m) => m.id).join(', ')}`);
-const selected = MEASUREMENTS.filter((m) => !only || only.includes(m.id));
+const selected = MEASUREMENTS.filter((m) => (only ? only.includes(m.id) : !('optIn' in m)));
 
 const progress = (message: string): void => void process.stderr.write(`${message}\n`);
 
@@ -80,7 +89,14 @@ for (const group of groups) {
   progress(`> ${ids.join(', ')}`);
   const results = await runChild(
     ids,
-    group.reduce((sum, m) => sum + m.timeoutMs + ('perUserMs' in m ? m.perUserMs * users : 0), 0),
+    group.reduce(
+      (sum, m) =>
+        sum +
+        m.timeoutMs +
+        ('perUserMs' in m ? m.perUserMs * users : 0) +
+        ('perSoakMinuteMs' in m ? m.perSoakMinuteMs * soakMinutes : 0),
+      0,
+    ),
   );
   for (const measurement of group) {
     const result = results.find((r) => r.id === measurement.id);
@@ -138,6 +154,7 @@ async function runChild(ids: readonly string[], timeoutMs: number): Promise<Chil
     ...process.env,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     BENCH_USERS: String(users),
+    BENCH_SOAK_MINUTES: String(soakMinutes),
     ...(options.explain ? { BENCH_EXPLAIN: '1' } : {}),
   };
   // It adds tens of milliseconds to every Node.js start here, and Lambda does not set it.
@@ -145,7 +162,8 @@ async function runChild(ids: readonly string[], timeoutMs: number): Promise<Chil
   const log = await open(logFile, 'w');
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(benchDir, 'support', 'child.ts'), resultFile, ...ids],
+    // --expose-gc: the soak samples memory after a full collection; nothing else calls gc().
+    ['--expose-gc', '--import', 'tsx', path.join(benchDir, 'support', 'child.ts'), resultFile, ...ids],
     {
       cwd: repoRoot,
       env,

@@ -115,7 +115,7 @@ const commands: Record<string, Record<string, Command>> = {
           return EXIT.ok;
         }
         const keys = ['tokenId', 'email', 'first_name', 'last_name', 'status', 'tokenHint', 'createdAt', 'expiresAt'];
-        out(formatTable(page.results as unknown as Array<Record<string, unknown>>, keys, cellWidth(io)));
+        out(formatTable(page.results, keys, cellWidth(io)));
         if (page.nextCursor) err(`more: onboarding token list --cursor ${page.nextCursor}`);
         return EXIT.ok;
       },
@@ -369,7 +369,7 @@ secret  ${created.secret}`);
         return EXIT.ok;
       }
       const keys = ['messageId', 'type', 'status', 'attempts', 'lastResponseStatus', 'createdAt', 'nextAttemptAt'];
-      out(formatTable(page.results as unknown as Array<Record<string, unknown>>, keys, cellWidth(io)));
+      out(formatTable(page.results, keys, cellWidth(io)));
       if (page.nextCursor) err(`more: onboarding webhook deliveries ${positionals[0]!} --cursor ${page.nextCursor}`);
       return EXIT.ok;
     },

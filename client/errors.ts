@@ -18,6 +18,26 @@ export interface ApiErrorDetails {
   body: unknown;
   /** Seconds from `Retry-After`, when the response carried one. */
   retryAfterSeconds: number | undefined;
+  /** `RateLimit-*`, when the response carried them (a 429 of a rate-limited route). */
+  rateLimit?: RateLimitState | undefined;
+}
+
+/** `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds until a spent request returns). */
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+/** The `RateLimit-*` headers of a response, if it has them. */
+export function rateLimitOf(headers: Headers): RateLimitState | undefined {
+  const number = (name: string): number | undefined => {
+    const value = headers.get(name);
+    return value === null || value.trim() === '' || Number.isNaN(Number(value)) ? undefined : Number(value);
+  };
+  const limit = number('ratelimit-limit');
+  if (limit === undefined) return undefined;
+  return { limit, remaining: number('ratelimit-remaining') ?? 0, resetSeconds: number('ratelimit-reset') ?? 0 };
 }
 
 /** A non-success answer from the API. Subclasses name the status; `status` is always set. */
@@ -29,6 +49,7 @@ export class ApiError extends Error {
   readonly requestId: string | undefined;
   readonly body: unknown;
   readonly retryAfterSeconds: number | undefined;
+  readonly rateLimit: RateLimitState | undefined;
 
   constructor(details: ApiErrorDetails, message?: string) {
     super(message ?? describe(details));
@@ -38,6 +59,7 @@ export class ApiError extends Error {
     this.requestId = details.requestId;
     this.body = details.body;
     this.retryAfterSeconds = details.retryAfterSeconds;
+    this.rateLimit = details.rateLimit;
   }
 
   /** The standard body, when the response had one. */

@@ -1,4 +1,4 @@
-import { ApiConnectionError, apiErrorFor } from './errors.ts';
+import { ApiConnectionError, apiErrorFor, rateLimitOf } from './errors.ts';
 
 export type Fetch = typeof fetch;
 
@@ -104,6 +104,7 @@ export class HttpTransport {
         requestId,
         body: parsed,
         retryAfterSeconds: retryAfterSeconds(response.headers.get('retry-after')),
+        rateLimit: rateLimitOf(response.headers),
       });
     }
     return { status: response.status, body: parsed as T, headers: response.headers, requestId };

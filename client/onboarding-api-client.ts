@@ -1,6 +1,7 @@
 import type { DownloadedReport, DownloadReportOptions } from './download-report.ts';
 import { fetchReport, type FetchedReport, type FetchReportOptions } from './fetch-report.ts';
 import { HttpTransport, type RequestOptions, type TransportOptions } from './http-transport.ts';
+import { rateLimitOf, type RateLimitState } from './errors.ts';
 import { systemTimers, type Timers } from './timers.ts';
 import type {
   AuditEventListRequest,
@@ -40,7 +41,7 @@ export interface CreatedReportJob {
   /** `Location`: the job's path. */
   location: string | undefined;
   /** `RateLimit-*`: requests allowed per window, left, and seconds until one returns. */
-  rateLimit: { limit: number; remaining: number; resetSeconds: number } | undefined;
+  rateLimit: RateLimitState | undefined;
   /** True when this is the replay of an earlier request with the same Idempotency-Key. */
   replayed: boolean;
   requestId: string | undefined;
@@ -124,18 +125,10 @@ export class OnboardingApiClient {
       body: request,
       ...options,
     });
-    const header = (name: string): number | undefined => {
-      const value = response.headers.get(name);
-      return value === null ? undefined : Number(value);
-    };
-    const limit = header('ratelimit-limit');
     return {
       job: response.body,
       location: response.headers.get('location') ?? undefined,
-      rateLimit:
-        limit === undefined
-          ? undefined
-          : { limit, remaining: header('ratelimit-remaining') ?? 0, resetSeconds: header('ratelimit-reset') ?? 0 },
+      rateLimit: rateLimitOf(response.headers),
       replayed: response.headers.get('idempotent-replayed') === 'true',
       requestId: response.requestId,
     };

@@ -14,6 +14,7 @@ import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metri
 import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
 import { rateLimitHeaders } from '#shared/http/rate-limit.ts';
 import { created } from '#shared/http/responses.ts';
+import type { OnboardingTokenBody } from '#shared/http/schemas/onboarding-token-responses.ts';
 import { onboardingTokenRequestSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
 import { logger } from '#shared/observability/logger.ts';
 
@@ -60,7 +61,11 @@ export const handler = createApiHandler({
     metrics.addMetric(BusinessMetric.TokensIssued, MetricUnit.Count, 1);
     await audit('onboarding_token.created', result.tokenId);
     return created(
-      { onboarding_token: result.onboardingToken, tokenId: result.tokenId, expires_at: result.expiresAt },
+      {
+        onboarding_token: result.onboardingToken,
+        tokenId: result.tokenId,
+        expires_at: result.expiresAt,
+      } satisfies OnboardingTokenBody,
       rateLimitHeaders(result.emailQuota),
     );
   },

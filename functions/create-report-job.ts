@@ -61,7 +61,12 @@ export const handler = createApiHandler({
     dynamoDbClient: dynamoDb.client,
   }),
   handle: async ({ body, principal, answerBy, audit }) => {
-    const job = await requestReportJob({ orgId: principal.orgId, userId: body.userId, answerBy });
+    const job = await requestReportJob({
+      orgId: principal.orgId,
+      userId: body.userId,
+      answerBy,
+      requestedBy: principal.subject,
+    });
     await audit('report.requested', job.jobId);
     metrics.addMetric(BusinessMetric.ReportsRequested, MetricUnit.Count, 1);
     return accepted(toCreateResponse(job), { location: `/v1/document/api/${job.jobId}` });

@@ -18,7 +18,7 @@ const dynamoDb = createDynamoDbClients();
 const deps = {
   endpoints: new DynamoDbWebhookEndpointStore(dynamoDb.documents, config.WEBHOOKS_TABLE_NAME),
   deliveries: new DynamoDbWebhookDeliveryLog(dynamoDb.documents, config.WEBHOOKS_TABLE_NAME),
-  queue: new SqsWebhookQueue(createSqsClient(), config.WEBHOOK_QUEUE_URL),
+  queue: new SqsWebhookQueue(createSqsClient(), config.WEBHOOK_QUEUE_URL, config.WEBHOOK_SLOW_QUEUE_URL),
   clock: systemClock,
 };
 const fanOut = fanOutWebhookEvent(deps);
@@ -59,5 +59,8 @@ async function handleRecord(record: SQSRecord): Promise<void> {
   }
 }
 
-/** SQS consumer of the webhook queue: fan-out of events and delivery attempts, failures reported per record. */
+/**
+ * SQS consumer of both webhook lanes (one function per lane in AWS): fan-out of events and
+ * delivery attempts, failures reported per record.
+ */
 export const handler = createSqsBatchHandler(handleRecord);

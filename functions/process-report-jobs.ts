@@ -18,7 +18,8 @@ import { isFinalReceive, reportJobMessageFrom } from '#shared/queue/report-job-m
 import * as v from 'valibot';
 import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
 import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
-import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
+import { emittingReportEvents, reportFinishedEvent } from '#shared/domain/webhooks/webhook-events.ts';
+import type { WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
 
 const config = loadConfig(
   v.object({
@@ -29,6 +30,19 @@ const config = loadConfig(
   }),
 );
 const dynamoDb = createDynamoDbClients();
+const jobStore = new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME);
+const eventPublishing = webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL);
+
+/** A finished job's event SQS did not take: the message fails, so SQS delivers it again. */
+class ReportEventNotPublishedError extends Error {
+  override name = 'ReportEventNotPublishedError';
+  constructor(
+    readonly event: WebhookEvent,
+    options: { cause: unknown },
+  ) {
+    super(`the ${event.type} event of job ${event.data.jobId as string} was not published`, options);
+  }
+}
 /** Logged once per render and character: the report shows the missing-glyph box in its place. */
 const logMissingGlyph = (codePoint: number): void =>
   logger.warn('report character has no glyph in any shipped font', {
@@ -36,10 +50,15 @@ const logMissingGlyph = (codePoint: number): void =>
   });
 
 const processJob = processReportJob({
-  jobs: emittingReportEvents(
-    new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
-    webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL),
-  ),
+  // At least once (CONTRACT.md §9), also when the webhook queue is unreachable: an event SQS did
+  // not take fails the message instead of being lost, and a redelivered message of a finished
+  // job publishes its event again (below). The event id is the job's, so receivers see one event.
+  jobs: emittingReportEvents(jobStore, {
+    queue: eventPublishing.queue,
+    onLost: (event, error) => {
+      throw new ReportEventNotPublishedError(event, { cause: error });
+    },
+  }),
   users: new PostgresUserDirectory(new PostgresUsersDatabase(config)),
   storage: new S3ReportStorage(createS3Client(), config.REPORTS_BUCKET_NAME),
   render: pdfReportRenderer(loadReportFonts(), logMissingGlyph),
@@ -63,6 +82,7 @@ async function processRecord(record: SQSRecord, lambdaContext: Context): Promise
       leaseMs: lambdaContext.getRemainingTimeInMillis() + LEASE_MARGIN_MS,
     });
     logReportJobOutcome(logger, message, result);
+    if (result.outcome === 'skipped' && result.reason === 'already-finished') await publishFinishedEventAgain(message);
     if (result.outcome === 'completed') {
       metrics.addMetric(BusinessMetric.ReportsCompleted, MetricUnit.Count, 1);
       metrics.addMetric(
@@ -72,6 +92,10 @@ async function processRecord(record: SQSRecord, lambdaContext: Context): Promise
       );
     } else if (result.outcome === 'failed') recordReportFailed(result.errorCode);
   } catch (error) {
+    if (error instanceof ReportEventNotPublishedError && isFinalReceive(record)) {
+      eventPublishing.onLost(error.event, error.cause);
+      return;
+    }
     // Reported to SQS as this message's failure (it will be retried); the batch processor keeps no log.
     logger.error('report job attempt failed', {
       jobId: message.jobId,
@@ -81,6 +105,16 @@ async function processRecord(record: SQSRecord, lambdaContext: Context): Promise
     });
     throw error;
   }
+}
+
+/** The event of a job some earlier delivery finished: that delivery's publishing may have failed. */
+async function publishFinishedEventAgain(message: { jobId: string }): Promise<void> {
+  const job = await jobStore.get(message.jobId);
+  if (job?.status !== 'COMPLETE' && job?.status !== 'FAILED') return;
+  const event = reportFinishedEvent(job);
+  await eventPublishing.queue.publishEvent(event).catch((error: unknown) => {
+    throw new ReportEventNotPublishedError(event, { cause: error });
+  });
 }
 
 /** SQS worker: failures are reported per message, so one bad job never re-runs the others. */

@@ -9,6 +9,7 @@ import { createApiHandler } from '#shared/http/api-handler.ts';
 import { tokenEventMetrics } from '#shared/observability/token-event-metrics.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { ok } from '#shared/http/responses.ts';
+import type { RedeemedOnboardingTokenBody } from '#shared/http/schemas/onboarding-token-responses.ts';
 import { onboardingTokenRedeemSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
 import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
 import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
@@ -42,8 +43,9 @@ export const handler = createApiHandler({
       first_name: used.firstName,
       last_name: used.lastName,
       status: 'Used',
-      usedAt: used.usedAt,
+      // markUsed answers the record it just marked Used, with usedAt.
+      usedAt: used.usedAt!,
       expiresAt: used.expiresAt,
-    });
+    } satisfies RedeemedOnboardingTokenBody);
   },
 });

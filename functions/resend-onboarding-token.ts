@@ -16,6 +16,7 @@ import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
 import { onboardingTokenIdFrom } from '#shared/http/path-parameters.ts';
 import { rateLimitHeaders } from '#shared/http/rate-limit.ts';
 import { created } from '#shared/http/responses.ts';
+import type { OnboardingTokenBody } from '#shared/http/schemas/onboarding-token-responses.ts';
 import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
 import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingTokenEvents } from '#shared/domain/webhooks/webhook-events.ts';
@@ -60,7 +61,11 @@ export const handler = createApiHandler({
     // The event names the token resent (revoked and replaced); the new one is in the response.
     await audit('onboarding_token.resent', tokenId);
     return created(
-      { onboarding_token: result.onboardingToken, tokenId: result.tokenId, expires_at: result.expiresAt },
+      {
+        onboarding_token: result.onboardingToken,
+        tokenId: result.tokenId,
+        expires_at: result.expiresAt,
+      } satisfies OnboardingTokenBody,
       rateLimitHeaders(result.emailQuota),
     );
   },

@@ -65,7 +65,19 @@ export interface DashboardConstructProps {
   /** Where the access logs of the dashboard's bucket go. */
   readonly accessLogsBucket: IBucket;
   /** OpenID Connect: the issuer (discovery document at `{issuer}/.well-known/openid-configuration`) and this app's client id. */
-  readonly oidc: { issuer: string; clientId: string; scope: string; audience?: string | undefined };
+  readonly oidc: {
+    issuer: string;
+    clientId: string;
+    scope: string;
+    audience?: string | undefined;
+    /** Where sign-out ends the provider's session when discovery does not say (Cognito's `/logout`). */
+    endSessionEndpoint?: string | undefined;
+  };
+  /**
+   * The identity provider's origins the page talks to (discovery, token endpoint): the CSP's
+   * connect-src names exactly these (lib/dashboard-security-headers.ts, identityProviderConnectSources).
+   */
+  readonly identityProviderOrigins: readonly string[];
 }
 
 /**
@@ -108,7 +120,7 @@ export class DashboardConstruct extends Construct {
           contentSecurityPolicy: dashboardContentSecurityPolicy({
             // Pre-signed addresses are virtual-hosted (`{bucket}.s3.{region}.amazonaws.com`). Naming the
             // reports bucket itself would be a dependency cycle (its CORS rule names this distribution).
-            connectSources: [`https://*.s3.${region}.amazonaws.com`, new URL(props.oidc.issuer).origin],
+            connectSources: [`https://*.s3.${region}.amazonaws.com`, ...props.identityProviderOrigins],
           }),
         },
         strictTransportSecurity: {
@@ -173,6 +185,7 @@ export class DashboardConstruct extends Construct {
       clientId: props.oidc.clientId,
       scope: props.oidc.scope,
       ...(props.oidc.audience ? { audience: props.oidc.audience } : {}),
+      ...(props.oidc.endSessionEndpoint ? { endSessionEndpoint: props.oidc.endSessionEndpoint } : {}),
     };
     new BucketDeployment(this, 'Assets', {
       destinationBucket: this.bucket,

@@ -8,6 +8,16 @@ export interface DashboardPolicyInput {
   connectSources: readonly string[];
 }
 
+/**
+ * What the page fetches from an OpenID Connect provider, as CSP sources: the issuer's origin (its
+ * discovery document) and the token endpoint's (code exchange, refresh), which may live elsewhere
+ * (Cognito: `{prefix}.auth.{region}.amazoncognito.com`). Origins only: no path, no wildcard.
+ */
+export function identityProviderConnectSources(issuer: string, tokenEndpoint?: string): string[] {
+  const origins = [new URL(issuer).origin, ...(tokenEndpoint ? [new URL(tokenEndpoint).origin] : [])];
+  return [...new Set(origins)];
+}
+
 export function dashboardContentSecurityPolicy(input: DashboardPolicyInput): string {
   return [
     "default-src 'self'",

@@ -5,6 +5,7 @@ import {
   idempotencyTable,
   onboardingTokensTable,
   reportJobsTable,
+  requestBudgetsTable,
   webhooksTable,
 } from '#shared/config/table-definitions.ts';
 import { ServiceTable } from './service-table.ts';
@@ -15,6 +16,7 @@ const knownTables = [
   idempotencyTable,
   webhooksTable,
   auditEventsTable,
+  requestBudgetsTable,
 ] as const;
 export type TableId = (typeof knownTables)[number]['id'];
 

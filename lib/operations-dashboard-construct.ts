@@ -26,9 +26,13 @@ export interface OperationsDashboardProps {
   readonly reportQueue: IQueue;
   readonly reportDeadLetterQueue: IQueue;
   readonly sesConfigurationSetName: string;
+  /** The webhook fast lane's queue and its delivery function. */
   readonly webhookQueue: IQueue;
-  readonly webhookDeadLetterQueue: IQueue;
   readonly webhookDelivery: IFunction;
+  /** The slow lane's: a backlog there is endpoints of some organization answering slowly or not at all. */
+  readonly webhookSlowQueue: IQueue;
+  readonly webhookSlowDelivery: IFunction;
+  readonly webhookDeadLetterQueue: IQueue;
 }
 
 const period = Duration.minutes(5);
@@ -154,15 +158,23 @@ export class OperationsDashboardConstruct extends Construct {
           [
             withLabel(
               props.webhookQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
-              'queued',
+              'queued (fast lane)',
+            ),
+            withLabel(
+              props.webhookSlowQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+              'queued (slow lane)',
             ),
             withLabel(
               props.webhookDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
               'dead-lettered',
             ),
-            withLabel(props.webhookDelivery.metricErrors({ period, statistic: 'Sum' }), 'delivery errors'),
+            withLabel(props.webhookDelivery.metricErrors({ period, statistic: 'Sum' }), 'errors (fast lane)'),
+            withLabel(props.webhookSlowDelivery.metricErrors({ period, statistic: 'Sum' }), 'errors (slow lane)'),
           ],
-          [withLabel(props.webhookDelivery.metricDuration({ period, statistic: 'p99' }), 'delivery p99 (ms)')],
+          [
+            withLabel(props.webhookDelivery.metricDuration({ period, statistic: 'p99' }), 'fast lane p99 (ms)'),
+            withLabel(props.webhookSlowDelivery.metricDuration({ period, statistic: 'p99' }), 'slow lane p99 (ms)'),
+          ],
         ),
         graph('Onboarding e-mails', [ses('Send'), ses('Delivery'), ses('Bounce'), ses('Complaint'), ses('Reject')]),
       ],

@@ -1,9 +1,12 @@
-import { CfnOutput, Duration, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Lazy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { AlarmsConstruct } from './alarms-construct.ts';
 import { ApiConstruct } from './api-construct.ts';
 import { bindTable } from './bind-table.ts';
+import { CognitoIdentityConstruct } from './cognito-identity-construct.ts';
 import { DashboardConstruct } from './dashboard-construct.ts';
+import { identityProviderConnectSources } from './dashboard-security-headers.ts';
 import { DataConstruct } from './data-construct.ts';
 import { MailConstruct } from './mail-construct.ts';
 import { ReportPipelineConstruct, workerTimeout } from './report-pipeline-construct.ts';
@@ -182,14 +185,46 @@ const routeGrants: Readonly<Record<string, RouteGrants>> = {
   ...documentationRouteGrants,
 };
 
-/** Token verification settings every authenticated function reads (shared/config/auth-config.ts). */
-function authEnvironment(config: StackConfig): Record<string, string> {
+/**
+ * Who signs callers in, as the API and the dashboard need it: the token settings every
+ * authenticated function reads (shared/config/auth-config.ts), the dashboard's OpenID Connect
+ * client, and the provider's origins the dashboard's CSP allows.
+ */
+interface IdentitySettings {
+  readonly apiEnvironment: Record<string, string>;
+  readonly dashboard: { issuer: string; clientId: string; endSessionEndpoint?: string };
+  readonly connectOrigins: readonly string[];
+}
+
+function identitySettings(config: StackConfig, cognito: CognitoIdentityConstruct | undefined): IdentitySettings {
+  const claims = { ORG_CLAIM: config.orgClaim, ORG_NAME_CLAIM: config.orgNameClaim };
+  if (cognito) {
+    return {
+      apiEnvironment: { ...cognito.apiAuthEnvironment, ...claims },
+      dashboard: {
+        issuer: cognito.issuer,
+        clientId: cognito.dashboardClient.userPoolClientId,
+        endSessionEndpoint: cognito.logoutEndpoint,
+      },
+      // Discovery on the issuer's host (a token here: no URL to parse), code exchange on the managed login domain.
+      connectOrigins: [`https://cognito-idp.${Stack.of(cognito).region}.amazonaws.com`, cognito.loginOrigin],
+    };
+  }
+  const { jwtIssuer, jwksUrl, dashboardClientId } = config;
+  // The schema requires these with identity=oidc; this states it for the compiler.
+  if (!jwtIssuer || !jwksUrl || !dashboardClientId)
+    throw new Error('identity=oidc needs jwtIssuer, jwksUrl and dashboardClientId');
   return {
-    JWT_ISSUER: config.jwtIssuer,
-    JWT_AUDIENCE: config.jwtAudience,
-    JWKS_URL: config.jwksUrl,
-    ORG_CLAIM: config.orgClaim,
-    ORG_NAME_CLAIM: config.orgNameClaim,
+    apiEnvironment: {
+      JWT_ISSUER: jwtIssuer,
+      JWKS_URL: jwksUrl,
+      ...(config.jwtAudience ? { JWT_AUDIENCE: config.jwtAudience } : {}),
+      ...(config.jwtClientIds ? { JWT_CLIENT_IDS: config.jwtClientIds.join(',') } : {}),
+      ...(config.scopePrefix ? { SCOPE_PREFIX: config.scopePrefix } : {}),
+      ...claims,
+    },
+    dashboard: { issuer: jwtIssuer, clientId: dashboardClientId },
+    connectOrigins: identityProviderConnectSources(jwtIssuer, config.tokenEndpoint),
   };
 }
 
@@ -204,6 +239,8 @@ export class ServiceStack extends Stack {
   readonly alarms: AlarmsConstruct;
   readonly operations: OperationsDashboardConstruct;
   readonly dashboard: DashboardConstruct;
+  /** The Cognito user pool of `-c identity=cognito`; none with an external OpenID Connect issuer. */
+  readonly identity: CognitoIdentityConstruct | undefined;
   /** Answers unmatched paths and methods (`$default` route). */
   readonly routeNotFound: ServiceFunction;
   /** One function per route of `apiRoutes`, by route name. */
@@ -245,6 +282,18 @@ export class ServiceStack extends Stack {
       description: 'Answers unmatched paths and methods with 404/405',
     });
     this.api = new ApiConstruct(this, 'Api', { fallback: this.routeNotFound });
+    this.identity =
+      config.identity === 'cognito'
+        ? new CognitoIdentityConstruct(this, 'Identity', {
+            stage: config.stage,
+            orgClaim: config.orgClaim,
+            domainPrefix: config.cognitoDomainPrefix,
+            advancedSecurity: config.cognitoAdvancedSecurity,
+            // The distribution is built below; its CSP names the pool's domain, so the pool cannot wait for it.
+            dashboardUrl: Lazy.string({ produce: () => this.dashboard.dashboardUrl }),
+          })
+        : undefined;
+    const identity = identitySettings(config, this.identity);
 
     const resources: RouteResources = {
       data: this.data,
@@ -272,9 +321,12 @@ export class ServiceStack extends Stack {
         description: `${route.method} ${route.path}`,
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
         // A public route verifies no token, so it gets no token settings.
-        environment: route.public ? {} : authEnvironment(config),
+        environment: route.public ? {} : identity.apiEnvironment,
       });
+      // Machine clients added by org:add are recognised at run time (CognitoIdentityConstruct).
+      if (!route.public) this.identity?.grantClientLookup(fn);
       grants(fn, resources);
+      if (!route.public) this.grantRequestBudget(fn, config);
       this.api.addRoute(route, fn);
       routeFunctions.set(route.name, fn);
     }
@@ -283,12 +335,8 @@ export class ServiceStack extends Stack {
     this.dashboard = new DashboardConstruct(this, 'Dashboard', {
       httpApi: this.api.httpApi,
       accessLogsBucket: this.reports.accessLogsBucket,
-      oidc: {
-        issuer: config.jwtIssuer,
-        clientId: config.dashboardClientId,
-        scope: config.dashboardScope,
-        audience: config.dashboardAudience,
-      },
+      oidc: { ...identity.dashboard, scope: config.dashboardScope, audience: config.dashboardAudience },
+      identityProviderOrigins: identity.connectOrigins,
     });
     this.reports.allowBrowserDownloadsFrom(this.dashboard.origin);
     DashboardConstruct.suppressNagFindings(this.dashboard);
@@ -302,8 +350,11 @@ export class ServiceStack extends Stack {
         this.reports.deadLetterHandler,
         this.reports.sweep,
         this.webhooks.delivery,
+        this.webhooks.slowDelivery,
         // A failed migration fails the deploy too; the alarm tells whoever did not start it.
         this.usersDatabase.migrationFunction,
+        // A failing trigger fails every sign-in and every machine token.
+        ...(this.identity ? [this.identity.preTokenGeneration] : []),
       ],
     });
     this.alarms.addHttpApiServerErrorsAlarm(this.api.httpApi);
@@ -359,8 +410,10 @@ export class ServiceStack extends Stack {
       reportDeadLetterQueue: this.reports.deadLetterQueue,
       sesConfigurationSetName: this.mail.configurationSet.configurationSetName,
       webhookQueue: this.webhooks.queue,
-      webhookDeadLetterQueue: this.webhooks.deadLetterQueue,
       webhookDelivery: this.webhooks.delivery,
+      webhookSlowQueue: this.webhooks.slowQueue,
+      webhookSlowDelivery: this.webhooks.slowDelivery,
+      webhookDeadLetterQueue: this.webhooks.deadLetterQueue,
     });
     // CloudFormation's schema for dashboards (as cfn-lint ships it) has no Tags property.
     Tags.of(this.operations.dashboard).remove('service');
@@ -376,6 +429,18 @@ export class ServiceStack extends Stack {
     }
   }
 
+  /**
+   * Every authenticated route spends its organization's request budget (shared/http/request-budget.ts):
+   * UpdateItem on the RequestBudgets table and nothing else, and the budget from context.
+   */
+  private grantRequestBudget(fn: ServiceFunction, config: StackConfig): void {
+    const table = this.data.tables.RequestBudgets;
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [table.tableArn] }));
+    fn.addEnvironment(table.definition.envVar, table.tableName);
+    fn.addEnvironment('REQUEST_BUDGET_RATE', String(config.requestBudgetRate));
+    fn.addEnvironment('REQUEST_BUDGET_BURST', String(config.requestBudgetBurst));
+  }
+
   /** What an operator needs after a deploy without opening the console (`users:import --database <UsersDatabaseEndpoint>` and so on). */
   private addOperatorOutputs(): void {
     new CfnOutput(this, 'DashboardUrl', {
@@ -385,6 +450,7 @@ export class ServiceStack extends Stack {
     for (const [name, table] of Object.entries(this.data.tables)) {
       new CfnOutput(this, `${name}TableName`, { value: table.tableName, description: `DynamoDB table ${name}` });
     }
+    if (this.identity) this.addIdentityOutputs(this.identity);
     new CfnOutput(this, 'UsersDatabaseEndpoint', {
       value: this.usersDatabase.endpoint,
       description:
@@ -408,11 +474,36 @@ export class ServiceStack extends Stack {
     });
     new CfnOutput(this, 'WebhookQueueUrl', {
       value: this.webhooks.queue.queueUrl,
-      description: 'SQS queue of webhook events and delivery attempts',
+      description: 'SQS queue of webhook events and delivery attempts (the fast lane)',
+    });
+    new CfnOutput(this, 'WebhookSlowQueueUrl', {
+      value: this.webhooks.slowQueue.queueUrl,
+      description: 'SQS queue of webhook deliveries to endpoints that answer slowly (the slow lane)',
     });
     new CfnOutput(this, 'WebhookDeadLetterQueueUrl', {
       value: this.webhooks.deadLetterQueue.queueUrl,
       description: 'Dead-letter queue of webhook messages',
+    });
+  }
+
+  /** What `npm run org:add` and an operator need from the user pool (docs/identity-providers.md). */
+  private addIdentityOutputs(identity: CognitoIdentityConstruct): void {
+    new CfnOutput(this, 'UserPoolId', {
+      value: identity.userPool.userPoolId,
+      description: 'Cognito user pool of staff and machine clients',
+    });
+    new CfnOutput(this, 'MachineClientsTableName', {
+      value: identity.machineClients.tableName,
+      description: 'DynamoDB table: which organization each machine client acts for (written by org:add)',
+    });
+    new CfnOutput(this, 'TokenEndpoint', {
+      value: identity.tokenEndpoint,
+      description: 'OAuth token endpoint (client credentials for machine clients)',
+    });
+    new CfnOutput(this, 'TokenIssuer', { value: identity.issuer, description: 'iss of the user pool tokens' });
+    new CfnOutput(this, 'DashboardClientId', {
+      value: identity.dashboardClient.userPoolClientId,
+      description: 'The dashboard app client (authorization code + PKCE)',
     });
   }
 }

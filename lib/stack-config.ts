@@ -1,6 +1,10 @@
 import type { Node } from 'constructs';
 import * as v from 'valibot';
+import { COGNITO_SCOPE_PREFIX } from '#shared/config/cognito-identity.ts';
+import type { Scope } from '#shared/http/api-types.ts';
 import { DEFAULT_REPORT_RATE_LIMIT, MAX_REPORT_RATE_LIMIT } from '#shared/config/report-rate-limit.ts';
+import { MAX_REQUEST_BUDGET_BURST, MAX_REQUEST_BUDGET_RATE } from '#shared/config/request-budget.ts';
+import { DEFAULT_REQUEST_BUDGET } from '#shared/domain/request-budget.ts';
 import {
   DEFAULT_EMAIL_QUOTA,
   MAX_EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR,
@@ -37,9 +41,9 @@ const positiveInteger = (key: string, defaultValue: number, max: number) =>
   );
 
 /**
- * Lambda reserved concurrency for the two queue consumers, off unless given: a reservation is taken
- * from the account's pool, which must keep 100 unreserved, so in a new account (a quota of 10) any
- * reservation fails the deploy. At least 2, the lowest maximum concurrency an SQS event source takes:
+ * Lambda reserved concurrency for the queue consumers (the report worker, both webhook lanes), off
+ * unless given: a reservation is taken from the account's pool, which must keep 100 unreserved, so
+ * in a new account (a quota of 10) any reservation fails the deploy. At least 2, the lowest maximum concurrency an SQS event source takes:
  * a reservation below its event source's maximum would throttle messages back to the queue.
  */
 const reservedConcurrency = v.optional(
@@ -80,16 +84,65 @@ export const stackConfigSchema = v.pipe(
       ),
       'dev',
     ),
-    /** `iss` every token must carry. */
-    jwtIssuer: required('jwtIssuer'),
-    /** Audience every token's `aud` must contain. */
-    jwtAudience: required('jwtAudience'),
-    /** Remote key set the functions verify tokens against. */
-    jwksUrl: v.pipe(
-      required('jwksUrl'),
-      v.url('jwksUrl must be a URL'),
-      v.startsWith('https://', 'jwksUrl must use https'),
+    /**
+     * Who signs staff and machine clients in: `oidc` (default) trusts the OpenID Connect issuer the
+     * `jwt…`/`jwksUrl`/`dashboardClientId` values name; `cognito` makes the stack create a Cognito user
+     * pool (lib/cognito-identity-construct.ts) and derives all of them from it. docs/identity-providers.md.
+     */
+    identity: v.optional(v.picklist(['oidc', 'cognito'], 'identity must be oidc or cognito'), 'oidc'),
+    /** `iss` every token must carry (identity=oidc). */
+    jwtIssuer: v.optional(required('jwtIssuer')),
+    /** Audience every token's `aud` must contain (identity=oidc; or `jwtClientIds`). */
+    jwtAudience: v.optional(required('jwtAudience')),
+    /**
+     * App client ids whose Cognito access tokens (`token_use` access, `client_id`, no `aud`) the API
+     * accepts, comma-separated (identity=oidc with a user pool made elsewhere); JWT_CLIENT_IDS.
+     */
+    jwtClientIds: v.optional(
+      v.pipe(
+        v.union([v.string(), v.array(v.string())], 'jwtClientIds must be client ids separated by commas'),
+        v.transform((value) =>
+          (typeof value === 'string' ? value.split(',') : value).map((id) => id.trim()).filter(Boolean),
+        ),
+        v.array(v.pipe(v.string(), v.regex(/^[\w+=,.@-]{1,128}$/, 'jwtClientIds must be client ids'))),
+        v.minLength(1, 'jwtClientIds must name at least one client id'),
+      ),
     ),
+    /** Prefix the issuer puts before every API scope (a Cognito resource server's `onboarding-api/`); SCOPE_PREFIX. */
+    scopePrefix: v.optional(
+      v.pipe(v.string('scopePrefix must be a string'), v.regex(/^\S{1,200}$/, 'scopePrefix must be one word')),
+    ),
+    /** Remote key set the functions verify tokens against (identity=oidc). */
+    jwksUrl: v.optional(
+      v.pipe(required('jwksUrl'), v.url('jwksUrl must be a URL'), v.startsWith('https://', 'jwksUrl must use https')),
+    ),
+    /**
+     * The issuer's token endpoint, when it is not on the issuer's own origin: the dashboard's CSP lets
+     * the page reach its origin (identity=oidc; with cognito the pool's domain is used).
+     */
+    tokenEndpoint: v.optional(
+      v.pipe(
+        v.string('tokenEndpoint must be a URL'),
+        v.url('tokenEndpoint must be a URL'),
+        v.startsWith('https://', 'tokenEndpoint must use https'),
+      ),
+    ),
+    /** Managed login domain prefix (identity=cognito): `https://{prefix}.auth.{region}.amazoncognito.com`; default from stage and account. */
+    cognitoDomainPrefix: v.optional(
+      v.pipe(
+        v.string('cognitoDomainPrefix must be a string'),
+        v.regex(
+          /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
+          'cognitoDomainPrefix must be lower-case letters, digits and dashes',
+        ),
+        v.check(
+          (prefix) => !/aws|amazon|cognito/.test(prefix),
+          'cognitoDomainPrefix must not contain aws, amazon or cognito',
+        ),
+      ),
+    ),
+    /** Cognito threat protection (identity=cognito): needs the Plus feature plan, so off unless asked for. */
+    cognitoAdvancedSecurity: flag('cognitoAdvancedSecurity'),
     /** Claim holding the organization id. */
     orgClaim: claimName('orgClaim', 'org_id'),
     /** Claim holding the organization's display name (used in the onboarding e-mail). */
@@ -106,6 +159,14 @@ export const stackConfigSchema = v.pipe(
     auditRetentionDays: positiveInteger('auditRetentionDays', 400, 3650),
     /** Report requests per organization in any 10 minutes (the contract's 10); CreateReportJob's REPORT_RATE_LIMIT. */
     reportRateLimit: positiveInteger('reportRateLimit', DEFAULT_REPORT_RATE_LIMIT, MAX_REPORT_RATE_LIMIT),
+    /** Requests per second each organization may send to the authenticated routes (the contract's 50); REQUEST_BUDGET_RATE. */
+    requestBudgetRate: positiveInteger(
+      'requestBudgetRate',
+      DEFAULT_REQUEST_BUDGET.ratePerSecond,
+      MAX_REQUEST_BUDGET_RATE,
+    ),
+    /** Requests an idle organization may send at once (the contract's 100); REQUEST_BUDGET_BURST. */
+    requestBudgetBurst: positiveInteger('requestBudgetBurst', DEFAULT_REQUEST_BUDGET.burst, MAX_REQUEST_BUDGET_BURST),
     /** Onboarding e-mails to one address per organization and hour (the contract's 5); EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR. */
     emailQuotaPerRecipientPerHour: positiveInteger(
       'emailQuotaPerRecipientPerHour',
@@ -132,23 +193,53 @@ export const stackConfigSchema = v.pipe(
       ),
       [],
     ),
-    /** The dashboard's OpenID Connect client id at the issuer (a public client: authorization code + PKCE, no secret). */
-    dashboardClientId: required('dashboardClientId'),
-    /** Scopes the dashboard asks the issuer for; default `openid` and every API scope the pages use. */
-    dashboardScope: v.optional(
-      v.pipe(v.string('dashboardScope must be a string'), v.trim(), v.minLength(1)),
-      'openid onboarding:read onboarding:write reports:read reports:write users:read users:erase webhooks:manage audit:read',
-    ),
+    /** The dashboard's OpenID Connect client id at the issuer (a public client: authorization code + PKCE, no secret; identity=oidc). */
+    dashboardClientId: v.optional(required('dashboardClientId')),
+    /** Scopes the dashboard asks the issuer for; default `openid` and every API scope the pages use (with `scopePrefix`). */
+    dashboardScope: v.optional(v.pipe(v.string('dashboardScope must be a string'), v.trim(), v.minLength(1))),
     /** Sent as `audience` on the authorization request, for issuers that need it to mint an access token for the API. */
     dashboardAudience: v.optional(v.pipe(v.string('dashboardAudience must be a string'), v.trim(), v.minLength(1))),
     /** Where alarms are e-mailed; no topic is created without it. */
     alarmEmail: v.optional(email('alarmEmail')),
     /**
-     * Reserved concurrency of the report worker and of the webhook delivery function (each); none by
-     * default. Their event sources' maximum concurrency bounds them either way.
+     * Reserved concurrency of the report worker and of each webhook lane's delivery function (each); none
+     * by default. Their event sources' maximum concurrency bounds them either way.
      */
     reservedConcurrency,
   }),
+  v.forward(
+    v.partialCheck(
+      [['identity'], ['jwtIssuer']],
+      (input) => input.identity === 'cognito' || input.jwtIssuer !== undefined,
+      'jwtIssuer is required (or identity=cognito)',
+    ),
+    ['jwtIssuer'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['identity'], ['jwksUrl']],
+      (input) => input.identity === 'cognito' || input.jwksUrl !== undefined,
+      'jwksUrl is required (or identity=cognito)',
+    ),
+    ['jwksUrl'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['identity'], ['dashboardClientId']],
+      (input) => input.identity === 'cognito' || input.dashboardClientId !== undefined,
+      'dashboardClientId is required (or identity=cognito)',
+    ),
+    ['dashboardClientId'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['identity'], ['jwtAudience'], ['jwtClientIds']],
+      ({ identity, jwtAudience, jwtClientIds }) =>
+        identity === 'cognito' || jwtAudience !== undefined || jwtClientIds !== undefined,
+      'jwtAudience is required (or jwtClientIds, for Cognito access tokens)',
+    ),
+    ['jwtAudience'],
+  ),
   v.forward(
     v.partialCheck(
       [['senderEmail'], ['senderIdentity']],
@@ -163,8 +254,29 @@ export const stackConfigSchema = v.pipe(
   v.transform((config) => ({
     ...config,
     senderIdentity: config.senderIdentity?.toLowerCase() ?? domainOf(config.senderEmail),
+    // Cognito prefixes resource server scopes with the server's identifier; so must the dashboard's request.
+    dashboardScope:
+      config.dashboardScope ??
+      dashboardScopeWith(config.identity === 'cognito' ? COGNITO_SCOPE_PREFIX : (config.scopePrefix ?? '')),
   })),
 );
+
+/** What the pages use: every scope but `onboarding:redeem` (the onboarded user's, not staff's). */
+const DASHBOARD_SCOPES: readonly Scope[] = [
+  'onboarding:read',
+  'onboarding:write',
+  'reports:read',
+  'reports:write',
+  'users:read',
+  'users:erase',
+  'webhooks:manage',
+  'audit:read',
+];
+
+/** `openid` and every API scope the dashboard's pages use, each with the issuer's prefix. */
+function dashboardScopeWith(prefix: string): string {
+  return ['openid', ...DASHBOARD_SCOPES.map((scope) => `${prefix}${scope}`)].join(' ');
+}
 
 export type StackConfig = v.InferOutput<typeof stackConfigSchema>;
 

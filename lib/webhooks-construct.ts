@@ -7,7 +7,11 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { VISIBILITY_TIMEOUT_PER_FUNCTION_TIMEOUT } from '#shared/queue/report-pipeline-timing.ts';
-import { WEBHOOK_DELIVERY_TIMEOUT_SECONDS, WEBHOOK_MAX_RECEIVES } from '#shared/queue/webhook-messages.ts';
+import {
+  WEBHOOK_DELIVERY_TIMEOUT_SECONDS,
+  WEBHOOK_LANE_CONSUMERS,
+  WEBHOOK_MAX_RECEIVES,
+} from '#shared/queue/webhook-messages.ts';
 import { bindTable } from './bind-table.ts';
 import { webhookDeliveryFunction } from '#shared/config/api-routes.ts';
 import { ServiceFunction } from './service-function.ts';
@@ -16,29 +20,32 @@ import type { ServiceTable } from './service-table.ts';
 export interface WebhooksConstructProps {
   readonly webhooks: ServiceTable;
   /**
-   * Reserved concurrency of the delivery function (`reservedConcurrency` context).
-   * @default none: it draws on the account's unreserved pool, bounded by its event source
+   * Reserved concurrency of each lane's delivery function (`reservedConcurrency` context).
+   * @default none: they draw on the account's unreserved pool, each bounded by its event source
    */
   readonly reservedConcurrency?: number | undefined;
 }
 
 /**
- * Delivery functions run at most this many at once (the event source's maximum concurrency), so a
- * burst of retries never starves the API, with or without a reservation.
- */
-export const webhookDeliveryConcurrency = 5;
-
-/**
- * Webhook delivery (CONTRACT.md §9): the KMS key that seals endpoint secrets, the queue carrying
- * events to fan out and delivery attempts (retries re-enter it with a delay), its dead-letter
- * queue, and the delivery function. Functions whose state changes are events get `grantPublish`;
- * the registration route gets `grantSealSecrets`.
+ * Webhook delivery (CONTRACT.md §9, §15): the KMS key that seals endpoint secrets, two lanes
+ * (shared/domain/webhooks/webhook-lanes.ts), each a queue with a delivery function of its own,
+ * and their dead-letter queue. The fast lane's queue carries events to fan out and every first
+ * attempt; the slow lane's the messages of endpoints that left an attempt unanswered. Both are
+ * SQS fair queues: every message is sent with its organization as `MessageGroupId`, which is all a
+ * standard queue needs to become one. Functions whose state changes are events get
+ * `grantPublish`; the registration route gets `grantSealSecrets`.
  */
 export class WebhooksConstruct extends Construct {
   readonly secretsKey: Key;
+  /** The fast lane: events and first attempts. */
   readonly queue: Queue;
+  /** The slow lane: endpoints that left an attempt unanswered. */
+  readonly slowQueue: Queue;
   readonly deadLetterQueue: Queue;
+  /** Consumes the fast lane. */
   readonly delivery: ServiceFunction;
+  /** Consumes the slow lane (the same entry point). */
+  readonly slowDelivery: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: WebhooksConstructProps) {
     super(scope, id);
@@ -62,37 +69,55 @@ export class WebhooksConstruct extends Construct {
       },
     ]);
 
-    this.queue = new Queue(this, 'DeliveryQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      visibilityTimeout: Duration.seconds(VISIBILITY_TIMEOUT_PER_FUNCTION_TIMEOUT * WEBHOOK_DELIVERY_TIMEOUT_SECONDS),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: WEBHOOK_MAX_RECEIVES },
-    });
+    const laneQueue = (id: string) =>
+      new Queue(this, id, {
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        visibilityTimeout: Duration.seconds(VISIBILITY_TIMEOUT_PER_FUNCTION_TIMEOUT * WEBHOOK_DELIVERY_TIMEOUT_SECONDS),
+        deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: WEBHOOK_MAX_RECEIVES },
+      });
+    this.queue = laneQueue('DeliveryQueue');
+    this.slowQueue = laneQueue('SlowDeliveryQueue');
 
-    this.delivery = new ServiceFunction(this, webhookDeliveryFunction.name, {
-      entry: webhookDeliveryFunction.entry,
-      description: 'Fans webhook events out to endpoints and delivers signed messages',
-      timeout: Duration.seconds(WEBHOOK_DELIVERY_TIMEOUT_SECONDS),
-      // No reservation unless configured: Lambda keeps 100 of the account's concurrency unreserved,
-      // so in a new account (a quota of 10) any reservation fails the deploy.
-      reservedConcurrentExecutions: props.reservedConcurrency,
-    });
-    bindTable(this.delivery, props.webhooks, 'readWrite');
-    // Retries and fan-out put messages back on the same queue.
-    this.grantPublish(this.delivery);
-    this.delivery.addToRolePolicy(
-      new PolicyStatement({ actions: ['kms:Decrypt'], resources: [this.secretsKey.keyArn] }),
-    );
-    this.delivery.addEnvironment('WEBHOOK_SECRETS_KEY_ID', this.secretsKey.keyArn);
-    this.delivery.addEventSource(
-      new SqsEventSource(this.queue, {
-        batchSize: 10,
-        // Never above a reservation: the poller would invoke more than may run, and the throttled
-        // messages would go back to the queue, counting towards the dead-letter queue.
-        maxConcurrency: Math.min(webhookDeliveryConcurrency, props.reservedConcurrency ?? webhookDeliveryConcurrency),
-        reportBatchItemFailures: true,
-      }),
-    );
+    const laneFunction = (id: string, lane: keyof typeof WEBHOOK_LANE_CONSUMERS, queue: Queue) => {
+      const fn = new ServiceFunction(this, id, {
+        entry: webhookDeliveryFunction.entry,
+        description:
+          lane === 'fast'
+            ? 'Fans webhook events out to endpoints and delivers signed messages (fast lane)'
+            : 'Delivers signed webhook messages to endpoints that answer slowly (slow lane)',
+        timeout: Duration.seconds(WEBHOOK_DELIVERY_TIMEOUT_SECONDS),
+        // No reservation unless configured: Lambda keeps 100 of the account's concurrency unreserved,
+        // so in a new account (a quota of 10) any reservation fails the deploy.
+        reservedConcurrentExecutions: props.reservedConcurrency,
+      });
+      bindTable(fn, props.webhooks, 'readWrite');
+      // Retries, fan-out and lane changes put messages on either queue.
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['sqs:SendMessage'],
+          resources: [this.queue.queueArn, this.slowQueue.queueArn],
+        }),
+      );
+      fn.addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
+      fn.addEnvironment('WEBHOOK_SLOW_QUEUE_URL', this.slowQueue.queueUrl);
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Decrypt'], resources: [this.secretsKey.keyArn] }));
+      fn.addEnvironment('WEBHOOK_SECRETS_KEY_ID', this.secretsKey.keyArn);
+      const consumers = WEBHOOK_LANE_CONSUMERS[lane];
+      fn.addEventSource(
+        new SqsEventSource(queue, {
+          // Few records per batch, handled in parallel, each failure reported alone.
+          batchSize: consumers.batchSize,
+          // Never above a reservation: the poller would invoke more than may run, and the throttled
+          // messages would go back to the queue, counting towards the dead-letter queue.
+          maxConcurrency: Math.min(consumers.maxConcurrency, props.reservedConcurrency ?? consumers.maxConcurrency),
+          reportBatchItemFailures: true,
+        }),
+      );
+      return fn;
+    };
+    this.delivery = laneFunction(webhookDeliveryFunction.name, 'fast', this.queue);
+    this.slowDelivery = laneFunction(`${webhookDeliveryFunction.name}SlowLane`, 'slow', this.slowQueue);
   }
 
   /** Lets a function publish webhook events (SendMessage only) and tells it the queue URL. */

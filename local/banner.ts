@@ -1,13 +1,17 @@
+import { DEMO_STAFF } from './demo-staff.ts';
 import { DEMO_ORGANIZATION_NAME, WELL_KNOWN_DEMO_USERS } from './demo-users.ts';
 import type { LocalStack } from './local-stack.ts';
 import type { SeededDemoData } from './seed-demo-data.ts';
 
 export interface BannerInput {
-  stack: Pick<LocalStack, 'baseUrl' | 'endpoints' | 'resources' | 'startupMs' | 'reportRateLimit'> & {
+  stack: Pick<
+    LocalStack,
+    'baseUrl' | 'endpoints' | 'resources' | 'startupMs' | 'reportRateLimit' | 'identityProvider'
+  > & {
     usersDatabase: Pick<LocalStack['usersDatabase'], 'host' | 'port'>;
   };
   demo: SeededDemoData;
-  /** A development token for the demo organization. */
+  /** An access token for the demo organization from the identity provider (its machine client). */
   token: string;
 }
 
@@ -19,10 +23,12 @@ export interface BannerInput {
 export function localStackBanner({ stack, demo, token }: BannerInput): string {
   const { baseUrl, endpoints, resources } = stack;
   const auth = '-H "Authorization: Bearer $API_TOKEN"';
+  const staff = DEMO_STAFF.map((member) => `${member.email} / ${member.password}`).join(', ');
   return `
 Local stack ready in ${(stack.startupMs / 1000).toFixed(1)} s
 
-  Dashboard      ${baseUrl}/   (development sign-in: any organization, e.g. ${demo.orgId}; token kept in the tab's memory)
+  Dashboard      ${baseUrl}/   (sign in as ${staff})
+  Sign-in        ${stack.identityProvider.issuer}   (OpenID Connect provider; the API trusts its JWKS)
   API            ${baseUrl}
   SES inbox      ${endpoints.ses}/      (every e-mail the service sends)
   DynamoDB       ${endpoints.dynamodb}
@@ -34,8 +40,9 @@ Seeded ${demo.users} demo users in org ${demo.orgId} (${DEMO_ORGANIZATION_NAME})
 (${WELL_KNOWN_DEMO_USERS.minor}: a minor with a guardian; ${WELL_KNOWN_DEMO_USERS.flagged}: PEP and sanction matches, several pages;
 ${WELL_KNOWN_DEMO_USERS.multiScript}: Arabic, Chinese and Devanagari in one report).
 
-In another terminal, the API's address and a development token for org ${demo.orgId}, all scopes, valid 1 hour
-(the variables the onboarding CLI reads; more tokens: npm run -s token -- --org <id> [--scopes "..."] [--expires-in=<s>]):
+In another terminal, the API's address and an access token for org ${demo.orgId} (its machine client, client
+credentials), all scopes, valid 1 hour (the variables the onboarding CLI reads; more tokens, any organization:
+npm run -s token -- --org <id> [--scopes "..."] [--expires-in=<s>]):
 
   export API_URL=${baseUrl} API_TOKEN=${token}
 

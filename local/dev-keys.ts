@@ -1,36 +1,44 @@
 import { SCOPES } from '#shared/http/api-types.ts';
 import { memoizeByKey } from './memoize-by-key.ts';
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { chmod, link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JSONWebKeySet, type JWK } from 'jose';
 
 /**
- * The local stand-in for an identity provider: one ES256 key pair, created on first use and kept
- * in `.local/dev-keys.json` so that `npm start`, `npm run token` and the tests all sign and verify
- * with the same key. Tests point `LOCAL_KEYS_DIR` (or `keysDir`) at a temporary directory so
- * they never depend on a developer's keys.
+ * The local identity provider's signing keys (local/identity-provider.ts): a private JSON Web Key
+ * Set kept in `.local/idp-jwks.json`, created on first use, so that the provider signs with the
+ * same key after a restart and local tools (`npm run token` for an expired token, the tests, the
+ * benchmarks) can craft tokens the API accepts exactly as it accepts the provider's own. Tests
+ * point `LOCAL_KEYS_DIR` (or `keysDir`) at a temporary directory so they never depend on a
+ * developer's keys.
  */
-export const LOCAL_ISSUER = 'https://auth.local.dev/';
-export const LOCAL_AUDIENCE = 'onboarding-api';
+export const LOCAL_AUDIENCE = 'urn:onboarding-api';
 export const DEV_KEY_ALGORITHM = 'ES256';
-/** Every scope the API knows (a dev token gets all of them by default). */
+export const DEFAULT_IDP_PORT = 3001;
+/** Every scope the API knows (a development token gets all of them by default). */
 export const ALL_SCOPES = SCOPES;
 
-const KEYS_FILE = 'dev-keys.json';
+const KEYS_FILE = 'idp-jwks.json';
 const DEFAULT_EXPIRY_SECONDS = 3600;
 const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-export interface DevKeys {
-  kid: string;
-  alg: typeof DEV_KEY_ALGORITHM;
-  privateJwk: JWK;
-  publicJwk: JWK;
+/** The provider's issuer on a port (it listens on 127.0.0.1 alone). */
+export const issuerAt = (port: number): string => `http://127.0.0.1:${port}`;
+
+/** The issuer `npm start` runs: `LOCAL_IDP_PORT`, default 3001. */
+export function localIssuer(): string {
+  return issuerAt(Number(process.env.LOCAL_IDP_PORT) || DEFAULT_IDP_PORT);
+}
+
+/** A private JWK Set as the provider's `jwks` option takes it: every key with `kid`, `alg` and `use`. */
+export interface PrivateJwks {
+  keys: Array<JWK & { kid: string; alg: string; d: string }>;
 }
 
 export interface KeysLocation {
-  /** Directory holding `dev-keys.json`; default `LOCAL_KEYS_DIR`, else `<repo>/.local`. */
+  /** Directory holding `idp-jwks.json`; default `LOCAL_KEYS_DIR`, else `<repo>/.local`. */
   keysDir?: string;
 }
 
@@ -43,7 +51,10 @@ export interface DevTokenOptions extends KeysLocation {
   orgName?: string;
   /** `sub` claim, default `local-developer`. */
   subject?: string;
-  /** For negative tests: a wrong issuer or audience. */
+  /**
+   * Default: the issuer the local stack set in this process's environment (`JWT_ISSUER`, which a
+   * test tier's workers inherit), else the one `npm start` runs (`localIssuer()`).
+   */
   issuer?: string;
   audience?: string | string[];
   /** Extra claims, applied last; a claim set to `undefined` is left out (e.g. `{ org_id: undefined }`). */
@@ -56,20 +67,32 @@ export function keysDirectory(location: KeysLocation = {}): string {
 
 const keysIn = memoizeByKey((dir) => readOrCreate(dir));
 
-/** Reads the key pair from the keys directory, creating it (dir 0700, file 0600) if absent. */
-export function loadOrCreateDevKeys(location: KeysLocation = {}): Promise<DevKeys> {
+/** Reads the provider's private key set from the keys directory, creating it (dir 0700, file 0600) if absent. */
+export function loadOrCreateProviderKeys(location: KeysLocation = {}): Promise<PrivateJwks> {
   return keysIn(keysDirectory(location));
 }
 
-/** The public half as a JSON Web Key Set, the shape a JWKS endpoint serves and `JWKS_JSON` holds. */
+/** The public half as a JSON Web Key Set, what the provider's JWKS endpoint serves. */
 export async function publicJwks(location: KeysLocation = {}): Promise<JSONWebKeySet> {
-  const { publicJwk } = await loadOrCreateDevKeys(location);
-  return { keys: [publicJwk] };
+  const { keys } = await loadOrCreateProviderKeys(location);
+  return { keys: keys.map(({ d: _d, ...publicKey }) => publicKey) };
 }
 
-/** Signs a development access token shaped like the identity provider's. */
+/**
+ * The client secret of an organization's machine client, derived from the signing key: whoever
+ * can read the key file can sign tokens anyway, so the secret protects nothing more by being stored.
+ */
+export async function machineClientSecret(orgId: string, location: KeysLocation = {}): Promise<string> {
+  const [key] = (await loadOrCreateProviderKeys(location)).keys;
+  return createHmac('sha256', key!.d).update(`machine-client:${orgId}`).digest('base64url');
+}
+
+/**
+ * Signs a token shaped like the provider's access tokens with the provider's own key: for tests
+ * and tools that need a token the provider will not issue (expired, another issuer, odd claims).
+ */
 export async function issueDevToken(options: DevTokenOptions): Promise<string> {
-  const keys = await loadOrCreateDevKeys(options);
+  const [key] = (await loadOrCreateProviderKeys(options)).keys;
   const expiresIn = options.expiresInSeconds ?? DEFAULT_EXPIRY_SECONDS;
   if (!Number.isInteger(expiresIn)) throw new TypeError('expiresInSeconds must be an integer');
   const now = Math.floor(Date.now() / 1000);
@@ -84,10 +107,10 @@ export async function issueDevToken(options: DevTokenOptions): Promise<string> {
   if (scope) payload.scope = scope;
   Object.assign(payload, options.claims);
 
-  const privateKey = await importJWK(keys.privateJwk, keys.alg);
+  const privateKey = await importJWK(key!, key!.alg);
   return new SignJWT(payload)
-    .setProtectedHeader({ alg: keys.alg, kid: keys.kid, typ: 'JWT' })
-    .setIssuer(options.issuer ?? LOCAL_ISSUER)
+    .setProtectedHeader({ alg: key!.alg, kid: key!.kid, typ: 'at+jwt' })
+    .setIssuer(options.issuer ?? (process.env.JWT_ISSUER || localIssuer()))
     .setAudience(options.audience ?? LOCAL_AUDIENCE)
     .setSubject(options.subject ?? 'local-developer')
     .setJti(randomUUID())
@@ -96,13 +119,13 @@ export async function issueDevToken(options: DevTokenOptions): Promise<string> {
     .sign(privateKey);
 }
 
-async function readOrCreate(dir: string): Promise<DevKeys> {
+async function readOrCreate(dir: string): Promise<PrivateJwks> {
   const file = join(dir, KEYS_FILE);
   const existing = await readKeys(file);
   if (existing) return existing;
 
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const created = await generateDevKeys();
+  const created = await generateKeys();
   // Write aside, then hard-link into place: link fails if another process won the race, and
   // nobody ever reads a half-written file.
   const temporary = join(dir, `.${KEYS_FILE}.${process.pid}.${randomUUID()}`);
@@ -115,14 +138,14 @@ async function readOrCreate(dir: string): Promise<DevKeys> {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const winner = await readKeys(file);
     if (!winner)
-      throw new Error(`${file} exists but holds no valid key pair; delete it to create a new one`, { cause: error });
+      throw new Error(`${file} exists but holds no valid key set; delete it to create a new one`, { cause: error });
     return winner;
   } finally {
     await rm(temporary, { force: true });
   }
 }
 
-async function readKeys(file: string): Promise<DevKeys | undefined> {
+async function readKeys(file: string): Promise<PrivateJwks | undefined> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -130,21 +153,17 @@ async function readKeys(file: string): Promise<DevKeys | undefined> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  const keys = JSON.parse(text) as Partial<DevKeys>;
-  if (keys.alg !== DEV_KEY_ALGORITHM || !keys.kid || !keys.privateJwk?.d || !keys.publicJwk || 'd' in keys.publicJwk) {
-    throw new Error(`${file} is not a valid development key pair; delete it to create a new one`);
-  }
-  return keys as DevKeys;
+  const jwks = JSON.parse(text) as Partial<PrivateJwks>;
+  const valid =
+    Array.isArray(jwks.keys) &&
+    jwks.keys.length > 0 &&
+    jwks.keys.every((key) => typeof key.kid === 'string' && typeof key.alg === 'string' && typeof key.d === 'string');
+  if (!valid) throw new Error(`${file} is not a private JWK Set ({"keys": [...]}); delete it to create a new one`);
+  return jwks as PrivateJwks;
 }
 
-async function generateDevKeys(): Promise<DevKeys> {
-  const { privateKey, publicKey } = await generateKeyPair(DEV_KEY_ALGORITHM, { extractable: true });
-  const kid = `local-${randomUUID()}`;
-  const base = { kid, alg: DEV_KEY_ALGORITHM, use: 'sig' };
-  return {
-    kid,
-    alg: DEV_KEY_ALGORITHM,
-    privateJwk: { ...(await exportJWK(privateKey)), ...base },
-    publicJwk: { ...(await exportJWK(publicKey)), ...base },
-  };
+async function generateKeys(): Promise<PrivateJwks> {
+  const { privateKey } = await generateKeyPair(DEV_KEY_ALGORITHM, { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  return { keys: [{ ...jwk, d: jwk.d!, kid: `local-${randomUUID()}`, alg: DEV_KEY_ALGORITHM, use: 'sig' }] };
 }

@@ -145,12 +145,19 @@ async function startSqs(port: number): Promise<{ endpoint: string; stop: () => P
   return { endpoint: `http://${LOOPBACK}:${actualPort}`, stop: () => app.close() };
 }
 
+/** The two maps fauxqs's SqsStore keeps its queues in (by URL and by name). */
+interface SqsStoreInstance {
+  queues: Map<string, unknown>;
+  queuesByName: Map<string, unknown>;
+}
+
 /**
  * fauxqs names queues `http://sqs.{region}.localhost:{port}/...`. `*.localhost` does not resolve
  * everywhere (glibc without nss-myhostname, e.g. Debian containers), and the SDK sends every
  * queue call to its QueueUrl's host, so those URLs fail with ENOTFOUND. Queue URLs are made from
  * the host the client called instead (`127.0.0.1:{port}`), as ElasticMQ does. fauxqs looks queues
- * up by exact URL, so every client must use the same endpoint: AWS_ENDPOINT_URL_SQS.
+ * up by exact URL, so every client must use the same endpoint: AWS_ENDPOINT_URL_SQS; a URL of
+ * another host that names a queue finds it by name.
  */
 async function useRequestHostInQueueUrls(): Promise<void> {
   const storeFile = (require.resolve.paths('fauxqs') ?? [])
@@ -159,9 +166,18 @@ async function useRequestHostInQueueUrls(): Promise<void> {
   if (!storeFile) throw new Error('fauxqs is not installed (run npm install)');
   // Not in the package's exports map, so it is imported by file URL: the same module instance fauxqs uses.
   const { SqsStore } = (await import(pathToFileURL(storeFile).href)) as {
-    SqsStore: { prototype: { buildQueueUrl(name: string, port: string, requestHost: string, region: string): string } };
+    SqsStore: {
+      prototype: {
+        buildQueueUrl(name: string, port: string, requestHost: string, region: string): string;
+        getQueue(this: SqsStoreInstance, url: string): unknown;
+      };
+    };
   };
   SqsStore.prototype.buildQueueUrl = (name, _port, requestHost) => `http://${requestHost}/000000000000/${name}`;
+  // A queue's URL through another host and port (the fault tier's proxy) names the same queue, as in SQS.
+  SqsStore.prototype.getQueue = function (this: SqsStoreInstance, url: string) {
+    return this.queues.get(url) ?? this.queuesByName.get(url.split('/').at(-1) ?? '');
+  };
 }
 
 async function startS3(port: number): Promise<{ stop: () => Promise<void> }> {

@@ -1,18 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { createServer as createNetServer } from 'node:net';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fallbackRoute, apiRoutes } from '#shared/config/api-routes.ts';
 import { allTables } from '#shared/config/table-definitions.ts';
 import { DEFAULT_REPORT_RATE_LIMIT } from '#shared/config/report-rate-limit.ts';
-import {
-  issueDevToken,
-  keysDirectory,
-  LOCAL_AUDIENCE,
-  LOCAL_ISSUER,
-  publicJwks,
-  type DevTokenOptions,
-} from './dev-keys.ts';
+import { DEFAULT_REQUEST_BUDGET, type RequestBudgetPolicy } from '#shared/domain/request-budget.ts';
+import { issueDevToken, keysDirectory, LOCAL_AUDIENCE, type DevTokenOptions } from './dev-keys.ts';
 import {
   LOCAL_CREDENTIALS,
   LOCAL_REGION,
@@ -22,10 +16,20 @@ import {
 } from './emulators.ts';
 import type { LocalUsersDatabase } from './users-postgres.ts';
 import { createDashboardFrontDoor } from './dashboard.ts';
+import { DASHBOARD_CLIENT_ID, DASHBOARD_SCOPE, startIdentityProvider } from './identity-provider.ts';
+import { requestMachineToken } from './machine-token.ts';
 import { createHandlerLoader, type HandlerLoader } from './handler-modules.ts';
 import { localPollers, type PollerFactory, type RunningPoller } from './pollers.ts';
 import { createLocalResources, type LocalResources } from './resources.ts';
 import { createLocalRouter } from './router.ts';
+import { createInboxViewer } from './inbox-viewer.ts';
+
+type FrontDoor = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+
+/** The local inbox (/local/inbox) first, then the dashboard's pages when it is served. */
+function withInbox(inbox: FrontDoor, dashboard: FrontDoor | undefined): FrontDoor {
+  return async (req, res) => (await inbox(req, res)) || (dashboard ? dashboard(req, res) : false);
+}
 
 /**
  * The whole service on one machine: emulators, their resources, the handlers' environment, the
@@ -37,11 +41,15 @@ export interface LocalStackOptions {
   port?: number;
   /** Emulator ports; unset ones are free ports. */
   emulatorPorts?: EmulatorPorts;
+  /** The local identity provider's port on 127.0.0.1; 0 (default) picks a free one. */
+  identityProviderPort?: number;
+  /** Lifetime of a staff member's access token from the local provider; default 15 minutes. */
+  staffAccessTokenSeconds?: number;
   /** LOG_LEVEL WARN and no access log (tests); default INFO with one line per request. */
   quiet?: boolean;
   /** POWERTOOLS_DEV=true: pretty-printed handler logs (npm start). */
   prettyLogs?: boolean;
-  /** Signing key directory; default LOCAL_KEYS_DIR, else `<repo>/.local`. */
+  /** The identity provider's key set (`idp-jwks.json`) directory; default LOCAL_KEYS_DIR, else `<repo>/.local`. */
   keysDir?: string;
   /** Report queue visibility timeout; default LOCAL_QUEUE_VISIBILITY_TIMEOUT_SECONDS, else AWS's (6 x the worker's timeout). */
   queueVisibilityTimeoutSeconds?: number;
@@ -50,15 +58,38 @@ export interface LocalStackOptions {
    * the contract's 10, whatever this process's environment says (`npm start` passes the developer's).
    */
   reportRateLimit?: number;
+  /**
+   * Every organization's request budget (the handlers' REQUEST_BUDGET_RATE and _BURST); default
+   * the contract's 50 per second, bursts of 100 (`npm start` passes the developer's).
+   */
+  requestBudget?: RequestBudgetPolicy;
   /** Background pollers; default `localPollers` (report worker, dead-letter handler, sweep). */
   pollers?: readonly PollerFactory[];
   /** Default: import each function's entry file on first use. */
   loadHandler?: HandlerLoader;
   /**
-   * Serve the dashboard (already built, see ensureDashboardBuilt) at `/` of the base URL, with
-   * the development sign-in `POST /local/dev-token`. Default: off.
+   * Serve the dashboard (already built, see ensureDashboardBuilt) at `/` of the base URL, signing
+   * in through the local identity provider. Default: off.
    */
   dashboard?: boolean | { distDir: string };
+  /**
+   * What the functions reach in place of the emulators (the fault tier's fault proxies): called
+   * with the emulators' addresses before the functions' environment is made. The endpoints,
+   * database address and variables it returns go to the functions alone; the stack's own
+   * clients (resources, pollers) keep talking to the emulators.
+   */
+  routeFunctions?: (direct: FunctionDependencies) => Promise<FunctionRoutes>;
+}
+
+export interface FunctionDependencies {
+  endpoints: LocalEndpoints;
+  usersDatabase: { host: string; port: number };
+}
+
+export interface FunctionRoutes {
+  endpoints?: Partial<LocalEndpoints>;
+  usersDatabase?: { host: string; port: number };
+  env?: Record<string, string>;
 }
 
 export type LocalEndpoints = RunningEmulators['endpoints'];
@@ -75,8 +106,15 @@ export interface LocalStack {
   /** Report requests per organization in any 10 minutes. */
   reportRateLimit: number;
   startupMs: number;
-  /** A token signed with this stack's key (default org-independent options as in issueDevToken). */
+  /** The local OpenID Connect provider the API trusts (its JWKS URL is the handlers' `JWKS_URL`). */
+  identityProvider: { issuer: string; jwksUrl: string; dashboardClientId: string };
+  /**
+   * A token crafted with the provider's signing key and issuer (options as in issueDevToken): for
+   * tests and benchmarks that need many tokens, or ones the provider will not issue.
+   */
   issueToken(options: Omit<DevTokenOptions, 'keysDir'>): Promise<string>;
+  /** An access token from the provider itself: the organization's machine client, client credentials. */
+  machineToken(options: { orgId: string; scope?: string; expiresInSeconds?: number }): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -99,6 +137,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const emulatorPorts = options.emulatorPorts ?? {};
   await assertPortsFree([
     [options.port, 'API router'],
+    [options.identityProviderPort, 'identity provider'],
     [emulatorPorts.dynamodb, 'DynamoDB Local'],
     [emulatorPorts.sqs, 'SQS emulator'],
     [emulatorPorts.s3, 'S3 emulator'],
@@ -119,15 +158,37 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       queueVisibilityTimeoutSeconds: options.queueVisibilityTimeoutSeconds,
     });
     const reportRateLimit = options.reportRateLimit ?? DEFAULT_REPORT_RATE_LIMIT;
+    // The router's address is known once it listens; the provider reads it when the dashboard client is looked up.
+    let dashboardUrls: readonly string[] = [];
+    const identityProvider = await startIdentityProvider({
+      port: options.identityProviderPort ?? 0,
+      keysDir,
+      dashboardUrls: () => dashboardUrls,
+      ...(options.staffAccessTokenSeconds ? { staffAccessTokenSeconds: options.staffAccessTokenSeconds } : {}),
+    }).catch((error: NodeJS.ErrnoException) => {
+      throw error.code === 'EADDRINUSE'
+        ? new PortInUseError(options.identityProviderPort ?? 0, 'identity provider')
+        : error;
+    });
+    cleanups.push(() => identityProvider.stop());
+    const routes: FunctionRoutes = options.routeFunctions
+      ? await options.routeFunctions({
+          endpoints: emulators.endpoints,
+          usersDatabase: { host: emulators.usersDatabase.host, port: emulators.usersDatabase.port },
+        })
+      : {};
     const env = await handlerEnvironment({
-      endpoints: emulators.endpoints,
-      usersDatabase: emulators.usersDatabase,
+      endpoints: { ...emulators.endpoints, ...routes.endpoints },
+      usersDatabase: { ...emulators.usersDatabase, ...routes.usersDatabase },
       resources,
       keysDir,
+      identityProvider,
       quiet,
       prettyLogs: options.prettyLogs ?? false,
       reportRateLimit,
+      requestBudget: options.requestBudget ?? DEFAULT_REQUEST_BUDGET,
     });
+    Object.assign(env, routes.env);
     cleanups.push(applyEnvironment(env, options.prettyLogs ? [] : ['POWERTOOLS_DEV']));
 
     const loadHandler = options.loadHandler ?? createHandlerLoader();
@@ -135,11 +196,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ? createDashboardFrontDoor({
           ...(typeof options.dashboard === 'object' ? { distDir: options.dashboard.distDir } : {}),
           s3Endpoint: emulators.endpoints.s3,
-          issueToken: ({ orgId, scopes }) => issueDevToken({ orgId, scopes, keysDir }),
+          signIn: { issuer: identityProvider.issuer, clientId: DASHBOARD_CLIENT_ID, scope: DASHBOARD_SCOPE },
         })
       : undefined;
     const router = createLocalRouter({
-      ...(frontDoor ? { frontDoor } : {}),
+      frontDoor: withInbox(createInboxViewer({ sesEndpoint: emulators.endpoints.ses }), frontDoor),
       routes: apiRoutes,
       fallback: fallbackRoute,
       loadHandler,
@@ -154,6 +215,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     const port = await listen(router, options.port ?? 0);
     cleanups.push(() => close(router));
+    dashboardUrls = [`http://${ROUTER_HOST}:${port}/`, `http://localhost:${port}/`];
 
     const pollers: RunningPoller[] = [];
     cleanups.push(async () => {
@@ -173,7 +235,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       resources,
       reportRateLimit,
       startupMs: Date.now() - startedAt,
-      issueToken: (tokenOptions) => issueDevToken({ ...tokenOptions, keysDir }),
+      identityProvider: {
+        issuer: identityProvider.issuer,
+        jwksUrl: identityProvider.jwksUrl,
+        dashboardClientId: DASHBOARD_CLIENT_ID,
+      },
+      issueToken: (tokenOptions) => issueDevToken({ issuer: identityProvider.issuer, ...tokenOptions, keysDir }),
+      machineToken: ({ orgId, scope, expiresInSeconds }) =>
+        requestMachineToken({ issuer: identityProvider.issuer, keysDir, orgId, scope, expiresInSeconds }),
       stop: () => (stopping ??= stopAll()),
     };
   } catch (error) {
@@ -187,20 +256,25 @@ export interface EnvironmentInput {
   usersDatabase: Pick<LocalUsersDatabase, 'host' | 'port' | 'reader' | 'eraser'>;
   resources: LocalResources;
   keysDir: string;
+  /** The local identity provider the functions trust. */
+  identityProvider: { issuer: string; jwksUrl: string };
   quiet: boolean;
   prettyLogs: boolean;
   reportRateLimit: number;
+  requestBudget: RequestBudgetPolicy;
 }
 
 /** What the functions read in AWS (set by CDK there), pointed at the emulators. */
-export async function handlerEnvironment({
+export function handlerEnvironment({
   endpoints,
   usersDatabase,
   resources,
   keysDir,
+  identityProvider,
   quiet,
   prettyLogs,
   reportRateLimit,
+  requestBudget,
 }: EnvironmentInput): Promise<Record<string, string>> {
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
@@ -229,21 +303,28 @@ export async function handlerEnvironment({
     if (!tableName) throw new Error(`table ${table.id} was not created`);
     env[table.envVar] = tableName;
   }
+  // Queue URLs on the functions' SQS endpoint (the SDK sends each queue call to its URL's host).
+  const queueUrl = (url: string): string => new URL(new URL(url).pathname, endpoints.sqs).href;
   Object.assign(env, {
-    REPORT_QUEUE_URL: resources.reportQueue.url,
-    REPORT_DLQ_URL: resources.reportDlq.url,
+    REPORT_QUEUE_URL: queueUrl(resources.reportQueue.url),
+    REPORT_DLQ_URL: queueUrl(resources.reportDlq.url),
     REPORTS_BUCKET_NAME: resources.reportsBucketName,
     // Set by CDK from the reportRateLimit context value in AWS.
     REPORT_RATE_LIMIT: String(reportRateLimit),
-    WEBHOOK_QUEUE_URL: resources.webhookQueue.url,
-    WEBHOOK_DLQ_URL: resources.webhookDlq.url,
+    // Set by CDK from the requestBudgetRate and requestBudgetBurst context values in AWS.
+    REQUEST_BUDGET_RATE: String(requestBudget.ratePerSecond),
+    REQUEST_BUDGET_BURST: String(requestBudget.burst),
+    WEBHOOK_QUEUE_URL: queueUrl(resources.webhookQueue.url),
+    WEBHOOK_SLOW_QUEUE_URL: queueUrl(resources.webhookSlowQueue.url),
+    WEBHOOK_DLQ_URL: queueUrl(resources.webhookDlq.url),
     // Set here alone: http and loopback receivers allowed, retries in seconds (CONTRACT.md §9).
     WEBHOOK_LOCAL_MODE: 'true',
     // KMS's stand-in: DynamoDB Local is in memory, so a key per run seals everything it holds.
     WEBHOOK_LOCAL_SECRET_KEY: randomBytes(32).toString('base64'),
-    JWT_ISSUER: LOCAL_ISSUER,
+    // The local provider, trusted as any issuer in AWS is: its keys fetched from its JWKS URL.
+    JWT_ISSUER: identityProvider.issuer,
     JWT_AUDIENCE: LOCAL_AUDIENCE,
-    JWKS_JSON: JSON.stringify(await publicJwks({ keysDir })),
+    JWKS_URL: identityProvider.jwksUrl,
     ORG_CLAIM: 'org_id',
     ORG_NAME_CLAIM: 'org_name',
     SENDER_EMAIL: 'no-reply@onboarding.local',
@@ -251,10 +332,11 @@ export async function handlerEnvironment({
     POWERTOOLS_SERVICE_NAME: 'onboarding-api',
     LOG_LEVEL: quiet ? 'WARN' : 'INFO',
     ...(prettyLogs ? { POWERTOOLS_DEV: 'true' } : {}),
-    // Not read by the handlers: lets a test process mint tokens with this stack's key.
+    // Not read by the handlers: lets a test process craft tokens with the provider's key (idp-jwks.json).
     LOCAL_KEYS_DIR: keysDir,
   });
-  return env;
+  // A promise still, as before the key set came from a URL: callers await it.
+  return Promise.resolve(env);
 }
 
 /**

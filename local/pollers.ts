@@ -4,7 +4,7 @@ import {
   WORKER_TIMEOUT_SECONDS,
 } from '#shared/queue/report-pipeline-timing.ts';
 import { reportPipelineFunctions, webhookDeliveryFunction } from '#shared/config/api-routes.ts';
-import { WEBHOOK_DELIVERY_TIMEOUT_SECONDS } from '#shared/queue/webhook-messages.ts';
+import { WEBHOOK_DELIVERY_TIMEOUT_SECONDS, WEBHOOK_LANE_CONSUMERS } from '#shared/queue/webhook-messages.ts';
 import type { RunningEmulators } from './emulators.ts';
 import type { HandlerLoader } from './handler-modules.ts';
 import type { LocalResources } from './resources.ts';
@@ -95,20 +95,28 @@ function sweepIntervalFromEnv(): number {
   return intervalMs;
 }
 
-/** The webhook delivery function on the webhook queue, as lib/webhooks-construct.ts deploys it. */
+/**
+ * The webhook delivery function on both lanes, as lib/webhooks-construct.ts deploys it: per lane
+ * the event source's batch size, and its maximum concurrency as concurrent batches.
+ */
 export function webhookDeliveryPollers(): PollerFactory[] {
-  return [
-    (context) =>
+  const lanes = [
+    { queue: (context: PollerContext) => context.resources.webhookQueue, consumers: WEBHOOK_LANE_CONSUMERS.fast },
+    { queue: (context: PollerContext) => context.resources.webhookSlowQueue, consumers: WEBHOOK_LANE_CONSUMERS.slow },
+  ];
+  return lanes.map(
+    (lane) => (context: PollerContext) =>
       startSqsPoller({
-        queue: context.resources.webhookQueue,
+        queue: lane.queue(context),
         endpoint: context.endpoints.sqs,
         function: webhookDeliveryFunction,
-        batchSize: 10,
+        batchSize: lane.consumers.batchSize,
+        maxConcurrentBatches: lane.consumers.maxConcurrency,
         timeoutMs: WEBHOOK_DELIVERY_TIMEOUT_SECONDS * 1000,
         loadHandler: context.loadHandler,
         log: context.quiet ? undefined : (line: string) => console.log(line),
       }),
-  ];
+  );
 }
 
 /** The pollers `startLocalStack` starts by default. */

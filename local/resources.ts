@@ -42,6 +42,7 @@ export const REPORT_QUEUE_NAME = 'report-jobs';
 export const REPORT_DLQ_NAME = 'report-jobs-dlq';
 export const REPORTS_BUCKET_NAME = 'reports-local';
 export const WEBHOOK_QUEUE_NAME = 'webhook-deliveries';
+export const WEBHOOK_SLOW_QUEUE_NAME = 'webhook-deliveries-slow';
 export const WEBHOOK_DLQ_NAME = 'webhook-deliveries-dlq';
 /**
  * Short, for both queues, so a failed message comes back within seconds instead of the minutes
@@ -63,8 +64,10 @@ export interface LocalResources {
   tables: Record<string, string>;
   reportQueue: LocalQueue & { visibilityTimeoutSeconds: number; maxReceiveCount: number };
   reportDlq: LocalQueue;
-  /** Webhook events to fan out and delivery attempts (lib/webhooks-construct.ts deploys the same pair). */
+  /** Webhook events to fan out and delivery attempts: the fast lane (lib/webhooks-construct.ts deploys the same queues). */
   webhookQueue: LocalQueue;
+  /** Deliveries to endpoints that left an attempt unanswered: the slow lane. */
+  webhookSlowQueue: LocalQueue;
   webhookDlq: LocalQueue;
   reportsBucketName: string;
   emailTemplateName: string;
@@ -190,16 +193,27 @@ async function createReportQueues(
   return { reportQueue: { ...reportQueue, visibilityTimeoutSeconds, maxReceiveCount: MAX_RECEIVES }, reportDlq };
 }
 
-/** The webhook queue and its DLQ; a short visibility timeout, so a record whose fan-out failed returns in seconds. */
-async function createWebhookQueues(client: SQSClient): Promise<Pick<LocalResources, 'webhookQueue' | 'webhookDlq'>> {
+/**
+ * The webhook lanes and their DLQ; a short visibility timeout, so a record whose fan-out failed
+ * returns in seconds. Standard queues, as in AWS, where the `MessageGroupId` every message carries
+ * makes them fair queues; the emulator (fauxqs) accepts the group id but hands messages out in
+ * order, without SQS's preference for the quieter groups (docs/webhooks.md says what that changes).
+ */
+async function createWebhookQueues(
+  client: SQSClient,
+): Promise<Pick<LocalResources, 'webhookQueue' | 'webhookSlowQueue' | 'webhookDlq'>> {
   const webhookDlq = await createQueue(client, WEBHOOK_DLQ_NAME, {
     MessageRetentionPeriod: String(DLQ_RETENTION_SECONDS),
   });
-  const webhookQueue = await createQueue(client, WEBHOOK_QUEUE_NAME, {
+  const laneAttributes = {
     VisibilityTimeout: String(WEBHOOK_DELIVERY_TIMEOUT_SECONDS + 5),
     RedrivePolicy: JSON.stringify({ deadLetterTargetArn: webhookDlq.arn, maxReceiveCount: WEBHOOK_MAX_RECEIVES }),
-  });
-  return { webhookQueue, webhookDlq };
+  };
+  const [webhookQueue, webhookSlowQueue] = await Promise.all([
+    createQueue(client, WEBHOOK_QUEUE_NAME, laneAttributes),
+    createQueue(client, WEBHOOK_SLOW_QUEUE_NAME, laneAttributes),
+  ]);
+  return { webhookQueue, webhookSlowQueue, webhookDlq };
 }
 
 async function createQueue(client: SQSClient, name: string, attributes: Record<string, string>): Promise<LocalQueue> {

@@ -1,12 +1,12 @@
 import { ConfigurationError } from '#shared/config/load-config.ts';
 import { reportRateLimitFrom } from '#shared/config/report-rate-limit.ts';
+import { requestBudgetPolicyFrom } from '#shared/config/request-budget.ts';
 import { localStackBanner } from './banner.ts';
-import { DEMO_ORGANIZATION_NAME } from './demo-users.ts';
 import { ensureDashboardBuilt } from './dashboard.ts';
 import { PortInUseError, startLocalStack, type LocalStack } from './local-stack.ts';
 import { seedDemoData, type SeededDemoData } from './seed-demo-data.ts';
 import { writeUsersDatabaseFile } from './users-postgres.ts';
-import { keysDirectory } from './dev-keys.ts';
+import { DEFAULT_IDP_PORT, keysDirectory } from './dev-keys.ts';
 
 /** `npm start`: the whole service on this machine until Ctrl-C. */
 
@@ -17,6 +17,7 @@ const portVariables = {
   'S3 emulator': 'LOCAL_S3_PORT',
   'SES emulator': 'LOCAL_SES_PORT',
   PostgreSQL: 'LOCAL_POSTGRES_PORT',
+  'identity provider': 'LOCAL_IDP_PORT',
 } as const;
 
 function portFromEnv(name: string, fallback: number): number {
@@ -37,6 +38,7 @@ const ports = {
   s3: portFromEnv('LOCAL_S3_PORT', 4568),
   ses: portFromEnv('LOCAL_SES_PORT', 8005),
   postgres: portFromEnv('LOCAL_POSTGRES_PORT', 5433),
+  identityProvider: portFromEnv('LOCAL_IDP_PORT', DEFAULT_IDP_PORT),
 };
 
 /** Report requests per organization in 10 minutes: the contract's 10 unless the developer sets another. */
@@ -50,6 +52,18 @@ function reportRateLimitFromEnv(): number {
   }
 }
 const reportRateLimit = reportRateLimitFromEnv();
+
+/** Every organization's request budget: the contract's 50 per second, bursts of 100, unless REQUEST_BUDGET_RATE / _BURST say otherwise. */
+function requestBudgetFromEnv() {
+  try {
+    return requestBudgetPolicyFrom(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    console.error(error.message);
+    process.exit(2);
+  }
+}
+const requestBudget = requestBudgetFromEnv();
 
 let stack: LocalStack | undefined;
 let removeUsersDatabaseFile: () => Promise<void> = () => Promise.resolve();
@@ -87,7 +101,9 @@ try {
   process.exit(1);
 }
 
-console.log('Starting the local stack (DynamoDB Local, PostgreSQL, SQS, S3, SES emulators and the API router)...');
+console.log(
+  'Starting the local stack (DynamoDB Local, PostgreSQL, SQS, S3, SES emulators, the identity provider and the API router)...',
+);
 try {
   stack = await startLocalStack({
     port: ports.router,
@@ -98,9 +114,11 @@ try {
       ses: ports.ses,
       postgres: ports.postgres,
     },
+    identityProviderPort: ports.identityProvider,
     prettyLogs: true,
     dashboard: true,
     reportRateLimit,
+    requestBudget,
   });
 } catch (error) {
   if (error instanceof PortInUseError) {
@@ -124,5 +142,13 @@ try {
   process.exit(1);
 }
 
-const token = await stack.issueToken({ orgId: demo.orgId, orgName: DEMO_ORGANIZATION_NAME });
+let token: string;
+try {
+  // What `npm run -s token` prints: the demo organization's machine client, client credentials.
+  token = await stack.machineToken({ orgId: demo.orgId });
+} catch (error) {
+  console.error('\nThe identity provider issued no token:', error);
+  await stack.stop();
+  process.exit(1);
+}
 console.log(localStackBanner({ stack, demo, token }));

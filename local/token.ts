@@ -1,22 +1,27 @@
 import { parseArgs } from 'node:util';
 import { ORGANIZATION_ID, ORGANIZATION_ID_RULE, parseCommandLine, UsageError } from '#scripts/command-line.ts';
-import { ALL_SCOPES, issueDevToken, keysDirectory, LOCAL_AUDIENCE, LOCAL_ISSUER } from './dev-keys.ts';
+import { ALL_SCOPES, issueDevToken, keysDirectory, LOCAL_AUDIENCE, localIssuer } from './dev-keys.ts';
+import { machineClientId, requestMachineToken } from './machine-token.ts';
 
-/** `npm run -s token -- --org <id> ...`: prints a development access token, and nothing else, on stdout. */
+/**
+ * `npm run -s token -- --org <id> ...`: prints an access token of the local identity provider, and
+ * nothing else, on stdout: the organization's machine client asks for it (client credentials).
+ */
 const usage = `Usage: npm run -s token -- --org <id> [options]
 
-Prints a development access token (JWT) for the local stack on stdout.
+Prints an access token (JWT) from the local identity provider (npm start) on stdout: the
+organization's machine client (${machineClientId('<id>')}) gets it by client credentials.
 
 Options:
   --org <id>            organization id (claim org_id), 1-64 chars [A-Za-z0-9_.-]   (required)
   --scopes "<a b>"      space-separated scopes; default all: ${ALL_SCOPES.join(' ')}
-  --expires-in <s>      lifetime in seconds, default 3600; negative for an expired token
-                        (--expires-in=-60 or --expires-in -60)
-  --org-name <name>     organization name (claim org_name), shown in the onboarding e-mail
-  --subject <sub>       subject (claim sub), default local-developer
+  --expires-in <s>      lifetime in seconds, default 3600, at most 86400; zero or negative: an expired
+                        token (--expires-in=-60 or --expires-in -60), which the provider never issues,
+                        so it is signed here with the provider's key
   -h, --help            this text
 
-Issuer ${LOCAL_ISSUER}, audience ${LOCAL_AUDIENCE}; signing key in ${keysDirectory()} (LOCAL_KEYS_DIR overrides).
+Issuer ${localIssuer()} (LOCAL_IDP_PORT sets the port), audience ${LOCAL_AUDIENCE};
+the provider's keys in ${keysDirectory()}/idp-jwks.json (LOCAL_KEYS_DIR overrides).
 Example: curl -H "Authorization: Bearer $(npm run -s token -- --org acme)" http://127.0.0.1:3000/v1/onboarding-tokens`;
 
 function parse(argv: string[]) {
@@ -28,8 +33,6 @@ function parse(argv: string[]) {
       org: { type: 'string' },
       scopes: { type: 'string' },
       'expires-in': { type: 'string' },
-      'org-name': { type: 'string' },
-      subject: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -48,8 +51,6 @@ function parse(argv: string[]) {
     orgId: values.org,
     scopes: values.scopes,
     expiresInSeconds,
-    orgName: values['org-name'],
-    subject: values.subject,
   } as const;
 }
 
@@ -76,12 +77,29 @@ async function main(): Promise<number> {
     process.stdout.write(`${usage}\n`);
     return 0;
   }
-  const { help: _help, ...tokenOptions } = options;
-  const scopes = tokenOptions.scopes?.split(/\s+/).filter(Boolean);
+  const { orgId, expiresInSeconds } = options;
+  const scopes = options.scopes?.split(/\s+/).filter(Boolean);
   const unknown = scopes?.filter((scope) => !(ALL_SCOPES as readonly string[]).includes(scope)) ?? [];
-  if (unknown.length > 0) process.stderr.write(`token: note: unknown scope(s) ${unknown.join(', ')}\n`);
-  process.stdout.write(`${await issueDevToken({ ...tokenOptions, scopes })}\n`);
-  return 0;
+  if (unknown.length > 0) {
+    process.stderr.write(`token: unknown scope(s) ${unknown.join(', ')}; known: ${ALL_SCOPES.join(' ')}\n`);
+    return 2;
+  }
+  const issuer = localIssuer();
+  if (expiresInSeconds !== undefined && expiresInSeconds <= 0) {
+    process.stdout.write(`${await issueDevToken({ orgId, scopes, expiresInSeconds, issuer })}\n`);
+    return 0;
+  }
+  try {
+    const token = await requestMachineToken({ issuer, orgId, scope: scopes?.join(' '), expiresInSeconds });
+    process.stdout.write(`${token}\n`);
+    return 0;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    process.stderr.write(
+      `token: the identity provider at ${issuer} issued no token (is npm start running?): ${reason}\n`,
+    );
+    return 1;
+  }
 }
 
 process.exitCode = await main();

@@ -42,6 +42,7 @@ export async function lambdaEnvironment(): Promise<LambdaEnvironment> {
     REPORT_DLQ_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/report-jobs-dlq',
     REPORTS_BUCKET_NAME: 'benchmark-reports-bucket',
     WEBHOOK_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-deliveries',
+    WEBHOOK_SLOW_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-deliveries-slow',
     WEBHOOK_SECRETS_KEY_ID: 'arn:aws:kms:eu-west-1:123456789012:key/00000000-0000-4000-8000-000000000000',
     // As lib/users-database-construct.ts `usersDatabaseEnvironmentFor` sets them: a DSQL endpoint, the
     // reader role, IAM tokens. The pool connects on first use only, so loading a function never does.

@@ -17,7 +17,7 @@ import {
 
 /**
  * The OpenAPI 3.1 document of the service, built from the route table (every route has exactly one
- * operation here), the handlers' valibot request schemas and the hand-written response schemas.
+ * operation here), the handlers' valibot request schemas and the response schemas beside them.
  * `npm run openapi` writes it to openapi.json; GET /v1/openapi.json serves that file.
  */
 
@@ -542,7 +542,8 @@ function withIntegerFormats<T>(node: T): T {
   if (node === null || typeof node !== 'object') return node;
   const entries = Object.entries(node).map(([key, value]) => [key, withIntegerFormats(value)] as const);
   const object = Object.fromEntries(entries) as Record<string, unknown>;
-  if (object.type === 'integer' && object.format === undefined) object.format = 'int32';
+  const integer = object.type === 'integer' || (Array.isArray(object.type) && object.type.includes('integer'));
+  if (integer && object.format === undefined) object.format = 'int32';
   return object as T;
 }
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { authEnvironment } from './auth-config.ts';
+import { authEnvironment, authEnvironmentProblems } from './auth-config.ts';
 import { ConfigurationError, loadConfig, optionalString } from './load-config.ts';
 
 /**
@@ -8,10 +8,7 @@ import { ConfigurationError, loadConfig, optionalString } from './load-config.ts
  */
 export function loadApiConfig<TEntries extends v.ObjectEntries>(entries: TEntries) {
   const config = loadConfig(v.object({ ...authEnvironment, ORG_NAME_CLAIM: optionalString('org_name'), ...entries }));
-  if ((config.JWKS_URL === undefined) === (config.JWKS_JSON === undefined)) {
-    throw new ConfigurationError(
-      'Invalid configuration:\n  set exactly one of JWKS_URL (remote key set) or JWKS_JSON (inline key set)',
-    );
-  }
+  const problems = authEnvironmentProblems(config);
+  if (problems.length > 0) throw new ConfigurationError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   return config;
 }

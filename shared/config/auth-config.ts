@@ -3,12 +3,54 @@ import { optionalString, requiredString } from './load-config.ts';
 
 /**
  * Token verification settings shared by every API function. Exactly one key source: `JWKS_URL`
- * (remote, in AWS) or `JWKS_JSON` (an inline public key set, for the local stack and tests).
+ * (remote: in AWS, and the local OpenID provider) or `JWKS_JSON` (an inline public key set, for
+ * tests). At least one way to tell a token is meant for this API: `JWT_AUDIENCE` (`aud` contains
+ * it) or `JWT_CLIENT_IDS` (Cognito access tokens: `client_id` is one of them, `token_use` is
+ * `access`). See docs/identity-providers.md.
  */
 export const authEnvironment = {
   JWT_ISSUER: requiredString('JWT_ISSUER'),
-  JWT_AUDIENCE: requiredString('JWT_AUDIENCE'),
+  JWT_AUDIENCE: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'JWT_AUDIENCE must not be empty'))),
+  JWT_CLIENT_IDS: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((value) =>
+        value
+          .split(',')
+          .map((id) => id.trim())
+          .filter(Boolean),
+      ),
+      v.minLength(1, 'JWT_CLIENT_IDS must name at least one client id (comma-separated)'),
+    ),
+  ),
+  /** Cognito machine clients added by `org:add` (shared/config/cognito-identity.ts), accepted like JWT_CLIENT_IDS. */
+  MACHINE_CLIENTS_TABLE_NAME: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1))),
+  SCOPE_PREFIX: v.optional(
+    v.pipe(v.string(), v.regex(/^[^\s]{1,200}$/, 'SCOPE_PREFIX must be one word, e.g. onboarding-api/')),
+  ),
   JWKS_URL: v.optional(v.pipe(v.string(), v.url('JWKS_URL must be a URL'))),
   JWKS_JSON: v.optional(v.pipe(v.string(), v.parseJson(undefined, 'JWKS_JSON must be JSON'))),
   ORG_CLAIM: v.pipe(optionalString('org_id'), v.regex(/^[A-Za-z0-9_:/.-]{1,100}$/, 'ORG_CLAIM must be a claim name')),
 };
+
+/** The rules between the variables, as messages (none when the settings are consistent). */
+export function authEnvironmentProblems(config: {
+  JWT_AUDIENCE?: string | undefined;
+  JWT_CLIENT_IDS?: readonly string[] | undefined;
+  MACHINE_CLIENTS_TABLE_NAME?: string | undefined;
+  JWKS_URL?: string | undefined;
+  JWKS_JSON?: unknown;
+}): string[] {
+  const problems: string[] = [];
+  if ((config.JWKS_URL === undefined) === (config.JWKS_JSON === undefined)) {
+    problems.push('set exactly one of JWKS_URL (remote key set) or JWKS_JSON (inline key set)');
+  }
+  if (
+    config.JWT_AUDIENCE === undefined &&
+    config.JWT_CLIENT_IDS === undefined &&
+    config.MACHINE_CLIENTS_TABLE_NAME === undefined
+  ) {
+    problems.push('set JWT_AUDIENCE (the API audience) or JWT_CLIENT_IDS (allowed Cognito app client ids), or both');
+  }
+  return problems;
+}

@@ -100,10 +100,24 @@ export const auditEventsTable = {
   globalSecondaryIndexes: [{ indexName: 'byTarget', partitionKey: 'targetPk', sortKey: 'sk' }],
 } as const satisfies TableDefinition;
 
+/**
+ * Each organization's request budget (`ORG#{org}`): one item holding its token bucket as GCRA
+ * state (`tat`, shared/domain/request-budget.ts). Every authenticated function may UpdateItem it
+ * and nothing else. Items expire an hour after the bucket was last full.
+ */
+export const requestBudgetsTable = {
+  id: 'RequestBudgets',
+  envVar: 'REQUEST_BUDGETS_TABLE_NAME',
+  partitionKey: 'pk',
+  timeToLiveAttribute: 'ttl',
+  globalSecondaryIndexes: [],
+} as const satisfies TableDefinition;
+
 export const allTables: readonly TableDefinition[] = [
   onboardingTokensTable,
   reportJobsTable,
   idempotencyTable,
   webhooksTable,
   auditEventsTable,
+  requestBudgetsTable,
 ];

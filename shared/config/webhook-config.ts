@@ -28,6 +28,9 @@ export function sealerSettingsFrom(config: {
   );
 }
 
+/** The delivery functions also move messages to (and retry them in) the slow lane's queue. */
+export const webhookSlowQueueEnvironment = { WEBHOOK_SLOW_QUEUE_URL: requiredString('WEBHOOK_SLOW_QUEUE_URL') };
+
 export function loadWebhookConfig() {
-  return loadConfig(v.object({ ...webhookEnvironment, ...webhookQueueEnvironment }));
+  return loadConfig(v.object({ ...webhookEnvironment, ...webhookQueueEnvironment, ...webhookSlowQueueEnvironment }));
 }

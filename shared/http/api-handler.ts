@@ -12,6 +12,9 @@ import type { AuditRecorder } from '#shared/domain/audit/record-audit-event.ts';
 import type { ApiEvent, ApiResult, LambdaContext, Principal, Scope } from './api-types.ts';
 import type { TokenVerifier } from './auth.ts';
 import type { IdempotentRequests } from './idempotent-requests.ts';
+import { requestBudgetFromEnvironment, spendRequestBudget } from './request-budget.ts';
+import { systemClock } from '#shared/domain/clock.ts';
+import type { LeasedRequestBudget } from '#shared/domain/request-budget.ts';
 import {
   authenticate,
   httpBoundary,
@@ -50,12 +53,14 @@ export interface ApiHandlerOptions<TSchema extends v.GenericSchema | undefined> 
   idempotency?: IdempotentRequests;
   /** The audit trail of a route that changes state (`request.audit`). */
   audit?: AuditRecorder;
+  /** The organization's request budget (CONTRACT.md §15); default: the one the environment configures. */
+  requestBudget?: LeasedRequestBudget;
   handle(request: ApiRequest<TSchema extends v.GenericSchema ? v.InferOutput<TSchema> : undefined>): Promise<ApiResult>;
 }
 
 /**
  * The middleware chain every API function uses, in order: logger context, request id and error
- * mapping, bearer token and scope, route-specific checks, body size and JSON parsing, then
+ * mapping, bearer token and scope, the organization's request budget, route-specific checks, body size and JSON parsing, then
  * validation and the route's use case. A function entry point is this call and nothing else.
  */
 export function createApiHandler<TSchema extends v.GenericSchema | undefined = undefined>(
@@ -67,6 +72,8 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
     .use(publishRecordedMetrics())
     .use(httpBoundary())
     .use(authenticate(options.verifyToken, options.requiredScope));
+  const requestBudget = options.requestBudget ?? requestBudgetFromEnvironment();
+  if (requestBudget) chain.use(spendRequestBudget(requestBudget, systemClock));
   for (const middleware of options.beforeBody ?? []) chain.use(middleware);
   if (options.bodySchema) {
     chain

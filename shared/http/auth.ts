@@ -1,19 +1,35 @@
-import {
-  createLocalJWKSet,
-  createRemoteJWKSet,
-  errors,
-  jwtVerify,
-  type JSONWebKeySet,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-} from 'jose';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbMachineClients } from '#shared/adapters/dynamodb/machine-client-directory.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import {
+  isOrganizationId,
+  rememberingMachineClients,
+  type MachineClientDirectory,
+} from '#shared/domain/identity/organization-claim.ts';
 import type { Principal } from './api-types.ts';
 import { UnauthorizedError } from './http-errors.ts';
+import { createCachedRemoteKeySet, isKeyFetchFailure } from './remote-key-set.ts';
 
 export interface TokenVerifierOptions {
   issuer: string;
-  audience: string;
+  /** `aud` must contain it (OIDC providers: Auth0, Okta, Entra ID, Keycloak, the local provider). */
+  audience?: string | undefined;
+  /**
+   * Cognito access tokens carry no `aud`: they name their app client in `client_id`. A token whose
+   * `client_id` is one of these and whose `token_use` is `access` is accepted in place of the audience.
+   */
+  clientIds?: readonly string[] | undefined;
+  /**
+   * Machine clients added at run time (`org:add`), which no static list can name: a Cognito access
+   * token of a client recorded here is accepted when its organization claim is the one recorded.
+   */
+  machineClients?: MachineClientDirectory | undefined;
+  /**
+   * Cognito prefixes a resource server's scopes with its identifier (`onboarding-api/reports:read`).
+   * With a prefix, only scopes carrying it count, read without it.
+   */
+  scopePrefix?: string | undefined;
   keySet: JWTVerifyGetKey;
   orgClaim: string;
   orgNameClaim: string;
@@ -23,64 +39,111 @@ export type TokenVerifier = (bearerToken: string) => Promise<Principal>;
 
 const ALLOWED_ALGORITHMS = ['RS256', 'ES256'];
 const CLOCK_TOLERANCE_SECONDS = 30;
-const ORGANIZATION_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+/** How long an API function trusts what it learnt about a machine client (see rememberingMachineClients). */
+const MACHINE_CLIENT_MEMORY_MS = 300_000;
 
 /**
- * Key set from configuration: remote (fetched once per cold start and cached by jose, refreshed on
- * an unknown `kid`) or an inline public key set for the local stack and tests.
+ * Key set from configuration: remote (fetched once per cold start, cached, refreshed on an unknown
+ * `kid` and when older than its maximum age, served from the cache while the endpoint is down; see
+ * remote-key-set.ts) or an inline public key set for tests.
  */
 export function keySetFrom(config: { JWKS_URL?: string | undefined; JWKS_JSON?: unknown }): JWTVerifyGetKey {
-  if (config.JWKS_URL) return createRemoteJWKSet(new URL(config.JWKS_URL), { timeoutDuration: 3_000 });
+  if (config.JWKS_URL) return createCachedRemoteKeySet(new URL(config.JWKS_URL));
   return createLocalJWKSet(config.JWKS_JSON as JSONWebKeySet);
 }
 
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
+  if (!options.audience && !options.clientIds?.length && !options.machineClients) {
+    throw new Error('a token verifier needs an audience or a set of allowed client ids');
+  }
+  const clientIds = new Set(options.clientIds ?? []);
+  const byClient = clientIds.size > 0 || options.machineClients !== undefined;
+  // Without client ids jose checks the audience itself; with them, either rule admits a token (below).
+  const joseAudience = byClient ? undefined : options.audience;
   return async (bearerToken) => {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(bearerToken, options.keySet, {
         issuer: options.issuer,
-        audience: options.audience,
+        ...(joseAudience === undefined ? {} : { audience: joseAudience }),
         algorithms: ALLOWED_ALGORITHMS,
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         requiredClaims: ['exp'],
       }));
     } catch (error) {
       // The key server being down or answering garbage says nothing about the token: 503, not 401.
-      if (
-        !(error instanceof errors.JOSEError) ||
-        error instanceof errors.JWKSTimeout ||
-        error instanceof errors.JWKSInvalid
-      ) {
+      if (isKeyFetchFailure(error)) {
         throw new DependencyUnavailableError('identity provider keys', { cause: error });
       }
       throw new UnauthorizedError('invalid bearer token', { cause: error });
     }
+    if (isIdentityOrRefreshToken(payload)) throw new UnauthorizedError('bearer token is not an access token');
     const orgId = payload[options.orgClaim];
-    if (typeof orgId !== 'string' || !ORGANIZATION_ID.test(orgId)) {
-      throw new UnauthorizedError('bearer token carries no valid organization');
+    if (!isOrganizationId(orgId)) throw new UnauthorizedError('bearer token carries no valid organization');
+    if (byClient && !(await isForThisApi(payload, orgId, options.audience, clientIds, options.machineClients))) {
+      throw new UnauthorizedError('bearer token was issued for another client or audience');
     }
     const orgName = payload[options.orgNameClaim];
     return {
       orgId,
       orgName: typeof orgName === 'string' && orgName.trim() ? orgName.trim() : undefined,
-      scopes: scopesOf(payload),
+      scopes: scopesOf(payload, options.scopePrefix),
       subject: payload.sub,
-      // The OAuth client the token was issued to: `client_id` (RFC 9068, Cognito) or `azp` (OIDC).
-      clientId:
-        typeof payload.client_id === 'string'
-          ? payload.client_id
-          : typeof payload.azp === 'string'
-            ? payload.azp
-            : undefined,
+      clientId: clientIdOf(payload),
     };
   };
 }
 
-function scopesOf(payload: JWTPayload): ReadonlySet<string> {
+/**
+ * An ID token proves a sign-in to a client; it is no permission to call this API. Cognito says
+ * which token it is in `token_use` (`id`, `access`), Keycloak in `typ` (`ID`, `Refresh`, `Bearer`).
+ */
+function isIdentityOrRefreshToken(payload: JWTPayload): boolean {
+  if (payload.token_use !== undefined && payload.token_use !== 'access') return true;
+  return payload.typ === 'ID' || payload.typ === 'Refresh';
+}
+
+async function isForThisApi(
+  payload: JWTPayload,
+  orgId: string,
+  audience: string | undefined,
+  clientIds: ReadonlySet<string>,
+  machineClients: MachineClientDirectory | undefined,
+): Promise<boolean> {
+  if (payload.token_use === 'access' && typeof payload.client_id === 'string') {
+    if (clientIds.has(payload.client_id)) return true;
+    if (machineClients && (await machineClients.organizationOf(payload.client_id)) === orgId) return true;
+  }
+  if (audience === undefined) return false;
+  return typeof payload.aud === 'string' ? payload.aud === audience : (payload.aud?.includes(audience) ?? false);
+}
+
+/** The OAuth client the token was issued to: `client_id` (RFC 9068, Cognito), `azp` (OIDC: Auth0, Entra ID, Keycloak) or `cid` (Okta). */
+function clientIdOf(payload: JWTPayload): string | undefined {
+  for (const claim of ['client_id', 'azp', 'cid']) {
+    const value = payload[claim];
+    if (typeof value === 'string') return value;
+  }
+  return undefined;
+}
+
+/**
+ * Scopes from `scope` (a space-separated string: RFC 9068, Auth0, Keycloak, Cognito) and `scp`
+ * (an array at Okta, a space-separated string at Microsoft Entra ID).
+ */
+function scopesOf(payload: JWTPayload, prefix: string | undefined): ReadonlySet<string> {
   const scopes = new Set<string>();
-  if (typeof payload.scope === 'string') for (const s of payload.scope.split(' ')) if (s) scopes.add(s);
-  if (Array.isArray(payload.scp)) for (const s of payload.scp) if (typeof s === 'string') scopes.add(s);
+  const add = (value: unknown) => {
+    if (typeof value !== 'string') return;
+    for (const scope of value.split(' ')) {
+      if (!scope) continue;
+      if (prefix === undefined) scopes.add(scope);
+      else if (scope.startsWith(prefix) && scope.length > prefix.length) scopes.add(scope.slice(prefix.length));
+    }
+  };
+  add(payload.scope);
+  if (Array.isArray(payload.scp)) for (const scope of payload.scp) add(scope);
+  else add(payload.scp);
   return scopes;
 }
 
@@ -96,7 +159,10 @@ export function bearerTokenFrom(headers: Record<string, string | undefined> | un
 /** The verifier an API function builds once per cold start from its validated configuration. */
 export function tokenVerifierFrom(config: {
   JWT_ISSUER: string;
-  JWT_AUDIENCE: string;
+  JWT_AUDIENCE?: string | undefined;
+  JWT_CLIENT_IDS?: readonly string[] | undefined;
+  MACHINE_CLIENTS_TABLE_NAME?: string | undefined;
+  SCOPE_PREFIX?: string | undefined;
   JWKS_URL?: string | undefined;
   JWKS_JSON?: unknown;
   ORG_CLAIM: string;
@@ -105,6 +171,14 @@ export function tokenVerifierFrom(config: {
   return createTokenVerifier({
     issuer: config.JWT_ISSUER,
     audience: config.JWT_AUDIENCE,
+    clientIds: config.JWT_CLIENT_IDS,
+    machineClients: config.MACHINE_CLIENTS_TABLE_NAME
+      ? rememberingMachineClients(
+          new DynamoDbMachineClients(createDynamoDbClients().documents, config.MACHINE_CLIENTS_TABLE_NAME),
+          { ttlMs: MACHINE_CLIENT_MEMORY_MS },
+        )
+      : undefined,
+    scopePrefix: config.SCOPE_PREFIX,
     keySet: keySetFrom(config),
     orgClaim: config.ORG_CLAIM,
     orgNameClaim: config.ORG_NAME_CLAIM,

@@ -12,6 +12,7 @@ import { MethodNotAllowedError, PayloadTooLargeError, RouteNotFoundError, Unauth
 import type { ApiEvent, ApiResult } from './api-types.ts';
 import { rateLimitHeaders } from './rate-limit.ts';
 import { jsonResponse } from './responses.ts';
+import type { StandardErrorBody, ValidationErrorBody } from '#shared/http/schemas/error-responses.ts';
 
 /** The standard body's `error` member for each status (the OpenAPI document lists these values). */
 export const STATUS_NAMES: Readonly<Record<number, string>> = {
@@ -44,7 +45,7 @@ export function standardErrorResponse(
     method: event.requestContext.http.method,
     error: STATUS_NAMES[statusCode] ?? 'INTERNAL_SERVER_ERROR',
     message,
-  };
+  } satisfies StandardErrorBody;
   // Details are additive: listed after the standard members, never replacing one of them.
   return jsonResponse(statusCode, { ...standard, ...extra.details, ...standard }, extra.headers);
 }
@@ -63,11 +64,12 @@ export function mapErrorToResponse(error: unknown, event: Pick<ApiEvent, 'rawPat
   });
 
   if (error instanceof InvalidInputError) {
-    return { response: jsonResponse(400, { code: 400, errors: error.problems }), unexpected: false };
+    const body: ValidationErrorBody = { code: 400, errors: [...error.problems] };
+    return { response: jsonResponse(400, body), unexpected: false };
   }
   if (isJsonParseFailure(error)) {
     const errors = [{ field: 'body', code: 'isJson', hint: 'body must be a valid JSON object' }];
-    return { response: jsonResponse(400, { code: 400, errors }), unexpected: false };
+    return { response: jsonResponse(400, { code: 400, errors } satisfies ValidationErrorBody), unexpected: false };
   }
   if (error instanceof UnauthorizedError) {
     return respond(401, error.message, { headers: { 'www-authenticate': 'Bearer' } });

@@ -38,10 +38,22 @@ const messageSchema = v.variant('kind', [
     attempt: v.pipe(v.number(), v.integer(), v.minValue(1)),
     notBefore: v.string(),
     event: eventSchema,
+    lane: v.optional(v.picklist(['fast', 'slow'])),
   }),
 ]);
 
 export type WebhookQueueMessage = { kind: 'event'; event: WebhookEvent } | DeliveryMessage;
+
+/**
+ * How the two lanes' queues are consumed (lib/webhooks-construct.ts, and local/pollers.ts alike):
+ * few records per batch, all of a batch's records handled at once (a record's attempt never waits
+ * for another's), partial batch responses, and enough concurrent batches that the fast lane's
+ * consumers are never all held: a fast-lane attempt ends within FAST_LANE_ATTEMPT_MS.
+ */
+export const WEBHOOK_LANE_CONSUMERS = {
+  fast: { batchSize: 5, maxConcurrency: 10 },
+  slow: { batchSize: 10, maxConcurrency: 5 },
+} as const;
 
 /** The message a record carries, or undefined for a body that is not one of ours. */
 export function webhookQueueMessageFrom(record: SQSRecord): WebhookQueueMessage | undefined {

@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { issueDevToken } from '#local/dev-keys.ts';
+import { FIELD_LABELS } from '#web/src/user-fields.ts';
 import { launchChromium } from './chromium.ts';
+import { apiToken as tokenForOrg, signIn, staffIdOf } from './sign-in.ts';
 
 /**
  * The dashboard in real Chromium against the local stack: development sign-in, tokens (inline
@@ -33,7 +34,7 @@ const orgId = inject('demoOrgId');
 /** The token the tokens test issues and revokes through the page, whose history the Activity test reads. */
 let revokedToken: { tokenId: string; email: string } | undefined;
 
-const apiToken = () => issueDevToken({ orgId, keysDir: inject('localEnv').LOCAL_KEYS_DIR });
+const apiToken = () => tokenForOrg(orgId);
 async function api(path: string, init: { method?: string; body?: unknown } = {}): Promise<any> {
   const response = await fetch(`${baseUrl}${path}`, {
     method: init.method ?? 'GET',
@@ -126,19 +127,6 @@ async function startReceiver(): Promise<{
   };
 }
 
-async function signIn(target: Page, scopes?: string[]): Promise<void> {
-  await target.goto(baseUrl);
-  await target.getByLabel('Organization id').fill(orgId);
-  if (scopes) {
-    for (const box of await target.getByRole('checkbox').all()) {
-      const value = await box.getAttribute('value');
-      if (scopes.includes(value!) !== (await box.isChecked())) await box.click();
-    }
-  }
-  await target.getByRole('button', { name: 'Sign in' }).click();
-  await target.getByTestId('signed-in-org').waitFor();
-}
-
 beforeAll(async () => {
   browser = await launchChromium();
   context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
@@ -150,27 +138,21 @@ afterAll(async () => {
 });
 
 describe('the dashboard in Chromium', () => {
-  it('is served at / with a strict Content-Security-Policy and offers the development sign-in', async () => {
+  it('is served at / with a strict Content-Security-Policy and signs in through the identity provider', async () => {
     const response = await page.goto(baseUrl);
     const csp = response!.headers()['content-security-policy'];
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).toContain("frame-ancestors 'none'");
-    await page.getByRole('heading', { name: 'Development sign-in' }).waitFor();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expect(await unlabelledControls(page)).toEqual([]);
-    // Every scope is offered and ticked, the webhooks page's included.
-    expect(await page.getByRole('checkbox', { name: 'webhooks:manage' }).isChecked()).toBe(true);
     await screenshot('sign-in');
 
     await signIn(page);
 
     expect(await page.getByTestId('signed-in-org').textContent()).toContain(orgId);
-    // The token lives in memory only.
-    expect(await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie])).toEqual([
-      0,
-      0,
-      '',
-    ]);
+    // The access token lives in memory only (oidc-sign-in.test.ts looks closer).
+    expect(await page.evaluate(() => [localStorage.length, document.cookie])).toEqual([0, '']);
   });
 
   it('shows the API’s validation errors beside the fields, issues a token, lists it, e-mails it and revokes it', async () => {
@@ -202,6 +184,10 @@ describe('the dashboard in Chromium', () => {
     await screenshot('tokens');
 
     await row.getByRole('button', { name: `Revoke the token of ${email}` }).click();
+    await page
+      .getByRole('dialog', { name: `Revoke the token of ${email}?` })
+      .getByRole('button', { name: 'Revoke', exact: true })
+      .click();
     await row.getByText('Revoked').waitFor();
     expect(await row.getByRole('button', { name: /Revoke/ }).count()).toBe(0);
     revokedToken = { tokenId: (await row.getAttribute('data-token-id'))!, email };
@@ -237,8 +223,8 @@ describe('the dashboard in Chromium', () => {
       const row = tokenEvents.nth(index);
       expect(await row.locator('td[data-label="Target"]').textContent()).toBe(`Onboarding token${tokenId}`);
       // The actor is the signed-in development token's subject.
-      expect(event.actor.sub).toBe('local-developer');
-      expect(await row.locator('td[data-label="Actor"]').textContent()).toContain('local-developer');
+      expect(event.actor.sub).toBe(staffIdOf('admin@demo-org.test'));
+      expect(await row.locator('td[data-label="Actor"]').textContent()).toContain(staffIdOf('admin@demo-org.test'));
       expect(await row.locator('td[data-label="Request id"]').textContent()).toBe(event.requestId);
       expect(await row.locator('time').getAttribute('datetime')).toBe(event.occurredAt);
     }
@@ -326,12 +312,13 @@ describe('the dashboard in Chromium', () => {
 
   it('filters users, chooses columns, pages with the total and exports the whole result as CSV', async () => {
     await page.getByRole('link', { name: 'Users' }).click();
-    await page.getByLabel('Registration status', { exact: true }).selectOption('active');
+    await page.locator('summary', { hasText: 'Status filters' }).click();
+    await page.getByRole('combobox', { name: 'Registration status', exact: true }).selectOption('active');
     await page.locator('summary', { hasText: 'Range filters' }).click();
     await page.getByLabel('Age: lower bound', { exact: true }).fill('18');
     await page.locator('summary', { hasText: 'Columns' }).click();
-    await page.getByRole('checkbox', { name: 'age', exact: true }).check();
-    await page.getByRole('checkbox', { name: 'email', exact: true }).uncheck();
+    await page.getByRole('checkbox', { name: 'Age', exact: true }).check();
+    await page.getByRole('checkbox', { name: 'E-mail', exact: true }).uncheck();
     await page.getByRole('button', { name: 'Search' }).click();
 
     const expected = await api('/v1/user-status', {
@@ -348,8 +335,8 @@ describe('the dashboard in Chromium', () => {
     const allHeaders = await page.locator('table th').allTextContents();
     expect(allHeaders.at(-1)).toBe('Actions');
     const headers = allHeaders.slice(0, -1);
-    expect(headers).toContain('age');
-    expect(headers).not.toContain('email');
+    expect(headers).toContain('Age');
+    expect(headers).not.toContain('E-mail');
 
     await page.getByRole('button', { name: 'Next page' }).click();
     await page
@@ -359,7 +346,7 @@ describe('the dashboard in Chromium', () => {
 
     const [download] = await Promise.all([
       page.waitForEvent('download'),
-      page.getByRole('button', { name: `Export all ${total} as CSV` }).click(),
+      page.getByRole('button', { name: `Export all ${total} users as CSV` }).click(),
     ]);
     const csv = await readFile((await download.path())!, 'utf8');
     // Contract §15: a UTF-8 byte-order mark first, every text cell quoted.
@@ -368,7 +355,9 @@ describe('the dashboard in Chromium', () => {
       .slice(1)
       .split('\r\n')
       .filter((line) => line !== '');
-    expect(lines[0]).toBe(headers.map((header) => `"${header}"`).join(','));
+    // The CSV's header row names the API's fields (what an import reads), in the columns' order.
+    const fieldOf = (header: string) => Object.entries(FIELD_LABELS).find(([, label]) => label === header)![0];
+    expect(lines[0]).toBe(headers.map((header) => `"${fieldOf(header)}"`).join(','));
     expect(lines.length - 1).toBe(total);
     await page.getByTestId('export-done').waitFor();
 
@@ -477,7 +466,7 @@ describe('the dashboard in Chromium', () => {
 
       // The page's id filter finds no such user any more; nor does the API.
       await page.locator('summary', { hasText: 'Exact-match filters' }).click();
-      await page.getByLabel('Id', { exact: true }).fill(userId);
+      await page.getByRole('textbox', { name: 'User id', exact: true }).fill(userId);
       await page.getByRole('button', { name: 'Search' }).click();
       await page.getByTestId('users-total').filter({ hasText: 'No users match.' }).waitFor();
       expect(await page.getByTestId('user-erased').count()).toBe(0);
@@ -496,7 +485,7 @@ describe('the dashboard in Chromium', () => {
       expect(await erasure.getAttribute('data-event-id')).toBe(trail.results[0].eventId);
       expect(await erasure.locator('td[data-label="Action"]').textContent()).toBe('User erased');
       expect(await erasure.locator('td[data-label="Target"]').textContent()).toBe(`User${userId}`);
-      expect(await erasure.locator('td[data-label="Actor"]').textContent()).toContain('local-developer');
+      expect(await erasure.locator('td[data-label="Actor"]').textContent()).toContain(staffIdOf('admin@demo-org.test'));
     } finally {
       page.off('request', onRequest);
       await page.setViewportSize({ width: 1280, height: 900 });
@@ -626,7 +615,7 @@ describe('the dashboard in Chromium', () => {
     expect(await refused.locator('.request-id code').textContent()).toMatch(/^[0-9a-f-]{36}$/);
 
     await limited.getByRole('button', { name: 'Sign out' }).click();
-    await limited.getByRole('heading', { name: 'Development sign-in' }).waitFor();
+    await limited.getByRole('button', { name: 'Sign in' }).waitFor();
 
     // Reading users without users:erase: the rows offer no Erase, and there is no actions column.
     await signIn(limited, ['users:read']);
@@ -638,7 +627,7 @@ describe('the dashboard in Chromium', () => {
     expect(await limited.locator('table th').allTextContents()).not.toContain('Actions');
 
     await limited.getByRole('button', { name: 'Sign out' }).click();
-    await limited.getByRole('heading', { name: 'Development sign-in' }).waitFor();
+    await limited.getByRole('button', { name: 'Sign in' }).waitFor();
     await limited.close();
   });
 });

@@ -1,136 +1,195 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { issueDevToken } from '#local/dev-keys.ts';
 import { launchChromium } from './chromium.ts';
+import { enterPasswordIfAsked, passwordOf, signIn, staffIdOf } from './sign-in.ts';
+import { BROWSER_STAFF_TOKEN_SECONDS } from './token-lifetime.ts';
 
 /**
- * The deployed dashboard's sign-in, end to end in Chromium: OpenID Connect authorization code with
- * PKCE against a stand-in identity provider on loopback (discovery, authorize, token endpoints).
- * The page gets the configuration AWS deploys (`signIn: "oidc"`); the provider checks the PKCE
- * verifier against the challenge and hands back an access token the local stack accepts.
+ * The dashboard's sign-in and session in Chromium against the local stack's own OpenID Connect
+ * provider (oidc-provider), the code path the dashboard also takes in AWS: authorization code with
+ * PKCE through the provider's login page and the demo passwords, a reload that stays signed in,
+ * the viewer's narrower scopes, the access token renewed before it expires without losing the
+ * page, and a sign-out that ends the provider's session too.
  */
 const baseUrl = inject('baseUrl');
 const orgId = inject('demoOrgId');
-const CLIENT_ID = 'onboarding-dashboard';
+const issuer = inject('localEnv').JWT_ISSUER!;
 
 let browser: Browser;
-let issuerServer: Server;
-let issuer: string;
-const seen: { challenge?: string; verifierMatched?: boolean; redirectUri?: string; scope?: string } = {};
 
 beforeAll(async () => {
-  const { privateKey, publicKey } = await generateKeyPair('ES256');
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'idp-1', alg: 'ES256', use: 'sig' };
-  const codes = new Map<string, { nonce: string; challenge: string }>();
-  issuerServer = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', issuer);
-    const json = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
-      res.end(JSON.stringify(body));
-    };
-    if (url.pathname === '/.well-known/openid-configuration') {
-      return json(200, {
-        issuer,
-        authorization_endpoint: `${issuer}/authorize`,
-        token_endpoint: `${issuer}/token`,
-        jwks_uri: `${issuer}/jwks`,
-        response_types_supported: ['code'],
-        id_token_signing_alg_values_supported: ['ES256'],
-        code_challenge_methods_supported: ['S256'],
-      });
-    }
-    if (url.pathname === '/jwks') return json(200, { keys: [jwk] });
-    if (url.pathname === '/authorize') {
-      // The person signs in here; the provider redirects back with a one-time code.
-      const code = randomUUID();
-      seen.challenge = url.searchParams.get('code_challenge') ?? undefined;
-      seen.redirectUri = url.searchParams.get('redirect_uri') ?? undefined;
-      seen.scope = url.searchParams.get('scope') ?? undefined;
-      codes.set(code, { nonce: url.searchParams.get('nonce') ?? '', challenge: seen.challenge ?? '' });
-      const back = new URL(url.searchParams.get('redirect_uri')!);
-      back.searchParams.set('code', code);
-      back.searchParams.set('state', url.searchParams.get('state') ?? '');
-      res.writeHead(302, { location: back.href });
-      return res.end();
-    }
-    if (url.pathname === '/token' && req.method === 'POST') {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      req.on('end', () => {
-        void (async () => {
-          const form = new URLSearchParams(body);
-          const grant = codes.get(form.get('code') ?? '');
-          codes.delete(form.get('code') ?? '');
-          const verifier = form.get('code_verifier') ?? '';
-          seen.verifierMatched =
-            grant !== undefined && createHash('sha256').update(verifier).digest('base64url') === grant.challenge;
-          if (!grant || !seen.verifierMatched || form.get('client_id') !== CLIENT_ID) {
-            return json(400, { error: 'invalid_grant' });
-          }
-          const now = Math.floor(Date.now() / 1000);
-          const idToken = await new SignJWT({ nonce: grant.nonce })
-            .setProtectedHeader({ alg: 'ES256', kid: 'idp-1' })
-            .setIssuer(issuer)
-            .setAudience(CLIENT_ID)
-            .setSubject('staff-member-1')
-            .setIssuedAt(now)
-            .setExpirationTime(now + 300)
-            .sign(privateKey);
-          const accessToken = await issueDevToken({
-            orgId,
-            subject: 'staff-member-1',
-            keysDir: inject('localEnv').LOCAL_KEYS_DIR,
-          });
-          return json(200, { access_token: accessToken, token_type: 'Bearer', expires_in: 3600, id_token: idToken });
-        })();
-      });
-      return;
-    }
-    json(404, { error: 'not_found' });
-  });
-  await new Promise<void>((resolve) => issuerServer.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(issuerServer.address() as AddressInfo).port}`;
   browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
-  issuerServer?.close();
 });
 
-describe('OpenID Connect sign-in (as deployed in AWS)', () => {
-  it('signs in with authorization code + PKCE, keeps no token in storage, and calls the API with the access token', async () => {
-    // The local server's CSP names no identity provider; CloudFront's names the issuer (test/infra/dashboard.test.ts).
-    const context = await browser.newContext({ bypassCSP: true });
-    const page = await context.newPage();
-    // The configuration AWS deploys.
-    await page.route(`${baseUrl}/dashboard-config.json`, (route) =>
-      route.fulfill({ json: { signIn: 'oidc', issuer, clientId: CLIENT_ID, scope: 'openid onboarding:read' } }),
-    );
-    await page.goto(`${baseUrl}/`);
+/** The bearer tokens the page sends to the API, in order. */
+function recordBearerTokens(page: Page): string[] {
+  const tokens: string[] = [];
+  page.on('request', (request: Request) => {
+    const authorization = request.headers().authorization;
+    if (new URL(request.url()).pathname.startsWith('/v1/') && authorization) {
+      tokens.push(authorization.replace(/^Bearer /, ''));
+    }
+  });
+  return tokens;
+}
+
+/** Everything the page's origin keeps: localStorage, sessionStorage and the cookies scripts can read. */
+function storedByPage(page: Page): Promise<string> {
+  return page.evaluate(() => JSON.stringify([{ ...localStorage }, { ...sessionStorage }, document.cookie]));
+}
+
+describe('signing in through the local identity provider', () => {
+  let context: BrowserContext;
+  let page: Page;
+  let tokens: string[];
+
+  beforeAll(async () => {
+    context = await browser.newContext();
+    page = await context.newPage();
+    tokens = recordBearerTokens(page);
+  });
+
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it('asks for the password on the provider’s page and comes back with code + PKCE; no access token in storage', async () => {
+    const authorizations: URL[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(`${issuer}/auth`)) authorizations.push(new URL(request.url()));
+    });
+    await page.goto(baseUrl);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+
+    // A wrong password is refused on the provider's page.
+    await page.getByLabel('E-mail address').fill('admin@demo-org.test');
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    expect(await page.getByRole('alert').textContent()).toContain('password is wrong');
+    expect(new URL(page.url()).origin).toBe(new URL(issuer).origin);
+
+    await page.getByLabel('E-mail address').fill('admin@demo-org.test');
+    await page.getByLabel('Password').fill(passwordOf('admin@demo-org.test'));
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByTestId('signed-in-org').waitFor();
 
-    expect(seen.verifierMatched).toBe(true);
-    expect(seen.challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(seen.redirectUri).toBe(`${baseUrl}/`);
-    expect(seen.scope).toBe('openid onboarding:read');
+    const [authorization] = authorizations;
+    expect(authorization!.searchParams.get('redirect_uri')).toBe(`${baseUrl}/`);
+    expect(authorization!.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorization!.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(page.url()).toBe(`${baseUrl}/`);
     expect(await page.getByTestId('signed-in-org').textContent()).toContain(orgId);
-    // The PKCE verifier crossed the redirect in sessionStorage and is gone; the token never was there.
-    expect(await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie])).toEqual([
-      0,
-      0,
-      '',
-    ]);
+
     // The tokens page lists through the API with the provider's access token.
     await page.getByRole('heading', { name: 'Issued tokens' }).waitFor();
     await page.locator('table tbody').waitFor();
     expect(await page.getByRole('alert').count()).toBe(0);
+    const accessToken = tokens.at(-1)!;
+    expect(decodeJwt(accessToken)).toMatchObject({
+      iss: issuer,
+      org_id: orgId,
+      sub: staffIdOf('admin@demo-org.test'),
+      client_id: 'onboarding-dashboard',
+    });
+    expect(String(decodeJwt(accessToken).scope).split(' ')).toContain('webhooks:manage');
+    const stored = await storedByPage(page);
+    expect(stored).not.toContain(accessToken);
+    expect(await page.evaluate(() => [localStorage.length, document.cookie])).toEqual([0, '']);
+  });
+
+  it('stays signed in after a reload, without the provider asking again', async () => {
+    const before = tokens.length;
+    await page.reload();
+    await page.getByTestId('signed-in-org').waitFor();
+    expect(new URL(page.url()).origin).toBe(new URL(baseUrl).origin);
+    await page.getByRole('heading', { name: 'Issued tokens' }).waitFor();
+    await page.locator('table tbody').waitFor();
+    // A new access token (the refresh token grant), which the API accepts.
+    expect(tokens.length).toBeGreaterThan(before);
+    expect(tokens.at(-1)).not.toBe(tokens[before - 1]);
+    expect(await page.getByRole('alert').count()).toBe(0);
+  });
+
+  it('renews the access token before it expires, keeping the page as it is', async () => {
+    await page.getByLabel('E-mail').fill('kept@example.com');
+    const firstToken = tokens.at(-1)!;
+    const renewal = page.waitForRequest(
+      (request) =>
+        request.url() === `${issuer}/token` && (request.postData() ?? '').includes('grant_type=refresh_token'),
+      { timeout: BROWSER_STAFF_TOKEN_SECONDS * 1000 },
+    );
+    const response = await (await renewal).response();
+    expect(response?.status()).toBe(200);
+    // Nothing reloaded: what was typed is still there.
+    expect(await page.getByLabel('E-mail').inputValue()).toBe('kept@example.com');
+    expect(page.url()).toBe(`${baseUrl}/`);
+
+    // The next call carries the new token, and the API takes it.
+    const listed = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/onboarding-tokens');
+    await page.getByRole('link', { name: 'Reports' }).click();
+    await page.getByRole('link', { name: 'Onboarding tokens' }).click();
+    expect((await listed).status()).toBe(200);
+    const renewed = tokens.at(-1)!;
+    expect(renewed).not.toBe(firstToken);
+    expect(decodeJwt(renewed).exp!).toBeGreaterThan(decodeJwt(firstToken).exp!);
+  }, 90_000);
+
+  it('signs out of the provider too: the next sign-in asks for the password again', async () => {
+    const refreshToken = await page.evaluate(
+      () =>
+        (JSON.parse(sessionStorage.getItem('dashboard.oidc.session') ?? '{}') as { refreshToken?: string })
+          .refreshToken,
+    );
+    expect(refreshToken).toBeTruthy();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(new URL(page.url()).origin).toBe(new URL(baseUrl).origin);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+
+    // The refresh token ended with the provider's session.
+    const refused = await fetch(`${issuer}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken!,
+        client_id: 'onboarding-dashboard',
+      }),
+    });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: string }).error).toBe('invalid_grant');
+
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('E-mail address').waitFor();
+    expect(await enterPasswordIfAsked(page, 'admin@demo-org.test')).toBe(true);
+    await page.getByTestId('signed-in-org').waitFor();
+  });
+});
+
+describe('the viewer', () => {
+  it('gets only the viewer’s scopes and sees no write buttons', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const tokens = recordBearerTokens(page);
+    await signIn(page, undefined, 'viewer@demo-org.test');
+    await page.locator('table tbody').waitFor();
+    expect(
+      String(decodeJwt(tokens.at(-1)!).scope)
+        .split(' ')
+        .sort(),
+    ).toEqual(['onboarding:read', 'reports:read', 'users:read']);
+    expect(decodeJwt(tokens.at(-1)!).sub).toBe('viewer@demo-org.test');
+
+    await page.getByRole('link', { name: 'Users', exact: true }).click();
+    await page.locator('tr[data-user-id]').first().waitFor();
+    expect(await page.getByRole('button', { name: /^Erase/ }).count()).toBe(0);
+    expect(await page.locator('table th').allTextContents()).not.toContain('Actions');
     await context.close();
   });
 });

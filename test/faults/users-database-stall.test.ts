@@ -102,6 +102,21 @@ describe('the users database paused while requests flow', () => {
         [inject('usersDatabase').reader.user],
       );
       expect(ended.length).toBeGreaterThan(0);
+      // pg_terminate_backend only signals: wait for the backends to be gone, so the pooled
+      // connections' close reaches the functions (through the tier's fault proxy) before the requests do.
+      await expect
+        .poll(
+          async () =>
+            (
+              await admin.query<{ open: number }>(
+                'SELECT count(*)::integer AS open FROM pg_stat_activity WHERE usename = $1',
+                [inject('usersDatabase').reader.user],
+              )
+            )[0]!.open,
+          { timeout: 5_000, interval: 50 },
+        )
+        .toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 200));
     } finally {
       await admin.close();
     }

@@ -77,7 +77,7 @@ describe('the EraseUser function', () => {
     );
   });
 
-  it('may delete report PDFs (DeleteObject on reports/* alone), read and write jobs and tokens, append audit events, publish events; nothing else', () => {
+  it('may delete report PDFs (DeleteObject on reports/* alone), read and write jobs and tokens, append audit events, publish events, spend its request budget; nothing else', () => {
     const reportsPrefix = `${arnOf(stack.reports.bucket)}/reports/*`;
     const tables = stack.data.tables;
     const statements = queries
@@ -90,6 +90,8 @@ describe('the EraseUser function', () => {
       [
         `dsql:DbConnect on ${clusterArn()}`,
         `dynamodb:PutItem on ${arnOf(tables.AuditEvents)}`,
+        // Every authenticated route's request budget (service-stack.test.ts).
+        `dynamodb:UpdateItem on ${arnOf(tables.RequestBudgets)}`,
         ...tableActions(arnOf(tables.ReportJobs)),
         `dynamodb:Query on ${arnOf(tables.ReportJobs)}/index/jobsByOrganization`,
         ...tableActions(arnOf(tables.OnboardingTokens)),

@@ -60,38 +60,59 @@ describe('Lambda concurrency', () => {
     expect(reservations(fresh.resources)).toEqual({});
   });
 
-  it('reserves the reservedConcurrency context value (given with -c, a string) for the report worker and the webhook delivery, and for no other function', () => {
+  /** Every queue consumer with the most it runs at once by design (its event source's maximum concurrency). */
+  const queueConsumers = (stack: (typeof fresh)['stack']) => [
+    { fn: stack.reports.worker, maximum: 5 },
+    { fn: stack.reports.deadLetterHandler, maximum: 2 },
+    { fn: stack.webhooks.delivery, maximum: 10 },
+    { fn: stack.webhooks.slowDelivery, maximum: 5 },
+  ];
+
+  it('reserves the reservedConcurrency context value (given with -c, a string) for the report worker and both webhook delivery lanes, and for no other function', () => {
     const reserved = synth({ reservedConcurrency: '8' });
     expect(reservations(reserved.resources)).toEqual({
       [logicalIdOf(reserved.stack.reports.worker)]: 8,
       [logicalIdOf(reserved.stack.webhooks.delivery)]: 8,
+      [logicalIdOf(reserved.stack.webhooks.slowDelivery)]: 8,
     });
-    // Above the event sources' bound: they still run at most 5 at once.
+    // Above the worker's and the slow lane's bound: they still run at most 5 at once.
     expect(maximumConcurrencyOf(reserved.resources, logicalIdOf(reserved.stack.reports.worker))).toBe(5);
-    expect(maximumConcurrencyOf(reserved.resources, logicalIdOf(reserved.stack.webhooks.delivery))).toBe(5);
+    expect(maximumConcurrencyOf(reserved.resources, logicalIdOf(reserved.stack.webhooks.slowDelivery))).toBe(5);
+    // Below the fast lane's 10: lowered to the reservation.
+    expect(maximumConcurrencyOf(reserved.resources, logicalIdOf(reserved.stack.webhooks.delivery))).toBe(8);
   });
 
-  it('bounds both queue consumers by their event source’s maximum concurrency, with or without a reservation, never above it', () => {
+  it('bounds every queue consumer by its event source’s maximum concurrency, with or without a reservation, never above it', () => {
     for (const { stack, resources } of [fresh, synth({ reservedConcurrency: 3 })]) {
-      for (const consumer of [stack.reports.worker, stack.webhooks.delivery]) {
-        const maximum = maximumConcurrencyOf(resources, logicalIdOf(consumer));
+      // Every event source of the stack is a queue consumer listed here: none runs unbounded.
+      expect(
+        ofType(resources, 'AWS::Lambda::EventSourceMapping')
+          .map(([, mapping]) => mapping.Properties.FunctionName.Ref)
+          .sort(),
+      ).toEqual(
+        queueConsumers(stack)
+          .map(({ fn }) => logicalIdOf(fn))
+          .sort(),
+      );
+      for (const { fn, maximum: designed } of queueConsumers(stack)) {
+        const maximum = maximumConcurrencyOf(resources, logicalIdOf(fn));
+        const reservation = resources[logicalIdOf(fn)]!.Properties.ReservedConcurrentExecutions as number | undefined;
         // 2 is the lowest maximum an SQS event source takes.
-        expect(maximum, consumer.node.path).toBeGreaterThanOrEqual(2);
-        expect(maximum, consumer.node.path).toBeLessThanOrEqual(5);
-        const reservation = resources[logicalIdOf(consumer)]!.Properties.ReservedConcurrentExecutions as
-          number | undefined;
+        expect(maximum, fn.node.path).toBeGreaterThanOrEqual(2);
         // A maximum above the reservation would have the poller's extra invocations throttled back to the queue.
-        if (reservation !== undefined) expect(maximum, consumer.node.path).toBeLessThanOrEqual(reservation);
+        expect(maximum, fn.node.path).toBe(Math.min(designed, reservation ?? designed));
       }
     }
-    // The reservation of 3 lowers the maximum to 3.
+    // The reservation of 3 lowers the worker's and both lanes' maximum to 3; the dead-letter handler reserves none.
     const three = synth({ reservedConcurrency: 3 });
-    expect(maximumConcurrencyOf(three.resources, logicalIdOf(three.stack.reports.worker))).toBe(3);
+    for (const fn of [three.stack.reports.worker, three.stack.webhooks.delivery, three.stack.webhooks.slowDelivery])
+      expect(maximumConcurrencyOf(three.resources, logicalIdOf(fn)), fn.node.path).toBe(3);
+    expect(maximumConcurrencyOf(three.resources, logicalIdOf(three.stack.reports.deadLetterHandler))).toBe(2);
   });
 });
 
 describe('stack outputs', () => {
-  const tables = ['OnboardingTokens', 'ReportJobs', 'Idempotency', 'Webhooks', 'AuditEvents'];
+  const tables = ['OnboardingTokens', 'ReportJobs', 'Idempotency', 'Webhooks', 'AuditEvents', 'RequestBudgets'];
   const expectedOutputs = [
     'ApiUrl',
     'DashboardUrl',
@@ -103,6 +124,7 @@ describe('stack outputs', () => {
     'ReportQueueUrl',
     'ReportDeadLetterQueueUrl',
     'WebhookQueueUrl',
+    'WebhookSlowQueueUrl',
     'WebhookDeadLetterQueueUrl',
   ];
   const dkim = ['MailDkimRecord1', 'MailDkimRecord2', 'MailDkimRecord3'];

@@ -16,11 +16,12 @@ import {
   usersDatabaseMigrationFunction,
 } from '#shared/config/api-routes.ts';
 import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
-import type { renderUserReport } from '#shared/adapters/pdf/render-user-report.ts';
+import { renderUserReport, type RenderUserReportInput } from '#shared/adapters/pdf/render-user-report.ts';
 import {
   GENERATED_AT,
   JOB_ID,
   ORGANIZATION_NAME,
+  hebrewDemoUser,
   multiScriptUser,
   typicalUser,
 } from '#test/unit/reports/pdf/user-report-fixtures.ts';
@@ -82,34 +83,34 @@ describe('Lambda bundles', () => {
     }
   });
 
-  it('render the report from a bundle, with the stand-ins in place', async () => {
+  it('render the report from a bundle, with the stand-ins in place, byte for byte as the sources do', async () => {
     const { exports, inputs } = await bundle<{ renderUserReport: typeof renderUserReport }>(
       'shared/adapters/pdf/render-user-report.ts',
     );
-    expect(inputs).toContain('shared/bundle-substitutes/pdf-lib-standard-fonts.ts');
+    for (const standIn of ['pdf-lib-standard-fonts', 'pdf-lib-upng', 'brotli-decompress'])
+      expect(inputs).toContain(`shared/bundle-substitutes/${standIn}.ts`);
 
-    const pdf = await exports.renderUserReport({
-      user: typicalUser(),
-      organizationName: ORGANIZATION_NAME,
-      jobId: JOB_ID,
-      generatedAt: GENERATED_AT,
-      fonts: loadReportFonts(),
-    });
+    const fonts = loadReportFonts();
+    /** Renders from the bundle and from the sources; any glyph no shipped font has is a failure. */
+    const renderBoth = async (input: Omit<RenderUserReportInput, 'fonts' | 'onMissingGlyph'>) => {
+      const missing: number[] = [];
+      const onMissingGlyph = (codePoint: number) => missing.push(codePoint);
+      const bundled = await exports.renderUserReport({ ...input, fonts, onMissingGlyph });
+      const fromSource = await renderUserReport({ ...input, fonts, onMissingGlyph });
+      expect(missing, input.user.id).toEqual([]);
+      // A stand-in reached would throw; one that changed a measurement would move text: neither may happen.
+      expect(Buffer.from(bundled).equals(Buffer.from(fromSource)), input.user.id).toBe(true);
+      return PDFDocument.load(bundled);
+    };
+    const common = { organizationName: ORGANIZATION_NAME, jobId: JOB_ID, generatedAt: GENERATED_AT };
 
-    const doc = await PDFDocument.load(pdf);
-    expect(doc.getPageCount()).toBe(2);
-    expect(doc.getTitle()).toContain('User status report');
-    const missing: number[] = [];
-    const multiScript = await exports.renderUserReport({
-      user: multiScriptUser(),
-      organizationName: ORGANIZATION_NAME,
-      jobId: JOB_ID,
-      generatedAt: GENERATED_AT,
-      fonts: loadReportFonts(),
-      onMissingGlyph: (codePoint) => missing.push(codePoint),
-    });
-    expect((await PDFDocument.load(multiScript)).getPageCount()).toBeGreaterThanOrEqual(2);
-    expect(missing).toEqual([]);
+    const typical = await renderBoth({ ...common, user: typicalUser(), requestedBy: 'auth0|64f1c2a3' });
+    // Summary, identity and screening (test/unit/reports/pdf/render-user-report.test.ts).
+    expect(typical.getPageCount()).toBe(3);
+    expect(typical.getTitle()).toContain('User status report');
+    // Every script the fonts cover, and a right-to-left paragraph (bidi-js in the bundle).
+    expect((await renderBoth({ ...common, user: multiScriptUser() })).getPageCount()).toBeGreaterThanOrEqual(2);
+    expect((await renderBoth({ ...common, user: hebrewDemoUser() })).getPageCount()).toBeGreaterThanOrEqual(1);
   });
 
   /** The functions that connect to the users database (lib/service-stack.ts grantReadUsers, grantEraseUsers) and its migration. */

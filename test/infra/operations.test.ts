@@ -145,6 +145,19 @@ describe('alarms', () => {
     expect(alarmOn('WriteThrottleEvents')).toHaveLength(tables.length);
   });
 
+  it('watch both webhook delivery lanes: each function’s errors, each logging to its own group kept one month', () => {
+    const lanes = [stack.webhooks.delivery, stack.webhooks.slowDelivery];
+    const logGroups = lanes.map((fn) => resources[logicalIdOf(fn)].Properties.LoggingConfig.LogGroup.Ref as string);
+    expect(new Set(logGroups).size).toBe(2);
+    for (const [index, fn] of lanes.entries()) {
+      const onFunction = (alarm: any) =>
+        JSON.stringify(alarm.Properties.Dimensions) ===
+        JSON.stringify([{ Name: 'FunctionName', Value: { Ref: logicalIdOf(fn) } }]);
+      expect(alarmOn('Errors', onFunction), fn.node.path).toHaveLength(1);
+      expect(resources[logGroups[index]!].Properties.RetentionInDays, fn.node.path).toBe(30);
+    }
+  });
+
   it('watch the bounce and complaint rates of the configuration set below the rates AWS reviews at', () => {
     const onSet = (alarm: any) =>
       JSON.stringify(alarm.Properties.Dimensions) ===
@@ -175,9 +188,11 @@ describe('tracing', () => {
   it('is active on every function of the service, without error messages in traces', () => {
     const functions = Object.entries(template.findResources('AWS::Lambda::Function')) as [string, any][];
     const service = functions.filter(([, fn]) => fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME);
-    // Route functions, the fallback, the report worker, dead-letter handler and sweep, the webhook delivery,
-    // the users database migration.
-    expect(service.length).toBe(stack.routeFunctions.size + 6);
+    // Route functions, the fallback, the report worker, dead-letter handler and sweep, the webhook delivery of
+    // each lane, the users database migration.
+    expect(service.length).toBe(stack.routeFunctions.size + 7);
+    for (const fn of [stack.webhooks.delivery, stack.webhooks.slowDelivery])
+      expect(service.map(([id]) => id)).toContain(logicalIdOf(fn));
     for (const [id, fn] of service) {
       expect(fn.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
       expect(fn.Properties.Runtime, id).toBe('nodejs24.x');
@@ -208,6 +223,15 @@ describe('the operations dashboard', () => {
       expect(body, expected).toContain(expected);
     }
     for (const name of stack.routeFunctions.keys()) expect(body, name).toContain(`${name} p99`);
+    // Both webhook lanes: a backlog on the slow lane is an organization's endpoints hanging.
+    for (const construct of [
+      stack.webhooks.queue,
+      stack.webhooks.slowQueue,
+      stack.webhooks.deadLetterQueue,
+      stack.webhooks.delivery,
+      stack.webhooks.slowDelivery,
+    ])
+      expect(body, construct.node.path).toContain(logicalIdOf(construct));
     expect(Object.keys(template.findOutputs('*')).some((name) => name.startsWith('OperationsDashboardUrl'))).toBe(true);
   });
 

@@ -14,7 +14,7 @@ import { allReportFontFiles, installedPath } from '#shared/adapters/pdf/report-f
 import { reportObjectKey } from '#shared/domain/reports/report-job.ts';
 import { MAX_RECEIVES } from '#shared/queue/report-job-messages.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
-import { actionsOf, resourcesOf, templateQueries, type Statement } from './template-queries.ts';
+import { actionsOf, apartFromRequestBudget, resourcesOf, templateQueries, type Statement } from './template-queries.ts';
 
 let stack: ServiceStack;
 let queries: ReturnType<typeof templateQueries>;
@@ -42,17 +42,22 @@ const sendTargetsOf = (fn: IFunction) =>
     .filter((statement) => actionsOf(statement).includes('sqs:SendMessage'))
     .map((statement) => statement.Resource);
 
+/**
+ * The function's statements but the request budget every authenticated route spends (UpdateItem on
+ * the RequestBudgets table alone, service-stack.test.ts "the request budget").
+ */
+const statementsOfFunction = (fn: IFunction) =>
+  apartFromRequestBudget(queries.statementsOf(fn), stack.data.tables.RequestBudgets);
+
 // Active tracing grants every function X-Ray's two actions (checked in service-stack.test.ts).
 const actionsOfFunction = (fn: IFunction) =>
-  queries
-    .statementsOf(fn)
+  statementsOfFunction(fn)
     .flatMap(actionsOf)
     .filter((action) => !action.startsWith('xray:'));
 
 /** Tables (logical ids) on which the function may take `action`, ignoring index statements. */
 const tablesWith = (fn: IFunction, action: string) =>
-  queries
-    .statementsOf(fn)
+  statementsOfFunction(fn)
     .filter((statement) => actionsOf(statement).includes(action))
     .flatMap(resourcesOf)
     .filter((resource) => !resource.includes('/index/'))

@@ -15,9 +15,17 @@ import {
   usersDatabaseMigrationFunction,
   webhookDeliveryFunction,
 } from '#shared/config/api-routes.ts';
-import { allTables } from '#shared/config/table-definitions.ts';
+import { allTables, requestBudgetsTable } from '#shared/config/table-definitions.ts';
+import { WEBHOOK_LANE_CONSUMERS } from '#shared/queue/webhook-messages.ts';
 import { buildServiceStack, exampleContext, logicalIdOf } from './service-stack-fixture.ts';
-import { actionsOf, resourcesOf, templateQueries, type Resource, type Statement } from './template-queries.ts';
+import {
+  actionsOf,
+  apartFromRequestBudget,
+  resourcesOf,
+  templateQueries,
+  type Resource,
+  type Statement,
+} from './template-queries.ts';
 
 /** What active tracing grants every function, on `*`. */
 const X_RAY_ACTIONS = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
@@ -54,8 +62,9 @@ const providerFrameworkIds = () =>
       .map((resource) => stack.getLogicalId(resource as CfnResource)),
   );
 const ofType = (type: string) => queries.ofType(type).filter(([logicalId]) => !isDeployTimeHelper(logicalId));
-// API routes, the fallback, the report pipeline, the webhook delivery function and the users database migration.
-const functionCount = apiRoutes.length + 1 + Object.keys(reportPipelineFunctions).length + 1 + 1;
+// API routes, the fallback, the report pipeline, the webhook delivery functions (one per lane) and the users
+// database migration.
+const functionCount = apiRoutes.length + 1 + Object.keys(reportPipelineFunctions).length + 2 + 1;
 
 function routeFunction(name: string) {
   const fn = stack.routeFunctions.get(name);
@@ -66,6 +75,9 @@ function routeFunction(name: string) {
 const fallbackFunction = () => stack.routeNotFound;
 
 const statementsOf = (fn: ReturnType<typeof routeFunction>): Statement[] => queries.statementsOf(fn);
+/** What the function may do besides spending its organization's request budget (tested in "the request budget"). */
+const otherStatementsOf = (fn: ReturnType<typeof routeFunction>): Statement[] =>
+  apartFromRequestBudget(statementsOf(fn), stack.data.tables.RequestBudgets);
 const environmentOf = (fn: ReturnType<typeof routeFunction>): Record<string, unknown> => queries.environmentOf(fn);
 
 describe('HTTP API', () => {
@@ -169,6 +181,7 @@ describe('functions', () => {
       stack.reports.deadLetterHandler,
       stack.reports.sweep,
       stack.webhooks.delivery,
+      stack.webhooks.slowDelivery,
       stack.usersDatabase.migrationFunction,
     ]) {
       expect(
@@ -238,9 +251,9 @@ describe('CreateOnboardingToken', () => {
 
   it('may read and write the onboarding tokens and idempotency tables and no other', () => {
     const fn = routeFunction('CreateOnboardingToken');
-    // Besides PutItem alone on the audit trail (audit-trail.test.ts).
+    // Besides PutItem alone on the audit trail (audit-trail.test.ts) and its request budget (below).
     const auditTrail = logicalIdOf(stack.data.tables.AuditEvents);
-    const dynamoStatements = statementsOf(fn).filter(
+    const dynamoStatements = otherStatementsOf(fn).filter(
       (statement) =>
         actionsOf(statement).some((action) => action.startsWith('dynamodb:')) &&
         !JSON.stringify(statement.Resource).includes(auditTrail),
@@ -315,7 +328,7 @@ describe('the e-mail quotas and the webhook test limit', () => {
 describe('ListOnboardingTokens', () => {
   it('may only read the onboarding tokens table', () => {
     const fn = routeFunction('ListOnboardingTokens');
-    const actions = statementsOf(fn).flatMap(actionsOf);
+    const actions = otherStatementsOf(fn).flatMap(actionsOf);
     expect(actions).toContain('dynamodb:Query');
     for (const write of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
       expect(actions).not.toContain(write);
@@ -428,6 +441,7 @@ describe('bundling', () => {
     { entry: reportPipelineFunctions.deadLetters.entry, fn: stack.reports.deadLetterHandler },
     { entry: reportPipelineFunctions.sweep.entry, fn: stack.reports.sweep },
     { entry: webhookDeliveryFunction.entry, fn: stack.webhooks.delivery },
+    { entry: webhookDeliveryFunction.entry, fn: stack.webhooks.slowDelivery },
     { entry: usersDatabaseMigrationFunction.entry, fn: stack.usersDatabase.migrationFunction },
   ];
 
@@ -465,9 +479,9 @@ describe('bundling', () => {
 });
 
 describe('user-status route', () => {
-  it('may only connect to the users database as its reader: no table, no admin, nothing else', () => {
+  it('may only connect to the users database as its reader: no table but its request budget, no admin, nothing else', () => {
     const fn = routeFunction('QueryUserStatus');
-    const statements = statementsOf(fn);
+    const statements = otherStatementsOf(fn);
     expect(statements.flatMap(actionsOf).sort()).toEqual([
       'dsql:DbConnect',
       'logs:CreateLogStream',
@@ -488,18 +502,7 @@ describe('webhooks', () => {
       .flatMap(actionsOf)
       .filter((action) => action.startsWith('kms:'));
 
-  it('deploys the delivery function on its queue, with a dead-letter queue alarmed on its depth', () => {
-    const queue = resources[logicalIdOf(stack.webhooks.queue)]!;
-    expect(queue.Properties.RedrivePolicy).toMatchObject({
-      deadLetterTargetArn: { 'Fn::GetAtt': [logicalIdOf(stack.webhooks.deadLetterQueue), 'Arn'] },
-      maxReceiveCount: 5,
-    });
-    expect(queue.Properties.VisibilityTimeout).toBe(180);
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      EventSourceArn: { 'Fn::GetAtt': [logicalIdOf(stack.webhooks.queue), 'Arn'] },
-      FunctionName: { Ref: logicalIdOf(stack.webhooks.delivery) },
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-    });
+  it('alarms on the depth of the dead-letter queue both lanes redrive to', () => {
     const depthAlarms = ofType('AWS::CloudWatch::Alarm').filter(
       ([, alarm]) =>
         alarm.Properties.MetricName === 'ApproximateNumberOfMessagesVisible' &&
@@ -512,6 +515,7 @@ describe('webhooks', () => {
     template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
     expect(kmsActionsOf(routeFunction('CreateWebhookEndpoint'))).toEqual(['kms:Encrypt']);
     expect(kmsActionsOf(stack.webhooks.delivery)).toEqual(['kms:Decrypt']);
+    expect(kmsActionsOf(stack.webhooks.slowDelivery)).toEqual(['kms:Decrypt']);
     for (const name of [
       'ListWebhookEndpoints',
       'DeleteWebhookEndpoint',
@@ -520,6 +524,7 @@ describe('webhooks', () => {
     ])
       expect(kmsActionsOf(routeFunction(name))).toEqual([]);
     expect(environmentOf(stack.webhooks.delivery)).toMatchObject({ WEBHOOK_SECRETS_KEY_ID: keyArn() });
+    expect(environmentOf(stack.webhooks.slowDelivery)).toMatchObject({ WEBHOOK_SECRETS_KEY_ID: keyArn() });
   });
 
   it('lets every function that finishes report jobs or changes token states publish events', () => {
@@ -542,10 +547,250 @@ describe('webhooks', () => {
 
   it('gives the read-only webhook routes no write on the webhooks table', () => {
     for (const name of ['ListWebhookEndpoints', 'ListWebhookDeliveries']) {
-      const actions = statementsOf(routeFunction(name)).flatMap(actionsOf);
+      const actions = otherStatementsOf(routeFunction(name)).flatMap(actionsOf);
       expect(actions).toContain('dynamodb:Query');
       expect(actions).not.toContain('dynamodb:PutItem');
       expect(actions).not.toContain('dynamodb:UpdateItem');
     }
+  });
+});
+
+describe('webhook delivery lanes', () => {
+  /** The design (shared/domain/webhooks/webhook-lanes.ts): few records per batch, more consumers on the fast lane. */
+  const lanes = () => [
+    { lane: 'fast', queue: stack.webhooks.queue, fn: stack.webhooks.delivery, batchSize: 5, maxConcurrency: 10 },
+    {
+      lane: 'slow',
+      queue: stack.webhooks.slowQueue,
+      fn: stack.webhooks.slowDelivery,
+      batchSize: 10,
+      maxConcurrency: 5,
+    },
+  ];
+  const queueArn = (queue: Parameters<typeof logicalIdOf>[0]) => ({ 'Fn::GetAtt': [logicalIdOf(queue), 'Arn'] });
+  const laneIds = () => new Set(lanes().map(({ fn }) => logicalIdOf(fn)));
+
+  it('consume each lane’s queue with a function of its own: fast lane batches of 5, at most 10 at once; slow lane batches of 10, at most 5', () => {
+    expect(laneIds().size).toBe(2);
+    for (const { lane, queue, fn, batchSize, maxConcurrency } of lanes()) {
+      const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
+        ([, mapping]) => JSON.stringify(mapping.Properties.EventSourceArn) === JSON.stringify(queueArn(queue)),
+      );
+      // One consumer per queue: a second would take the lane's messages with other settings.
+      expect(mappings, lane).toHaveLength(1);
+      const [, mapping] = mappings[0]!;
+      expect(mapping.Properties, lane).toMatchObject({
+        FunctionName: { Ref: logicalIdOf(fn) },
+        BatchSize: batchSize,
+        ScalingConfig: { MaximumConcurrency: maxConcurrency },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+      // The local stack's pollers read the same settings (local/pollers.ts).
+      expect(WEBHOOK_LANE_CONSUMERS[lane as keyof typeof WEBHOOK_LANE_CONSUMERS], lane).toEqual({
+        batchSize,
+        maxConcurrency,
+      });
+      expect(queries.propertiesOf(fn).Description, lane).toContain(`(${lane} lane)`);
+      // No reservation by default (first-deploy.test.ts: the context value).
+      expect(queries.propertiesOf(fn), lane).not.toHaveProperty('ReservedConcurrentExecutions');
+    }
+  });
+
+  it('redrive both lanes to the one dead-letter queue after 5 receives, which keeps messages longer, with a visibility timeout six times the function’s', () => {
+    for (const { lane, queue, fn } of lanes()) {
+      const properties = queries.propertiesOf(queue);
+      expect(properties.RedrivePolicy, lane).toEqual({
+        deadLetterTargetArn: queueArn(stack.webhooks.deadLetterQueue),
+        maxReceiveCount: 5,
+      });
+      const timeout = queries.propertiesOf(fn).Timeout as number;
+      expect(timeout, lane).toBe(30);
+      // Above the function's timeout, or a message still being delivered is received a second time.
+      expect(properties.VisibilityTimeout, lane).toBe(6 * timeout);
+    }
+    const deadLetters = queries.propertiesOf(stack.webhooks.deadLetterQueue);
+    expect(deadLetters.RedrivePolicy).toBeUndefined();
+    // A message keeps its first enqueue time when it is dead-lettered: the dead-letter queue must keep it longer.
+    expect(deadLetters.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+    for (const { lane, queue } of lanes()) {
+      const retention = (queries.propertiesOf(queue).MessageRetentionPeriod as number | undefined) ?? 4 * 24 * 3600;
+      expect(retention, lane).toBeLessThan(deadLetters.MessageRetentionPeriod as number);
+    }
+  });
+
+  it('encrypt all three queues, refuse every request not made over TLS, and are standard (fair) queues, not FIFO', () => {
+    for (const queue of [stack.webhooks.queue, stack.webhooks.slowQueue, stack.webhooks.deadLetterQueue]) {
+      const id = logicalIdOf(queue);
+      expect(queries.propertiesOf(queue).SqsManagedSseEnabled, id).toBe(true);
+      // Fair queues are standard queues whose messages carry a MessageGroupId (the organization).
+      expect(queries.propertiesOf(queue).FifoQueue, id).toBeUndefined();
+      const policies = ofType('AWS::SQS::QueuePolicy').filter(([, policy]) =>
+        (policy.Properties.Queues as Array<{ Ref: string }>).some((ref) => ref.Ref === id),
+      );
+      expect(policies, id).toHaveLength(1);
+      const statements = policies[0]![1].Properties.PolicyDocument.Statement as Statement[];
+      expect(statements, id).toContainEqual(
+        expect.objectContaining({
+          Effect: 'Deny',
+          Action: 'sqs:*',
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          Resource: queueArn(queue),
+        }),
+      );
+    }
+  });
+
+  it('let each lane function consume its own queue, send to either lane, read and write the webhooks table and decrypt secrets; nothing else', () => {
+    const webhooksTable = `<${logicalIdOf(stack.data.tables.Webhooks)}.Arn>`;
+    const pairs = (statements: Statement[]) =>
+      [
+        ...new Set(
+          statements.flatMap((statement) =>
+            actionsOf(statement).flatMap((action) =>
+              resourcesOf(statement).map((resource) => `${action} on ${resource}`),
+            ),
+          ),
+        ),
+      ].sort();
+    for (const { lane, queue, fn } of lanes()) {
+      const granted = pairs(statementsOf(fn).filter((statement) => !actionsOf(statement)[0]!.startsWith('xray:')));
+      // What the event source needs, on the lane's own queue alone.
+      const consumes = [
+        'ChangeMessageVisibility',
+        'DeleteMessage',
+        'GetQueueAttributes',
+        'GetQueueUrl',
+        'ReceiveMessage',
+      ].map((action) => `sqs:${action} on <${logicalIdOf(queue)}.Arn>`);
+      expect(granted, lane).toEqual(
+        [
+          ...[
+            'BatchGetItem',
+            'BatchWriteItem',
+            'ConditionCheckItem',
+            'DeleteItem',
+            'GetItem',
+            'PutItem',
+            'Query',
+            'UpdateItem',
+          ].map((action) => `dynamodb:${action} on ${webhooksTable}`),
+          `kms:Decrypt on <${logicalIdOf(stack.webhooks.secretsKey)}.Arn>`,
+          `logs:CreateLogStream on <${logicalIdOf(fn.logGroup)}.Arn>`,
+          `logs:PutLogEvents on <${logicalIdOf(fn.logGroup)}.Arn>`,
+          ...consumes,
+          // Retries, fan-out and lane changes.
+          `sqs:SendMessage on <${logicalIdOf(stack.webhooks.queue)}.Arn>`,
+          `sqs:SendMessage on <${logicalIdOf(stack.webhooks.slowQueue)}.Arn>`,
+        ].sort(),
+      );
+      expect(environmentOf(fn), lane).toMatchObject({
+        WEBHOOKS_TABLE_NAME: { Ref: logicalIdOf(stack.data.tables.Webhooks) },
+        WEBHOOK_QUEUE_URL: { Ref: logicalIdOf(stack.webhooks.queue) },
+        WEBHOOK_SLOW_QUEUE_URL: { Ref: logicalIdOf(stack.webhooks.slowQueue) },
+      });
+    }
+  });
+
+  it('let no function but the lanes’ own send to the slow lane or know its URL: publishers start every event on the fast lane', () => {
+    const slowQueueId = logicalIdOf(stack.webhooks.slowQueue);
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      if (laneIds().has(id)) continue;
+      expect(fn.Properties.Environment?.Variables ?? {}, id).not.toHaveProperty('WEBHOOK_SLOW_QUEUE_URL');
+    }
+    const senders = ofType('AWS::IAM::Policy')
+      .filter(([, policy]) =>
+        (policy.Properties.PolicyDocument.Statement as Statement[]).some((statement) =>
+          JSON.stringify(statement.Resource).includes(slowQueueId),
+        ),
+      )
+      .flatMap(([, policy]) => (policy.Properties.Roles as Array<{ Ref: string }>).map((role) => role.Ref))
+      .sort();
+    expect(senders).toEqual(
+      lanes()
+        .map(({ fn }) => logicalIdOf(fn.role!))
+        .sort(),
+    );
+  });
+});
+
+describe('the request budget', () => {
+  const budgetTable = () => stack.data.tables.RequestBudgets;
+  const onBudgetTable = (fn: ReturnType<typeof routeFunction>) =>
+    statementsOf(fn).filter((statement) => JSON.stringify(statement.Resource).includes(logicalIdOf(budgetTable())));
+  const budgetSettings = ['REQUEST_BUDGETS_TABLE_NAME', 'REQUEST_BUDGET_RATE', 'REQUEST_BUDGET_BURST'];
+
+  it('lets every authenticated API function UpdateItem its organization’s bucket in the RequestBudgets table, and nothing more on it', () => {
+    const authenticated = apiRoutes.filter((route) => !route.public);
+    expect(authenticated.length).toBeGreaterThan(10);
+    for (const { name } of authenticated) {
+      const fn = routeFunction(name);
+      const statements = onBudgetTable(fn);
+      expect(statements.flatMap(actionsOf), name).toEqual(['dynamodb:UpdateItem']);
+      // The table itself: no index, no other table's wildcard.
+      for (const statement of statements)
+        expect(resourcesOf(statement).filter((resource) => resource.includes(logicalIdOf(budgetTable())))).toEqual([
+          `<${logicalIdOf(budgetTable())}.Arn>`,
+        ]);
+      expect(statements.every((statement) => statement.Condition === undefined)).toBe(true);
+      expect(environmentOf(fn), name).toMatchObject({
+        REQUEST_BUDGETS_TABLE_NAME: { Ref: logicalIdOf(budgetTable()) },
+        // The contract's 50 requests per second, bursts of 100, unless the context says otherwise.
+        REQUEST_BUDGET_RATE: '50',
+        REQUEST_BUDGET_BURST: '100',
+      });
+    }
+  });
+
+  it('gives the public route, the fallback and every function no caller reaches neither the table nor the budget', () => {
+    const authenticatedIds = new Set(
+      apiRoutes.filter((route) => !route.public).map((route) => logicalIdOf(routeFunction(route.name))),
+    );
+    const others = ofType('AWS::Lambda::Function').filter(([id]) => !authenticatedIds.has(id));
+    // The public route, the fallback, the report pipeline, both webhook lanes and the migration.
+    expect(others).toHaveLength(functionCount - authenticatedIds.size);
+    for (const [id, fn] of others) {
+      const variables = (fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
+      for (const setting of budgetSettings) expect(variables, id).not.toHaveProperty(setting);
+    }
+    const budgetRoles = ofType('AWS::IAM::Policy')
+      .filter(([, policy]) =>
+        (policy.Properties.PolicyDocument.Statement as Statement[]).some((statement) =>
+          JSON.stringify(statement.Resource).includes(logicalIdOf(budgetTable())),
+        ),
+      )
+      .flatMap(([, policy]) => (policy.Properties.Roles as Array<{ Ref: string }>).map((role) => role.Ref));
+    expect(new Set(budgetRoles)).toEqual(
+      new Set(apiRoutes.filter((route) => !route.public).map((route) => logicalIdOf(routeFunction(route.name).role!))),
+    );
+  });
+
+  it('takes the rate and the burst from the requestBudgetRate and requestBudgetBurst context values', () => {
+    const { stack: configured } = buildServiceStack({
+      bundle: false,
+      context: { requestBudgetRate: '20', requestBudgetBurst: 40 },
+    });
+    const configuredQueries = templateQueries(Template.fromStack(configured));
+    for (const route of apiRoutes.filter((candidate) => !candidate.public)) {
+      expect(configuredQueries.environmentOf(configured.routeFunctions.get(route.name)!), route.name).toMatchObject({
+        REQUEST_BUDGET_RATE: '20',
+        REQUEST_BUDGET_BURST: '40',
+      });
+    }
+  });
+
+  it('keeps the buckets in a table keyed by organization alone, whose items expire (TTL on ttl), with point-in-time recovery and encryption', () => {
+    const table = resources[logicalIdOf(budgetTable())]!;
+    expect(table.Type).toBe('AWS::DynamoDB::Table');
+    expect(table.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+    });
+    expect(table.Properties.GlobalSecondaryIndexes).toBeUndefined();
+    expect(table).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    expect(requestBudgetsTable).toMatchObject({ id: 'RequestBudgets', partitionKey: 'pk', timeToLiveAttribute: 'ttl' });
   });
 });

@@ -1,5 +1,6 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IConstruct } from 'constructs';
 import { logicalIdOf } from './service-stack-fixture.ts';
 
 export type Resource = {
@@ -57,4 +58,22 @@ export function templateQueries(template: Template) {
     resources[logicalIdOf(construct)]!.Properties;
 
   return { resources, ofType, statementsOf, statementsFor, environmentOf, propertiesOf };
+}
+
+/**
+ * The statements less the request budget grant of every authenticated API function: UpdateItem on
+ * the RequestBudgets table (lib/service-stack.ts `grantRequestBudget`, tested on its own in
+ * service-stack.test.ts), for tests of what else a function may do. Only that action on that table
+ * is taken out: any other action on the table stays for the test to see.
+ */
+export function apartFromRequestBudget(statements: Statement[], requestBudgets: IConstruct): Statement[] {
+  const budgetArn = JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(requestBudgets), 'Arn'] });
+  return statements.flatMap((statement) => {
+    const actions = actionsOf(statement);
+    if (actions.length !== 1 || actions[0] !== 'dynamodb:UpdateItem') return [statement];
+    // `@aws-cdk/aws-iam:minimizePolicies` may have merged it with UpdateItem on other tables.
+    const others = [statement.Resource].flat().filter((resource) => JSON.stringify(resource) !== budgetArn);
+    if (others.length === 0) return [];
+    return [{ ...statement, Resource: others.length === 1 ? others[0] : others }];
+  });
 }

@@ -25,8 +25,13 @@ export async function callApi<T = any>(
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
 
+/**
+ * A token for the stack's API, crafted with its identity provider's key and issuer (fast, and any
+ * claims a test needs); local-identity-provider.test.ts shows the provider's own tokens work the same.
+ */
 export function tokenFor(orgId: string, options: Omit<DevTokenOptions, 'orgId' | 'keysDir'> = {}): Promise<string> {
-  return issueDevToken({ ...options, orgId, keysDir: inject('localEnv').LOCAL_KEYS_DIR });
+  const { LOCAL_KEYS_DIR: keysDir, JWT_ISSUER: issuer } = inject('localEnv');
+  return issueDevToken({ issuer, ...options, orgId, keysDir });
 }
 
 /** A fresh organization id per test, so tests never see each other's data. */

@@ -55,6 +55,7 @@ describe('npm start', () => {
         LOCAL_SQS_PORT: '0',
         LOCAL_S3_PORT: '0',
         LOCAL_SES_PORT: '0',
+        LOCAL_IDP_PORT: '0',
         REPORT_RATE_LIMIT: '25',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

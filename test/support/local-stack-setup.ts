@@ -5,6 +5,9 @@ import type { TestProject } from 'vitest/node';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '#local/local-stack.ts';
 import { writeUsersDatabaseFile } from '#local/users-postgres.ts';
 
+/** The tiers' request budget per organization, far above the contract's 50 per second. */
+const TIER_REQUEST_BUDGET = { ratePerSecond: 1_000, burst: 2_000 };
+
 /**
  * A tier's global setup: one local stack on free ports with a throw-away signing key, so nothing
  * depends on a developer's `.local/` or ports. Provides what the tests read (`baseUrl`,
@@ -21,7 +24,15 @@ export async function setUpLocalStack(
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const keysDir = await mkdtemp(join(tmpdir(), `onboarding-${name}-keys-`));
   try {
-    const stack = await startLocalStack({ ...options, port: 0, quiet: true, keysDir });
+    const stack = await startLocalStack({
+      // One organization's tests send hundreds of requests in seconds; the budget itself has its own
+      // tests (test/integration/request-budget.test.ts, test/unit/rate-limits/request-budget.test.ts).
+      requestBudget: TIER_REQUEST_BUDGET,
+      ...options,
+      port: 0,
+      quiet: true,
+      keysDir,
+    });
     try {
       project.provide('baseUrl', stack.baseUrl);
       project.provide('endpoints', stack.endpoints);

@@ -2,10 +2,9 @@ import { useEffect, useState } from 'preact/hooks';
 import type { DashboardConfig } from './config.ts';
 import { ErrorNotice } from './components.tsx';
 import { parseHash } from './hash-route.ts';
-import { requestDevelopmentToken } from './local-sign-in.ts';
-import { startOidcSignIn } from './oidc.ts';
+import { signOutEverywhere, startOidcSignIn } from './oidc.ts';
 import { dashboardPages } from './pages/index.ts';
-import { signInWith, signOut, useSession, type Session } from './session.ts';
+import { useSession, type Session } from './session.ts';
 
 // `#/<path>?<query>`: the path picks the page, the query (the page's own) is left out of the match.
 const routeFromHash = (): { path: string; query: string } => {
@@ -30,14 +29,19 @@ export function App({ config, startupError }: { config: DashboardConfig; startup
       <a class="skip-link" href="#main">
         Skip to content
       </a>
-      {session ? <SignedIn session={session} /> : <SignIn config={config} startupError={startupError} />}
+      {session ? (
+        <SignedIn session={session} config={config} />
+      ) : (
+        <SignIn config={config} startupError={startupError} />
+      )}
     </>
   );
 }
 
-function SignedIn({ session }: { session: Session }) {
+function SignedIn({ session, config }: { session: Session; config: DashboardConfig }) {
   const { path, query } = useHashRoute();
-  const page = dashboardPages.find((p) => p.path === path) ?? dashboardPages[0]!;
+  // `#/users/<id>`: a page's own sub-address (the page reads the rest of the path).
+  const page = dashboardPages.find((p) => p.path === path || path.startsWith(`${p.path}/`)) ?? dashboardPages[0]!;
   const Page = page.component;
   const missing = page.scopes.filter((scope) => !session.scopes.includes(scope));
   return (
@@ -60,7 +64,7 @@ function SignedIn({ session }: { session: Session }) {
             ))}
           </ul>
         </nav>
-        <button type="button" class="sign-out" onClick={signOut}>
+        <button type="button" class="sign-out" onClick={() => void signOutEverywhere(config)}>
           Sign out
         </button>
       </header>
@@ -71,35 +75,17 @@ function SignedIn({ session }: { session: Session }) {
           </p>
         ) : null}
         {/* A new query (e.g. another target's history) opens the page afresh: it reads the query when it starts. */}
-        <Page key={`${page.path}?${query}`} />
+        <Page key={`${path}?${query}`} />
       </main>
     </>
   );
 }
 
 function SignIn({ config, startupError }: { config: DashboardConfig; startupError?: unknown }) {
-  const [orgId, setOrgId] = useState('demo-org');
-  // The development sign-in offers every scope the local stack's tokens can carry, all ticked.
-  const offeredScopes = config.signIn === 'local' ? config.scopes : [];
-  const [scopes, setScopes] = useState<string[]>(offeredScopes);
   const [error, setError] = useState<unknown>(startupError);
   const [busy, setBusy] = useState(false);
 
-  async function signInLocally(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      signInWith(await requestDevelopmentToken({ orgId: orgId.trim(), scopes }));
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  async function signInWithProvider() {
-    if (config.signIn !== 'oidc') return;
+  async function signIn() {
     setBusy(true);
     setError(undefined);
     try {
@@ -114,52 +100,10 @@ function SignIn({ config, startupError }: { config: DashboardConfig; startupErro
     <main id="main" class="sign-in">
       <h1>Organization dashboard</h1>
       <ErrorNotice error={error} context="Sign-in failed" />
-      {config.signIn === 'oidc' ? (
-        <>
-          <p>Sign in with your organization’s account.</p>
-          <button type="button" class="primary" disabled={busy} onClick={() => void signInWithProvider()}>
-            Sign in
-          </button>
-        </>
-      ) : (
-        <form class="card" onSubmit={(event) => void signInLocally(event)}>
-          <h2>Development sign-in</h2>
-          <p class="hint">
-            Offered by the local stack only: it mints a development token for any organization. The token is kept in
-            this tab’s memory; reloading signs you out.
-          </p>
-          <div class="field">
-            <label for="dev-org">Organization id</label>
-            <input
-              id="dev-org"
-              required
-              pattern="[A-Za-z0-9_.\-]{1,64}"
-              value={orgId}
-              onInput={(event) => setOrgId(event.currentTarget.value)}
-            />
-          </div>
-          <fieldset class="columns">
-            <legend>Scopes</legend>
-            {offeredScopes.map((scope) => (
-              <label key={scope} class="check">
-                <input
-                  type="checkbox"
-                  name="scope"
-                  value={scope}
-                  checked={scopes.includes(scope)}
-                  onChange={(event) =>
-                    setScopes(event.currentTarget.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))
-                  }
-                />{' '}
-                {scope}
-              </label>
-            ))}
-          </fieldset>
-          <button type="submit" class="primary" disabled={busy}>
-            Sign in
-          </button>
-        </form>
-      )}
+      <p>Sign in with your organization’s account.</p>
+      <button type="button" class="primary" disabled={busy} onClick={() => void signIn()}>
+        Sign in
+      </button>
     </main>
   );
 }

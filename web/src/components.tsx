@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import {
   ApiConnectionError,
   ApiError,
@@ -227,7 +227,7 @@ export function DataTable(props: {
 
 /**
  * A form's submission state: `run` marks it busy, clears the last error, and keeps what the
- * action throws (the contract's error, shown by the form) until the next run.
+ * action throws (the contract's error, shown by the form) until the next run or `clear`.
  */
 export function useSubmission() {
   const [busy, setBusy] = useState(false);
@@ -243,7 +243,8 @@ export function useSubmission() {
       setBusy(false);
     }
   }
-  return { busy, error, run };
+  const clear = useCallback(() => setError(undefined), []);
+  return { busy, error, run, clear };
 }
 
 /**

@@ -1,29 +1,23 @@
 /**
- * How this dashboard signs people in, read at start from `/dashboard-config.json` (same origin).
- * The local stack serves `{ "signIn": "local" }`; in AWS the deployment writes the OIDC settings.
+ * How this dashboard signs people in, read at start from `/dashboard-config.json` (same origin):
+ * OpenID Connect everywhere. The local stack names its own identity provider
+ * (local/identity-provider.ts); in AWS the deployment writes the configured issuer's settings.
  */
-export type DashboardConfig =
-  /** The local stack's development sign-in, offering the scopes its development tokens can carry. */
-  | { signIn: 'local'; scopes: string[] }
-  | {
-      signIn: 'oidc';
-      /** The identity provider's issuer; its endpoints come from its discovery document. */
-      issuer: string;
-      clientId: string;
-      /** Requested scopes, space-separated (the API's scopes and `openid`). */
-      scope: string;
-      /** Sent as `audience` when the provider needs it to mint an access token for this API. */
-      audience?: string;
-    };
+export interface DashboardConfig {
+  signIn: 'oidc';
+  /** The identity provider's issuer; its endpoints come from its discovery document. */
+  issuer: string;
+  clientId: string;
+  /** Requested scopes, space-separated (the API's scopes and `openid`). */
+  scope: string;
+  /** Sent as `audience` when the provider needs it to mint an access token for this API. */
+  audience?: string;
+}
 
 export async function loadDashboardConfig(): Promise<DashboardConfig> {
   const response = await fetch('/dashboard-config.json', { headers: { accept: 'application/json' } });
   if (!response.ok) throw new Error(`the dashboard configuration could not be read (HTTP ${response.status})`);
   const config = (await response.json()) as Partial<DashboardConfig> | null;
-  if (config?.signIn === 'local') {
-    const scopes = Array.isArray(config.scopes) ? config.scopes.filter((s): s is string => typeof s === 'string') : [];
-    return { signIn: 'local', scopes };
-  }
   if (config?.signIn === 'oidc' && typeof config.issuer === 'string' && typeof config.clientId === 'string') {
     return {
       signIn: 'oidc',

@@ -1,8 +1,8 @@
 import { render } from 'preact';
 import { App } from './app.tsx';
 import { loadDashboardConfig, type DashboardConfig } from './config.ts';
-import { completeOidcSignIn, isOidcCallback } from './oidc.ts';
-import { signInWith } from './session.ts';
+import { completeOidcSignIn, isOidcCallback, resumeOidcSession } from './oidc.ts';
+import { SessionEndedError } from './session.ts';
 import './styles.css';
 
 async function start(): Promise<void> {
@@ -15,12 +15,13 @@ async function start(): Promise<void> {
     return;
   }
   let startupError: unknown;
-  if (config.signIn === 'oidc' && isOidcCallback()) {
-    try {
-      signInWith(await completeOidcSignIn(config));
-    } catch (error) {
-      startupError = error;
-    }
+  try {
+    // Back from the provider with a code, or a reload of a signed-in tab (its refresh token).
+    if (isOidcCallback()) await completeOidcSignIn(config);
+    else await resumeOidcSession(config);
+  } catch (error) {
+    // A session the provider has ended just shows the sign-in page.
+    if (!(error instanceof SessionEndedError)) startupError = error;
   }
   root.textContent = '';
   render(<App config={config} startupError={startupError} />, root);

@@ -1,12 +1,23 @@
 import * as oauth from 'oauth4webapi';
 import type { DashboardConfig } from './config.ts';
-
-type OidcConfig = Extract<DashboardConfig, { signIn: 'oidc' }>;
+import {
+  beginSession,
+  SessionEndedError,
+  signOut,
+  storedIdToken,
+  storedRefreshToken,
+  type Renew,
+  type Session,
+  type TokenSet,
+} from './session.ts';
 
 /**
- * OpenID Connect authorization code flow with PKCE (oauth4webapi), a public client: endpoints come
- * from the issuer's discovery document. Only the PKCE verifier and the state cross the redirect,
- * in sessionStorage; the access token itself stays in memory (session.ts).
+ * OpenID Connect for the dashboard (oauth4webapi), a public client, the same code locally and in
+ * AWS: authorization code with PKCE to sign in, the refresh token grant to renew the access token
+ * before it expires and to resume after a reload, and the provider's end-session endpoint
+ * (RP-initiated logout) to sign out. Endpoints come from the issuer's discovery document. Only
+ * the PKCE verifier, state and nonce cross the sign-in redirect, in sessionStorage; the tokens
+ * are kept as session.ts says.
  */
 const PENDING_KEY = 'dashboard.oidc.pending';
 
@@ -16,24 +27,32 @@ interface PendingSignIn {
   nonce: string;
 }
 
-/** Plain http is accepted for a loopback issuer only: a developer's or a test's own identity provider. */
-function requestOptions(config: OidcConfig): { [oauth.allowInsecureRequests]?: boolean } {
+/** Plain http is accepted for a loopback issuer only: the local stack's identity provider, or a test's. */
+function requestOptions(config: DashboardConfig): { [oauth.allowInsecureRequests]?: boolean } {
   const issuer = new URL(config.issuer);
   const loopback = issuer.hostname === '127.0.0.1' || issuer.hostname === 'localhost' || issuer.hostname === '[::1]';
   return issuer.protocol === 'http:' && loopback ? { [oauth.allowInsecureRequests]: true } : {};
 }
 
-async function authorizationServer(config: OidcConfig): Promise<oauth.AuthorizationServer> {
-  const issuer = new URL(config.issuer);
-  return oauth.processDiscoveryResponse(
-    issuer,
-    await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...requestOptions(config) }),
-  );
+let discovered: { issuer: string; server: Promise<oauth.AuthorizationServer> } | undefined;
+
+function authorizationServer(config: DashboardConfig): Promise<oauth.AuthorizationServer> {
+  if (discovered?.issuer !== config.issuer) {
+    const issuer = new URL(config.issuer);
+    const server = oauth
+      .discoveryRequest(issuer, { algorithm: 'oidc', ...requestOptions(config) })
+      .then((response) => oauth.processDiscoveryResponse(issuer, response));
+    // A failed discovery is tried again next time.
+    server.catch(() => (discovered = undefined));
+    discovered = { issuer: config.issuer, server };
+  }
+  return discovered.server;
 }
 
 const redirectUri = (): string => `${window.location.origin}/`;
+const clientOf = (config: DashboardConfig): oauth.Client => ({ client_id: config.clientId });
 
-export async function startOidcSignIn(config: OidcConfig): Promise<void> {
+export async function startOidcSignIn(config: DashboardConfig): Promise<void> {
   const as = await authorizationServer(config);
   if (!as.authorization_endpoint) throw new Error('the identity provider has no authorization endpoint');
   const pending: PendingSignIn = {
@@ -61,8 +80,8 @@ export function isOidcCallback(): boolean {
   return sessionStorage.getItem(PENDING_KEY) !== null && (params.has('code') || params.has('error'));
 }
 
-/** Exchanges the code for tokens and returns the access token; the address bar is cleaned either way. */
-export async function completeOidcSignIn(config: OidcConfig): Promise<string> {
+/** Exchanges the code for tokens and starts the session; the address bar is cleaned either way. */
+export async function completeOidcSignIn(config: DashboardConfig): Promise<Session> {
   const stored = sessionStorage.getItem(PENDING_KEY);
   sessionStorage.removeItem(PENDING_KEY);
   const callbackUrl = new URL(window.location.href);
@@ -70,7 +89,7 @@ export async function completeOidcSignIn(config: OidcConfig): Promise<string> {
   if (!stored) throw new Error('no sign-in was in progress');
   const pending = JSON.parse(stored) as PendingSignIn;
   const as = await authorizationServer(config);
-  const client: oauth.Client = { client_id: config.clientId };
+  const client = clientOf(config);
   const params = oauth.validateAuthResponse(as, client, callbackUrl, pending.state);
   const response = await oauth.authorizationCodeGrantRequest(
     as,
@@ -82,5 +101,71 @@ export async function completeOidcSignIn(config: OidcConfig): Promise<string> {
     requestOptions(config),
   );
   const result = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: pending.nonce });
-  return result.access_token;
+  return beginSession(tokenSetOf(result), renewal(config));
+}
+
+/**
+ * After a reload: a new access token for the refresh token this tab kept, while the provider's
+ * session lasts. Undefined when there is nothing to resume or the provider refuses.
+ */
+export async function resumeOidcSession(config: DashboardConfig): Promise<Session | undefined> {
+  const refreshToken = storedRefreshToken();
+  if (!refreshToken) return undefined;
+  const renew = renewal(config);
+  try {
+    return beginSession(await renew(refreshToken), renew);
+  } catch (error) {
+    if (error instanceof SessionEndedError) signOut();
+    throw error;
+  }
+}
+
+/** The refresh token grant; the provider answers with a new refresh token each time (rotation). */
+function renewal(config: DashboardConfig): Renew {
+  return async (refreshToken) => {
+    const as = await authorizationServer(config);
+    const client = clientOf(config);
+    const response = await oauth.refreshTokenGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      refreshToken,
+      requestOptions(config),
+    );
+    try {
+      return tokenSetOf(await oauth.processRefreshTokenResponse(as, client, response));
+    } catch (error) {
+      // The provider's own "no" (session ended, token revoked or reused): the sign-in is over.
+      if (error instanceof oauth.ResponseBodyError) {
+        throw new SessionEndedError(error.error_description ?? error.error, { cause: error });
+      }
+      throw error;
+    }
+  };
+}
+
+/**
+ * Signs out here and at the provider: forgets the tokens, then sends the browser to the
+ * provider's end-session endpoint, which ends its session (so the next sign-in asks for the
+ * password again) and comes back to the dashboard.
+ */
+export async function signOutEverywhere(config: DashboardConfig): Promise<void> {
+  const idToken = storedIdToken();
+  signOut();
+  const as = await authorizationServer(config).catch(() => undefined);
+  if (!as?.end_session_endpoint) return;
+  const url = new URL(as.end_session_endpoint);
+  url.searchParams.set('client_id', config.clientId);
+  url.searchParams.set('post_logout_redirect_uri', redirectUri());
+  if (idToken) url.searchParams.set('id_token_hint', idToken);
+  window.location.assign(url.href);
+}
+
+function tokenSetOf(response: oauth.TokenEndpointResponse): TokenSet {
+  return {
+    accessToken: response.access_token,
+    refreshToken: response.refresh_token,
+    idToken: response.id_token,
+    expiresIn: response.expires_in,
+  };
 }

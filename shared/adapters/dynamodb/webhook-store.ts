@@ -45,6 +45,7 @@ function endpointFrom(item: Record<string, unknown>): WebhookEndpoint {
     disabled: item.disabled === true,
     ...(typeof item.disabledAt === 'string' ? { disabledAt: item.disabledAt } : {}),
     ...(typeof item.failingSince === 'string' ? { failingSince: item.failingSince } : {}),
+    ...(typeof item.slowUntil === 'string' ? { slowUntil: item.slowUntil } : {}),
   };
 }
 
@@ -183,6 +184,22 @@ export class DynamoDbWebhookEndpointStore implements WebhookEndpointStore {
           Key: endpointKey(endpoint.orgId, endpoint.endpointId),
           UpdateExpression: 'REMOVE failingSince',
           ConditionExpression: 'attribute_exists(pk)',
+        }),
+      )
+      .catch((error: unknown) => {
+        if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      });
+  }
+
+  async setSlowUntil(endpoint: WebhookEndpoint, until: Date | undefined): Promise<void> {
+    await this.documents
+      .send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: endpointKey(endpoint.orgId, endpoint.endpointId),
+          UpdateExpression: until ? 'SET slowUntil = :until' : 'REMOVE slowUntil',
+          ConditionExpression: 'attribute_exists(pk)',
+          ...(until ? { ExpressionAttributeValues: { ':until': until.toISOString() } } : {}),
         }),
       )
       .catch((error: unknown) => {

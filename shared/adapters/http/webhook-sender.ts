@@ -37,6 +37,7 @@ export function createWebhookSender(options: { timeoutMs?: number } = {}): Webho
       const ownTimeout = AbortSignal.timeout(timeoutMs);
       const signal = attempt ? AbortSignal.any([attempt.signal, ownTimeout]) : ownTimeout;
       const timedOut = (): WebhookResponse => ({
+        timedOut: true,
         error:
           attempt?.signal.aborted && !ownTimeout.aborted
             ? `no answer within ${attempt.budgetMs} ms, name resolution included`

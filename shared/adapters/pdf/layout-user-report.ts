@@ -1,5 +1,6 @@
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { userReportSections } from '#shared/domain/reports/report-content.ts';
+import { reportSummary } from '#shared/domain/reports/report-summary.ts';
 import { ReportFlow } from './report-flow.ts';
 import type { PositionedText, ReportLayout, ReportPage, TextMeasure } from './report-layout-model.ts';
 import { CONTENT_LEFT, CONTENT_RIGHT, CONTENT_WIDTH, FOOTER, HEADER, type ReportColor } from './report-style.ts';
@@ -12,6 +13,7 @@ export type {
   PositionedText,
   ReportLayout,
   ReportPage,
+  ReportPartId,
   TextMeasure,
   TextRole,
 } from './report-layout-model.ts';
@@ -24,15 +26,25 @@ export interface UserReportLayoutInput {
   jobId: string;
   generatedAt: Date;
   templateVersion: string;
+  /** The `sub` of the token that requested the report; absent for jobs created before it was recorded. */
+  requestedBy?: string | undefined;
+}
+
+/** The footer's notice on every page: the report holds a person's data and goes no further. */
+export function confidentialityNotice(userId: string): string {
+  return `Confidential — contains personal data of user ${userId}; do not forward.`;
 }
 
 /**
- * Lays a user report out on A4 pages. All content is placed first; header and footer are added
- * afterwards, when the page count for "Page n of m" is known.
+ * Lays a user report out on A4 pages: the summary box at the top of page 1, then the sections. All
+ * content is placed first; header and footer are added afterwards, when the page count for
+ * "Page n of m" is known.
  */
 export function layoutUserReport(input: UserReportLayoutInput, measure: TextMeasure): ReportLayout {
+  const context = { generatedAt: input.generatedAt, requestedBy: input.requestedBy };
   const flow = new ReportFlow(measure);
-  for (const section of userReportSections(input.user)) flow.placeSection(section);
+  flow.placeSummary(reportSummary(input.user, context));
+  for (const section of userReportSections(input.user, context)) flow.placeSection(section);
   const pages = flow.pages;
   pages.forEach((page, index) => {
     addHeader(page, input, measure);
@@ -68,11 +80,15 @@ function addHeader(page: ReportPage, input: UserReportLayoutInput, measure: Text
   });
 }
 
-/** Job id left, template version centred, page number right, under a thin rule. */
+/**
+ * Under a thin rule: the confidentiality notice, centred; below it the job id left, the template
+ * version centred and the page number right.
+ */
 function addFooter(page: ReportPage, pageLabel: string, input: UserReportLayoutInput, measure: TextMeasure): void {
   const widthOf = (text: string): number => measure.width(text, 'regular', FOOTER.size);
   const job = measure.printable(`Job ${input.jobId}`);
   const template = measure.printable(`Template ${input.templateVersion}`);
+  const notice = fitText(measure.printable(confidentialityNotice(input.user.id)), CONTENT_WIDTH, widthOf);
   page.boxes.push({
     x: CONTENT_LEFT,
     y: FOOTER.ruleY,
@@ -81,6 +97,7 @@ function addFooter(page: ReportPage, pageLabel: string, input: UserReportLayoutI
     color: 'rule',
   });
   page.texts.push(
+    { ...footerText(notice, CONTENT_LEFT + (CONTENT_WIDTH - widthOf(notice)) / 2), y: FOOTER.noticeBaseline },
     footerText(job, CONTENT_LEFT),
     footerText(template, CONTENT_LEFT + (CONTENT_WIDTH - widthOf(template)) / 2),
     footerText(pageLabel, CONTENT_RIGHT - widthOf(pageLabel)),

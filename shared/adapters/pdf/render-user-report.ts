@@ -17,6 +17,8 @@ export interface RenderUserReportInput {
   organizationName: string;
   jobId: string;
   generatedAt: Date;
+  /** The `sub` of the token that requested the report; shown as "—" when absent. */
+  requestedBy?: string | undefined;
   fonts: ReportFonts;
   /** Told each character no shipped font has (drawn as the missing-glyph box), once per render. */
   onMissingGlyph?: MissingGlyphListener;
@@ -75,7 +77,7 @@ function paintPage(
   for (const text of page.texts) {
     useColor(text.color);
     out.push(`1 0 0 1 ${num(text.x)} ${num(text.y)} Tm`);
-    for (const run of typesetter.shape(text.text, text.weight).runs) {
+    for (const run of typesetter.shape(text.text, text.weight, text.direction).runs) {
       const subset = subsets.of(run.face);
       used.add(subset.resourceName);
       const nextFont = `${subset.resourceName} ${text.size}`;

@@ -1,5 +1,6 @@
-import type { ReportBlock, ReportRow, ReportSection, ReportSectionId } from '#shared/domain/reports/report-content.ts';
-import type { ReportPage, TextMeasure } from './report-layout-model.ts';
+import type { ReportBlock, ReportField, ReportRow, ReportSection } from '#shared/domain/reports/report-content.ts';
+import type { ReportSummary } from '#shared/domain/reports/report-summary.ts';
+import type { PositionedText, ReportPage, ReportPartId, TextMeasure } from './report-layout-model.ts';
 import {
   BLOCK_HEADING,
   CONTENT_BOTTOM,
@@ -8,11 +9,14 @@ import {
   CONTENT_TOP,
   CONTENT_WIDTH,
   SECTION_HEADING,
+  SUMMARY,
   TABLE,
   baselineIn,
   type ReportColor,
 } from './report-style.ts';
-import { wrapText } from './line-breaking.ts';
+import type { FontWeight } from './report-fonts.ts';
+import { wrapParagraph, wrapText, type WidthOf } from './line-breaking.ts';
+import type { TextDirection } from './typesetter.ts';
 
 const CONTINUED = ' (continued)';
 /** The label of the part of a row that runs on after a page break. */
@@ -23,22 +27,42 @@ const VALUE_LEFT = CONTENT_LEFT + TABLE.labelColumnWidth;
 const SECOND_FIELD_LEFT = VALUE_LEFT + (CONTENT_RIGHT - VALUE_LEFT) / 2;
 const SECOND_VALUE_LEFT = SECOND_FIELD_LEFT + TABLE.secondLabelWidth;
 
+/**
+ * One line of a cell: its text placed at `x` (flush left, or flush right in a right-to-left
+ * paragraph), and the value's small detail text where it follows the line.
+ */
+interface CellLine {
+  text: string;
+  x: number;
+  direction: TextDirection;
+  detail?: { text: string; x: number };
+}
+
+interface CellStyle {
+  size: number;
+  color: ReportColor;
+  weight: FontWeight;
+}
+
 /** One column of a table row, wrapped to its width. */
-interface MeasuredCell {
+interface MeasuredCell extends CellStyle {
   role: 'label' | 'value';
   x: number;
-  lines: string[];
+  lines: CellLine[];
 }
 
 interface MeasuredRow {
   cells: MeasuredCell[];
   indent: number;
+  /** Space kept free before the content's right edge (inside the summary box). */
+  rightInset: number;
 }
 
 const CELL_STYLE = {
-  label: { size: TABLE.labelSize, color: 'muted' },
-  value: { size: TABLE.valueSize, color: 'ink' },
-} as const satisfies Record<MeasuredCell['role'], { size: number; color: ReportColor }>;
+  label: { size: TABLE.labelSize, color: 'muted', weight: 'regular' },
+  value: { size: TABLE.valueSize, color: 'ink', weight: 'regular' },
+  alert: { size: TABLE.valueSize, color: 'alert', weight: 'bold' },
+} as const satisfies Record<MeasuredCell['role'] | 'alert', CellStyle>;
 
 function lineCountOf(row: MeasuredRow): number {
   return Math.max(...row.cells.map((cell) => cell.lines.length));
@@ -62,14 +86,52 @@ export class ReportFlow {
   private y = CONTENT_TOP;
   private section: ReportSection | undefined;
   private block: ReportBlock | undefined;
+  /** What the rows being placed belong to. */
+  private partId: ReportPartId | undefined;
 
   constructor(private readonly measure: TextMeasure) {
     this.startPage();
   }
 
+  /**
+   * The summary box: a shaded box with a coloured bar on its left (the alert colour when there are
+   * flags), its title and rows inside. Placed first, on page 1; it is never split.
+   */
+  placeSummary(summary: ReportSummary): void {
+    this.section = undefined;
+    this.block = undefined;
+    this.partId = 'summary';
+    const rows = summary.rows.map((row) => this.measureRow(row, SUMMARY.paddingX, SUMMARY.paddingX));
+    const rowsHeight = rows.reduce((sum, row) => sum + rowHeight(lineCountOf(row)), 0);
+    const height = SUMMARY.paddingTop + SUMMARY.titleLineHeight + rowsHeight + SUMMARY.paddingBottom;
+    if (height > this.remaining() && !this.atPageTop()) this.startPage();
+    const bottom = this.y - height;
+    const bar = summary.flags.length > 0 ? 'alert' : 'accent';
+    this.page.boxes.push(
+      { x: CONTENT_LEFT, y: bottom, width: CONTENT_WIDTH, height, color: 'band' },
+      { x: CONTENT_LEFT, y: bottom, width: SUMMARY.barWidth, height, color: bar },
+    );
+    this.y -= SUMMARY.paddingTop;
+    this.page.texts.push({
+      role: 'summary-heading',
+      text: this.measure.printable(summary.title),
+      x: CONTENT_LEFT + SUMMARY.paddingX,
+      y: baselineIn(this.y, SUMMARY.titleLineHeight, SUMMARY.titleSize),
+      size: SUMMARY.titleSize,
+      weight: 'bold',
+      color: 'accent',
+      sectionId: 'summary',
+    });
+    this.y -= SUMMARY.titleLineHeight;
+    for (const row of rows) this.drawRowLines(row, 0, lineCountOf(row));
+    this.y = bottom;
+    this.partId = undefined;
+  }
+
   placeSection(section: ReportSection): void {
     this.section = undefined;
     this.block = undefined;
+    this.partId = section.id;
     const heading = this.headingLines(section.title, 'section');
     const firstRow = section.rows[0] ? this.measureRow(section.rows[0], 0) : undefined;
     const least = this.sectionHeadingHeight(heading) + this.keepHeight(firstRow, section, undefined);
@@ -172,31 +234,77 @@ export class ReportFlow {
   }
 
   /** Cells of a row: label and value, and for a second field its label and value. */
-  private measureRow(row: ReportRow, indent: number): MeasuredRow {
+  private measureRow(row: ReportRow, indent: number, rightInset = 0): MeasuredRow {
     const [first, second] = row.fields;
-    const rowRight = CONTENT_RIGHT + TABLE.columnGap;
+    const rowRight = CONTENT_RIGHT - rightInset + TABLE.columnGap;
     const cells = [
-      this.cell('label', first.label, CONTENT_LEFT + indent, VALUE_LEFT),
-      this.cell('value', first.value, VALUE_LEFT, second ? SECOND_FIELD_LEFT : rowRight),
+      this.labelCell(first.label, CONTENT_LEFT + indent, VALUE_LEFT),
+      this.valueCell(first, VALUE_LEFT, second ? SECOND_FIELD_LEFT : rowRight),
     ];
     if (second) {
       cells.push(
-        this.cell('label', second.label, SECOND_FIELD_LEFT, SECOND_VALUE_LEFT),
-        this.cell('value', second.value, SECOND_VALUE_LEFT, rowRight),
+        this.labelCell(second.label, SECOND_FIELD_LEFT, SECOND_VALUE_LEFT),
+        this.valueCell(second, SECOND_VALUE_LEFT, rowRight),
       );
     }
-    return { cells, indent };
+    return { cells, indent, rightInset };
   }
 
-  /** A cell from `left` up to the column gap before `right`. */
-  private cell(role: MeasuredCell['role'], text: string, left: number, right: number): MeasuredCell {
-    const { size } = CELL_STYLE[role];
-    const paragraphs = text.split(/\r?\n/).map((paragraph) => this.measure.printable(paragraph));
-    const widthOf = (piece: string): number => this.measure.width(piece, 'regular', size);
-    return { role, x: left, lines: wrapText(paragraphs.join('\n'), right - TABLE.columnGap - left, widthOf) };
+  private labelCell(label: string, left: number, right: number): MeasuredCell {
+    return this.cell('label', CELL_STYLE.label, label, left, right);
   }
 
-  private drawSectionHeading(lines: string[], sectionId: ReportSectionId): void {
+  /** A value, its detail (a stored code) in small text after its last line, or below when it does not fit. */
+  private valueCell(field: ReportField, left: number, right: number): MeasuredCell {
+    const style = field.tone === 'alert' ? CELL_STYLE.alert : CELL_STYLE.value;
+    const cell = this.cell('value', style, field.value, left, right);
+    if (field.detail !== undefined) this.attachDetail(cell, field.detail, right - TABLE.columnGap - left);
+    return cell;
+  }
+
+  /**
+   * A cell from `left` up to the column gap before `right`. Each paragraph (a line of the value)
+   * has its own direction: a right-to-left one is set flush right, starting at the column's right
+   * edge, and each of its lines is shaped right to left as a whole (typesetter.ts).
+   */
+  private cell(role: MeasuredCell['role'], style: CellStyle, text: string, left: number, right: number): MeasuredCell {
+    const width = right - TABLE.columnGap - left;
+    const widthOf: WidthOf = (piece) => this.measure.width(piece, style.weight, style.size);
+    const lines: CellLine[] = [];
+    for (const paragraph of text.split(/\r?\n/).map((each) => this.measure.printable(each))) {
+      const direction = this.measure.direction(paragraph);
+      for (const line of wrapParagraph(paragraph, width, widthOf)) {
+        const x = direction === 'rtl' ? left + width - widthOf(line) : left;
+        lines.push({ text: line, x, direction });
+      }
+    }
+    return { role, ...style, x: left, lines };
+  }
+
+  /**
+   * `(detail)` in small text after the last line (on its left, where the line runs right to left),
+   * a space apart; on lines of its own when it does not fit there.
+   */
+  private attachDetail(cell: MeasuredCell, detail: string, width: number): void {
+    const text = `(${this.measure.printable(detail)})`;
+    const detailWidthOf: WidthOf = (piece) => this.measure.width(piece, 'regular', TABLE.detailSize);
+    const gap = this.measure.width(' ', cell.weight, cell.size);
+    const last = cell.lines.at(-1);
+    const detailWidth = detailWidthOf(text);
+    if (last) {
+      const lastWidth = last.text === '' ? 0 : this.measure.width(last.text, cell.weight, cell.size);
+      if (lastWidth + gap + detailWidth <= width) {
+        const x = last.direction === 'rtl' ? last.x - gap - detailWidth : last.x + lastWidth + gap;
+        last.detail = { text, x };
+        return;
+      }
+    }
+    for (const line of wrapParagraph(text, width, detailWidthOf)) {
+      cell.lines.push({ text: '', x: cell.x, direction: 'ltr', detail: { text: line, x: cell.x } });
+    }
+  }
+
+  private drawSectionHeading(lines: string[], sectionId: ReportPartId): void {
     this.y -= this.gapAbove(SECTION_HEADING.gapAbove);
     for (const line of lines) {
       const y = baselineIn(this.y, SECTION_HEADING.lineHeight, SECTION_HEADING.size);
@@ -224,7 +332,7 @@ export class ReportFlow {
   }
 
   /** A shaded band with a darker left edge, the title inside. */
-  private drawBlockHeading(lines: string[], sectionId: ReportSectionId): void {
+  private drawBlockHeading(lines: string[], sectionId: ReportPartId): void {
     this.y -= this.gapAbove(BLOCK_HEADING.gapAbove);
     const height = this.blockHeadingHeight(lines);
     const bottom = this.y - height;
@@ -251,17 +359,22 @@ export class ReportFlow {
 
   /** Lines `start` to `end` (exclusive) of a row, drawn as one table row with a rule below. */
   private drawRowLines(row: MeasuredRow, start: number, end: number): void {
-    const sectionId = this.section?.id;
+    const sectionId = this.partId;
+    const part = sectionId ? { sectionId } : {};
     for (const cell of row.cells) {
-      const { size, color } = CELL_STYLE[cell.role];
-      const lines = cell.role === 'label' && start > 0 ? [CONTINUED_LABEL] : cell.lines.slice(start, end);
+      const { role, size, color, weight } = cell;
+      const lines =
+        role === 'label' && start > 0
+          ? [{ text: CONTINUED_LABEL, x: cell.x, direction: 'ltr' as const }]
+          : cell.lines.slice(start, end);
       // Labels are smaller than values; they share the values' baseline so each line reads level.
       let y = baselineIn(this.y - TABLE.paddingY, TABLE.lineHeight, TABLE.valueSize);
-      for (const text of lines) {
-        if (text !== '') {
-          const { role, x } = cell;
-          this.page.texts.push({ role, text, x, y, size, weight: 'regular', color, ...(sectionId && { sectionId }) });
+      for (const line of lines) {
+        if (line.text !== '') {
+          const direction = line.direction === 'rtl' ? { direction: line.direction } : {};
+          this.page.texts.push({ role, text: line.text, x: line.x, y, size, weight, color, ...part, ...direction });
         }
+        if (line.detail) this.page.texts.push(detailText(line.detail, y, part));
         y -= TABLE.lineHeight;
       }
     }
@@ -270,9 +383,18 @@ export class ReportFlow {
     this.page.boxes.push({
       x: left,
       y: this.y,
-      width: CONTENT_RIGHT - left,
+      width: CONTENT_RIGHT - row.rightInset - left,
       height: TABLE.ruleThickness,
       color: 'rule',
     });
   }
+}
+
+function detailText(
+  detail: { text: string; x: number },
+  y: number,
+  part: { sectionId?: ReportPartId },
+): PositionedText {
+  const { text, x } = detail;
+  return { role: 'detail', text, x, y, size: TABLE.detailSize, weight: 'regular', color: 'muted', ...part };
 }

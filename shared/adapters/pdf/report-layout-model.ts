@@ -1,7 +1,7 @@
 import type { ReportSectionId } from '#shared/domain/reports/report-content.ts';
 import type { ReportColor } from './report-style.ts';
 import type { FontWeight } from './report-fonts.ts';
-import type { Typesetter } from './typesetter.ts';
+import type { TextDirection, Typesetter } from './typesetter.ts';
 
 /**
  * A laid-out report: every piece of text with its position, face and colour, and the filled boxes
@@ -9,9 +9,14 @@ import type { Typesetter } from './typesetter.ts';
  */
 
 /** What layout needs of the faces: cleaning text and measuring it. */
-export type TextMeasure = Pick<Typesetter, 'printable' | 'width'>;
+export type TextMeasure = Pick<Typesetter, 'printable' | 'width' | 'direction'>;
 
-export type TextRole = 'header' | 'footer' | 'section-heading' | 'block-heading' | 'label' | 'value';
+/** `detail`: the small text after a value (a humanised value's stored code). */
+export type TextRole =
+  'header' | 'footer' | 'summary-heading' | 'section-heading' | 'block-heading' | 'label' | 'value' | 'detail';
+
+/** Where a content line belongs: the page-1 summary or a section. */
+export type ReportPartId = ReportSectionId | 'summary';
 
 export interface PositionedText {
   role: TextRole;
@@ -22,8 +27,13 @@ export interface PositionedText {
   size: number;
   weight: FontWeight;
   color: ReportColor;
-  /** The section a content line belongs to; absent on header and footer. */
-  sectionId?: ReportSectionId;
+  /** The part a content line belongs to; absent on header and footer. */
+  sectionId?: ReportPartId;
+  /**
+   * Set on a line of a right-to-left paragraph: it is shaped right to left as a whole (its final
+   * full stop ends up leftmost) and placed flush with the right edge of its column.
+   */
+  direction?: TextDirection;
 }
 
 /** A filled rectangle; `y` is its bottom edge. */

@@ -27,7 +27,10 @@ export const HEADER = {
 } as const;
 
 export const FOOTER = {
-  baseline: PAGE.marginBottom + 2,
+  /** Job id, template version and page number. */
+  baseline: PAGE.marginBottom - 6,
+  /** The confidentiality line, above the job line. */
+  noticeBaseline: PAGE.marginBottom + 4,
   size: 7.5,
   ruleY: PAGE.marginBottom + 14,
   ruleThickness: 0.5,
@@ -70,9 +73,23 @@ export const TABLE = {
   blockIndent: 6,
   columnGap: 10,
   ruleThickness: 0.4,
+  /** The small text after a value (a humanised value's stored code). */
+  detailSize: 6.5,
 } as const;
 
-export type ReportColor = 'ink' | 'muted' | 'accent' | 'rule' | 'band' | 'bandRule';
+/** The summary box at the top of page 1. */
+export const SUMMARY = {
+  titleSize: 11,
+  titleLineHeight: 15,
+  paddingTop: 5,
+  paddingBottom: 3,
+  /** Inset of the rows from the box's left and right edges. */
+  paddingX: 8,
+  /** The coloured bar on the box's left edge. */
+  barWidth: 3,
+} as const;
+
+export type ReportColor = 'ink' | 'muted' | 'accent' | 'rule' | 'band' | 'bandRule' | 'alert';
 
 /** RGB, 0 to 1. */
 export const COLORS: Record<ReportColor, readonly [number, number, number]> = {
@@ -82,6 +99,8 @@ export const COLORS: Record<ReportColor, readonly [number, number, number]> = {
   rule: [0.82, 0.84, 0.87],
   band: [0.94, 0.95, 0.97],
   bandRule: [0.62, 0.68, 0.76],
+  /** Flags: a dark red that prints legibly in grey too. */
+  alert: [0.7, 0.11, 0.11],
 };
 
 /** Baseline of a line of `size` text centred in a line box whose top is `top`. */

@@ -32,6 +32,9 @@ export interface ShapedLine {
   advance: number;
 }
 
+/** Direction of a paragraph: set by its first strong character (Unicode Bidirectional Algorithm, rules P2–P3). */
+export type TextDirection = 'ltr' | 'rtl';
+
 /** Reports a character no shipped font has (it is drawn as the missing-glyph box). */
 export type MissingGlyphListener = (codePoint: number) => void;
 
@@ -124,24 +127,41 @@ export class Typesetter {
     return (this.shape(text, weight).advance * size) / 1000;
   }
 
-  /** One line of printable text, shaped, in visual order. */
-  shape(text: string, weight: FontWeight): ShapedLine {
-    const key = `${weight}\u0000${text}`;
+  /**
+   * The direction of a paragraph of printable text: right to left when its first strong character
+   * is (Hebrew, Arabic, ...). Left to right when it has none.
+   */
+  direction(paragraph: string): TextDirection {
+    if (SIMPLE.test(paragraph)) return 'ltr';
+    return bidi.getEmbeddingLevels(paragraph, 'auto').paragraphs[0]?.level === 1 ? 'rtl' : 'ltr';
+  }
+
+  /**
+   * One line of printable text, shaped, in visual order. `direction` is the direction of the
+   * paragraph the line was broken from: a line of a right-to-left paragraph keeps it even where
+   * it starts with digits or Latin, and its neutrals (a final full stop, brackets) are placed
+   * right to left. Without it the line is a paragraph of its own.
+   */
+  shape(text: string, weight: FontWeight, direction?: TextDirection): ShapedLine {
+    // Keyed by the direction it resolves to: a right-to-left line measured (no direction) and
+    // painted (its paragraph's direction) is shaped once.
+    const resolved = direction ?? this.direction(text);
+    const key = `${weight}\u0000${resolved}\u0000${text}`;
     let line = this.shaped.get(key);
     if (!line) {
-      line = this.shapeLine(text, weight);
+      line = this.shapeLine(text, weight, resolved);
       this.shaped.set(key, line);
     }
     return line;
   }
 
-  private shapeLine(text: string, weight: FontWeight): ShapedLine {
+  private shapeLine(text: string, weight: FontWeight, direction: TextDirection): ShapedLine {
     const latin = this.faces.get('latin', weight);
-    if (SIMPLE.test(text) && allIn(latin, text)) {
+    if (direction !== 'rtl' && SIMPLE.test(text) && allIn(latin, text)) {
       const run = simpleRun(latin, text);
       return { runs: [run], advance: advanceOf(run) };
     }
-    const { levels } = bidi.getEmbeddingLevels(text, 'auto');
+    const { levels } = bidi.getEmbeddingLevels(text, direction);
     const mirrored = bidi.getMirroredCharactersMap(text, levels);
     const runs = this.logicalRuns(text, weight, levels);
     const visual = reorder(runs).map((run) => this.shapeRun(run, text, mirrored));

@@ -2,6 +2,7 @@ import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import type { SqlRunner } from './users-database.ts';
 import { hasNulCharacter, storedBytesOf, toUserRowValues, USER_ROW_COLUMNS } from './user-rows.ts';
+import { replaceNameWords } from './user-name-words.ts';
 
 /**
  * Aurora DSQL commits at most 3,000 changed rows per transaction (each statement here is its own
@@ -49,8 +50,11 @@ const UPDATED_COLUMNS = USER_ROW_COLUMNS.filter((column) => column !== 'org_id' 
  * (a stored id is replaced), a few batches in flight, in the order a sequential writer would give:
  * a later put of an id still buffered replaces it, and a batch holding an id that an earlier batch
  * still writes waits for it. `put` applies back-pressure. A batch the database refuses as a whole
- * is retried row by row, so one bad record is reported and the others stored. What import, the
- * local seed, the benchmark and the DynamoDB migration all write through.
+ * is retried row by row, so one bad record is reported and the others stored. After its rows, a
+ * batch replaces its users' search words (user-name-words.ts), in statements of their own (a DSQL
+ * transaction holds 3,000 changed rows): a search may miss a user for those milliseconds, never
+ * find one by a name it no longer has once the batch is done. What import, the local seed, the
+ * benchmark and the DynamoDB migration all write through.
  */
 export class PostgresUserWriter<TTag = number> {
   private readonly batchSize: number;
@@ -131,20 +135,28 @@ export class PostgresUserWriter<TTag = number> {
       return !badField;
     });
     if (storable.length === 0) return;
+    const stored: Array<Entry<TTag>> = [];
     try {
       await this.insert(storable);
+      stored.push(...storable);
       this.options.onWritten?.(storable.map((entry) => entry.tag));
     } catch (error) {
       if (storable.length === 1 || !isRecordError(error)) throw error;
       for (const entry of storable) {
         try {
           await this.insert([entry]);
+          stored.push(entry);
           this.options.onWritten?.([entry.tag]);
         } catch (rowError) {
           if (!isRecordError(rowError)) throw rowError;
           this.options.onRefused?.(entry.tag, (rowError as Error).message);
         }
       }
+    }
+    // The rows are stored (and counted); words that then fail stop the writer, and a rerun replaces them.
+    const users = stored.map((entry) => entry.record);
+    if (users.length > 0) {
+      await this.withRetries(() => replaceNameWords(this.options.database, this.options.orgId, users));
     }
   }
 
@@ -159,11 +171,16 @@ export class PostgresUserWriter<TTag = number> {
     const text =
       `INSERT INTO users (${USER_ROW_COLUMNS.join(', ')}) VALUES ${rows.join(', ')} ` +
       `ON CONFLICT (org_id, id) DO UPDATE SET ${UPDATED_COLUMNS.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`;
+    await this.withRetries(() => this.options.database.query(text, values));
+  }
+
+  /** Runs `work` again while the database is unavailable, backing off, up to maxAttempts. */
+  private async withRetries(work: () => Promise<unknown>): Promise<void> {
     const maxAttempts = this.options.maxAttempts ?? 6;
     const sleep = this.options.sleep ?? realSleep;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.options.database.query(text, values);
+        await work();
         return;
       } catch (error) {
         if (!(error instanceof DependencyUnavailableError) || attempt >= maxAttempts) {

@@ -166,22 +166,36 @@ export class PostgresUsersDatabase implements SqlRunner {
 
   private async withConnection<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const startedAt = Date.now();
-    let client: pg.PoolClient;
-    try {
-      client = await connectBeforeDeadline(this.pool);
-    } catch (error) {
-      throw unavailable(error, startedAt, false);
-    }
-    try {
-      const result = await work(client);
-      client.release();
-      return result;
-    } catch (error) {
-      const broken = isTransient(error) || isStatementTimeout(error);
-      // A connection whose statement was cut off may still be busy on the server: never reuse it.
-      client.release(broken ? (error as Error) : undefined);
-      if (broken) throw unavailable(error, startedAt, true);
-      throw error;
+    for (let attempt = 1; ; attempt++) {
+      let client: pg.PoolClient;
+      try {
+        client = await connectBeforeDeadline(this.pool);
+      } catch (error) {
+        throw unavailable(error, startedAt, false);
+      }
+      const reused = servedBefore.has(client);
+      // pg emits a checked-out connection's failure as an 'error' event too, which would crash
+      // the process without a listener; the statement in flight rejects with the same error.
+      client.on('error', ignoreConnectionError);
+      try {
+        const result = await work(client);
+        servedBefore.add(client);
+        client.off('error', ignoreConnectionError);
+        client.release();
+        return result;
+      } catch (error) {
+        const broken = isTransient(error) || isStatementTimeout(error);
+        // A broken connection is thrown away and may still fail late: it keeps the listener.
+        if (!broken) client.off('error', ignoreConnectionError);
+        // A connection whose statement was cut off may still be busy on the server: never reuse it.
+        client.release(broken ? (error as Error) : undefined);
+        // A pooled connection the server closed while it sat idle (a restart, a frozen Lambda
+        // container, DSQL's one-hour limit): once more on a fresh one. Every statement this
+        // service runs is a read, an upsert or a delete, so running it again is safe.
+        if (reused && attempt === 1 && isClosedConnection(error)) continue;
+        if (broken) throw unavailable(error, startedAt, true);
+        throw error;
+      }
     }
   }
 }
@@ -230,6 +244,19 @@ export class StatementTimeoutError extends Error {
 }
 
 const isStatementTimeout = (error: unknown): boolean => error instanceof StatementTimeoutError;
+
+const ignoreConnectionError = (): void => undefined;
+
+/** Pool clients that completed a statement for this pool before: a failure on one may only mean it went stale. */
+const servedBefore = new WeakSet<pg.PoolClient>();
+
+/** The server ended the connection (terminated, reset, shut down), as opposed to a slow or refusing server. */
+function isClosedConnection(error: unknown): boolean {
+  if (!(error instanceof Error) || isStatementTimeout(error)) return false;
+  const { code } = error as Error & { code?: string };
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === '57P01' || code?.startsWith('08')) return true;
+  return /Connection terminated|Client has encountered a connection error/.test(error.message);
+}
 
 function isTransient(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

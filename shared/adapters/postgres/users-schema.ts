@@ -1,6 +1,7 @@
 import { USER_RECORD_FIELDS } from '#shared/domain/users/user-record.ts';
 import { BOOLEAN_FILTER_FIELDS, NUMBER_FILTER_FIELDS, type UserField } from '#shared/domain/users/user-status-query.ts';
 import type { SqlRunner } from './users-database.ts';
+import { backfillNameWords, USER_NAME_WORDS_STATEMENTS, USER_NAME_WORDS_TABLE } from './user-name-words.ts';
 
 /**
  * The users table and its indexes, as migrations this project owns. Written in the subset of
@@ -28,7 +29,10 @@ export const USERS_READER_ROLE = 'users_reader';
 /** The role the erasure (DELETE /v1/users/{id}) connects as: it reads the user, then deletes the row. */
 export const USERS_ERASER_ROLE = 'users_eraser';
 
-/** What each role may do on users, and nothing else (no INSERT, no UPDATE, no other table). */
+/**
+ * What each role may do on users and their search words, and nothing else (no INSERT, no UPDATE,
+ * no other table).
+ */
 export const USERS_ROLE_PRIVILEGES = {
   [USERS_READER_ROLE]: 'SELECT',
   // DELETE ... WHERE reads the columns it filters on, which takes SELECT too.
@@ -41,6 +45,8 @@ export interface Migration {
   description: string;
   /** Each runs on its own (DSQL allows one DDL statement per transaction); every one is safe to run again. */
   statements: readonly string[];
+  /** Data the new schema needs from rows written before it, after the statements; safe to run again. */
+  backfill?: (database: Pick<SqlRunner, 'query'>) => Promise<unknown>;
 }
 
 const columns = USER_RECORD_FIELDS.map(
@@ -82,6 +88,17 @@ export const USERS_MIGRATIONS: readonly Migration[] = [
       'DROP INDEX IF EXISTS users_by_country',
     ],
   },
+  {
+    version: 4,
+    description:
+      'filters.search: user_name_words (word starts by key range), and the e-mail index widened so an e-mail start is read from it alone',
+    statements: [
+      ...USER_NAME_WORDS_STATEMENTS,
+      'CREATE INDEX ASYNC IF NOT EXISTS users_by_email_prefix ON users (org_id, email_key, created_at, id)',
+      'DROP INDEX IF EXISTS users_by_email',
+    ],
+    backfill: backfillNameWords,
+  },
 ];
 
 const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -111,6 +128,7 @@ export async function migrateUsersDatabase(
   for (const migration of options.migrations ?? USERS_MIGRATIONS) {
     if (applied.has(migration.version)) continue;
     for (const statement of migration.statements) await database.query(forDialect(statement, options.dialect));
+    await migration.backfill?.(database);
     await database.query(
       'INSERT INTO schema_migrations (version, description, applied_at) VALUES ($1, $2, $3) ON CONFLICT (version) DO NOTHING',
       [migration.version, migration.description, new Date().toISOString()],
@@ -134,7 +152,7 @@ export async function ensureRole(
   await ensureRoleWith(database, options.role, privileges, options);
 }
 
-/** Lets `role` (default users_reader) read the users table. */
+/** Lets `role` (default users_reader) read the users table and its search words. */
 export async function ensureReaderRole(
   database: Pick<SqlRunner, 'query'>,
   options: { dialect: SqlDialect; role?: string; localPassword?: string },
@@ -155,7 +173,7 @@ async function ensureRoleWith(
     // ALTER ROLE takes no bound parameters; the password is a local, generated one.
     await database.query(`ALTER ROLE ${role} WITH PASSWORD '${options.localPassword.replaceAll("'", "''")}'`);
   }
-  await database.query(`GRANT ${privileges} ON users TO ${role}`);
+  await database.query(`GRANT ${privileges} ON users, ${USER_NAME_WORDS_TABLE} TO ${role}`);
 }
 
 /**

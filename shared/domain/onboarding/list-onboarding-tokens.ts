@@ -1,30 +1,14 @@
 import type { Clock } from '#shared/domain/clock.ts';
 import { tokenStatus, type OnboardingTokenStatus } from './onboarding-token.ts';
+import type {
+  OnboardingTokenPageBody,
+  OnboardingTokenSummaryBody,
+} from '#shared/http/schemas/onboarding-token-responses.ts';
 import type { OnboardingTokenStore } from './ports.ts';
 
-export interface OnboardingTokenSummary {
-  tokenId: string;
-  email: string;
-  /** As `POST /v1/onboarding-token` takes it. */
-  first_name: string;
-  last_name: string;
-  /** @deprecated The first answers' name for `first_name`, kept for their clients. */
-  firstName: string;
-  /** @deprecated The first answers' name for `last_name`, kept for their clients. */
-  lastName: string;
-  status: OnboardingTokenStatus;
-  tokenHint: string;
-  createdAt: string;
-  expiresAt: string;
-  usedAt?: string;
-  revokedAt?: string;
-  revokedBy?: string;
-}
-
-export interface OnboardingTokenListing {
-  results: OnboardingTokenSummary[];
-  nextCursor: string | null;
-}
+/** A row of the dashboard; `firstName` and `lastName` are the first answers' names, kept for their clients. */
+export type OnboardingTokenSummary = OnboardingTokenSummaryBody;
+export type OnboardingTokenListing = OnboardingTokenPageBody;
 
 /** The organization's dashboard: its tokens, newest first, one page at a time, optionally in one status. */
 export function listOnboardingTokens(deps: { tokens: OnboardingTokenStore; clock: Clock }) {

@@ -1,11 +1,9 @@
 import type { Clock } from '#shared/domain/clock.ts';
 import type { ReportJobStore } from './ports.ts';
+import type { ReportJobPageBody } from '#shared/http/schemas/report-job-responses.ts';
 import { isPastDeadline, REPORT_DEADLINE_MS, toStatusResponse, type ReportJob } from './report-job.ts';
 
-export interface ReportJobListing {
-  results: Array<ReturnType<typeof toStatusResponse>>;
-  nextCursor: string | null;
-}
+export type ReportJobListing = ReportJobPageBody;
 
 /**
  * Primary course: the organization's report jobs, newest first, one page at a time, optionally of

@@ -102,4 +102,6 @@ export type ReportRenderer = (input: {
   organizationName: string;
   jobId: string;
   generatedAt: Date;
+  /** The `sub` that requested the report, when the job recorded one. */
+  requestedBy?: string | undefined;
 }) => Promise<Uint8Array>;

@@ -80,7 +80,7 @@ export function processReportJob(deps: ProcessReportJobDeps) {
     const generatedAt = deps.clock.now();
     try {
       const organizationName = user.organization_name ?? job.orgId;
-      pdf = await deps.render({ user, organizationName, jobId: job.jobId, generatedAt });
+      pdf = await deps.render({ user, organizationName, jobId: job.jobId, generatedAt, requestedBy: job.requestedBy });
     } catch (error) {
       return fail(job, 'RENDER_FAILED', error);
     }

@@ -1,5 +1,6 @@
 import type { Clock } from '#shared/domain/clock.ts';
 import { ForbiddenError, NotFoundError, UnprocessableError } from '#shared/domain/errors.ts';
+import type { ReportDownloadBody } from '#shared/http/schemas/report-job-responses.ts';
 import type { ReportDownloadLinks, ReportJobStore } from './ports.ts';
 import {
   DOWNLOAD_URL_TTL_SECONDS,
@@ -32,12 +33,7 @@ export function getReportJob(deps: { jobs: ReportJobStore; clock: Clock }) {
   return (input: { orgId: string; jobId: string }): Promise<ReportJob> => readOwnJob(deps, input.orgId, input.jobId);
 }
 
-export interface ReportDownload {
-  url: string;
-  expiresInSeconds: number;
-  expiresAt: string;
-  filename: string;
-}
+export type ReportDownload = ReportDownloadBody;
 
 /** A fresh pre-signed address on every call; only a COMPLETE job has one. */
 export function getReportDownload(deps: { jobs: ReportJobStore; storage: ReportDownloadLinks; clock: Clock }) {

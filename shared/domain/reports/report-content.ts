@@ -1,20 +1,34 @@
-import type { ScreeningAddress, ScreeningEntry, UserRecord } from '#shared/domain/users/user-record.ts';
+import type {
+  PepSanctionResult,
+  ScreeningAddress,
+  ScreeningEntry,
+  UserRecord,
+} from '#shared/domain/users/user-record.ts';
 import {
   MISSING,
+  ageOn,
   formatCount,
   formatInstant,
   formatNumber,
   formatScore,
   formatText,
   formatYesNo,
+  humanizeCode,
   joinPresent,
 } from './report-values.ts';
 
 /**
- * What a user report says, before any layout: sections of label/value rows, and for screening one
- * block per match. Values are display text; a newline separates lines that must stay apart (one
- * address per line).
+ * What a user report says, before any layout: a summary for page 1, then sections of label/value
+ * rows, and for screening one block per match. Values are display text; a newline separates lines
+ * that must stay apart (one address per line).
  */
+
+/** What a report knows besides the user record: when it is generated (ages count to then) and for whom. */
+export interface ReportContext {
+  generatedAt: Date;
+  /** The `sub` of the token that requested the report; absent for jobs created before it was recorded. */
+  requestedBy?: string | undefined;
+}
 
 export const REPORT_SECTION_IDS = [
   'identity',
@@ -32,6 +46,10 @@ export type ReportSectionId = (typeof REPORT_SECTION_IDS)[number];
 export interface ReportField {
   label: string;
   value: string;
+  /** Small text after the value: the stored code of a humanised value, or where a value comes from. */
+  detail?: string;
+  /** `alert`: something a reader must not miss (the summary's flags). */
+  tone?: 'alert';
 }
 
 /** A table row: one field, or two short ones side by side (used inside screening matches). */
@@ -51,7 +69,7 @@ export interface ReportSection {
   blocks: ReportBlock[];
 }
 
-export function userReportSections(user: UserRecord): ReportSection[] {
+export function userReportSections(user: UserRecord, context: ReportContext): ReportSection[] {
   return [
     section('identity', 'Identity', [
       row('User ID', formatText(user.id)),
@@ -60,7 +78,7 @@ export function userReportSections(user: UserRecord): ReportSection[] {
       row('Middle name', formatText(user.middle_name)),
       row('Last name', formatText(user.last_name)),
       row('Date of birth', formatText(user.dob)),
-      row('Age', formatNumber(user.age)),
+      ageRow('Age', user.dob, user.age, context.generatedAt),
     ]),
     section('contact', 'Contact and address', [
       row('Email', formatText(user.email)),
@@ -76,28 +94,28 @@ export function userReportSections(user: UserRecord): ReportSection[] {
     section('guardian', 'Guardian', [
       row('Guardian name', formatText(user.guardian_name)),
       row('Guardian date of birth', formatText(user.guardian_dob)),
-      row('Guardian age', formatNumber(user.guardian_age)),
+      ageRow('Guardian age', user.guardian_dob, user.guardian_age, context.generatedAt),
     ]),
     section('registration', 'Registration and connection', [
-      row('Registration status', formatText(user.registration_status)),
-      row('Mobile registration status', formatText(user.mobile_registration_status)),
+      codeRow('Registration status', user.registration_status),
+      codeRow('Mobile registration status', user.mobile_registration_status),
       row('Registration submitted', formatYesNo(user.registration_submitted)),
       row('Data sharing agreed', formatYesNo(user.data_sharing_agreed)),
-      row('Connection status', formatText(user.connection_status)),
+      codeRow('Connection status', user.connection_status),
       row('Connection status updated', formatInstant(user.connection_status_updated_at)),
       row('Record deleted', formatYesNo(user.is_deleted)),
     ]),
     section('verification', 'Verification scores and document checks', [
       row('Selfie liveness score', formatScore(user.selfie_liveness_score)),
       row('Face match score', formatScore(user.fmc_score)),
-      row('Provider high-level result', formatText(user.provider_high_level_result)),
-      row('High-level result', formatText(user.high_level_result)),
-      row('Document overall validation', formatText(user.document_overall_validation)),
-      row('ID check match status', formatText(user.idcheck_match_status)),
+      codeRow('Provider high-level result', user.provider_high_level_result),
+      codeRow('High-level result', user.high_level_result),
+      codeRow('Document overall validation', user.document_overall_validation),
+      codeRow('ID check match status', user.idcheck_match_status),
     ]),
     screeningSection(user),
     section('overrides', 'Overrides', [
-      row('Override status', formatText(user.override_status)),
+      codeRow('Override status', user.override_status),
       row('Override notes', formatText(user.override_notes)),
     ]),
     section('timestamps', 'Record timestamps', [
@@ -107,14 +125,26 @@ export function userReportSections(user: UserRecord): ReportSection[] {
   ];
 }
 
-function screeningSection(user: UserRecord): ReportSection {
+/** The stored screening result (if it is an object) and its PEP and sanction matches. */
+export function screeningOf(user: UserRecord): {
+  result: Partial<PepSanctionResult> | undefined;
+  peps: ScreeningEntry[];
+  sanctions: ScreeningEntry[];
+} {
   const result = isPlainObject(user.idcheck_pep_sanction_result) ? user.idcheck_pep_sanction_result : undefined;
-  const peps = objectsIn<ScreeningEntry>(result?.pep_result);
-  const sanctions = objectsIn<ScreeningEntry>(result?.sanction_result);
+  return {
+    result,
+    peps: objectsIn<ScreeningEntry>(result?.pep_result),
+    sanctions: objectsIn<ScreeningEntry>(result?.sanction_result),
+  };
+}
+
+function screeningSection(user: UserRecord): ReportSection {
+  const { result, peps, sanctions } = screeningOf(user);
   return {
     ...section('screening', 'PEP and sanction screening', [
-      row('Screening status', formatText(user.idcheck_pep_sanction_status)),
-      row('Result status', formatText(result?.status)),
+      codeRow('Screening status', user.idcheck_pep_sanction_status),
+      codeRow('Result status', result?.status),
       row('Result time', formatInstant(result?.timestamp)),
       row('PEP matches', formatCount(peps)),
       row('Sanction matches', formatCount(sanctions)),
@@ -134,7 +164,7 @@ function screeningBlock(kind: string, index: number, total: number, entry: Scree
     rows: [
       pair(field('First name', formatText(entry.firstName)), field('Middle name', formatText(entry.middleName))),
       pair(field('Last name', formatText(entry.lastName)), field('Gender', formatText(entry.gender))),
-      pair(field('Status', formatText(entry.status)), field('QR code', formatText(entry.qrCode))),
+      pair(codeField('Status', entry.status), field('QR code', formatText(entry.qrCode))),
       pair(field('Deleted', formatYesNo(entry.isDeleted)), field('Deceased', formatYesNo(entry.isDeceased))),
       row('Aliases', formatLines(entry.aliases, formatAlias)),
       row('Datasets', formatText(entry.datasets)),
@@ -215,6 +245,10 @@ function isPlainObject(value: unknown): value is object {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+export function row(label: string, value: string): ReportRow {
+  return { fields: [field(label, value)] };
+}
+
 function section(id: ReportSectionId, title: string, rows: ReportRow[]): ReportSection {
   return { id, title, rows, blocks: [] };
 }
@@ -223,8 +257,25 @@ function field(label: string, value: string): ReportField {
   return { label, value };
 }
 
-function row(label: string, value: string): ReportRow {
-  return { fields: [field(label, value)] };
+/** A coded value in words, its code beside it: `Pending review (PENDING_REVIEW)`. */
+export function codeField(label: string, value: unknown): ReportField {
+  const { text, code } = humanizeCode(value);
+  return code === undefined ? field(label, text) : { label, value: text, detail: code };
+}
+
+function codeRow(label: string, value: unknown): ReportRow {
+  return { fields: [codeField(label, value)] };
+}
+
+/**
+ * Age as of the report's generation, from the date of birth; the stored age (as old as the record)
+ * only when there is no usable date of birth, and then marked as stored.
+ */
+function ageRow(label: string, dob: unknown, storedAge: unknown, generatedAt: Date): ReportRow {
+  const age = ageOn(dob, generatedAt);
+  if (age !== undefined) return row(label, String(age));
+  const stored = formatNumber(storedAge);
+  return stored === MISSING ? row(label, stored) : { fields: [{ label, value: stored, detail: 'as stored' }] };
 }
 
 function pair(first: ReportField, second: ReportField): ReportRow {

@@ -1,3 +1,5 @@
+import type { ReportJobBody, ReportJobCreatedBody } from '#shared/http/schemas/report-job-responses.ts';
+
 export const REPORT_JOB_STATUSES = ['PENDING', 'IN_PROGRESS', 'COMPLETE', 'FAILED'] as const;
 export type ReportJobStatus = (typeof REPORT_JOB_STATUSES)[number];
 
@@ -22,6 +24,11 @@ export interface ReportJob {
   userId: string;
   status: ReportJobStatus;
   templateVersion: string;
+  /**
+   * The `sub` of the token that requested the job, shown in the report. Absent on jobs created
+   * before it was recorded, and when the token carried no `sub`.
+   */
+  requestedBy?: string;
   createdAt: string;
   updatedAt: string;
   /** When the current processing attempt took the job; with `leaseExpiresAt` it fences stale workers. */
@@ -63,7 +70,7 @@ export function processingDurationMs(job: Pick<ReportJob, 'startedAt' | 'created
   return Math.max(0, endedAt.getTime() - Date.parse(job.startedAt ?? job.createdAt));
 }
 
-export function toCreateResponse(job: ReportJob) {
+export function toCreateResponse(job: ReportJob): ReportJobCreatedBody {
   return {
     jobId: job.jobId,
     status: job.status,
@@ -73,17 +80,31 @@ export function toCreateResponse(job: ReportJob) {
   };
 }
 
-export function toStatusResponse(job: ReportJob) {
-  return {
+/**
+ * The status response. The store writes a COMPLETE job's size, digest, duration and completion
+ * time, and a FAILED job's error code and duration, in the same update as the status.
+ */
+export function toStatusResponse(job: ReportJob): ReportJobBody {
+  const common = {
     jobId: job.jobId,
-    status: job.status,
     userId: job.userId,
     templateVersion: job.templateVersion,
     createdAt: job.createdAt,
     updatedAt: job.updatedAt,
-    ...(job.status === 'COMPLETE'
-      ? { sizeBytes: job.sizeBytes, sha256: job.sha256, durationMs: job.durationMs, completedAt: job.completedAt }
-      : {}),
-    ...(job.status === 'FAILED' ? { errorCode: job.errorCode, durationMs: job.durationMs } : {}),
   };
+  switch (job.status) {
+    case 'COMPLETE':
+      return {
+        ...common,
+        status: job.status,
+        sizeBytes: job.sizeBytes!,
+        sha256: job.sha256!,
+        durationMs: job.durationMs!,
+        completedAt: job.completedAt!,
+      };
+    case 'FAILED':
+      return { ...common, status: job.status, errorCode: job.errorCode!, durationMs: job.durationMs! };
+    default:
+      return { ...common, status: job.status };
+  }
 }

@@ -59,3 +59,61 @@ export function joinPresent(parts: unknown[], separator: string): string {
     .filter((part) => part !== '');
   return present.length === 0 ? MISSING : present.join(separator);
 }
+
+/** A coded value as a reader sees it: words, and the stored code when it reads differently. */
+export interface HumanizedCode {
+  text: string;
+  /** The value as stored; absent when it reads the same as `text` or is missing. */
+  code?: string;
+}
+
+/** A stored code: `UPPER_CASE` or `lower_case` words, joined by `_` or `-` (or one upper-case word). */
+const CODE = /^(?:[A-Z0-9]+(?:[_-][A-Z0-9]+)*|[a-z0-9]+(?:[_-][a-z0-9]+)+)$/;
+/** Words of codes written as readers write them. */
+const CODE_WORDS: Record<string, string> = {
+  id: 'ID',
+  idcheck: 'ID check',
+  pep: 'PEP',
+  qr: 'QR',
+  mlro: 'MLRO',
+  facematch: 'face match',
+  sms: 'SMS',
+};
+
+/**
+ * `PENDING_REVIEW` / `pending_review` as `Pending review`, keeping the code beside it. A value that
+ * is already words (`For Review`, `Activated`) is shown as stored, without a code.
+ */
+export function humanizeCode(value: unknown): HumanizedCode {
+  const stored = formatText(value);
+  if (typeof value !== 'string' || stored === MISSING || !CODE.test(stored)) return { text: stored };
+  const words = stored
+    .toLowerCase()
+    .split(/[_-]/)
+    .map((word) => CODE_WORDS[word] ?? word)
+    .join(' ');
+  const text = words.charAt(0).toUpperCase() + words.slice(1);
+  return text === stored ? { text } : { text, code: stored };
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * Whole years from the date of birth `dob` (`YYYY-MM-DD`) to `at` (in UTC); undefined when `dob` is
+ * not a real calendar date or lies after `at`. Someone born on 29 February turns a year older on
+ * 1 March in a common year.
+ */
+export function ageOn(dob: unknown, at: Date): number | undefined {
+  if (typeof dob !== 'string') return undefined;
+  const match = ISO_DATE.exec(dob.trim());
+  if (!match) return undefined;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const birth = new Date(Date.UTC(year, month - 1, day));
+  if (birth.getUTCFullYear() !== year || birth.getUTCMonth() !== month - 1 || birth.getUTCDate() !== day) {
+    return undefined;
+  }
+  if (Number.isNaN(at.getTime()) || birth.getTime() > at.getTime()) return undefined;
+  const [nowMonth, nowDay] = [at.getUTCMonth() + 1, at.getUTCDate()];
+  const hadBirthday = nowMonth > month || (nowMonth === month && nowDay >= day);
+  return at.getUTCFullYear() - year - (hadBirthday ? 0 : 1);
+}

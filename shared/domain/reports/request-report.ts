@@ -24,7 +24,13 @@ const PROVISIONAL_MARGIN_MS = 1_000;
  * behind, even one whose write landed late. (Rate limit and validation happen before this.)
  */
 export function requestReport(deps: RequestReportDeps) {
-  return async (input: { orgId: string; userId: string; answerBy: Date }): Promise<ReportJob> => {
+  return async (input: {
+    orgId: string;
+    userId: string;
+    answerBy: Date;
+    /** The `sub` of the requesting token, kept on the job for the report's "Requested by". */
+    requestedBy?: string | undefined;
+  }): Promise<ReportJob> => {
     const user = await deps.users.find(input.orgId, input.userId);
     if (!user) throw new NotFoundError(`user ${input.userId} not found`);
 
@@ -35,6 +41,7 @@ export function requestReport(deps: RequestReportDeps) {
       userId: input.userId,
       status: 'PENDING',
       templateVersion: deps.templateVersion,
+      ...(input.requestedBy ? { requestedBy: input.requestedBy } : {}),
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
       provisionalUntil: new Date(input.answerBy.getTime() + PROVISIONAL_MARGIN_MS).toISOString(),

@@ -83,7 +83,12 @@ export type UserFilter =
       field: UserField;
       valueType: 'number' | 'date' | 'instant';
       bounds: Partial<Record<RangeOperator, number | string>>;
-    };
+    }
+  /**
+   * `filters.search` (user-search.ts): `text` equals `id`, or `terms.join(' ')` starts the
+   * e-mail, or every term starts a word of `name`. `terms` are folded.
+   */
+  | { kind: 'search'; text: string; terms: readonly string[] };
 
 export interface UserStatusQuery {
   filters: readonly UserFilter[];

@@ -10,7 +10,8 @@ import type {
   WebhookSender,
 } from './ports.ts';
 import { retryDelaySeconds, MAX_QUEUE_DELAY_SECONDS, type RetrySchedule } from './retry-schedule.ts';
-import { UnsafeWebhookUrlError, vetWebhookUrl, type UrlPolicy } from './ssrf-guard.ts';
+import { startDeadline, UnsafeWebhookUrlError, vetWebhookUrl, type UrlPolicy } from './ssrf-guard.ts';
+import { attemptBudgetMs, FAST_LANE_ATTEMPT_MS, laneFor, SLOW_LANE_HOLD_MS } from './webhook-lanes.ts';
 import {
   DISABLE_AFTER_FAILING_MS,
   endpointReceives,
@@ -29,8 +30,9 @@ export interface DeliveryDeps {
 /**
  * Primary course: for each of the event's organization's endpoints that receives it, open a
  * pending delivery log entry (idempotent: the message id and creation time are derived from the
- * event) and queue the first attempt. Only the event's own organization's endpoints are read, so
- * an event can never reach another organization's endpoint.
+ * event) and queue the first attempt, in the endpoint's lane (webhook-lanes.ts). Only the
+ * event's own organization's endpoints are read, so an event can never reach another
+ * organization's endpoint.
  */
 export function fanOutWebhookEvent(deps: DeliveryDeps) {
   return async (event: WebhookEvent): Promise<number> => {
@@ -58,6 +60,7 @@ export function fanOutWebhookEvent(deps: DeliveryDeps) {
           attempt: 1,
           notBefore: now,
           event,
+          lane: laneFor(endpoint, deps.clock.now()),
         },
         0,
       );
@@ -71,6 +74,8 @@ export type AttemptOutcome =
   | { outcome: 'retrying'; status?: number; error?: string; nextAttemptAt: string }
   | { outcome: 'failed'; status?: number; error?: string; endpointDisabled: boolean }
   | { outcome: 'deferred' }
+  /** Not attempted (the endpoint is known to be slow) or not answered within the fast lane's time: on to the slow lane, no attempt counted. */
+  | { outcome: 'moved'; lane: 'slow'; reason: 'endpoint-slow' | 'no-answer-in-time' }
   | { outcome: 'skipped'; reason: 'endpoint-gone' | 'endpoint-disabled' | 'already-final' };
 
 /**
@@ -79,7 +84,8 @@ export type AttemptOutcome =
  * checked), sign the message with the endpoint's secret (Standard Webhooks, `standardwebhooks`),
  * POST it, and log the attempt. A failure is retried with the same `webhook-id` on the schedule;
  * after the last retry the message is `failed`. An endpoint with no success for 5 days since its
- * first failure is disabled.
+ * first failure is disabled. The attempt gets its lane's time (webhook-lanes.ts): a fast-lane
+ * attempt left unanswered moves the message to the slow lane instead of failing it.
  */
 export function attemptWebhookDelivery(
   deps: DeliveryDeps & {
@@ -113,9 +119,17 @@ export function attemptWebhookDelivery(
       return { outcome: 'skipped', reason: 'endpoint-disabled' };
     }
 
-    let response: { status?: number; error?: string };
+    const lane = message.lane ?? 'fast';
+    if (lane === 'fast' && laneFor(endpoint, now) === 'slow') {
+      await deps.queue.scheduleDelivery({ ...message, lane: 'slow' }, 0);
+      return { outcome: 'moved', lane: 'slow', reason: 'endpoint-slow' };
+    }
+
+    const deadline = startDeadline(attemptBudgetMs(lane));
+    const startedAt = deps.clock.now();
+    let response: { status?: number; error?: string; timedOut?: boolean };
     try {
-      const target = await vetWebhookUrl(endpoint.url, deps.policy, deps.resolver);
+      const target = await vetWebhookUrl(endpoint.url, deps.policy, deps.resolver, { deadline });
       const secret = await deps.sealer.open(endpoint.sealedSecret, endpoint);
       const body = messageBody(message.event);
       const sentAt = deps.clock.now();
@@ -134,6 +148,19 @@ export function attemptWebhookDelivery(
       response = { error: error.message };
     }
     const attemptedAt = deps.clock.now();
+    const unanswered = response.status === undefined && (response.timedOut === true || deadline.signal.aborted);
+
+    if (unanswered) {
+      // Hanging (or resolving slowly): the slow lane's consumers wait for it from now on, not the fast lane's.
+      await deps.endpoints.setSlowUntil(endpoint, new Date(attemptedAt.getTime() + SLOW_LANE_HOLD_MS));
+      if (lane === 'fast') {
+        await deps.queue.scheduleDelivery({ ...message, lane: 'slow' }, 0);
+        return { outcome: 'moved', lane: 'slow', reason: 'no-answer-in-time' };
+      }
+    }
+    const answeredQuickly = !unanswered && attemptedAt.getTime() - startedAt.getTime() < FAST_LANE_ATTEMPT_MS;
+    if (answeredQuickly && endpoint.slowUntil) await deps.endpoints.setSlowUntil(endpoint, undefined);
+    const nextLane = unanswered ? 'slow' : answeredQuickly ? 'fast' : laneFor(endpoint, attemptedAt);
 
     if (response.status !== undefined && response.status >= 200 && response.status < 300) {
       await deps.deliveries.recordAttempt(key, {
@@ -166,7 +193,7 @@ export function attemptWebhookDelivery(
     // and is attempted again (a duplicate the receiver deduplicates by webhook-id), whereas a
     // logged attempt whose retry was never queued would leave the message pending forever.
     await deps.queue.scheduleDelivery(
-      { ...message, attempt: message.attempt + 1, notBefore: nextAttemptAt },
+      { ...message, attempt: message.attempt + 1, notBefore: nextAttemptAt, lane: nextLane },
       Math.min(MAX_QUEUE_DELAY_SECONDS, delaySeconds),
     );
     await deps.deliveries.recordAttempt(key, {

@@ -1,5 +1,13 @@
 import type { Clock } from '#shared/domain/clock.ts';
 import { InvalidInputError, NotFoundError } from '#shared/domain/errors.ts';
+import type {
+  WebhookDeliveryBody,
+  WebhookDeliveryPageBody,
+  WebhookEndpointBody,
+  WebhookEndpointCreatedBody,
+  WebhookEndpointListBody,
+  WebhookTestQueuedBody,
+} from '#shared/http/schemas/webhook-responses.ts';
 import type { HostResolver, SecretSealer, WebhookDeliveryLog, WebhookEndpointStore, WebhookQueue } from './ports.ts';
 import { UnsafeWebhookUrlError, vetWebhookUrl, type UrlPolicy } from './ssrf-guard.ts';
 import {
@@ -20,7 +28,7 @@ export interface WebhookManagementDeps {
 const notFound = () => new NotFoundError('webhook endpoint not found');
 
 /** An endpoint as every listing shows it: never its secret. */
-export function toEndpointResponse(endpoint: WebhookEndpoint) {
+export function toEndpointResponse(endpoint: WebhookEndpoint): WebhookEndpointBody {
   return {
     id: endpoint.endpointId,
     url: endpoint.url,
@@ -30,7 +38,7 @@ export function toEndpointResponse(endpoint: WebhookEndpoint) {
   };
 }
 
-export function toDeliveryResponse(delivery: WebhookDelivery) {
+export function toDeliveryResponse(delivery: WebhookDelivery): WebhookDeliveryBody {
   return {
     messageId: delivery.messageId,
     type: delivery.type,
@@ -50,7 +58,11 @@ export function toDeliveryResponse(delivery: WebhookDelivery) {
 export function createWebhookEndpoint(
   deps: WebhookManagementDeps & { sealer: SecretSealer; resolver: HostResolver; policy: UrlPolicy },
 ) {
-  return async (input: { orgId: string; url: string; events: SubscribableEventType[] }) => {
+  return async (input: {
+    orgId: string;
+    url: string;
+    events: SubscribableEventType[];
+  }): Promise<WebhookEndpointCreatedBody> => {
     try {
       await vetWebhookUrl(input.url, deps.policy, deps.resolver);
     } catch (error) {
@@ -69,12 +81,12 @@ export function createWebhookEndpoint(
       disabled: false,
     };
     await deps.endpoints.create(endpoint, MAX_ENDPOINTS_PER_ORGANIZATION);
-    return { ...toEndpointResponse(endpoint), secret };
+    return { ...toEndpointResponse(endpoint), disabled: false, secret };
   };
 }
 
 export function listWebhookEndpoints(deps: WebhookManagementDeps) {
-  return async (input: { orgId: string }) => ({
+  return async (input: { orgId: string }): Promise<WebhookEndpointListBody> => ({
     results: (await deps.endpoints.list(input.orgId)).map(toEndpointResponse),
   });
 }
@@ -87,7 +99,7 @@ export function deleteWebhookEndpoint(deps: WebhookManagementDeps) {
 
 /** Queues a `webhook.test` event for this endpoint alone (even a disabled one is not re-enabled by it). */
 export function testWebhookEndpoint(deps: WebhookManagementDeps & { queue: WebhookQueue }) {
-  return async (input: { orgId: string; endpointId: string; requestId: string }) => {
+  return async (input: { orgId: string; endpointId: string; requestId: string }): Promise<WebhookTestQueuedBody> => {
     const endpoint = await deps.endpoints.get(input.orgId, input.endpointId);
     if (!endpoint) throw notFound();
     const timestamp = deps.clock.now().toISOString();
@@ -105,7 +117,12 @@ export function testWebhookEndpoint(deps: WebhookManagementDeps & { queue: Webho
 }
 
 export function listWebhookDeliveries(deps: WebhookManagementDeps & { deliveries: WebhookDeliveryLog }) {
-  return async (input: { orgId: string; endpointId: string; limit: number; cursor: string | undefined }) => {
+  return async (input: {
+    orgId: string;
+    endpointId: string;
+    limit: number;
+    cursor: string | undefined;
+  }): Promise<WebhookDeliveryPageBody> => {
     if (!(await deps.endpoints.get(input.orgId, input.endpointId))) throw notFound();
     const page = await deps.deliveries.list(input.orgId, input.endpointId, {
       limit: input.limit,

@@ -16,6 +16,8 @@ export interface WebhookEndpointStore {
   recordFailure(endpoint: WebhookEndpoint, now: Date): Promise<WebhookEndpoint>;
   /** Clears `failingSince` after a success. */
   recordSuccess(endpoint: WebhookEndpoint): Promise<void>;
+  /** Sends the endpoint's messages to the slow lane until `until` (undefined: back to the fast lane now). */
+  setSlowUntil(endpoint: WebhookEndpoint, until: Date | undefined): Promise<void>;
   disable(endpoint: WebhookEndpoint, now: Date): Promise<void>;
 }
 
@@ -69,18 +71,25 @@ export interface DeliveryMessage {
   /** Not to be attempted before this ISO time (longer waits than one queue delay are chained). */
   notBefore: string;
   event: WebhookEvent;
+  /** The queue the message travels in (see webhook-lanes.ts); absent: the fast lane. */
+  lane?: DeliveryLane;
 }
+
+/** `fast`: every endpoint, attempts cut at FAST_LANE_ATTEMPT_MS; `slow`: endpoints that left one unanswered, the full 15 s. */
+export type DeliveryLane = 'fast' | 'slow';
 
 export interface WebhookQueue {
   /** An event to fan out to the organization's endpoints. */
   publishEvent(event: WebhookEvent): Promise<void>;
-  /** A delivery attempt, visible after `delaySeconds` (at most 900). */
+  /** A delivery attempt in the queue of its `lane`, visible after `delaySeconds` (at most 900). */
   scheduleDelivery(message: DeliveryMessage, delaySeconds: number): Promise<void>;
 }
 
 export interface WebhookResponse {
   /** HTTP status, when the receiver answered. */
   status?: number;
+  /** The attempt's time ran out (name resolution, connection or answer) before an answer. */
+  timedOut?: boolean;
   /** Why there was no usable answer (timeout, refused, unsafe address). */
   error?: string;
 }

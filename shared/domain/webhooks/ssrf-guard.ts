@@ -145,7 +145,8 @@ export async function vetWebhookUrl(
  * A deadline on the timer functions (so a fake clock can move it); the timer does not keep the
  * process alive, and it is not cleared: after the check it goes on as the sender's deadline.
  */
-function startDeadline(budgetMs: number): AttemptDeadline {
+/** A deadline of `budgetMs` from now, for one attempt: name resolution, secret, connection and answer. */
+export function startDeadline(budgetMs: number): AttemptDeadline {
   const controller = new AbortController();
   const timer = setTimeout(
     () => controller.abort(new DOMException(`the attempt took more than ${budgetMs} ms`, 'TimeoutError')),

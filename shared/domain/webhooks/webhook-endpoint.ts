@@ -30,6 +30,8 @@ export interface WebhookEndpoint {
   disabledAt?: string;
   /** When the first failed attempt since the last success happened. */
   failingSince?: string;
+  /** Until this ISO time the endpoint's messages go to the slow lane (it left an attempt unanswered). */
+  slowUntil?: string;
 }
 
 /** An event as it happened, before fan-out to the organization's endpoints. */

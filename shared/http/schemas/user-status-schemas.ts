@@ -23,6 +23,7 @@ import {
   type UserFilter,
   type UserStatusQuery,
 } from '#shared/domain/users/user-status-query.ts';
+import { MAX_SEARCH_TERMS, searchTermsOf } from '#shared/domain/users/user-search.ts';
 
 /**
  * A JSON object (valibot's own object schemas also accept arrays) with only the given members;
@@ -88,10 +89,23 @@ function rangeOf<TValue extends v.GenericSchema>(value: TValue) {
   );
 }
 
+/** A search of at most `MAX_SEARCH_TERMS` words (each is one more index range to intersect). */
+export const holdsFewSearchTerms = (text: string): boolean => searchTermsOf(text).length <= MAX_SEARCH_TERMS;
+
+/** `filters.search`: an id, an e-mail start or the starts of name words (user-search.ts). */
+const searchText = v.pipe(
+  v.string(),
+  v.maxLength(MAX_FILTER_STRING_LENGTH),
+  v.trim(),
+  v.nonEmpty('isNotEmpty: must contain a character other than white space'),
+  v.check(holdsFewSearchTerms, `maxLength: must hold at most ${MAX_SEARCH_TERMS} words`),
+);
+
 const filterEntries = {
   ...Object.fromEntries(
     STRING_FILTER_FIELDS.map((field) => [field, v.optional(v.pipe(v.string(), v.maxLength(MAX_FILTER_STRING_LENGTH)))]),
   ),
+  search: v.optional(searchText),
   // A category or a stored value; anything else (including `constructor` & co.) is an isIn.
   registration_status: v.optional(v.picklist([...Object.keys(REGISTRATION_CATEGORIES), ...REGISTRATION_STATUSES])),
   mobile_registration_status: v.optional(v.pipe(v.string(), v.trim(), v.picklist(MOBILE_REGISTRATION_STATUSES))),
@@ -134,6 +148,10 @@ export function toUserFilters(filters: Record<string, unknown>): UserFilter[] {
   const result: UserFilter[] = [];
   for (const [name, raw] of Object.entries(filters)) {
     if (raw === undefined) continue;
+    if (name === 'search') {
+      result.push({ kind: 'search', text: raw as string, terms: searchTermsOf(raw as string) });
+      continue;
+    }
     const field = name as UserField;
     if (field === 'registration_status') {
       const category = Object.hasOwn(REGISTRATION_CATEGORIES, raw as string)

@@ -18,6 +18,7 @@ import type {
   UserStatusPage,
   WebhookDelivery,
   WebhookEndpoint,
+  WebhookEndpointRequest,
   WebhookEventType,
 } from '#client/index.ts';
 import type { toDeliveryResponse, toEndpointResponse } from '#shared/domain/webhooks/manage-webhook-endpoints.ts';
@@ -40,13 +41,17 @@ import type { UserStatusPage as ServiceUserStatusPage } from '#shared/domain/use
 import type { Scope as ServiceScope } from '#shared/http/api-types.ts';
 import type { onboardingTokenRequestSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
 import type { reportJobRequestSchema } from '#shared/http/schemas/report-job-schemas.ts';
+import type { webhookEndpointRequestSchema } from '#shared/http/schemas/webhook-schemas.ts';
 
-// The client declares its own types (it must not depend on the service's code); these checks run
-// under `tsc -p .` (npm run typecheck), so a change on either side that breaks the match fails it.
+// The client's response types are the response schemas' output types (type-only imports); its
+// request types are written out. These checks run under `tsc -p .` (npm run typecheck): they pin
+// the written-out types to the handlers' schemas, the use cases' results to the response schemas,
+// and the schemas' enumerations to the domain's constants, so a drift on any side fails it.
 describe('client types match the service', () => {
   it('request bodies are what the handlers’ schemas accept', () => {
     expectTypeOf<OnboardingTokenRequest>().toEqualTypeOf<v.InferInput<typeof onboardingTokenRequestSchema>>();
     expectTypeOf<ReportJobRequest>().toEqualTypeOf<v.InferInput<typeof reportJobRequestSchema>>();
+    expectTypeOf<WebhookEndpointRequest>().toEqualTypeOf<v.InferInput<typeof webhookEndpointRequestSchema>>();
   });
 
   it('response bodies are what the use cases return', () => {
@@ -72,6 +77,8 @@ describe('client types match the service', () => {
     expectTypeOf<ReportErrorCode>().toEqualTypeOf<ServiceErrorCode>();
     expectTypeOf<OnboardingTokenStatus>().toEqualTypeOf<ServiceTokenStatus>();
     expectTypeOf<UserField>().toEqualTypeOf<(typeof USER_RECORD_FIELDS)[number]>();
-    expectTypeOf<UserFields>().toEqualTypeOf<Required<UserRecord>>();
+    // The record schema is stricter than the domain's interface (registration statuses are a list).
+    expectTypeOf<UserFields>().toMatchTypeOf<Required<UserRecord>>();
+    expectTypeOf<keyof UserFields>().toEqualTypeOf<keyof UserRecord>();
   });
 });

@@ -19,12 +19,18 @@ function banner(overrides: { baseUrl?: string; reportRateLimit?: number } = {}):
         reportQueue: { ...queue('report-jobs'), visibilityTimeoutSeconds: 360, maxReceiveCount: 3 },
         reportDlq: queue('report-jobs-dlq'),
         webhookQueue: queue('webhook-deliveries'),
+        webhookSlowQueue: queue('webhook-deliveries-slow'),
         webhookDlq: queue('webhook-deliveries-dlq'),
         reportsBucketName: 'reports',
         emailTemplateName: 'onboarding',
       },
       reportRateLimit: overrides.reportRateLimit ?? 10,
       startupMs: 4200,
+      identityProvider: {
+        issuer: 'http://127.0.0.1:3001',
+        jwksUrl: 'http://127.0.0.1:3001/jwks',
+        dashboardClientId: 'd',
+      },
     },
     demo: { orgId: 'demo-org', users: 300, exampleUserId: 'demo-user-1' },
     token: 'eyJhbGciOiJFUzI1NiJ9.payload.signature',
@@ -50,6 +56,13 @@ describe('the npm start banner', () => {
     for (const call of calls)
       expect(call, call).toMatch(/curl .*"\$API_URL\/v1\/[^"]*" -H "Authorization: Bearer \$API_TOKEN"/);
     expect(text).not.toMatch(/\$TOKEN\b|export TOKEN=/);
+  });
+
+  it('prints the demo staff’s sign-in credentials and the identity provider’s address', () => {
+    const text = banner();
+    expect(text).toContain('admin@demo-org.test / demo-org-admin');
+    expect(text).toContain('viewer@demo-org.test / demo-org-viewer');
+    expect(text).toContain('Sign-in        http://127.0.0.1:3001');
   });
 
   it('states the report rate limit the stack runs with', () => {

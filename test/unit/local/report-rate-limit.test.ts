@@ -68,18 +68,27 @@ describe('the local stack’s handler environment', () => {
       reportQueue: { ...queue('report-jobs'), visibilityTimeoutSeconds: 360, maxReceiveCount: 3 },
       reportDlq: queue('report-jobs-dlq'),
       webhookQueue: queue('webhook-deliveries'),
+      webhookSlowQueue: queue('webhook-deliveries-slow'),
       webhookDlq: queue('webhook-deliveries-dlq'),
       reportsBucketName: 'reports',
       emailTemplateName: 'onboarding',
     },
     keysDir,
+    identityProvider: { issuer: 'http://127.0.0.1:3001', jwksUrl: 'http://127.0.0.1:3001/jwks' },
     quiet: true,
     prettyLogs: false,
     reportRateLimit,
+    requestBudget: { ratePerSecond: 7, burst: 14 },
   });
 
   it('passes the stack’s report rate limit to the handlers as REPORT_RATE_LIMIT', async () => {
     expect((await handlerEnvironment(input(100))).REPORT_RATE_LIMIT).toBe('100');
     expect((await handlerEnvironment(input(10))).REPORT_RATE_LIMIT).toBe('10');
+  });
+
+  it('passes the stack’s request budget to the handlers as REQUEST_BUDGET_RATE and REQUEST_BUDGET_BURST', async () => {
+    const env = await handlerEnvironment(input(10));
+    expect([env.REQUEST_BUDGET_RATE, env.REQUEST_BUDGET_BURST]).toEqual(['7', '14']);
+    expect(env.REQUEST_BUDGETS_TABLE_NAME).toBe('RequestBudgets');
   });
 });

@@ -16,6 +16,7 @@ import { STATUS_NAMES } from '#shared/http/error-mapper.ts';
 import { onboardingTokenRequestSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
 import { reportJobRequestSchema } from '#shared/http/schemas/report-job-schemas.ts';
 import { userStatusRequestSchema } from '#shared/http/schemas/user-status-schemas.ts';
+import { responseSchemas, type ResponseSchemaName } from '#scripts/openapi/response-schemas.ts';
 import type { ApiContext } from '#shared/http/middlewares.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-event.ts';
 import { openApiValidator } from '#test/support/openapi-validator.ts';
@@ -189,6 +190,237 @@ describe('request schemas agree with the handlers’ valibot schemas', () => {
       required: false,
       schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
     });
+  });
+});
+
+describe('response components agree with the response schemas they are generated from', () => {
+  const schemaOf = compileComponents(committed);
+  const at = '2026-01-01T00:00:00.000Z';
+  const uuid = '6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1';
+  const summary = {
+    tokenId: uuid,
+    email: 'ada@example.com',
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    status: 'Issued',
+    tokenHint: 'abcd',
+    createdAt: at,
+    expiresAt: at,
+  };
+  const job = { jobId: uuid, userId: 'u-1', templateVersion: 't', createdAt: at, updatedAt: at };
+  const complete = {
+    ...job,
+    status: 'COMPLETE',
+    sizeBytes: 10,
+    sha256: 'a'.repeat(64),
+    durationMs: 3,
+    completedAt: at,
+  };
+  const failed = { ...job, status: 'FAILED', errorCode: 'TIMED_OUT', durationMs: 3 };
+  const endpoint = { id: uuid, url: 'https://hooks.example.com/', events: ['report.completed'], createdAt: at };
+  const delivery = {
+    messageId: 'msg_1',
+    type: 'webhook.test',
+    status: 'failed',
+    attempts: 8,
+    lastResponseStatus: 500,
+    createdAt: at,
+    lastAttemptAt: at,
+    nextAttemptAt: null,
+  };
+  const auditEvent = {
+    eventId: 'e-1',
+    occurredAt: at,
+    action: 'user.erased',
+    actor: { sub: null, clientId: 'cli' },
+    target: { type: 'user', id: 'u-1' },
+    requestId: 'r-1',
+    outcome: 'success',
+  };
+  const standard = { code: 404, timestamp: at, path: '/v1/x', method: 'GET', error: 'NOT_FOUND', message: 'no' };
+  const page = { limit: 50, offset: 0, total: 1 };
+  // For each response component: bodies the schema accepts and bodies it refuses.
+  const cases: Array<[ResponseSchemaName, unknown[]]> = [
+    [
+      'OnboardingToken',
+      [
+        { onboarding_token: 'A'.repeat(32), tokenId: uuid, expires_at: at },
+        { onboarding_token: 'A'.repeat(31), tokenId: uuid, expires_at: at },
+        { onboarding_token: 'A'.repeat(32), tokenId: 'not-a-uuid', expires_at: at },
+        { onboarding_token: 'A'.repeat(32), tokenId: uuid },
+      ],
+    ],
+    [
+      'OnboardingTokenPage',
+      [
+        { results: [summary, { ...summary, status: 'Revoked', revokedAt: at, revokedBy: 'sub' }], nextCursor: 'c' },
+        { results: [], nextCursor: null },
+        { results: [{ ...summary, status: 'Gone' }], nextCursor: null },
+        { results: [{ ...summary, tokenHint: 'abc' }], nextCursor: null },
+        { results: [summary] },
+      ],
+    ],
+    [
+      'RedeemedOnboardingToken',
+      [
+        {
+          tokenId: uuid,
+          email: 'a@example.com',
+          first_name: 'A',
+          last_name: 'B',
+          status: 'Used',
+          usedAt: at,
+          expiresAt: at,
+        },
+        {
+          tokenId: uuid,
+          email: 'a@example.com',
+          first_name: 'A',
+          last_name: 'B',
+          status: 'Issued',
+          usedAt: at,
+          expiresAt: at,
+        },
+      ],
+    ],
+    [
+      'ReportJobCreated',
+      [
+        { ...job, status: 'PENDING' },
+        { ...job, status: 'PENDING', userId: '' },
+        { ...job, status: 'DONE' },
+      ],
+    ],
+    [
+      'ReportJob',
+      [
+        { ...job, status: 'IN_PROGRESS' },
+        complete,
+        failed,
+        { ...complete, sha256: undefined },
+        { ...complete, sizeBytes: 0 },
+        { ...failed, errorCode: 'OOPS' },
+        { ...job, status: 'DONE' },
+      ],
+    ],
+    [
+      'ReportJobPage',
+      [
+        { results: [complete, failed], nextCursor: null },
+        { results: [{ ...failed, durationMs: -1 }], nextCursor: null },
+      ],
+    ],
+    [
+      'ReportDownload',
+      [
+        {
+          url: 'https://s3.example.com/r.pdf?X-Amz-Signature=1',
+          expiresInSeconds: 300,
+          expiresAt: at,
+          filename: 'report-u-1-20260101.pdf',
+        },
+        {
+          url: 'https://s3.example.com/r.pdf',
+          expiresInSeconds: 301,
+          expiresAt: at,
+          filename: 'report-u-1-20260101.pdf',
+        },
+        { url: 'https://s3.example.com/r.pdf', expiresInSeconds: 300, expiresAt: at, filename: 'report.pdf' },
+      ],
+    ],
+    [
+      'UserStatusPage',
+      [
+        { results: [{ id: 'u-1', age: null, registration_status: 'Activated', is_deleted: false }], pagination: page },
+        { results: [{ id: 'u-1', shoe_size: 44 }], pagination: page },
+        { results: [{ registration_status: 'Unknown' }], pagination: page },
+        { results: [], pagination: { ...page, limit: 0 } },
+      ],
+    ],
+    [
+      'WebhookEndpointCreated',
+      [
+        { ...endpoint, disabled: false, secret: `whsec_${'A'.repeat(43)}=` },
+        { ...endpoint, disabled: true, secret: `whsec_${'A'.repeat(43)}=` },
+        { ...endpoint, disabled: false, secret: 'plain' },
+      ],
+    ],
+    [
+      'WebhookEndpointList',
+      [{ results: [{ ...endpoint, disabled: true }] }, { results: [{ ...endpoint, events: [], disabled: true }] }],
+    ],
+    ['WebhookTestQueued', [{ eventId: 'evt_1' }, {}]],
+    [
+      'WebhookDeliveryPage',
+      [
+        {
+          results: [delivery, { ...delivery, lastResponseStatus: null, status: 'pending', nextAttemptAt: at }],
+          nextCursor: 'c',
+        },
+        { results: [{ ...delivery, lastResponseStatus: 600 }], nextCursor: null },
+        { results: [{ ...delivery, type: 'report.started' }], nextCursor: null },
+      ],
+    ],
+    [
+      'AuditEventPage',
+      [
+        { results: [auditEvent], nextCursor: null },
+        { results: [{ ...auditEvent, outcome: 'failure' }], nextCursor: null },
+        { results: [{ ...auditEvent, actor: { sub: 1, clientId: null } }], nextCursor: null },
+      ],
+    ],
+    [
+      'StandardError',
+      [
+        standard,
+        { ...standard, code: 409, error: 'CONFLICT', tokenStatus: 'Used' },
+        { ...standard, error: 'TEAPOT' },
+        { ...standard, status: 'DONE' },
+        { ...standard, message: undefined },
+      ],
+    ],
+    [
+      'ValidationError',
+      [
+        { code: 400, errors: [{ field: 'firstName', code: 'isNotEmpty', hint: 'first_name must not be empty' }] },
+        { code: 400, errors: [] },
+        { code: 401, errors: [{ field: 'body', code: 'isJson', hint: 'h' }] },
+      ],
+    ],
+  ];
+
+  it.each(cases)('%s accepts exactly the bodies its schema accepts', (name, bodies) => {
+    const validate = schemaOf(name);
+    const verdicts = bodies.map((body) => v.safeParse(responseSchemas[name], body).success);
+    for (const [index, body] of bodies.entries()) expect(validate(body), JSON.stringify(body)).toBe(verdicts[index]);
+    expect(verdicts, 'a body the schema refuses').toContain(false);
+  });
+
+  it('has accepted bodies among those samples, so the comparisons above are not all refusals', () => {
+    // Not per component: a new required member turns that component's first sample into a refusal
+    // (still compared), without making this test one more file a new member has to touch.
+    const accepted = cases.filter(([name, bodies]) =>
+      bodies.some((body) => v.safeParse(responseSchemas[name], body).success),
+    );
+    expect(accepted.length).toBeGreaterThanOrEqual(cases.length - 2);
+  });
+
+  it('answers every JSON success and error with one of those components', () => {
+    const named = new Set<string>(Object.keys(responseSchemas));
+    const responses = [
+      ...Object.values(committed.paths as Json).flatMap((operations) =>
+        Object.values(operations as Json).flatMap((operation) => Object.values((operation as Json).responses as Json)),
+      ),
+      ...Object.values(committed.components.responses as Json),
+    ] as Json[];
+    const referenced = responses
+      .map((response) => response.content?.['application/json']?.schema?.$ref as string | undefined)
+      .filter((ref): ref is string => ref !== undefined)
+      .map((ref) => ref.replace('#/components/schemas/', ''));
+    expect(referenced.length).toBeGreaterThan(10);
+    for (const name of referenced) expect(named, name).toContain(name);
   });
 });
 

@@ -139,6 +139,16 @@ describe('processReportJob', () => {
     });
   });
 
+  it("renders with the requester's sub the job recorded", async () => {
+    jobs.jobs.clear();
+    jobs.guards.clear();
+    job = jobs.seed(reportJob({ requestedBy: 'auth0|req-42' }));
+
+    await process(message(), firstAttempt);
+
+    expect(render).toHaveBeenCalledWith(expect.objectContaining({ requestedBy: 'auth0|req-42' }));
+  });
+
   it('falls back to the organization id when the user record has no organization name', async () => {
     users.add(ORG_ID, user({ organization_name: undefined }));
 

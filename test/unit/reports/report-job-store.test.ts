@@ -117,6 +117,16 @@ describe('DynamoDbReportJobStore.createOpenJob', () => {
     });
   });
 
+  it("writes the requester's sub on the job item (not on the guard)", async () => {
+    const job = reportJob({ requestedBy: 'auth0|64f1c2a3e9b7d4c8' });
+
+    await store().createOpenJob(job);
+
+    const [guard, jobPut] = transactItems();
+    expect(jobPut!.Put!.Item).toMatchObject({ pk: `JOB#${job.jobId}`, requestedBy: 'auth0|64f1c2a3e9b7d4c8' });
+    expect(guard!.Put!.Item).not.toHaveProperty('requestedBy');
+  });
+
   it("turns a guard ConditionalCheckFailed into OpenJobExistsError carrying the open job's id and creation time", async () => {
     documentsMock.on(TransactWriteCommand).rejects(
       cancelled(
@@ -173,6 +183,17 @@ describe('DynamoDbReportJobStore.get', () => {
       Key: { pk: `JOB#${job.jobId}`, sk: 'JOB' },
       ConsistentRead: true,
     });
+  });
+
+  it("reads the requester's sub back, and a job written before it was recorded without one", async () => {
+    const ttl = Math.floor(Date.now() / 1000) + 3600;
+    const job = reportJob({ requestedBy: 'user-7f3a' });
+    documentsMock.on(GetCommand).resolves({ Item: { pk: `JOB#${job.jobId}`, sk: 'JOB', ttl, ...job } });
+    expect((await store().get(job.jobId))?.requestedBy).toBe('user-7f3a');
+
+    const { requestedBy: _none, ...older } = job;
+    documentsMock.on(GetCommand).resolves({ Item: { pk: `JOB#${job.jobId}`, sk: 'JOB', ttl, ...older } });
+    expect(await store().get(job.jobId)).not.toHaveProperty('requestedBy');
   });
 
   it('treats a job past its retention as gone, even before TTL has deleted it', async () => {

@@ -5,8 +5,9 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createS3Client } from '#shared/adapters/aws-clients.ts';
 import { S3ReportDownloadLinks } from '#shared/adapters/s3/report-download-links.ts';
 import { ReportStorageRefusedError, S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
@@ -170,4 +171,46 @@ describe('S3ReportDownloadLinks.downloadUrl', () => {
     await links().downloadUrl(KEY, { filename: 'r.pdf', expiresInSeconds: 300 });
     expect(s3Mock).toReceiveCommandTimes(GetObjectCommand, 0);
   });
+
+  it.each([
+    ['AWS (virtual-hosted)', {}],
+    [
+      'an emulator (path-style, http, a port)',
+      { AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:4569', S3_FORCE_PATH_STYLE: 'true' },
+    ],
+  ])(
+    'gives, for %s, the very URL the SDK’s getSignedUrl gives with the service’s client',
+    async (_name, environment) => {
+      const variables = { ...FUNCTION_ENVIRONMENT, ...environment };
+      Object.assign(process.env, variables);
+      vi.useFakeTimers({ now: new Date('2026-11-23T10:00:00Z'), toFake: ['Date'] });
+      try {
+        const client = createS3Client();
+        const key = 'reports/org 1/5f0c7a52(1).pdf';
+        const ours = await new S3ReportDownloadLinks(client, BUCKET).downloadUrl(key, {
+          filename: 'report-u1-20261123.pdf',
+          expiresInSeconds: 300,
+        });
+        const sdks = await getSignedUrl(
+          client,
+          new GetObjectCommand({
+            Bucket: BUCKET,
+            Key: key,
+            ResponseContentDisposition: 'attachment; filename="report-u1-20261123.pdf"',
+            ResponseContentType: 'application/pdf',
+          }),
+          { expiresIn: 300 },
+        );
+        const normalized = (url: string) => {
+          const parsed = new URL(url);
+          parsed.searchParams.sort();
+          return parsed.href;
+        };
+        expect(normalized(ours)).toBe(normalized(sdks));
+      } finally {
+        vi.useRealTimers();
+        for (const name of Object.keys(variables)) delete process.env[name];
+      }
+    },
+  );
 });

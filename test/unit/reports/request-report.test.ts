@@ -55,6 +55,15 @@ describe('requestReport', () => {
     expect(queue.messages).toEqual([{ orgId: ORG_ID, jobId: job.jobId }]);
   });
 
+  it("records the requester's sub on the job, and nothing when the token had none", async () => {
+    const job = await request({ orgId: ORG_ID, userId: USER_ID, answerBy: answerBy(), requestedBy: 'auth0|req-42' });
+    expect((await jobs.get(job.jobId))?.requestedBy).toBe('auth0|req-42');
+    await jobs.fail(job, 'TIMED_OUT', clock.now());
+
+    const anonymous = await request({ orgId: ORG_ID, userId: USER_ID, answerBy: answerBy(), requestedBy: undefined });
+    expect(await jobs.get(anonymous.jobId)).not.toHaveProperty('requestedBy');
+  });
+
   it('confirms the job once queued: neither the answer nor the stored job is provisional any more', async () => {
     const job = await run({ orgId: ORG_ID, userId: USER_ID });
 

@@ -91,7 +91,7 @@ describe('the users database migration custom resource', () => {
     const order = [
       texts().indexOf(migrationStatements.at(-1)!),
       texts().indexOf('CREATE ROLE users_reader WITH LOGIN'),
-      texts().indexOf('GRANT SELECT ON users TO users_reader'),
+      texts().indexOf('GRANT SELECT ON users, user_name_words TO users_reader'),
       texts().indexOf(`AWS IAM GRANT users_reader TO '${readerRoles[0]}'`),
       texts().indexOf(`AWS IAM GRANT users_reader TO '${readerRoles[1]}'`),
     ];
@@ -117,7 +117,7 @@ describe('the users database migration custom resource', () => {
 
     const order = [
       texts().indexOf('CREATE ROLE users_eraser WITH LOGIN'),
-      texts().indexOf('GRANT SELECT, DELETE ON users TO users_eraser'),
+      texts().indexOf('GRANT SELECT, DELETE ON users, user_name_words TO users_eraser'),
       texts().indexOf(`AWS IAM GRANT users_eraser TO '${eraserRole}'`),
     ];
     expect(order.every((index) => index >= 0)).toBe(true);

@@ -52,6 +52,52 @@ async function silentAfterLoginServer(): Promise<{
   return { server, sockets, connections: () => connections, port: (server.address() as { port: number }).port };
 }
 
+/**
+ * A "database" that answers the first statement of each connection (no rows) and resets the
+ * connection on the second, as a server that closed an idle connection the client had not
+ * noticed yet (a restart behind a proxy, a thawed Lambda container).
+ */
+async function oneStatementPerConnectionServer(): Promise<{
+  server: Server;
+  sockets: Set<Socket>;
+  connections: () => number;
+  port: number;
+}> {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const message = (type: string, body: Buffer = Buffer.alloc(0)) => {
+    const header = Buffer.alloc(5);
+    header.write(type, 0, 'latin1');
+    header.writeUInt32BE(body.length + 4, 1);
+    return Buffer.concat([header, body]);
+  };
+  const server = createServer((socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    let received = 0;
+    socket.on('data', () => {
+      received++;
+      // 1: the startup message; 2: the first statement (Parse, Bind, Describe, Execute, Sync).
+      if (received === 1) socket.write(Buffer.concat([message('R', Buffer.alloc(4)), message('Z', Buffer.from('I'))]));
+      else if (received === 2)
+        socket.write(
+          Buffer.concat([
+            message('1'),
+            message('2'),
+            message('n'),
+            message('C', Buffer.from('SELECT 0\0', 'latin1')),
+            message('Z', Buffer.from('I')),
+          ]),
+        );
+      else socket.resetAndDestroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, sockets, connections: () => connections, port: (server.address() as { port: number }).port };
+}
+
 const databaseOn = (port: number) =>
   new PostgresUsersDatabase(
     loadUsersDatabaseConfig({
@@ -89,6 +135,16 @@ describe('PostgresUsersDatabase without a server', () => {
     );
     return database;
   }
+
+  it('runs a statement again, once, on a fresh connection when a pooled connection was closed while idle', async () => {
+    const { server, sockets, connections, port } = await oneStatementPerConnectionServer();
+    const database = closedAfterTest(databaseOn(port), server, sockets);
+
+    await expect(database.query('SELECT id FROM users WHERE false')).resolves.toEqual([]);
+    // The pooled connection is reset by the server on this statement: answered on a second connection.
+    await expect(database.query('SELECT id FROM users WHERE false')).resolves.toEqual([]);
+    expect(connections()).toBe(2);
+  });
 
   it('rejects with DependencyUnavailableError, and a Retry-After of at least 2 s, when the connection is refused', async () => {
     const database = databaseOn(await freePort());

@@ -449,7 +449,7 @@ describe('reader role', () => {
     expect(database.statements).toEqual([
       { text: 'SELECT 1 FROM pg_roles WHERE rolname = $1', values: [USERS_READER_ROLE] },
       { text: `CREATE ROLE ${USERS_READER_ROLE} WITH LOGIN`, values: [] },
-      { text: `GRANT SELECT ON users TO ${USERS_READER_ROLE}`, values: [] },
+      { text: `GRANT SELECT ON users, user_name_words TO ${USERS_READER_ROLE}`, values: [] },
     ]);
   });
 
@@ -461,7 +461,7 @@ describe('reader role', () => {
     expect(database.statements.map((statement) => statement.text)).toEqual([
       'SELECT 1 FROM pg_roles WHERE rolname = $1',
       `ALTER ROLE ${USERS_READER_ROLE} WITH PASSWORD 'it''s'`,
-      `GRANT SELECT ON users TO ${USERS_READER_ROLE}`,
+      `GRANT SELECT ON users, user_name_words TO ${USERS_READER_ROLE}`,
     ]);
   });
 
@@ -498,7 +498,7 @@ describe('reader role', () => {
       'SELECT 1 FROM pg_roles WHERE rolname = $1',
       `CREATE ROLE ${USERS_ERASER_ROLE} WITH LOGIN`,
       `ALTER ROLE ${USERS_ERASER_ROLE} WITH PASSWORD 'pw'`,
-      `GRANT SELECT, DELETE ON users TO ${USERS_ERASER_ROLE}`,
+      `GRANT SELECT, DELETE ON users, user_name_words TO ${USERS_ERASER_ROLE}`,
       'SELECT arn FROM sys.iam_pg_role_mappings WHERE pg_role_name = $1',
       `AWS IAM GRANT ${USERS_ERASER_ROLE} TO '${ROLE_ARN}'`,
     ]);

@@ -224,3 +224,69 @@ describe('a delivery attempt whose log write fails', () => {
     ]);
   });
 });
+
+describe('the two lanes (one organization’s hanging endpoints never hold another’s deliveries)', () => {
+  const hanging = { timedOut: true, error: 'no answer within 2000 ms' };
+
+  async function firstAttempt(ctx: ReturnType<typeof setup>): Promise<DeliveryMessage> {
+    await endpoint(ctx.endpoints, { endpointId: 'ep-a1', orgId: 'org-a' });
+    await ctx.fanOut(event());
+    return ctx.queue.deliveries.shift()!.message;
+  }
+
+  it('starts every message in the fast lane, grouped by its organization', async () => {
+    const ctx = setup();
+    const message = await firstAttempt(ctx);
+    expect(message).toMatchObject({ lane: 'fast', orgId: 'org-a' });
+  });
+
+  it('a fast-lane attempt left unanswered is not counted: the message moves to the slow lane and the endpoint is slow for 10 minutes', async () => {
+    const ctx = setup([hanging]);
+    const message = await firstAttempt(ctx);
+
+    expect(await ctx.attempt(message)).toEqual({ outcome: 'moved', lane: 'slow', reason: 'no-answer-in-time' });
+
+    expect(ctx.queue.deliveries).toEqual([{ message: { ...message, lane: 'slow', attempt: 1 }, delaySeconds: 0 }]);
+    expect(await ctx.deliveries.get(message)).toMatchObject({ status: 'pending', attempts: 0 });
+    expect((await ctx.endpoints.get('org-a', 'ep-a1'))!.slowUntil).toBe(
+      new Date(ctx.clock.now().getTime() + 10 * 60 * 1000).toISOString(),
+    );
+  });
+
+  it('later messages of a slow endpoint skip the fast lane: fanned out to the slow lane, or moved there unsent', async () => {
+    const ctx = setup([hanging]);
+    const message = await firstAttempt(ctx);
+    await ctx.attempt(message);
+    ctx.queue.deliveries.length = 0;
+
+    await ctx.fanOut(event({ eventId: 'evt_2' }));
+    expect(ctx.queue.deliveries[0]!.message.lane).toBe('slow');
+    const stillFast = { ...message, messageId: 'msg_other' };
+    expect(await ctx.attempt(stillFast)).toEqual({ outcome: 'moved', lane: 'slow', reason: 'endpoint-slow' });
+    expect(ctx.sender.requests).toHaveLength(1);
+  });
+
+  it('in the slow lane an unanswered attempt counts as a failure with the full 15 s; a quick answer there brings the endpoint back', async () => {
+    const ctx = setup([hanging, { status: 204 }]);
+    const message = await firstAttempt(ctx);
+    await ctx.attempt(message);
+    const slow = ctx.queue.deliveries.shift()!.message;
+
+    // The ScriptedSender answers the second request with 204 at once.
+    expect(await ctx.attempt(slow)).toEqual({ outcome: 'delivered', status: 204 });
+    expect((await ctx.endpoints.get('org-a', 'ep-a1'))!.slowUntil).toBeUndefined();
+  });
+
+  it('a slow-lane attempt that times out again is retried in the slow lane, counted', async () => {
+    const ctx = setup([hanging]);
+    const message = await firstAttempt(ctx);
+    await ctx.attempt(message);
+    const slow = ctx.queue.deliveries.shift()!.message;
+
+    const result = await ctx.attempt(slow);
+
+    expect(result.outcome).toBe('retrying');
+    expect(ctx.queue.deliveries[0]!.message).toMatchObject({ lane: 'slow', attempt: 2 });
+    expect(await ctx.deliveries.get(message)).toMatchObject({ attempts: 1, status: 'pending' });
+  });
+});

@@ -46,6 +46,12 @@ export class InMemoryEndpoints implements WebhookEndpointStore {
     Object.assign(this.items.get(endpoint.endpointId)!, { disabled: true, disabledAt: now.toISOString() });
     return Promise.resolve();
   }
+  setSlowUntil(endpoint: WebhookEndpoint, until: Date | undefined) {
+    const stored = this.items.get(endpoint.endpointId)!;
+    if (until) stored.slowUntil = until.toISOString();
+    else delete stored.slowUntil;
+    return Promise.resolve();
+  }
 }
 
 export class InMemoryDeliveryLog implements WebhookDeliveryLog {

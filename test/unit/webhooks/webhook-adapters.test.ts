@@ -129,9 +129,9 @@ describe('LocalSecretSealer', () => {
 });
 
 describe('SqsWebhookQueue', () => {
-  it('sends events at once and delayed attempts with DelaySeconds capped at 900', async () => {
+  it('sends events at once and delayed attempts with DelaySeconds capped at 900, each grouped by its organization, in its lane’s queue', async () => {
     sqsMock.on(SendMessageCommand).resolves({});
-    const queue = new SqsWebhookQueue(new SQSClient({ region: 'eu-west-1' }), 'https://sqs/q');
+    const queue = new SqsWebhookQueue(new SQSClient({ region: 'eu-west-1' }), 'https://sqs/q', 'https://sqs/slow');
     const event = {
       eventId: 'evt_1',
       orgId: 'org-a',
@@ -154,8 +154,22 @@ describe('SqsWebhookQueue', () => {
       7200,
     );
     const calls = sqsMock.commandCalls(SendMessageCommand).map((call) => call.args[0].input);
-    expect(calls[0]).toEqual({ QueueUrl: 'https://sqs/q', MessageBody: JSON.stringify({ kind: 'event', event }) });
-    expect(calls[1]).toMatchObject({ DelaySeconds: 900 });
+    expect(calls[0]).toEqual({
+      QueueUrl: 'https://sqs/q',
+      MessageBody: JSON.stringify({ kind: 'event', event }),
+      MessageGroupId: 'org-a',
+    });
+    expect(calls[1]).toMatchObject({ QueueUrl: 'https://sqs/q', DelaySeconds: 900, MessageGroupId: 'org-a' });
     expect(JSON.parse(calls[1]!.MessageBody!)).toMatchObject({ kind: 'delivery', attempt: 4 });
+
+    await queue.scheduleDelivery(
+      { ...JSON.parse(calls[1]!.MessageBody!), orgId: 'org-b', lane: 'slow' } as Parameters<
+        typeof queue.scheduleDelivery
+      >[0],
+      0,
+    );
+    const slow = sqsMock.commandCalls(SendMessageCommand)[2]!.args[0].input;
+    expect(slow).toMatchObject({ QueueUrl: 'https://sqs/slow', MessageGroupId: 'org-b' });
+    expect(slow.DelaySeconds).toBeUndefined();
   });
 });

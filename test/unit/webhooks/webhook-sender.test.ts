@@ -1,3 +1,4 @@
+import { FAST_LANE_ATTEMPT_MS } from '#shared/domain/webhooks/webhook-lanes.ts';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -84,7 +85,7 @@ describe('the webhook sender', () => {
       // never answers
     });
     const answer = await createWebhookSender({ timeoutMs: 200 }).send(target(port), message);
-    expect(answer).toEqual({ error: 'no answer within 200 ms' });
+    expect(answer).toEqual({ timedOut: true, error: 'no answer within 200 ms' });
   });
 
   it('reports a refused connection as an error without a status', async () => {
@@ -160,7 +161,7 @@ describe('name resolution inside the attempt’s 15 s (contract §15)', () => {
     const answer = await createWebhookSender().send(target, message);
     const elapsed = performance.now() - started;
 
-    expect(answer).toEqual({ error: 'no answer within 700 ms, name resolution included' });
+    expect(answer).toEqual({ timedOut: true, error: 'no answer within 700 ms, name resolution included' });
     expect(elapsed).toBeGreaterThanOrEqual(690);
     expect(elapsed).toBeLessThan(700 + 250); // not 300 ms of lookup + another 700 ms (or 15 s) for the receiver
     expect(requests).toBe(1);
@@ -174,6 +175,7 @@ describe('name resolution inside the attempt’s 15 s (contract §15)', () => {
     await sleep(150); // e.g. opening the secret took the rest
 
     expect(await createWebhookSender().send(target, message)).toEqual({
+      timedOut: true,
       error: 'no answer within 100 ms, name resolution included',
     });
     expect(connections).toBe(0);
@@ -187,7 +189,7 @@ describe('name resolution inside the attempt’s 15 s (contract §15)', () => {
     expect(await createWebhookSender().send(target, message)).toEqual({ status: 204 });
   });
 
-  it('ends a delivery attempt at 15 s when the endpoint’s name never resolves (fake clock), as a retried failure', async () => {
+  it('ends a slow-lane delivery attempt at 15 s when the endpoint’s name never resolves (fake clock), as a retried failure', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
       const deps = {
@@ -227,17 +229,25 @@ describe('name resolution inside the attempt’s 15 s (contract §15)', () => {
         timestamp: '2026-03-01T11:59:00.000Z',
         data: { jobId: 'job-1', status: 'COMPLETE' },
       });
+      const fast = deps.queue.deliveries.shift()!.message;
+
+      // The fast lane gives up after its 2 s: the message moves to the slow lane, uncounted.
+      let moved: unknown;
+      void attempt(fast).then((result) => (moved = result));
+      await vi.advanceTimersByTimeAsync(FAST_LANE_ATTEMPT_MS);
+      expect(moved).toEqual({ outcome: 'moved', lane: 'slow', reason: 'no-answer-in-time' });
       const delivery = deps.queue.deliveries.shift()!.message;
+      expect(delivery).toMatchObject({ lane: 'slow', attempt: 1 });
 
       let outcome: unknown;
       void attempt(delivery).then((result) => (outcome = result));
       await vi.advanceTimersByTimeAsync(ATTEMPT_BUDGET_MS - 1);
       expect(outcome).toBeUndefined();
-      expect(resolver.signals[0]?.aborted).toBe(false);
+      expect(resolver.signals[1]?.aborted).toBe(false);
 
       await vi.advanceTimersByTimeAsync(1);
       expect(outcome).toMatchObject({ outcome: 'retrying', error: 'url host did not resolve within 15000 ms' });
-      expect(resolver.signals[0]?.aborted).toBe(true);
+      expect(resolver.signals[1]?.aborted).toBe(true);
       expect(await deps.deliveries.get(delivery)).toMatchObject({ status: 'pending', attempts: 1 });
     } finally {
       vi.useRealTimers();

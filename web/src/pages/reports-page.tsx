@@ -1,5 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ConflictError, type CompleteReportJob, type ReportJob, type ReportJobPage } from '#client/index.ts';
+import {
+  ConflictError,
+  type RateLimitState,
+  type CompleteReportJob,
+  type ReportJob,
+  type ReportJobPage,
+} from '#client/index.ts';
 import { api } from '#web/src/api.ts';
 import {
   CursorPager,
@@ -11,6 +17,7 @@ import {
   PageHeading,
   TextField,
 } from '#web/src/components.tsx';
+import { ReportQuota, reportQuotaOf } from '#web/src/report-quota.tsx';
 import { saveFile } from '#web/src/save-file.ts';
 import { useSession } from '#web/src/session.ts';
 import { activityHref } from './activity-page.tsx';
@@ -44,6 +51,7 @@ export function ReportsPage() {
   const [busy, setBusy] = useState(false);
   const waiting = useRef<AbortController | undefined>(undefined);
   const [refreshKey, setRefreshKey] = useState(0);
+  const [quota, setQuota] = useState<RateLimitState>();
 
   useEffect(() => () => waiting.current?.abort(), []);
 
@@ -73,11 +81,14 @@ export function ReportsPage() {
     setBusy(true);
     setRequestError(undefined);
     setDownloaded(undefined);
+    setDownloadError(undefined);
     try {
       const created = await api.createReportJob({ userId }, { idempotencyKey: crypto.randomUUID() });
+      setQuota(reportQuotaOf(created));
       setRefreshKey((k) => k + 1);
       void follow({ jobId: created.job.jobId, userId: created.job.userId, status: created.job.status });
     } catch (error) {
+      setQuota((known) => reportQuotaOf(error) ?? known);
       if (error instanceof ConflictError && error.openJobId) {
         void follow({
           jobId: error.openJobId,
@@ -137,6 +148,7 @@ export function ReportsPage() {
         <button type="submit" class="primary" disabled={busy}>
           Request report
         </button>
+        <ReportQuota quota={quota} />
       </form>
 
       {followed ? (
@@ -243,24 +255,26 @@ function RecentJobs(props: {
             <td data-label="Requested">{formatInstant(job.createdAt)}</td>
             <td data-label="Size">{job.status === 'COMPLETE' ? formatBytes(job.sizeBytes) : ''}</td>
             <td data-label="Actions" class="actions">
-              {job.status === 'COMPLETE' ? (
-                <button
-                  type="button"
-                  aria-label={`Download the report of ${job.userId} requested ${formatInstant(job.createdAt)}`}
-                  disabled={props.downloading !== undefined}
-                  onClick={() => props.onDownload(job)}
-                >
-                  Download
-                </button>
-              ) : null}
-              {canReadAudit ? (
-                <a
-                  href={activityHref(job.jobId)}
-                  aria-label={`History of the report of ${job.userId} requested ${formatInstant(job.createdAt)}`}
-                >
-                  History
-                </a>
-              ) : null}
+              <div class="row-actions">
+                {job.status === 'COMPLETE' ? (
+                  <button
+                    type="button"
+                    aria-label={`Download the report of ${job.userId} requested ${formatInstant(job.createdAt)}`}
+                    disabled={props.downloading !== undefined}
+                    onClick={() => props.onDownload(job)}
+                  >
+                    Download
+                  </button>
+                ) : null}
+                {canReadAudit ? (
+                  <a
+                    href={activityHref(job.jobId)}
+                    aria-label={`History of the report of ${job.userId} requested ${formatInstant(job.createdAt)}`}
+                  >
+                    History
+                  </a>
+                ) : null}
+              </div>
             </td>
           </tr>
         ))}

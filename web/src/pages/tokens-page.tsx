@@ -7,6 +7,7 @@ import type {
 } from '#client/index.ts';
 import { api } from '#web/src/api.ts';
 import {
+  ConfirmDialog,
   CursorPager,
   DataTable,
   ErrorNotice,
@@ -23,7 +24,16 @@ import { activityHref } from './activity-page.tsx';
 const STATUSES: readonly OnboardingTokenStatus[] = ['Issued', 'Used', 'Expired', 'Revoked'];
 const PAGE_SIZE = 10;
 
-/** Onboarding tokens: list (status filter, paging), issue, revoke, resend. */
+/** A revoke or resend waiting for its confirmation. */
+interface PendingAction {
+  kind: 'revoke' | 'resend';
+  token: OnboardingTokenSummary;
+}
+
+/**
+ * Onboarding tokens: list (status filter, paging), issue, revoke, resend. Revoke and resend (which
+ * e-mails a new token) ask first; every action starts by clearing the last one's messages.
+ */
 export function TokensPage() {
   const [status, setStatus] = useState<OnboardingTokenStatus | ''>('');
   // Cursors of the pages before the current one, so Previous works with the API's forward-only cursor.
@@ -33,6 +43,12 @@ export function TokensPage() {
   const [listError, setListError] = useState<unknown>();
   const [issued, setIssued] = useState<{ token: OnboardingToken; email: string; resent: boolean }>();
   const [actionError, setActionError] = useState<unknown>();
+  const [notice, setNotice] = useState<string>();
+  const [pending, setPending] = useState<PendingAction>();
+  const [pendingBusy, setPendingBusy] = useState(false);
+  const [pendingError, setPendingError] = useState<unknown>();
+  /** Counts the row actions started, so the issue form drops its last error when one starts. */
+  const [rowActions, setRowActions] = useState(0);
   const canReadAudit = useSession()?.scopes.includes('audit:read') ?? false;
   const cursor = cursors.at(-1);
 
@@ -52,27 +68,42 @@ export function TokensPage() {
 
   const firstPage = () => setCursors([undefined]);
 
-  async function revoke(token: OnboardingTokenSummary) {
-    setActionError(undefined);
+  /** A new action: the last one's token box, message and error go. */
+  function startAction() {
     setIssued(undefined);
-    try {
-      await api.revokeOnboardingToken(token.tokenId);
-      await load();
-    } catch (error) {
-      setActionError(error);
-    }
+    setNotice(undefined);
+    setActionError(undefined);
   }
 
-  async function resend(token: OnboardingTokenSummary) {
-    setActionError(undefined);
-    setIssued(undefined);
+  function ask(kind: PendingAction['kind'], token: OnboardingTokenSummary) {
+    startAction();
+    setRowActions((count) => count + 1);
+    setPendingError(undefined);
+    setPending({ kind, token });
+  }
+
+  async function confirmPending() {
+    if (!pending) return;
+    const { kind, token } = pending;
+    setPendingBusy(true);
+    setPendingError(undefined);
     try {
-      const created = await api.resendOnboardingToken(token.tokenId, { idempotencyKey: crypto.randomUUID() });
-      setIssued({ token: created, email: token.email, resent: true });
-      await load();
+      if (kind === 'revoke') {
+        await api.revokeOnboardingToken(token.tokenId);
+        setNotice(`The token of ${token.email} was revoked.`);
+      } else {
+        const created = await api.resendOnboardingToken(token.tokenId, { idempotencyKey: crypto.randomUUID() });
+        setIssued({ token: created, email: token.email, resent: true });
+      }
     } catch (error) {
-      setActionError(error);
+      // The confirmation stays open with the API's message.
+      setPendingError(error);
+      return;
+    } finally {
+      setPendingBusy(false);
     }
+    setPending(undefined);
+    await load();
   }
 
   return (
@@ -82,16 +113,22 @@ export function TokensPage() {
       </PageHeading>
 
       <IssueTokenForm
+        rowActions={rowActions}
+        onStart={startAction}
         onIssued={(token, email) => {
           setIssued({ token, email, resent: false });
-          setActionError(undefined);
           firstPage();
           void load();
         }}
       />
 
+      {notice ? (
+        <p class="notice success" role="status" data-testid="tokens-notice">
+          {notice}
+        </p>
+      ) : null}
       {issued ? (
-        <div class="notice success" role="status">
+        <div class="notice success" role="status" data-testid="issued-notice">
           <p>
             {issued.resent ? 'A new token was issued and e-mailed' : 'Token issued and e-mailed'} to{' '}
             <strong>{issued.email}</strong>. It is shown only now:
@@ -153,29 +190,31 @@ export function TokensPage() {
             <td data-label="Issued">{formatInstant(token.createdAt)}</td>
             <td data-label="Expires">{formatInstant(token.expiresAt)}</td>
             <td data-label="Actions" class="actions">
-              {token.status === 'Issued' ? (
-                <button
-                  type="button"
-                  aria-label={`Revoke the token of ${token.email}`}
-                  onClick={() => void revoke(token)}
-                >
-                  Revoke
-                </button>
-              ) : null}
-              {token.status === 'Issued' || token.status === 'Expired' ? (
-                <button
-                  type="button"
-                  aria-label={`Resend a token to ${token.email}`}
-                  onClick={() => void resend(token)}
-                >
-                  Resend
-                </button>
-              ) : null}
-              {canReadAudit ? (
-                <a href={activityHref(token.tokenId)} aria-label={`History of the token of ${token.email}`}>
-                  History
-                </a>
-              ) : null}
+              <div class="row-actions">
+                {token.status === 'Issued' ? (
+                  <button
+                    type="button"
+                    aria-label={`Revoke the token of ${token.email}`}
+                    onClick={() => ask('revoke', token)}
+                  >
+                    Revoke
+                  </button>
+                ) : null}
+                {token.status === 'Issued' || token.status === 'Expired' ? (
+                  <button
+                    type="button"
+                    aria-label={`Resend a token to ${token.email}`}
+                    onClick={() => ask('resend', token)}
+                  >
+                    Resend
+                  </button>
+                ) : null}
+                {canReadAudit ? (
+                  <a href={activityHref(token.tokenId)} aria-label={`History of the token of ${token.email}`}>
+                    History
+                  </a>
+                ) : null}
+              </div>
             </td>
           </tr>
         ))}
@@ -187,19 +226,67 @@ export function TokensPage() {
         nextCursor={page?.nextCursor}
         loading={loading}
       />
+      {pending ? (
+        <ConfirmDialog
+          id={`${pending.kind}-token`}
+          title={
+            pending.kind === 'revoke'
+              ? `Revoke the token of ${pending.token.email}?`
+              : `Resend a token to ${pending.token.email}?`
+          }
+          confirmText={pending.kind === 'revoke' ? 'Revoke' : 'Resend'}
+          busyText={pending.kind === 'revoke' ? 'Revoking…' : 'Sending…'}
+          busy={pendingBusy}
+          error={pendingError}
+          errorContext={pending.kind === 'revoke' ? 'The token was not revoked' : 'No new token was sent'}
+          onConfirm={() => void confirmPending()}
+          onCancel={() => {
+            setPending(undefined);
+            setPendingError(undefined);
+          }}
+        >
+          {pending.kind === 'revoke' ? (
+            <p>
+              The token ending in <code>…{pending.token.tokenHint}</code> stops working at once; {pending.token.email}{' '}
+              can be sent a new one afterwards.
+            </p>
+          ) : (
+            <p>
+              A new token is e-mailed to {pending.token.email}
+              {pending.token.status === 'Issued' ? (
+                <>
+                  , and the one ending in <code>…{pending.token.tokenHint}</code> stops working
+                </>
+              ) : null}
+              .
+            </p>
+          )}
+        </ConfirmDialog>
+      ) : null}
     </section>
   );
 }
 
-function IssueTokenForm({ onIssued }: { onIssued: (token: OnboardingToken, email: string) => void }) {
+function IssueTokenForm({
+  rowActions,
+  onStart,
+  onIssued,
+}: {
+  rowActions: number;
+  onStart: () => void;
+  onIssued: (token: OnboardingToken, email: string) => void;
+}) {
   const [email, setEmail] = useState('');
   const [firstName, setFirstName] = useState('');
   const [lastName, setLastName] = useState('');
-  const { busy, error, run } = useSubmission();
+  const { busy, error, run, clear } = useSubmission();
   const problems = fieldErrors(error);
+  // A revoke or resend started in the list: this form's last error is no longer the news.
+  useEffect(() => clear(), [rowActions, clear]);
 
   async function submit(event: Event) {
     event.preventDefault();
+    onStart();
     await run(async () => {
       // Validation is the API's: its 400 lists every problem, shown beside each field.
       const token = await api.createOnboardingToken(

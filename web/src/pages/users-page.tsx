@@ -19,8 +19,11 @@ import {
 import { api } from '#web/src/api.ts';
 import { ConfirmDialog, DataTable, ErrorNotice, PageHeading } from '#web/src/components.tsx';
 import { csvFile, csvLine } from '#web/src/csv.ts';
+import { parseHash } from '#web/src/hash-route.ts';
 import { saveFile } from '#web/src/save-file.ts';
 import { useSession } from '#web/src/session.ts';
+import { countOf, displayValue, fieldLabel } from '#web/src/user-fields.ts';
+import { UserView, userHref } from './user-view.tsx';
 
 const RANGE_FIELDS = [...NUMBER_RANGE_FIELDS, ...DATE_RANGE_FIELDS, ...INSTANT_RANGE_FIELDS] as const;
 type RangeField = (typeof RANGE_FIELDS)[number];
@@ -37,7 +40,7 @@ const PAGE_SIZES = [25, 50, 100, 250];
 /** The largest page the API serves: the export reads the whole result in pages of this size. */
 const EXPORT_PAGE_SIZE = 1000;
 
-const label = (field: string): string => field.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+const label = fieldLabel;
 const isNumberField = (field: RangeField): boolean => (NUMBER_RANGE_FIELDS as readonly string[]).includes(field);
 /** Text inputs with a hint of the expected form: the API's 400 names any value it cannot read. */
 const rangePlaceholder = (field: RangeField): string =>
@@ -48,10 +51,29 @@ const rangePlaceholder = (field: RangeField): string =>
       : 'ISO 8601';
 
 /**
- * Users: every filter of the user-status query, the columns to show, paging with the total, CSV
- * export, and (with `users:erase`) erasing a user after a confirmation (contract §16).
+ * Users: a search box (`filters.search`), every filter of the user-status query, the columns to
+ * show, paging with the total, CSV export, and (with `users:erase`) erasing a user after a
+ * confirmation (contract §16). The first page is read when the page opens. `#/users/<id>` shows
+ * one user (user-view.tsx).
  */
 export function UsersPage() {
+  const userId = userIdFromHash(window.location.hash);
+  return userId === undefined ? <UserList /> : <UserView key={userId} userId={userId} />;
+}
+
+/** The user id of `#/users/<id>`, if the address names one. */
+function userIdFromHash(hash: string): string | undefined {
+  const [, id] = /^users\/(.+)$/.exec(parseHash(hash).path) ?? [];
+  if (id === undefined) return undefined;
+  try {
+    return decodeURIComponent(id);
+  } catch {
+    return id;
+  }
+}
+
+function UserList() {
+  const [searchText, setSearchText] = useState('');
   const [strings, setStrings] = useState<Record<string, string>>({});
   const [booleans, setBooleans] = useState<Record<string, '' | 'true' | 'false'>>({});
   const [ranges, setRanges] = useState<Partial<Record<RangeField, RangeInput>>>({});
@@ -75,9 +97,14 @@ export function UsersPage() {
 
   // The erased row's button is gone: the focus goes to the message saying what happened.
   useEffect(() => erasedNotice.current?.focus(), [erased]);
+  // The first page of every user, as soon as the page opens.
+  useEffect(() => {
+    void run({ result_keys: columns, pagination: { limit: pageSize, offset: 0 } });
+  }, []);
 
   function buildFilters(): UserStatusFilters {
     const filters: Record<string, unknown> = {};
+    if (searchText.trim() !== '') filters.search = searchText.trim();
     for (const [field, value] of Object.entries(strings)) if (value.trim() !== '') filters[field] = value.trim();
     for (const [field, value] of Object.entries(booleans)) if (value !== '') filters[field] = value === 'true';
     for (const [field, range] of Object.entries(ranges) as Array<[RangeField, RangeInput]>) {
@@ -96,10 +123,9 @@ export function UsersPage() {
     setLoading(true);
     setError(undefined);
     try {
-      // Erasing needs each row's id, asked for even when the id column is not shown (nor exported).
+      // A row's link and Erase need its id, asked for even when the id column is not shown (nor exported).
       const keys = request.result_keys;
-      const sent =
-        canErase && keys && !keys.includes('id') ? { ...request, result_keys: [...keys, 'id' as const] } : request;
+      const sent = keys && !keys.includes('id') ? { ...request, result_keys: [...keys, 'id' as const] } : request;
       setPage(await api.queryUserStatusPage(sent));
       setQuery(request);
     } catch (caught) {
@@ -198,7 +224,28 @@ export function UsersPage() {
     <section>
       <PageHeading>Users</PageHeading>
       <form class="card" onSubmit={search} noValidate aria-label="User search">
-        <details open>
+        <div class="search-row">
+          <div class="field grow">
+            <label for="user-search">Search</label>
+            <input
+              id="user-search"
+              type="search"
+              autoComplete="off"
+              spellcheck={false}
+              aria-describedby="user-search-hint"
+              aria-invalid={isInvalid('search')}
+              value={searchText}
+              onInput={(event) => setSearchText(event.currentTarget.value)}
+            />
+          </div>
+          <button type="submit" class="primary" disabled={loading || columns.length === 0}>
+            Search
+          </button>
+        </div>
+        <p id="user-search-hint" class="hint search-hint">
+          The start of a name (any word), the start of an e-mail, or a user id. Not case-sensitive.
+        </p>
+        <details>
           <summary>Status filters</summary>
           <div class="form-grid">
             <div class="field">
@@ -361,7 +408,7 @@ export function UsersPage() {
                     )
                   }
                 />{' '}
-                {field}
+                {label(field)}
               </label>
             ))}
           </fieldset>
@@ -381,8 +428,8 @@ export function UsersPage() {
               ))}
             </select>
           </div>
-          <button type="submit" class="primary" disabled={loading || columns.length === 0}>
-            Search
+          <button type="submit" disabled={loading || columns.length === 0}>
+            Apply filters
           </button>
         </div>
       </form>
@@ -395,14 +442,18 @@ export function UsersPage() {
             <p role="status" data-testid="users-total">
               {total === 0
                 ? 'No users match.'
-                : `Showing ${offset + 1}–${offset + page.results.length} of ${total} users`}
+                : page.results.length === 0
+                  ? `No users on this page; ${countOf(total, 'user matches', 'users match')}.`
+                  : `Showing ${offset + 1}–${offset + page.results.length} of ${countOf(total, 'user', 'users')}`}
             </p>
             <button
               type="button"
               onClick={() => void exportCsv()}
-              disabled={exportProgress !== undefined || total === 0}
+              disabled={exportProgress !== undefined || total === 0 || page.results.length === 0}
             >
-              Export all {total} as CSV
+              {total === 0
+                ? 'Export as CSV'
+                : `Export ${total === 1 ? '' : 'all '}${countOf(total, 'user', 'users')} as CSV`}
             </button>
             {exportProgress ? (
               <>
@@ -421,7 +472,7 @@ export function UsersPage() {
           </div>
           {exported !== undefined ? (
             <p class="notice success" role="status" data-testid="export-done">
-              Exported {exported} rows to users.csv.
+              Exported {countOf(exported, 'row', 'rows')} to users.csv.
             </p>
           ) : null}
           {erased !== undefined ? (
@@ -432,7 +483,7 @@ export function UsersPage() {
           <ErrorNotice error={exportError} context="The export stopped" />
           <DataTable
             label="Users"
-            columns={canErase ? [...shownKeys, 'Actions'] : shownKeys}
+            columns={canErase ? [...shownKeys.map(label), 'Actions'] : shownKeys.map(label)}
             busy={loading}
             stickyLastColumn={canErase}
           >
@@ -441,8 +492,14 @@ export function UsersPage() {
               return (
                 <tr key={id ?? `${offset + index}`} data-user-id={id}>
                   {shownKeys.map((key) => (
-                    <td key={key} data-label={key}>
-                      {displayValue(record[key])}
+                    <td key={key} data-label={label(key)} class={keepsOnOneLine(key) ? 'nowrap' : undefined}>
+                      {key === 'id' && id !== undefined ? (
+                        <a href={userHref(id)}>{id}</a>
+                      ) : key === 'name' && id !== undefined && !shownKeys.includes('id') ? (
+                        <a href={userHref(id)}>{displayValue(key, record[key]) || id}</a>
+                      ) : (
+                        displayValue(key, record[key])
+                      )}
                     </td>
                   ))}
                   {canErase ? (
@@ -509,9 +566,6 @@ export function UsersPage() {
   );
 }
 
-function displayValue(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
+/** Ids, dates and times read badly broken over lines: their cells keep them whole (the table scrolls instead). */
+const keepsOnOneLine = (field: string): boolean =>
+  field === 'id' || ([...DATE_RANGE_FIELDS, ...INSTANT_RANGE_FIELDS] as readonly string[]).includes(field);

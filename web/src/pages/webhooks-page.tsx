@@ -118,6 +118,7 @@ export function WebhooksPage() {
       </PageHeading>
 
       <CreateEndpointForm
+        onStart={startAction}
         onCreated={(endpoint) => {
           startAction();
           setCreated(endpoint);
@@ -160,54 +161,56 @@ export function WebhooksPage() {
               </td>
               <td data-label="Created">{formatInstant(endpoint.createdAt)}</td>
               <td data-label="Actions" class="actions">
-                {confirming === endpoint.id ? (
-                  <>
-                    <span role="alert">Delete this endpoint? Its messages stop at once.</span>
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-label={`Confirm deleting ${endpoint.url}`}
-                      onClick={() => void remove(endpoint)}
-                    >
-                      Confirm delete
-                    </button>
-                    <button type="button" onClick={() => setConfirming(undefined)}>
-                      Cancel
-                    </button>
-                  </>
-                ) : (
-                  <>
-                    <button
-                      type="button"
-                      aria-label={`Send a test event to ${endpoint.url}`}
-                      onClick={() => void sendTest(endpoint)}
-                    >
-                      Send test
-                    </button>
-                    <button
-                      type="button"
-                      aria-label={`Show the deliveries of ${endpoint.url}`}
-                      aria-pressed={selected?.id === endpoint.id ? 'true' : 'false'}
-                      onClick={() => {
-                        setSelected(endpoint);
-                        setWatchUntil(0);
-                        setDeliveriesVersion((version) => version + 1);
-                      }}
-                    >
-                      Deliveries
-                    </button>
-                    <button
-                      type="button"
-                      aria-label={`Delete ${endpoint.url}`}
-                      onClick={() => {
-                        startAction();
-                        setConfirming(endpoint.id);
-                      }}
-                    >
-                      Delete
-                    </button>
-                  </>
-                )}
+                <div class="row-actions">
+                  {confirming === endpoint.id ? (
+                    <>
+                      <span role="alert">Delete this endpoint? Its messages stop at once.</span>
+                      <button
+                        type="button"
+                        class="danger"
+                        aria-label={`Confirm deleting ${endpoint.url}`}
+                        onClick={() => void remove(endpoint)}
+                      >
+                        Confirm delete
+                      </button>
+                      <button type="button" onClick={() => setConfirming(undefined)}>
+                        Cancel
+                      </button>
+                    </>
+                  ) : (
+                    <>
+                      <button
+                        type="button"
+                        aria-label={`Send a test event to ${endpoint.url}`}
+                        onClick={() => void sendTest(endpoint)}
+                      >
+                        Send test
+                      </button>
+                      <button
+                        type="button"
+                        aria-label={`Show the deliveries of ${endpoint.url}`}
+                        aria-pressed={selected?.id === endpoint.id ? 'true' : 'false'}
+                        onClick={() => {
+                          setSelected(endpoint);
+                          setWatchUntil(0);
+                          setDeliveriesVersion((version) => version + 1);
+                        }}
+                      >
+                        Deliveries
+                      </button>
+                      <button
+                        type="button"
+                        aria-label={`Delete ${endpoint.url}`}
+                        onClick={() => {
+                          startAction();
+                          setConfirming(endpoint.id);
+                        }}
+                      >
+                        Delete
+                      </button>
+                    </>
+                  )}
+                </div>
               </td>
             </tr>
           );
@@ -258,7 +261,13 @@ function SecretOnce({ endpoint, onDismiss }: { endpoint: WebhookEndpointCreated;
   );
 }
 
-function CreateEndpointForm({ onCreated }: { onCreated: (endpoint: WebhookEndpointCreated) => void }) {
+function CreateEndpointForm({
+  onStart,
+  onCreated,
+}: {
+  onStart: () => void;
+  onCreated: (endpoint: WebhookEndpointCreated) => void;
+}) {
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<WebhookEventType[]>([...EVENT_TYPES]);
   const { busy, error, run } = useSubmission();
@@ -266,6 +275,7 @@ function CreateEndpointForm({ onCreated }: { onCreated: (endpoint: WebhookEndpoi
 
   async function submit(event: Event) {
     event.preventDefault();
+    onStart();
     await run(async () => {
       // Validation, the SSRF guard included, is the API's: its 400 is shown beside each field.
       const endpoint = await api.createWebhookEndpoint({ url: url.trim(), events });

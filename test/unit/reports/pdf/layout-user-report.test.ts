@@ -7,7 +7,15 @@ import {
 } from '#shared/adapters/pdf/layout-user-report.ts';
 import { REPORT_SECTION_IDS } from '#shared/domain/reports/report-content.ts';
 import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
-import { CONTENT_BOTTOM, CONTENT_RIGHT, CONTENT_TOP, FOOTER, HEADER } from '#shared/adapters/pdf/report-style.ts';
+import {
+  CONTENT_BOTTOM,
+  CONTENT_LEFT,
+  CONTENT_RIGHT,
+  CONTENT_TOP,
+  FOOTER,
+  HEADER,
+  TABLE,
+} from '#shared/adapters/pdf/report-style.ts';
 import { Typesetter } from '#shared/adapters/pdf/typesetter.ts';
 import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
@@ -15,6 +23,7 @@ import {
   GENERATED_AT,
   JOB_ID,
   ORGANIZATION_NAME,
+  hebrewDemoUser,
   screeningEntry,
   typicalUser,
   userWithMatches,
@@ -22,13 +31,18 @@ import {
 
 const typeface = new Typesetter(loadReportFonts());
 
-function layout(user: UserRecord, organizationName = ORGANIZATION_NAME): ReportLayout {
+function layout(
+  user: UserRecord,
+  organizationName = ORGANIZATION_NAME,
+  more: { generatedAt?: Date; requestedBy?: string } = {},
+): ReportLayout {
   const input = {
     user,
     organizationName,
     jobId: JOB_ID,
-    generatedAt: GENERATED_AT,
+    generatedAt: more.generatedAt ?? GENERATED_AT,
     templateVersion: REPORT_TEMPLATE_VERSION,
+    requestedBy: more.requestedBy,
   };
   return layoutUserReport(input, typeface);
 }
@@ -38,27 +52,39 @@ const isHeading = (text: PositionedText): boolean => text.role === 'section-head
 const texts = (page: ReportPage, role: PositionedText['role']): string[] =>
   page.texts.filter((text) => text.role === role).map((text) => text.text);
 
-/** Value of the row labelled `label` (first match, first line). */
-function valueOf(report: ReportLayout, label: string): string | undefined {
+/** The first line of the value of the row labelled `label` (first match), as laid out. */
+function valueTextOf(
+  report: ReportLayout,
+  label: string,
+  role: 'value' | 'detail' = 'value',
+): PositionedText | undefined {
   for (const page of report.pages) {
     const labelText = page.texts.find((text) => text.role === 'label' && text.text === label);
     if (labelText)
-      return page.texts.find((text) => text.role === 'value' && text.y === labelText.y && text.x > labelText.x)?.text;
+      return page.texts.find((text) => text.role === role && text.y === labelText.y && text.x > labelText.x);
   }
   return undefined;
 }
+
+/** Value of the row labelled `label` (first match, first line). */
+function valueOf(report: ReportLayout, label: string): string | undefined {
+  return valueTextOf(report, label)?.text;
+}
+
+const rightEdge = (text: PositionedText): number => text.x + typeface.width(text.text, text.weight, text.size);
 
 describe('layoutUserReport', () => {
   const long = layout(userWithMatches(60));
 
   it('paginates a 60-match screening onto many pages', () => {
-    expect(layout(typicalUser()).pages).toHaveLength(2);
+    expect(layout(typicalUser()).pages).toHaveLength(3);
     expect(long.pages.length).toBeGreaterThan(10);
   });
 
-  it('ends every page with a footer naming the job, the template version and "Page i of n"', () => {
+  it('ends every page with a footer: the confidentiality notice, the job, the template version and "Page i of n"', () => {
     long.pages.forEach((page, index) => {
       expect(texts(page, 'footer')).toEqual([
+        'Confidential — contains personal data of user usr-0001; do not forward.',
         `Job ${JOB_ID}`,
         `Template ${REPORT_TEMPLATE_VERSION}`,
         `Page ${index + 1} of ${long.pages.length}`,
@@ -304,3 +330,128 @@ describe('layoutUserReport', () => {
 function labelY(report: ReportLayout, label: string): number {
   return report.pages[0]!.texts.find((text) => text.role === 'label' && text.text === label)!.y;
 }
+
+describe('layoutUserReport: the summary, humanised values, ages, right-to-left text, requester and notice', () => {
+  const summaryTexts = (page: ReportPage): PositionedText[] =>
+    page.texts.filter((text) => text.sectionId === 'summary');
+
+  it('opens page 1 with a summary box above the first section, a flagged screening in the alert colour', () => {
+    const report = layout(typicalUser({ mobile_registration_status: 'REGISTRATION_COMPLETED' }));
+    const [first] = report.pages;
+
+    const title = first!.texts.find((text) => text.role === 'summary-heading')!;
+    const identity = first!.texts.find((text) => text.role === 'section-heading')!;
+    expect(title.text).toBe('Summary');
+    expect(identity.sectionId).toBe('identity');
+    for (const text of summaryTexts(first!)) expect(text.y).toBeGreaterThan(identity.y);
+    expect(valueOf(report, 'Registration')).toBe('Activated');
+    expect(valueOf(report, 'Mobile registration')).toBe('Registration completed');
+    expect(valueOf(report, 'Screening')).toBe('Flagged');
+    expect(valueOf(report, 'Screening result')).toBe('Flagged');
+    expect(valueOf(report, 'Matches')).toBe('1 PEP match, 1 sanction match');
+    expect(valueTextOf(report, 'Flags')).toMatchObject({
+      text: 'Screening flagged: 2 matches to review',
+      color: 'alert',
+      weight: 'bold',
+      sectionId: 'summary',
+    });
+    expect(first!.boxes).toContainEqual(expect.objectContaining({ x: CONTENT_LEFT, color: 'alert' }));
+    expect(report.pages.slice(1).flatMap(summaryTexts)).toEqual([]);
+  });
+
+  it('says "None" under Flags, with no alert anywhere, when nothing needs attention', () => {
+    const report = layout(hebrewDemoUser());
+
+    expect(valueTextOf(report, 'Flags')).toMatchObject({ text: 'None', color: 'ink' });
+    expect(valueOf(report, 'Matches')).toBe('0 PEP matches, 0 sanction matches');
+    expect(report.pages.flatMap((page) => [...page.texts, ...page.boxes]).some((item) => item.color === 'alert')).toBe(
+      false,
+    );
+  });
+
+  it('shows a coded value in words with its stored code in small text beside it, the same way in every section', () => {
+    const report = layout(typicalUser({ mobile_registration_status: 'REQUEST_ID_VERIFICATION' }));
+
+    for (const label of ['Mobile registration', 'Mobile registration status']) {
+      const value = valueTextOf(report, label)!;
+      const code = valueTextOf(report, label, 'detail')!;
+      expect(value.text).toBe('Request ID verification');
+      expect(code).toMatchObject({
+        text: '(REQUEST_ID_VERIFICATION)',
+        size: TABLE.detailSize,
+        color: 'muted',
+        y: value.y,
+      });
+      expect(code.x).toBeGreaterThan(rightEdge(value));
+      expect(code.x - rightEdge(value)).toBeLessThan(4);
+    }
+    // A value stored as words has no code beside it.
+    expect(valueOf(report, 'Registration status')).toBe('Activated');
+    expect(valueTextOf(report, 'Registration status', 'detail')).toBeUndefined();
+  });
+
+  it('computes the age from the date of birth at generation time (the clock), not the stored age', () => {
+    const user = hebrewDemoUser(); // born 2007-10-20, stored age 18
+
+    expect(valueOf(layout(user, ORGANIZATION_NAME, { generatedAt: new Date('2026-11-25T10:00:00Z') }), 'Age')).toBe(
+      '19',
+    );
+    expect(valueOf(layout(user, ORGANIZATION_NAME, { generatedAt: new Date('2026-10-19T23:59:59Z') }), 'Age')).toBe(
+      '18',
+    );
+    expect(valueOf(layout(user, ORGANIZATION_NAME, { generatedAt: new Date('2026-10-20T00:00:00Z') }), 'Age')).toBe(
+      '19',
+    );
+  });
+
+  it('shows the stored age, marked as stored, only when there is no date of birth', () => {
+    const report = layout(hebrewDemoUser({ dob: undefined, guardian_dob: undefined, guardian_age: 48 }));
+
+    expect(valueOf(report, 'Age')).toBe('18');
+    expect(valueTextOf(report, 'Age', 'detail')?.text).toBe('(as stored)');
+    expect(valueOf(report, 'Guardian age')).toBe('48');
+    expect(valueTextOf(layout(hebrewDemoUser()), 'Age', 'detail')).toBeUndefined();
+  });
+
+  it('sets right-to-left paragraphs flush right, every line, shaped right to left: the full stop ends up leftmost', () => {
+    const notes = `${'ההתאמות נבדקו על ידי צוות הציות ותאריך הלידה שונה. '.repeat(4)}אושר לקליטה.`;
+    const report = layout(hebrewDemoUser({ override_notes: notes }));
+
+    const address = valueTextOf(report, 'Address line 1')!;
+    expect(address).toMatchObject({ text: 'רחוב יפו 105.', direction: 'rtl' });
+    expect(rightEdge(address)).toBeCloseTo(CONTENT_RIGHT, 1);
+    expect(address.x).toBeGreaterThan(CONTENT_LEFT + TABLE.labelColumnWidth + 100);
+    const noteLines = report.pages.flatMap((page) =>
+      page.texts.filter((text) => text.role === 'value' && text.sectionId === 'overrides').slice(1),
+    );
+    expect(noteLines.length).toBeGreaterThan(1);
+    for (const line of noteLines) {
+      expect(line.direction).toBe('rtl');
+      expect(rightEdge(line)).toBeCloseTo(CONTENT_RIGHT, 1);
+    }
+    for (const line of [address, noteLines.at(-1)!]) {
+      const leftmost = typeface.shape(line.text, line.weight, line.direction).runs[0]!.glyphs[0]!;
+      expect(leftmost.text).toBe('.');
+    }
+    // Left-to-right values stay flush left.
+    expect(valueTextOf(report, 'Email')).toMatchObject({ x: CONTENT_LEFT + TABLE.labelColumnWidth });
+    expect(valueTextOf(report, 'Email')!.direction).toBeUndefined();
+  });
+
+  it('keeps a right-to-left paragraph right to left on a line that starts with Latin or digits', () => {
+    const line = 'Compliance Team 2019.'; // one left-to-right run (digits after Latin are Latin), then the full stop
+
+    const rtl = typeface.shape(line, 'regular', 'rtl').runs.flatMap((run) => run.glyphs.map((glyph) => glyph.text));
+    const alone = typeface.shape(line, 'regular').runs.flatMap((run) => run.glyphs.map((glyph) => glyph.text));
+
+    expect(rtl.join('')).toBe('.Compliance Team 2019');
+    expect(alone.join('')).toBe(line);
+  });
+
+  it('names the requester in the summary, or "—" for a job that recorded none', () => {
+    expect(valueOf(layout(typicalUser(), ORGANIZATION_NAME, { requestedBy: 'auth0|64f1c2a3' }), 'Requested by')).toBe(
+      'auth0|64f1c2a3',
+    );
+    expect(valueOf(layout(typicalUser()), 'Requested by')).toBe('—');
+  });
+});

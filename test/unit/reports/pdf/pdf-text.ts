@@ -7,15 +7,16 @@ import path from 'node:path';
 const DIRECTION_MARKS = /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 
 /**
- * The text of a PDF as a reader copies it: `pdftotext` (poppler-utils) in its physical-layout
- * mode, direction marks removed.
+ * The text of a PDF (or of one of its pages) as a reader copies it: `pdftotext` (poppler-utils)
+ * in its physical-layout mode, direction marks removed.
  */
-export function pdfText(pdf: Uint8Array): string {
+export function pdfText(pdf: Uint8Array, page?: number): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'pdf-text-'));
   try {
     const file = path.join(dir, 'report.pdf');
     writeFileSync(file, pdf);
-    return execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-'], { encoding: 'utf8' }).replace(
+    const pages = page === undefined ? [] : ['-f', String(page), '-l', String(page)];
+    return execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', ...pages, file, '-'], { encoding: 'utf8' }).replace(
       DIRECTION_MARKS,
       '',
     );
@@ -30,9 +31,46 @@ export function squashed(text: string): string {
 }
 
 /** The lines of the PDF's text, each with runs of white space as one space. */
-export function textLines(pdf: Uint8Array): string[] {
-  return pdfText(pdf)
+export function textLines(pdf: Uint8Array, page?: number): string[] {
+  return pdfText(pdf, page)
     .split('\n')
     .map((line) => line.replace(/\s+/gu, ' ').trim())
     .filter((line) => line !== '');
+}
+
+/** A word as `pdftotext -bbox` finds it: its text and box, in points from the page's top left. */
+export interface WordBox {
+  text: string;
+  xMin: number;
+  xMax: number;
+  yMin: number;
+  yMax: number;
+}
+
+/** The words of one page with their positions (`pdftotext -bbox`). */
+export function wordBoxes(pdf: Uint8Array, page: number): WordBox[] {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pdf-words-'));
+  try {
+    const file = path.join(dir, 'report.pdf');
+    writeFileSync(file, pdf);
+    const html = execFileSync(
+      'pdftotext',
+      ['-bbox', '-enc', 'UTF-8', '-f', String(page), '-l', String(page), file, '-'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    const words = html.matchAll(
+      /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g,
+    );
+    return Array.from(words, ([, xMin, yMin, xMax, yMax, text]) => ({
+      text: text!.replace(DIRECTION_MARKS, '').replaceAll('&amp;', '&').replaceAll('&lt;', '<').replaceAll('&gt;', '>'),
+      xMin: Number(xMin),
+      yMin: Number(yMin),
+      xMax: Number(xMax),
+      yMax: Number(yMax),
+    }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -6,11 +6,13 @@ import { REPORT_TEMPLATE_VERSION, renderUserReport } from '#shared/adapters/pdf/
 import { loadReportFonts, type ReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
 import { Typesetter } from '#shared/adapters/pdf/typesetter.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
-import { squashed, textLines } from './pdf-text.ts';
+import { squashed, textLines, wordBoxes } from './pdf-text.ts';
+import { CONTENT_RIGHT, PAGE } from '#shared/adapters/pdf/report-style.ts';
 import {
   GENERATED_AT,
   JOB_ID,
   ORGANIZATION_NAME,
+  hebrewDemoUser,
   multiScriptUser,
   typicalUser,
   userWithMatches,
@@ -44,10 +46,10 @@ async function embeddedFonts(bytes: Uint8Array): Promise<{ name: string; font: f
 }
 
 describe('renderUserReport', () => {
-  it('renders a typical user as a two-page A4 PDF', async () => {
+  it('renders a typical user as a three-page A4 PDF', async () => {
     const doc = await PDFDocument.load(await render(typicalUser()));
 
-    expect(doc.getPageCount()).toBe(2);
+    expect(doc.getPageCount()).toBe(3);
     for (const page of doc.getPages()) {
       expect(page.getSize()).toEqual({ width: 595.28, height: 841.89 });
     }
@@ -111,7 +113,7 @@ describe('renderUserReport', () => {
 
     const pdf = await render(user);
 
-    expect((await PDFDocument.load(pdf)).getPageCount()).toBe(2);
+    expect((await PDFDocument.load(pdf)).getPageCount()).toBe(3);
     const lines = textLines(pdf);
     expect(lines).toContain(`Name ${user.name}`);
     expect(lines).toContain(`First name ${user.first_name}`);
@@ -132,9 +134,11 @@ describe('renderUserReport', () => {
     const embedded = await embeddedFonts(await render(userWithMatches(8, 2), GENERATED_AT, recording));
 
     expect(new Set(read)).toEqual(new Set(['latin/regular', 'latin/bold']));
-    expect(embedded.map(({ name }) => name).sort()).toEqual([
-      expect.stringMatching(/^\/[A-Z]{6}\+NotoSans-Bold$/),
-      expect.stringMatching(/^\/[A-Z]{6}\+NotoSans-Regular$/),
+    const names = embedded.map(({ name }) => name);
+    for (const name of names) expect(name).toMatch(/^\/[A-Z]{6}\+NotoSans-(Regular|Bold)$/);
+    expect(names.map((name) => name.replace(/^\/[A-Z]{6}\+/, '')).sort()).toEqual([
+      'NotoSans-Bold',
+      'NotoSans-Regular',
     ]);
   });
 
@@ -204,5 +208,71 @@ describe('renderUserReport', () => {
     const bytes = await render(typicalUser());
 
     expect(bytes.byteLength).toBeLessThan(80 * 1024);
+  });
+});
+
+describe('renderUserReport: what page 1 says, as text copied out of the PDF', () => {
+  const renderFor = (user: UserRecord, more: { generatedAt?: Date; requestedBy?: string } = {}) =>
+    renderUserReport({
+      user,
+      organizationName: ORGANIZATION_NAME,
+      jobId: JOB_ID,
+      generatedAt: more.generatedAt ?? GENERATED_AT,
+      requestedBy: more.requestedBy,
+      fonts,
+    });
+
+  it('shows the summary with the flagged screening, its match counts and the requester on page 1', async () => {
+    const user = typicalUser({ mobile_registration_status: 'REGISTRATION_COMPLETED' });
+
+    const page1 = textLines(await renderFor(user, { requestedBy: 'auth0|64f1c2a3' }), 1);
+
+    expect(page1).toContain('Summary');
+    expect(page1).toContain('Registration Activated');
+    expect(page1).toContain('Mobile registration Registration completed (REGISTRATION_COMPLETED)');
+    expect(page1).toContain('Screening Flagged');
+    expect(page1).toContain('Matches 1 PEP match, 1 sanction match');
+    expect(page1).toContain('Flags Screening flagged: 2 matches to review');
+    expect(page1).toContain('Requested by auth0|64f1c2a3');
+    expect(page1.indexOf('Flags Screening flagged: 2 matches to review')).toBeLessThan(page1.indexOf('Identity'));
+  });
+
+  it('says "—" for the requester of a job that recorded none', async () => {
+    expect(textLines(await renderFor(typicalUser()), 1)).toContain('Requested by —');
+  });
+
+  it('gives the Hebrew demo user her age on the generation date, from her date of birth', async () => {
+    const pdf = await renderFor(hebrewDemoUser(), { generatedAt: new Date('2026-11-25T10:00:00.000Z') });
+
+    const page1 = textLines(pdf, 1);
+    expect(page1).toContain('Date of birth 2007-10-20');
+    expect(page1).toContain('Age 19');
+    expect(page1).toContain('Flags None');
+  });
+
+  it('ends a right-to-left line at the right margin, its full stop drawn leftmost', async () => {
+    const pdf = await renderFor(hebrewDemoUser());
+
+    const words = wordBoxes(pdf, 1);
+    const label = words.find(
+      (word) => word.text === 'Address' && words.some((w) => w.text === '1' && w.yMin === word.yMin),
+    )!;
+    const line = words.filter((word) => Math.abs(word.yMin - label.yMin) < 1 && word.xMin > label.xMax + 100);
+    // -bbox gives the words as drawn, left to right: the Hebrew letters in visual order.
+    expect(line.map((word) => word.text).join(' ')).toBe('.105 ופי בוחר');
+    const right = Math.max(...line.map((word) => word.xMax));
+    expect(Math.abs(right - CONTENT_RIGHT)).toBeLessThan(1.5);
+    const leftmost = line.reduce((a, b) => (b.xMin < a.xMin ? b : a));
+    expect(leftmost.text.startsWith('.')).toBe(true);
+    expect(right).toBeLessThan(PAGE.width);
+  });
+
+  it('prints the confidentiality notice on every page', async () => {
+    const pdf = await renderFor(userWithMatches(6, 2));
+    const pages = (await PDFDocument.load(pdf)).getPageCount();
+
+    for (let page = 1; page <= pages; page++) {
+      expect(textLines(pdf, page)).toContain('Confidential — contains personal data of user usr-0001; do not forward.');
+    }
   });
 });

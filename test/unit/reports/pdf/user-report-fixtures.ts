@@ -32,7 +32,7 @@ export function screeningEntry(index: number, overrides: Partial<ScreeningEntry>
   };
 }
 
-/** A user with every field set, one PEP match and one sanction match: a two-page report. */
+/** A user with every field set, one PEP match and one sanction match: a three-page report. */
 export function typicalUser(overrides: Partial<UserRecord> = {}): UserRecord {
   return {
     id: 'usr-0001',
@@ -155,5 +155,39 @@ export function multiScriptUser(): UserRecord {
         }),
       ],
     },
+  });
+}
+
+/**
+ * The local stack's Hebrew demo user `ext-789159794405` (local/demo-users.ts) as far as a report
+ * needs: born 2007-10-20, stored age 18 (as of the demo data's reference date), screening cleared.
+ */
+export function hebrewDemoUser(overrides: Partial<UserRecord> = {}): UserRecord {
+  return typicalUser({
+    id: 'ext-789159794405',
+    name: 'שרה מזרחי',
+    first_name: 'שרה',
+    middle_name: undefined,
+    last_name: 'מזרחי',
+    dob: '2007-10-20',
+    age: 18,
+    full_address: 'רחוב יפו 105, 9151160 ירושלים, Israel',
+    address1: 'רחוב יפו 105.',
+    city: 'ירושלים',
+    state: 'מחוז ירושלים',
+    country: 'Israel',
+    guardian_name: undefined,
+    guardian_dob: undefined,
+    guardian_age: undefined,
+    registration_status: 'For Review',
+    mobile_registration_status: 'SELFIE_VERIFICATION',
+    idcheck_pep_sanction_status: 'CLEAR',
+    idcheck_pep_sanction_result: {
+      status: 'Cleared',
+      timestamp: '2026-10-29T09:12:44.000Z',
+      pep_result: [],
+      sanction_result: [],
+    },
+    ...overrides,
   });
 }

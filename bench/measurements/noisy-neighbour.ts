@@ -1,0 +1,207 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
+import { eventIdFor, messageIdFor } from '#shared/domain/webhooks/webhook-endpoint.ts';
+import { single, summarize, type Row } from '#bench/report.ts';
+import { callLocalApi, seedOrganization } from '#bench/support/local-api.ts';
+import type { Measurement } from '#bench/support/measurement.ts';
+import { sleep } from '#bench/support/timing.ts';
+
+/**
+ * 12. One organization cannot hurt another (contract §15), on the local stack. Organization A
+ * floods: 60 `webhook.test` events to its 10 endpoints, which accept the connection and never
+ * answer (the API's test route takes 10 a minute; the events it refuses are put on the fast lane
+ * directly, as the route would have), 200 requests per second of POST /v1/user-status for
+ * FLOOD_SECONDS, and 50 onboarding e-mails to one address. Meanwhile organization B does quiet
+ * traffic: one user-status query at a time, and one webhook test a second to a receiver that
+ * answers at once. Budgets: B's webhook deliveries (from its test's 202 to the receiver) p99 <= 5 s;
+ * B's API p99 under the flood at most 1.5 x its p99 measured quiet in the same run (the row's
+ * "median" columns carry the two p99s, so its ratio is theirs); no 429 for B. Loopback receivers
+ * are allowed because the local stack runs the delivery in local mode (WEBHOOK_LOCAL_MODE=true).
+ */
+const HANGING_ENDPOINTS = 10;
+const TEST_EVENTS = 60;
+const FLOOD_SECONDS = 6;
+const FLOOD_REQUESTS_PER_SECOND = 200;
+const EMAILS_TO_ONE_ADDRESS = 50;
+const QUIET_QUERIES = 60;
+const B_WEBHOOK_TESTS = 8;
+const MAX_DELIVERY_MS = 5_000;
+const MAX_API_P99_RATIO = 1.5;
+
+const userStatusQuery = { filters: { registration_status: 'active' }, pagination: { limit: 10, offset: 0 } };
+
+async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks` };
+}
+
+export default {
+  title: '12 noisy neighbour',
+  async run(context) {
+    const stack = await context.localStack();
+    const noisy = `bench-noisy-${context.runId}`;
+    const quiet = `bench-quiet-${context.runId}`;
+    await seedOrganization(context, noisy, 50);
+    await seedOrganization(context, quiet, 50);
+    const noisyToken = await stack.issueToken({ orgId: noisy });
+    const quietToken = await stack.issueToken({ orgId: quiet });
+    // A connection the flooded router drops counts as status 0 (for A: noted; for B: a failure of the run).
+    const call = (token: string, method: string, path: string, body?: unknown) =>
+      callLocalApi(stack.baseUrl, method, path, { token, ...(body === undefined ? {} : { body }) }).catch(() => ({
+        status: 0,
+        body: {} as Record<string, any>,
+      }));
+
+    // A's receivers accept and never answer; B's answers at once and notes when each test arrived.
+    const hanging = await listen(() => undefined);
+    const arrivals = new Map<string, number>();
+    const answering = await listen((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        const messageId = String(request.headers['webhook-id']);
+        if (!arrivals.has(messageId)) arrivals.set(messageId, performance.now());
+        response.writeHead(204).end();
+      });
+    });
+    context.onClose(async () => {
+      for (const { server } of [hanging, answering]) {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+    const register = async (token: string, url: string): Promise<string> => {
+      const created = await call(token, 'POST', '/v1/webhooks', { url, events: ['report.completed'] });
+      if (created.status !== 201) throw new Error(`registering a webhook answered ${created.status}`);
+      return created.body.id as string;
+    };
+    const noisyEndpoints: string[] = [];
+    for (let i = 0; i < HANGING_ENDPOINTS; i++) noisyEndpoints.push(await register(noisyToken, `${hanging.url}/${i}`));
+    const quietEndpoint = await register(quietToken, answering.url);
+
+    const quietQuery = async (): Promise<{ ms: number; status: number }> => {
+      const startedAt = performance.now();
+      const answer = await call(quietToken, 'POST', '/v1/user-status', userStatusQuery);
+      return { ms: performance.now() - startedAt, status: answer.status };
+    };
+    for (let i = 0; i < 10; i++) await quietQuery();
+    const baseline: number[] = [];
+    for (let i = 0; i < QUIET_QUERIES; i++) baseline.push((await quietQuery()).ms);
+    // The quiet queries spent B's budget too: let its bucket fill again before the flood.
+    await sleep(2_000);
+
+    context.log('noisy neighbour: flooding');
+    const noisyStatuses: number[] = [];
+    const flood: Array<Promise<void>> = [];
+    const noted = (promise: Promise<{ status: number }>) =>
+      flood.push(promise.then((answer) => void noisyStatuses.push(answer.status)));
+    // 1. 60 test events to the hanging endpoints.
+    const queue = new SqsWebhookQueue(createSqsClient(), stack.env.WEBHOOK_QUEUE_URL!);
+    for (let i = 0; i < TEST_EVENTS; i++) {
+      const endpointId = noisyEndpoints[i % HANGING_ENDPOINTS]!;
+      flood.push(
+        call(noisyToken, 'POST', `/v1/webhooks/${endpointId}/test`).then(async (answer) => {
+          noisyStatuses.push(answer.status);
+          if (answer.status === 202) return;
+          const timestamp = new Date().toISOString();
+          await queue.publishEvent({
+            eventId: eventIdFor('bench-test', noisy, String(i), timestamp),
+            orgId: noisy,
+            type: 'webhook.test',
+            timestamp,
+            data: { endpointId, url: `${hanging.url}/${i % HANGING_ENDPOINTS}` },
+            endpointId,
+          });
+        }),
+      );
+    }
+    // 2. 50 e-mail requests to one address.
+    for (let i = 0; i < EMAILS_TO_ONE_ADDRESS; i++) {
+      noted(
+        call(noisyToken, 'POST', '/v1/onboarding-token', {
+          email: 'flood@example.com',
+          first_name: 'A',
+          last_name: 'B',
+        }),
+      );
+    }
+    // 3. 200 user-status requests a second, fired without waiting for answers.
+    const floodEnds = performance.now() + FLOOD_SECONDS * 1000;
+    const firing = (async () => {
+      const interval = 1000 / FLOOD_REQUESTS_PER_SECOND;
+      for (let next = performance.now(); next < floodEnds; next += interval) {
+        noted(call(noisyToken, 'POST', '/v1/user-status', userStatusQuery));
+        const wait = next + interval - performance.now();
+        if (wait > 0) await sleep(wait);
+      }
+    })();
+
+    // B, meanwhile: one query at a time, and a webhook test a second.
+    const underFlood: number[] = [];
+    const quietStatuses: number[] = [];
+    const queries = (async () => {
+      while (performance.now() < floodEnds) {
+        const { ms, status } = await quietQuery();
+        underFlood.push(ms);
+        quietStatuses.push(status);
+      }
+    })();
+    const sentAt = new Map<string, number>();
+    const tests = (async () => {
+      for (let i = 0; i < B_WEBHOOK_TESTS; i++) {
+        const answer = await call(quietToken, 'POST', `/v1/webhooks/${quietEndpoint}/test`);
+        quietStatuses.push(answer.status);
+        if (answer.status === 202)
+          sentAt.set(messageIdFor(answer.body.eventId as string, quietEndpoint), performance.now());
+        await sleep((FLOOD_SECONDS * 1000) / B_WEBHOOK_TESTS);
+      }
+    })();
+    await Promise.all([firing, queries, tests]);
+    await Promise.all(flood);
+    const waitUntil = performance.now() + 15_000;
+    while (arrivals.size < sentAt.size && performance.now() < waitUntil) await sleep(100);
+
+    const deliveries = [...sentAt].map(([messageId, at]) => (arrivals.get(messageId) ?? Number.POSITIVE_INFINITY) - at);
+    const p99 = (samples: number[]) => summarize(samples, { p99: true }).p99!;
+    const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
+    context.log(
+      `noisy neighbour: A answered ${noisyStatuses.length} (${count(noisyStatuses, 429)} x 429), B ${quietStatuses.length} requests, ` +
+        `${arrivals.size}/${sentAt.size} B deliveries`,
+    );
+    return [
+      {
+        measurement: this.title,
+        subject: 'org B webhook delivery while A’s endpoints hang (test 202 to receipt)',
+        unit: 'ms',
+        value: summarize(deliveries, { p99: true }),
+        budget: { on: 'p99', max: MAX_DELIVERY_MS },
+      },
+      {
+        measurement: this.title,
+        subject: 'org B API p99 under A’s flood (median column: p99)',
+        unit: 'ms',
+        value: single(p99(underFlood)),
+        baseline: { subject: 'org B quiet p99, same run', value: single(p99(baseline)) },
+        budget: { on: 'ratio', max: MAX_API_P99_RATIO },
+        note: `B user-status under flood: median ${summarize(underFlood).median.toFixed(1)} ms over ${underFlood.length}; quiet median ${summarize(baseline).median.toFixed(1)} ms`,
+      },
+      {
+        measurement: this.title,
+        subject: 'org B requests answered 429 or not at all',
+        unit: 'count',
+        value: single(count(quietStatuses, 429) + count(quietStatuses, 0)),
+        budget: { on: 'median', max: 0 },
+      },
+      {
+        measurement: this.title,
+        subject: 'org A requests answered 429 (its own budget and quotas)',
+        unit: 'count',
+        value: single(count(noisyStatuses, 429)),
+        note: `of ${noisyStatuses.length} requests from A (${count(noisyStatuses, 0)} connections dropped)`,
+      },
+    ] satisfies Row[];
+  },
+} satisfies Measurement;

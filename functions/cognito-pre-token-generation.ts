@@ -1,0 +1,56 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { PreTokenGenerationV2TriggerEvent, PreTokenGenerationV3TriggerEvent } from 'aws-lambda';
+import * as v from 'valibot';
+import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbMachineClients } from '#shared/adapters/dynamodb/machine-client-directory.ts';
+import { authEnvironment } from '#shared/config/auth-config.ts';
+import { machineClientsTable, ORGANIZATION_USER_ATTRIBUTE } from '#shared/config/cognito-identity.ts';
+import { loadConfig, requiredString } from '#shared/config/load-config.ts';
+import { organizationForToken, type TokenRequest } from '#shared/domain/identity/organization-claim.ts';
+import { logger } from '#shared/observability/logger.ts';
+import { traceInvocation } from '#shared/observability/tracer.ts';
+
+/**
+ * Cognito's pre-token-generation trigger (event version 3: access tokens of sign-ins and of client
+ * credentials grants alike): puts the organization claim into the access token.
+ */
+type PreTokenGenerationEvent = PreTokenGenerationV2TriggerEvent | PreTokenGenerationV3TriggerEvent;
+
+const config = loadConfig(
+  v.object({
+    ORG_CLAIM: authEnvironment.ORG_CLAIM,
+    MACHINE_CLIENTS_TABLE_NAME: requiredString(machineClientsTable.envVar),
+  }),
+);
+const machineClients = new DynamoDbMachineClients(createDynamoDbClients().documents, config.MACHINE_CLIENTS_TABLE_NAME);
+
+const tokenRequestOf = (event: PreTokenGenerationEvent): TokenRequest =>
+  event.triggerSource === 'TokenGeneration_ClientCredentials'
+    ? { kind: 'machine', clientId: event.callerContext.clientId }
+    : { kind: 'staff', userAttributes: event.request.userAttributes };
+
+export const handler = middy<PreTokenGenerationEvent, PreTokenGenerationEvent>()
+  .use(traceInvocation())
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .handler(async (event) => {
+    const request = tokenRequestOf(event);
+    const orgId = await organizationForToken(request, {
+      machineClients,
+      organizationAttribute: ORGANIZATION_USER_ATTRIBUTE,
+    });
+    if (orgId === undefined) {
+      // The token is issued without the claim; the API refuses it (401). The ids say whom to fix.
+      logger.warn('token issued without an organization', {
+        kind: request.kind,
+        clientId: event.callerContext.clientId,
+        triggerSource: event.triggerSource,
+      });
+    }
+    event.response = {
+      claimsAndScopeOverrideDetails: {
+        accessTokenGeneration: orgId === undefined ? {} : { claimsToAddOrOverride: { [config.ORG_CLAIM]: orgId } },
+      },
+    };
+    return event;
+  });

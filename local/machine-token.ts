@@ -1,0 +1,49 @@
+import * as oauth from 'oauth4webapi';
+import { ALL_SCOPES, machineClientSecret, type KeysLocation } from './dev-keys.ts';
+
+/**
+ * An organization's machine client asks the local identity provider for an access token with the
+ * client credentials grant (oauth4webapi), as a backend of that organization would in AWS. Every
+ * organization has one: `machine.<orgId>`, its secret derived from the provider's key
+ * (local/identity-provider.ts), so nothing needs registering first.
+ */
+export const machineClientId = (orgId: string): string => `${MACHINE_CLIENT_PREFIX}${orgId}`;
+export const MACHINE_CLIENT_PREFIX = 'machine.';
+/**
+ * The lifetime a machine client asks for, in seconds: OAuth has no request parameter for it, so
+ * the local provider alone reads this header (for `npm run token -- --expires-in`).
+ */
+export const REQUESTED_LIFETIME_HEADER = 'local-token-lifetime';
+
+export interface MachineTokenRequest extends KeysLocation {
+  issuer: string;
+  orgId: string;
+  /** Space-separated; default every scope of the API; empty: a token without scopes. */
+  scope?: string;
+  /** Default: the provider's (one hour). */
+  expiresInSeconds?: number;
+}
+
+export async function requestMachineToken(request: MachineTokenRequest): Promise<string> {
+  const issuer = new URL(request.issuer);
+  // The local provider speaks plain http on 127.0.0.1.
+  const options = { [oauth.allowInsecureRequests]: issuer.protocol === 'http:' };
+  const as = await oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...options }),
+  );
+  const client: oauth.Client = { client_id: machineClientId(request.orgId) };
+  const parameters = new URLSearchParams();
+  const scope = request.scope ?? ALL_SCOPES.join(' ');
+  if (scope.trim()) parameters.set('scope', scope.trim());
+  const headers = new Headers();
+  if (request.expiresInSeconds !== undefined) headers.set(REQUESTED_LIFETIME_HEADER, String(request.expiresInSeconds));
+  const response = await oauth.clientCredentialsGrantRequest(
+    as,
+    client,
+    oauth.ClientSecretPost(await machineClientSecret(request.orgId, request)),
+    parameters,
+    { ...options, headers },
+  );
+  return (await oauth.processClientCredentialsResponse(as, client, response)).access_token;
+}

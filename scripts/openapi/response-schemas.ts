@@ -1,0 +1,61 @@
+import type * as v from 'valibot';
+import { auditEventPageSchema, auditEventSchema } from '#shared/http/schemas/audit-responses.ts';
+import { standardErrorSchema, validationErrorSchema } from '#shared/http/schemas/error-responses.ts';
+import {
+  onboardingTokenPageSchema,
+  onboardingTokenSchema,
+  onboardingTokenSummarySchema,
+  redeemedOnboardingTokenSchema,
+} from '#shared/http/schemas/onboarding-token-responses.ts';
+import {
+  completeReportJobSchema,
+  failedReportJobSchema,
+  openReportJobSchema,
+  reportDownloadSchema,
+  reportJobCreatedSchema,
+  reportJobPageSchema,
+  reportJobSchema,
+  reportJobStateSchema,
+} from '#shared/http/schemas/report-job-responses.ts';
+import { userStatusPageSchema, userStatusRecordSchema } from '#shared/http/schemas/user-status-responses.ts';
+import {
+  webhookDeliveryPageSchema,
+  webhookDeliverySchema,
+  webhookEndpointCreatedSchema,
+  webhookEndpointListSchema,
+  webhookEndpointSchema,
+  webhookTestQueuedSchema,
+} from '#shared/http/schemas/webhook-responses.ts';
+
+/**
+ * The response and error bodies under their component names. A schema used inside another one
+ * (a page's items, the report job variants) is written there as a `$ref` to its component.
+ */
+export const responseSchemas = {
+  OnboardingToken: onboardingTokenSchema,
+  OnboardingTokenSummary: onboardingTokenSummarySchema,
+  OnboardingTokenPage: onboardingTokenPageSchema,
+  RedeemedOnboardingToken: redeemedOnboardingTokenSchema,
+  ReportJobState: reportJobStateSchema,
+  ReportJobCreated: reportJobCreatedSchema,
+  ReportJob: reportJobSchema,
+  OpenReportJob: openReportJobSchema,
+  CompleteReportJob: completeReportJobSchema,
+  FailedReportJob: failedReportJobSchema,
+  ReportJobPage: reportJobPageSchema,
+  ReportDownload: reportDownloadSchema,
+  UserStatusRecord: userStatusRecordSchema,
+  UserStatusPage: userStatusPageSchema,
+  WebhookEndpointCreated: webhookEndpointCreatedSchema,
+  WebhookEndpoint: webhookEndpointSchema,
+  WebhookEndpointList: webhookEndpointListSchema,
+  WebhookTestQueued: webhookTestQueuedSchema,
+  WebhookDelivery: webhookDeliverySchema,
+  WebhookDeliveryPage: webhookDeliveryPageSchema,
+  AuditEvent: auditEventSchema,
+  AuditEventPage: auditEventPageSchema,
+  StandardError: standardErrorSchema,
+  ValidationError: validationErrorSchema,
+} satisfies Record<string, v.GenericSchema>;
+
+export type ResponseSchemaName = keyof typeof responseSchemas;

@@ -1,0 +1,215 @@
+import type { QuotaDecision } from './rate-limit.ts';
+
+/**
+ * Every organization's request budget (CONTRACT.md §15): a token bucket of `burst` tokens that
+ * refills at `ratePerSecond`, one token per authenticated request.
+ *
+ * The bucket is kept as GCRA state, one number: the theoretical arrival time `tat` (epoch ms) at
+ * which the bucket would be full again. `n` tokens are available at `now` while
+ * `max(tat, now) + n * interval <= now + burst * interval`, and taking them moves `tat` by
+ * `n * interval`. Both moves are a single DynamoDB UpdateItem with a condition (`SET tat = :fresh`
+ * when the bucket is full, `ADD tat :cost` when it is not), so no read precedes a write.
+ *
+ * A function container does not spend the shared bucket once per request: it leases a few tokens
+ * at a time (`leaseSize`) and spends them locally (LeasedRequestBudget), so a request costs a
+ * DynamoDB write only once per lease. The price is a bounded over-admission, see
+ * `overAdmissionBound`.
+ */
+export interface RequestBudgetPolicy {
+  /** Tokens the bucket gains per second. */
+  ratePerSecond: number;
+  /** Tokens the bucket holds when full: the largest burst an idle organization may send at once. */
+  burst: number;
+}
+
+/** The contract's default: 50 requests per second, bursts of 100. */
+export const DEFAULT_REQUEST_BUDGET: RequestBudgetPolicy = { ratePerSecond: 50, burst: 100 };
+
+/** Leased tokens not spent within this long are dropped: a lease never carries tokens far into the future. */
+export const LEASE_LIFETIME_MS = 1_000;
+
+/** Tokens a container leases at once: a tenth of the burst, between 1 and 10. */
+export function leaseSize(policy: RequestBudgetPolicy): number {
+  return Math.max(1, Math.min(10, Math.floor(policy.burst / 10)));
+}
+
+/**
+ * The most requests an organization can get admitted in any interval of `intervalMs`, with
+ * `containers` function containers serving it: what the shared bucket lets out in the interval
+ * (`burst + rate * interval`), plus what each container may still hold from leases taken just
+ * before the interval (at most `leaseSize - 1`: a lease is taken by a request that spends one of
+ * its tokens at once). Containers never spend more than they leased, so there is no other excess.
+ */
+export function overAdmissionBound(policy: RequestBudgetPolicy, intervalMs: number, containers: number): number {
+  return policy.burst + Math.floor((policy.ratePerSecond * intervalMs) / 1000) + containers * (leaseSize(policy) - 1);
+}
+
+export function tokenIntervalMs(policy: RequestBudgetPolicy): number {
+  return 1000 / policy.ratePerSecond;
+}
+
+/** Whole tokens available at `nowMs` in a bucket whose state is `tat` (undefined: never used, full). */
+export function tokensAvailable(tat: number | undefined, nowMs: number, policy: RequestBudgetPolicy): number {
+  const interval = tokenIntervalMs(policy);
+  const from = Math.max(tat ?? nowMs, nowMs);
+  // A little slack so that float rounding (1000 / 3 * 3) never hides a whole token.
+  const tokens = Math.floor((nowMs + policy.burst * interval - from) / interval + 1e-9);
+  return Math.max(0, Math.min(policy.burst, tokens));
+}
+
+/** How the shared bucket is to be moved to take `count` tokens, given its last known state. */
+export type LeasePlan =
+  /** The bucket is full (`tat <= now`, or no item): set `tat` to `fresh`, if it is still `<= now`. */
+  | { kind: 'refill'; count: number; now: number; fresh: number }
+  /** The bucket is partly spent: add `cost` to `tat`, if it is still above `now` and at most `highest`. */
+  | { kind: 'spend'; count: number; now: number; cost: number; highest: number }
+  | { kind: 'refused' };
+
+/** Plans a lease of up to `wanted` tokens: as many as the last known state says are available. */
+export function planLease(
+  tat: number | undefined,
+  nowMs: number,
+  wanted: number,
+  policy: RequestBudgetPolicy,
+): LeasePlan {
+  const count = Math.min(wanted, tokensAvailable(tat, nowMs, policy));
+  if (count < 1) return { kind: 'refused' };
+  const interval = tokenIntervalMs(policy);
+  if (tat === undefined || tat <= nowMs) return { kind: 'refill', count, now: nowMs, fresh: nowMs + count * interval };
+  return {
+    kind: 'spend',
+    count,
+    now: nowMs,
+    cost: count * interval,
+    highest: nowMs + (policy.burst - count) * interval,
+  };
+}
+
+/** What the `RateLimit-*` headers and `Retry-After` say about a bucket in state `tat` at `nowMs`. */
+export function budgetDecision(
+  allowed: boolean,
+  tat: number | undefined,
+  nowMs: number,
+  policy: RequestBudgetPolicy,
+  remaining: number,
+): QuotaDecision {
+  const interval = tokenIntervalMs(policy);
+  const fullInMs = Math.max(0, (tat ?? nowMs) - nowMs);
+  // The next token returns when tat has come down to `now + (burst - 1) * interval`.
+  const nextTokenInMs = Math.max(0, (tat ?? nowMs) - (nowMs + (policy.burst - 1) * interval));
+  return {
+    allowed,
+    limit: policy.burst,
+    remaining: Math.max(0, remaining),
+    resetSeconds: Math.ceil(fullInMs / 1000),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil(nextTokenInMs / 1000)),
+  };
+}
+
+/** The shared buckets (DynamoDB in the service): `take` moves one organization's bucket as planned. */
+export interface RequestBudgetBuckets {
+  /**
+   * Applies the plan if the bucket is still as planned; returns the bucket's state after it
+   * (`applied: true`), or the state found instead (`applied: false`), so the caller can plan again.
+   */
+  take(orgId: string, plan: Exclude<LeasePlan, { kind: 'refused' }>): Promise<{ applied: boolean; tat?: number }>;
+}
+
+/** A concurrent container moved the bucket between our plan and its write this many times in a row: give up. */
+const MAX_PLANS = 8;
+
+export class RequestBudgetContentionError extends Error {
+  override name = 'RequestBudgetContentionError';
+}
+
+interface LocalLease {
+  tokens: number;
+  expiresAt: number;
+  /** The bucket's state after the lease, for the headers. */
+  tat: number | undefined;
+  /** The lease being taken now: concurrent requests of the organization wait for it instead of taking their own. */
+  pending?: Promise<void> | undefined;
+}
+
+/** Organizations remembered by one container before expired leases are forgotten. */
+const MAX_REMEMBERED_ORGANIZATIONS = 1_000;
+
+/**
+ * One container's side of the budget: spends leased tokens locally and takes a new lease from the
+ * shared bucket (`RequestBudgetBuckets`) only when it has none left. Within a container,
+ * concurrent requests of one organization share one lease request, so the container never holds
+ * more than one lease per organization: the bound of `overAdmissionBound` holds.
+ */
+export class LeasedRequestBudget {
+  private readonly leases = new Map<string, LocalLease>();
+  /** Last known bucket state per organization, which decides the first plan of the next lease. */
+  private readonly knownTat = new Map<string, number>();
+
+  constructor(
+    private readonly buckets: RequestBudgetBuckets,
+    readonly policy: RequestBudgetPolicy,
+  ) {}
+
+  /** Spends one token of the organization's budget; the decision says whether the request may go on. */
+  async spend(orgId: string, now: () => number): Promise<QuotaDecision> {
+    for (;;) {
+      const lease = this.leases.get(orgId);
+      if (lease?.pending) {
+        await lease.pending;
+        continue;
+      }
+      const nowMs = now();
+      if (lease && lease.tokens > 0 && lease.expiresAt > nowMs) {
+        lease.tokens -= 1;
+        const remaining = tokensAvailable(lease.tat, nowMs, this.policy) + lease.tokens;
+        return budgetDecision(true, lease.tat, nowMs, this.policy, remaining);
+      }
+      const taking = this.takeLease(orgId, nowMs);
+      const placeholder: LocalLease = { tokens: 0, expiresAt: 0, tat: undefined, pending: undefined };
+      // Requests waiting for this lease share its outcome: a stalled lease answers them all with
+      // its own error (and its Retry-After), instead of each starting a lease of its own afterwards.
+      const pending = taking.then(() => undefined);
+      pending.catch(() => undefined);
+      placeholder.pending = pending;
+      this.leases.set(orgId, placeholder);
+      try {
+        const taken = await taking;
+        this.remember(orgId, { tokens: taken.count - 1, expiresAt: nowMs + LEASE_LIFETIME_MS, tat: taken.tat });
+        if (taken.count === 0) return budgetDecision(false, taken.tat, nowMs, this.policy, 0);
+        const remaining = tokensAvailable(taken.tat, nowMs, this.policy) + taken.count - 1;
+        return budgetDecision(true, taken.tat, nowMs, this.policy, remaining);
+      } catch (error) {
+        // Nothing was leased that this container knows of: no token is spent, the next request leases afresh.
+        this.leases.delete(orgId);
+        throw error;
+      }
+    }
+  }
+
+  /** Leases up to `leaseSize` tokens; `count` 0 when the bucket is empty. */
+  private async takeLease(orgId: string, nowMs: number): Promise<{ count: number; tat: number | undefined }> {
+    let tat = this.knownTat.get(orgId);
+    for (let attempt = 0; attempt < MAX_PLANS; attempt++) {
+      const plan = planLease(tat, nowMs, leaseSize(this.policy), this.policy);
+      // Other containers only ever move `tat` forward and refills are counted from `now`, so a
+      // refusal planned on the last known state is a refusal on the current one too.
+      if (plan.kind === 'refused') return { count: 0, tat };
+      const result = await this.buckets.take(orgId, plan);
+      if (result.tat !== undefined) this.knownTat.set(orgId, result.tat);
+      if (result.applied) return { count: plan.count, tat: result.tat };
+      tat = result.tat;
+    }
+    throw new RequestBudgetContentionError(
+      `request budget of ${orgId}: the bucket kept changing under ${MAX_PLANS} plans`,
+    );
+  }
+
+  private remember(orgId: string, lease: LocalLease): void {
+    if (this.leases.size >= MAX_REMEMBERED_ORGANIZATIONS) {
+      const nowMs = Date.now();
+      for (const [id, held] of this.leases) if (!held.pending && held.expiresAt <= nowMs) this.leases.delete(id);
+      for (const id of this.knownTat.keys()) if (!this.leases.has(id)) this.knownTat.delete(id);
+    }
+    this.leases.set(orgId, lease);
+  }
+}

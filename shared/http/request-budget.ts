@@ -1,0 +1,43 @@
+import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbRequestBudgetBuckets } from '#shared/adapters/dynamodb/request-budget-buckets.ts';
+import { requestBudgetSettingsFrom } from '#shared/config/request-budget.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import { DependencyUnavailableError, RateLimitedError } from '#shared/domain/errors.ts';
+import { LeasedRequestBudget, RequestBudgetContentionError } from '#shared/domain/request-budget.ts';
+import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
+import type { ApiMiddleware } from './middlewares.ts';
+import { rateLimitHeaders } from './rate-limit.ts';
+
+/**
+ * Spends one token of the caller's organization's request budget, after authentication and before
+ * anything else of the route runs. Beyond the budget: 429 with `RateLimit-*` and `Retry-After`
+ * (the error mapper's standard body). A lease that DynamoDB does not answer in time ends in the
+ * SDK's deadline error, a 503, with no token spent. Success responses keep the route's own
+ * `RateLimit-*` headers (report requests, webhook tests): the budget adds none to them.
+ */
+export function spendRequestBudget(budget: LeasedRequestBudget, clock: Clock): ApiMiddleware {
+  return {
+    before: async (request) => {
+      let decision;
+      try {
+        decision = await budget.spend(request.context.principal.orgId, () => clock.now().getTime());
+      } catch (error) {
+        if (error instanceof RequestBudgetContentionError)
+          throw new DependencyUnavailableError('database', { cause: error });
+        throw error;
+      }
+      if (!decision.allowed) {
+        metrics.addMetric(BusinessMetric.RateLimitedRequests, MetricUnit.Count, 1);
+        throw new RateLimitedError(decision.retryAfterSeconds, rateLimitHeaders(decision));
+      }
+    },
+  };
+}
+
+/** The budget the environment configures (shared/config/request-budget.ts), built once per cold start. */
+export function requestBudgetFromEnvironment(): LeasedRequestBudget | undefined {
+  const settings = requestBudgetSettingsFrom();
+  if (!settings) return undefined;
+  const buckets = new DynamoDbRequestBudgetBuckets(createDynamoDbClients().documents, settings.tableName);
+  return new LeasedRequestBudget(buckets, settings.policy);
+}

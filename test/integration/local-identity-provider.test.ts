@@ -1,0 +1,172 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { issueDevToken, LOCAL_AUDIENCE } from '#local/dev-keys.ts';
+import { startIdentityProvider } from '#local/identity-provider.ts';
+import { requestMachineToken } from '#local/machine-token.ts';
+import { repoRoot } from '#lib/repo-root.ts';
+import { callApi, uniqueOrg } from './api-client.ts';
+
+/**
+ * The local OpenID Connect provider (CONTRACT.md §14) as the API meets it: `npm run -s token`
+ * gets a token from it by client credentials and the API accepts it (through the provider's JWKS
+ * URL, as in AWS); a token of another issuer is refused; the signing keys in `idp-jwks.json`
+ * survive a restart of the provider.
+ */
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const env = () => inject('localEnv');
+
+/** `npm run -s token -- <args>` against this tier's stack: its provider's port and key folder. */
+function npmToken(args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      'npm',
+      ['run', '-s', 'token', '--', ...args],
+      {
+        cwd: repoRoot,
+        env: {
+          ...process.env,
+          LOCAL_IDP_PORT: new URL(env().JWT_ISSUER!).port,
+          LOCAL_KEYS_DIR: env().LOCAL_KEYS_DIR,
+        },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('npm run -s token and the local identity provider', () => {
+  it('prints an access token of the provider (client credentials) that the API accepts, scopes and all', async () => {
+    const orgId = uniqueOrg('idp');
+    const run = await npmToken(['--org', orgId, '--scopes', 'onboarding:read', '--expires-in=600']);
+    expect(run.code, run.stderr).toBe(0);
+    const token = run.stdout.trim();
+    expect(run.stdout).toBe(`${token}\n`);
+
+    const claims = decodeJwt(token);
+    expect(claims).toMatchObject({
+      iss: env().JWT_ISSUER,
+      aud: LOCAL_AUDIENCE,
+      org_id: orgId,
+      scope: 'onboarding:read',
+      client_id: `machine.${orgId}`,
+    });
+    expect(claims.exp! - claims.iat!).toBe(600);
+    // The API's key source is the provider's JWKS URL, not a copy of the keys.
+    expect(env().JWKS_URL).toBe(`${env().JWT_ISSUER}/jwks`);
+    expect(env().JWKS_JSON).toBeUndefined();
+
+    const listed = await callApi('GET', '/v1/onboarding-tokens', { token });
+    expect(listed.status).toBe(200);
+    // The token carries only the scope asked for.
+    const created = await callApi('POST', '/v1/onboarding-token', {
+      token,
+      body: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' },
+    });
+    expect(created.status).toBe(403);
+  });
+
+  it('gives every scope by default and an expired token for a negative lifetime', async () => {
+    const orgId = uniqueOrg('idp');
+    const all = await npmToken(['--org', orgId]);
+    expect(all.code, all.stderr).toBe(0);
+    expect(String(decodeJwt(all.stdout.trim()).scope).split(' ')).toContain('webhooks:manage');
+    expect((await callApi('GET', '/v1/webhooks', { token: all.stdout.trim() })).status).toBe(200);
+
+    const expired = await npmToken(['--org', orgId, '--expires-in', '-120']);
+    expect(expired.code, expired.stderr).toBe(0);
+    expect((await callApi('GET', '/v1/onboarding-tokens', { token: expired.stdout.trim() })).status).toBe(401);
+  });
+
+  it('refuses a usage error and an unknown scope without printing a token', async () => {
+    const missingOrg = await npmToken([]);
+    expect(missingOrg.code).toBe(2);
+    expect(missingOrg.stdout).toBe('');
+    const unknownScope = await npmToken(['--org', 'acme', '--scopes', 'everything']);
+    expect(unknownScope.code).toBe(2);
+    expect(unknownScope.stdout).toBe('');
+    expect(unknownScope.stderr).toContain('unknown scope');
+  });
+
+  it('refuses a token of another issuer, even one signed with the same key', async () => {
+    const orgId = uniqueOrg('idp');
+    const sameKeyOtherIssuer = await issueDevToken({
+      orgId,
+      issuer: 'http://127.0.0.1:1',
+      keysDir: env().LOCAL_KEYS_DIR,
+    });
+    expect((await callApi('GET', '/v1/onboarding-tokens', { token: sameKeyOtherIssuer })).status).toBe(401);
+
+    // A second, unrelated provider: its own issuer and its own keys.
+    const otherKeys = await mkdtemp(path.join(tmpdir(), 'other-idp-'));
+    const other = await startIdentityProvider({ port: 0, keysDir: otherKeys, dashboardUrls: () => [] });
+    try {
+      const foreign = await requestMachineToken({ issuer: other.issuer, keysDir: otherKeys, orgId });
+      expect(decodeJwt(foreign).org_id).toBe(orgId);
+      expect((await callApi('GET', '/v1/onboarding-tokens', { token: foreign })).status).toBe(401);
+      // The same organization's token from this stack's provider passes.
+      const own = await requestMachineToken({ issuer: env().JWT_ISSUER!, keysDir: env().LOCAL_KEYS_DIR, orgId });
+      expect((await callApi('GET', '/v1/onboarding-tokens', { token: own })).status).toBe(200);
+    } finally {
+      await other.stop();
+      await rm(otherKeys, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the provider’s signing keys', () => {
+  let keysDir: string;
+  beforeAll(async () => {
+    keysDir = await mkdtemp(path.join(tmpdir(), 'idp-restart-'));
+  });
+  afterAll(async () => {
+    await rm(keysDir, { recursive: true, force: true });
+  });
+
+  it('are a private JWK Set in idp-jwks.json that survives a restart (same kid, earlier tokens still verify)', async () => {
+    const first = await startIdentityProvider({ port: 0, keysDir, dashboardUrls: () => [] });
+    let token: string;
+    let firstJwks: JSONWebKeySet;
+    try {
+      token = await requestMachineToken({ issuer: first.issuer, keysDir, orgId: 'acme' });
+      firstJwks = (await (await fetch(first.jwksUrl)).json()) as JSONWebKeySet;
+    } finally {
+      await first.stop();
+    }
+    const file = JSON.parse(await readFile(path.join(keysDir, 'idp-jwks.json'), 'utf8')) as { keys: any[] };
+    expect(file.keys.length).toBeGreaterThan(0);
+    for (const key of file.keys) {
+      expect(key).toMatchObject({ kid: expect.any(String), alg: expect.any(String) });
+      expect(typeof key.d).toBe('string'); // private
+    }
+    const kid = decodeProtectedHeader(token).kid;
+    expect(file.keys.map((key) => key.kid)).toContain(kid);
+    // The JWKS endpoint publishes the public half only.
+    expect(firstJwks.keys.every((key) => !('d' in key))).toBe(true);
+
+    const second = await startIdentityProvider({ port: 0, keysDir, dashboardUrls: () => [] });
+    try {
+      const secondJwks = (await (await fetch(second.jwksUrl)).json()) as JSONWebKeySet;
+      expect(secondJwks.keys.map((key) => key.kid)).toEqual(firstJwks.keys.map((key) => key.kid));
+      expect(
+        decodeProtectedHeader(await requestMachineToken({ issuer: second.issuer, keysDir, orgId: 'acme' })).kid,
+      ).toBe(kid);
+      // A token of the first run verifies with the second run's published keys.
+      await expect(
+        jwtVerify(token, createLocalJWKSet(secondJwks), { audience: LOCAL_AUDIENCE }),
+      ).resolves.toBeDefined();
+    } finally {
+      await second.stop();
+    }
+  });
+});

@@ -1,0 +1,101 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { leaseSize, overAdmissionBound } from '#shared/domain/request-budget.ts';
+import { apiEvent } from '#test/support/api-event.ts';
+import { tokenFor, uniqueOrg } from './api-client.ts';
+import { coldStart, lambdaContext } from './report-support.ts';
+
+/**
+ * Contract §15's request budget on DynamoDB Local, through real function modules: each
+ * `coldStart` is one container (its own module instance, its own leases), both spending the same
+ * organization's bucket in the stack's RequestBudgets table. Budget here: 1 request per second,
+ * bursts of 20, so leases of 2.
+ */
+const BUDGET = { REQUEST_BUDGET_RATE: '1', REQUEST_BUDGET_BURST: '20' };
+const policy = { ratePerSecond: 1, burst: 20 };
+
+type ApiHandler = (
+  event: APIGatewayProxyEventV2,
+  context: ReturnType<typeof lambdaContext>,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+async function containers(count: number): Promise<ApiHandler[]> {
+  const handlers: ApiHandler[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = await coldStart<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(
+      'list-webhook-endpoints',
+      BUDGET,
+    );
+    handlers.push(started.handler as ApiHandler);
+  }
+  return handlers;
+}
+
+/** A token of a fresh organization, from the issuer the stack's functions trust. */
+const organizationToken = (prefix: string) => tokenFor(uniqueOrg(prefix), { issuer: inject('localEnv').JWT_ISSUER });
+
+const listEndpoints = (handler: ApiHandler, token: string) =>
+  handler(
+    apiEvent({ method: 'GET', path: '/v1/webhooks', headers: { authorization: `Bearer ${token}` } }),
+    lambdaContext('ListWebhookEndpoints', 10_000),
+  );
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllEnvs();
+});
+
+describe('each organization’s request budget (1 per second, bursts of 20, two containers)', () => {
+  it('with time standing still: of 40 parallel requests of one organization over two containers exactly 20 pass, the rest 429; another organization’s 20 all pass', async () => {
+    expect(leaseSize(policy)).toBe(2);
+    const [first, second] = await containers(2);
+    const noisy = await organizationToken('budget-noisy');
+    const quiet = await organizationToken('budget-quiet');
+    // No refill during the test: the bound is then the burst itself, with no excess at all.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => listEndpoints(i % 2 === 0 ? first! : second!, noisy)),
+    );
+    const quietAnswers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => listEndpoints(i % 2 === 0 ? first! : second!, quiet)),
+    );
+
+    const statuses = answers.map((answer) => answer.statusCode);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(20);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(20);
+    for (const refused of answers.filter((answer) => answer.statusCode === 429)) {
+      expect(JSON.parse(refused.body ?? '')).toEqual({
+        code: 429,
+        timestamp: expect.any(String),
+        path: '/v1/webhooks',
+        method: 'GET',
+        error: 'TOO_MANY_REQUESTS',
+        message: expect.any(String),
+      });
+      expect(refused.headers).toMatchObject({
+        'ratelimit-limit': '20',
+        'ratelimit-remaining': '0',
+        'retry-after': '1',
+      });
+    }
+    expect(quietAnswers.map((answer) => answer.statusCode)).toEqual(Array.from({ length: 20 }, () => 200));
+  });
+
+  it('with a running clock: 60 parallel requests over two containers admit at least the burst and at most burst + rate x elapsed (+ 0 carried leases from a full bucket)', async () => {
+    const [first, second] = await containers(2);
+    const token = await organizationToken('budget-clock');
+    const startedAt = Date.now();
+
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => listEndpoints(i % 2 === 0 ? first! : second!, token)),
+    );
+    const elapsedMs = Date.now() - startedAt;
+
+    const passed = answers.filter((answer) => answer.statusCode === 200).length;
+    expect(answers.every((answer) => answer.statusCode === 200 || answer.statusCode === 429)).toBe(true);
+    expect(passed).toBeGreaterThanOrEqual(20);
+    // A bucket full at the start carries no lease into the interval: the containers' term is 0.
+    expect(passed).toBeLessThanOrEqual(overAdmissionBound(policy, elapsedMs, 0));
+  });
+});

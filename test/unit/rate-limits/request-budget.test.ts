@@ -1,0 +1,355 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { createLocalJWKSet } from 'jose';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbRequestBudgetBuckets } from '#shared/adapters/dynamodb/request-budget-buckets.ts';
+import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
+import { requestBudgetPolicyFrom, requestBudgetSettingsFrom } from '#shared/config/request-budget.ts';
+import { ConfigurationError } from '#shared/config/load-config.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import {
+  DEFAULT_REQUEST_BUDGET,
+  LeasedRequestBudget,
+  leaseSize,
+  overAdmissionBound,
+  planLease,
+  tokensAvailable,
+  type RequestBudgetPolicy,
+} from '#shared/domain/request-budget.ts';
+import { createApiHandler } from '#shared/http/api-handler.ts';
+import type { ApiEvent, ApiResult } from '#shared/http/api-types.ts';
+import type { ApiContext } from '#shared/http/middlewares.ts';
+import { ok } from '#shared/http/responses.ts';
+import { apiEvent, lambdaContext } from '#test/support/api-event.ts';
+import { bearer, createTestKeySet, signToken, TEST_AUDIENCE, TEST_ISSUER, validClaims } from '#test/support/jwt.ts';
+import { createTokenVerifier } from '#shared/http/auth.ts';
+
+vi.hoisted(() => {
+  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+});
+
+const TABLE = 'RequestBudgets';
+const NOW = Date.parse('2026-03-01T12:00:00.000Z');
+const policy: RequestBudgetPolicy = { ratePerSecond: 10, burst: 20 };
+
+/**
+ * A DynamoDB stand-in for the bucket items, behind aws-sdk-client-mock: it evaluates the two
+ * update shapes the adapter sends (refill, spend) with their conditions, as DynamoDB would.
+ */
+const documents = mockClient(DynamoDBDocumentClient);
+
+function mockBuckets() {
+  documents.reset();
+  const items = new Map<string, number>();
+  documents
+    .on(UpdateCommand)
+    .callsFake(
+      (input: { Key: { pk: string }; UpdateExpression: string; ExpressionAttributeValues: Record<string, number> }) => {
+        const tat = items.get(input.Key.pk);
+        const values = input.ExpressionAttributeValues;
+        const refused = () =>
+          new ConditionalCheckFailedException({
+            message: 'The conditional request failed',
+            $metadata: {},
+            ...(tat === undefined ? {} : { Item: { pk: { S: input.Key.pk }, tat: { N: String(tat) } } }),
+          });
+        if (input.UpdateExpression.startsWith('SET tat = :fresh')) {
+          if (tat !== undefined && tat > values[':now']!) throw refused();
+          items.set(input.Key.pk, values[':fresh']!);
+        } else {
+          if (tat === undefined || tat <= values[':now']! || tat > values[':highest']!) throw refused();
+          items.set(input.Key.pk, tat + values[':cost']!);
+        }
+        return { Attributes: { tat: items.get(input.Key.pk) } };
+      },
+    );
+  return { documents, items };
+}
+
+function budgetOn(documents: DynamoDBDocumentClient, budgetPolicy = policy): LeasedRequestBudget {
+  return new LeasedRequestBudget(new DynamoDbRequestBudgetBuckets(documents, TABLE), budgetPolicy);
+}
+
+const newDocuments = () => DynamoDBDocumentClient.from(createDynamoDbClients().client);
+
+describe('the bucket arithmetic (GCRA)', () => {
+  it('a bucket never used is full; taking moves tat by one interval per token; time refills it', () => {
+    expect(tokensAvailable(undefined, NOW, policy)).toBe(20);
+    const plan = planLease(undefined, NOW, 5, policy);
+    expect(plan).toEqual({ kind: 'refill', count: 5, now: NOW, fresh: NOW + 500 });
+    expect(tokensAvailable(NOW + 500, NOW, policy)).toBe(15);
+    expect(tokensAvailable(NOW + 2_000, NOW, policy)).toBe(0);
+    expect(tokensAvailable(NOW + 2_000, NOW + 100, policy)).toBe(1);
+    expect(planLease(NOW + 1_800, NOW, 5, policy)).toEqual({
+      kind: 'spend',
+      count: 2,
+      now: NOW,
+      cost: 200,
+      highest: NOW + 1_800,
+    });
+    expect(planLease(NOW + 2_000, NOW, 5, policy)).toEqual({ kind: 'refused' });
+  });
+
+  it('leases a tenth of the burst (1 to 10) and bounds over-admission by burst + rate x interval + containers x (lease - 1)', () => {
+    expect(leaseSize(DEFAULT_REQUEST_BUDGET)).toBe(10);
+    expect(leaseSize({ ratePerSecond: 1, burst: 20 })).toBe(2);
+    expect(leaseSize({ ratePerSecond: 1, burst: 5 })).toBe(1);
+    expect(overAdmissionBound(DEFAULT_REQUEST_BUDGET, 1_000, 4)).toBe(100 + 50 + 4 * 9);
+    expect(overAdmissionBound({ ratePerSecond: 1, burst: 20 }, 0, 2)).toBe(22);
+  });
+});
+
+describe('LeasedRequestBudget on DynamoDB (aws-sdk-client-mock)', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('one conditional UpdateItem per lease of 2 tokens, then spends locally; the 21st request of a burst of 20 is refused', async () => {
+    const { items } = mockBuckets();
+    const budget = budgetOn(newDocuments());
+    const decisions = [];
+    for (let i = 0; i < 21; i++) decisions.push(await budget.spend('acme', () => NOW));
+
+    expect(decisions.filter((decision) => decision.allowed)).toHaveLength(20);
+    expect(decisions[20]).toMatchObject({
+      allowed: false,
+      limit: 20,
+      remaining: 0,
+      resetSeconds: 2,
+      retryAfterSeconds: 1,
+    });
+    expect(decisions[0]).toMatchObject({ allowed: true, limit: 20, remaining: 19 });
+    // 10 leases of 2; the refusal is decided on the state the last lease returned, without a call.
+    expect(documents).toHaveReceivedCommandTimes(UpdateCommand, 10);
+    expect(documents).toHaveReceivedNthCommandWith(UpdateCommand, 1, {
+      TableName: TABLE,
+      Key: { pk: 'ORG#acme' },
+      ConditionExpression: 'attribute_not_exists(tat) OR tat <= :now',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    expect(documents).toHaveReceivedNthCommandWith(UpdateCommand, 2, {
+      UpdateExpression: 'ADD tat :cost SET #ttl = :ttl',
+      ConditionExpression: 'tat > :now AND tat <= :highest',
+    });
+    expect(items.get('ORG#acme')).toBe(NOW + 2_000);
+  });
+
+  it('another organization keeps its whole budget while one is refused', async () => {
+    mockBuckets();
+    const budget = budgetOn(newDocuments());
+    for (let i = 0; i < 20; i++) await budget.spend('noisy', () => NOW);
+    expect((await budget.spend('noisy', () => NOW)).allowed).toBe(false);
+
+    const quiet = [];
+    for (let i = 0; i < 20; i++) quiet.push(await budget.spend('quiet', () => NOW));
+    expect(quiet.every((decision) => decision.allowed)).toBe(true);
+  });
+
+  it('concurrent requests of one organization in one container wait for one lease instead of taking their own', async () => {
+    mockBuckets();
+    const budget = budgetOn(newDocuments());
+
+    const decisions = await Promise.all(Array.from({ length: 40 }, () => budget.spend('acme', () => NOW)));
+
+    expect(decisions.filter((decision) => decision.allowed)).toHaveLength(20);
+    expect(documents.commandCalls(UpdateCommand).length).toBeLessThanOrEqual(11);
+  });
+
+  it('two containers on one bucket admit exactly the burst between them when time stands still, whatever the interleaving', async () => {
+    mockBuckets();
+    const containers = [budgetOn(newDocuments()), budgetOn(newDocuments())];
+
+    const decisions = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => containers[i % 2]!.spend('acme', () => NOW)),
+    );
+
+    expect(decisions.filter((decision) => decision.allowed)).toHaveLength(20);
+  });
+
+  it('a container that planned on a stale state plans again from the item DynamoDB returns with the failed condition', async () => {
+    const { items } = mockBuckets();
+    items.set('ORG#acme', NOW + 1_900);
+    const budget = budgetOn(newDocuments());
+
+    const first = await budget.spend('acme', () => NOW);
+    const second = await budget.spend('acme', () => NOW);
+
+    expect(first).toMatchObject({ allowed: true });
+    expect(second).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+    // The refill planned on "never used" failed; the spend of the 1 token left succeeded; then none was left.
+    expect(documents).toHaveReceivedCommandTimes(UpdateCommand, 2);
+  });
+
+  it('refills with time: one token every 1/rate seconds', async () => {
+    mockBuckets();
+    const budget = budgetOn(newDocuments());
+    for (let i = 0; i < 20; i++) await budget.spend('acme', () => NOW);
+    expect((await budget.spend('acme', () => NOW)).allowed).toBe(false);
+    expect((await budget.spend('acme', () => NOW + 100)).allowed).toBe(true);
+    expect((await budget.spend('acme', () => NOW + 100)).allowed).toBe(false);
+  });
+
+  it('a lease that fails spends nothing: the next request leases again', async () => {
+    documents.reset();
+    documents
+      .on(UpdateCommand)
+      .rejectsOnce(new DependencyUnavailableError('database'))
+      .resolves({ Attributes: { tat: NOW + 200 } });
+    const budget = budgetOn(newDocuments());
+
+    await expect(budget.spend('acme', () => NOW)).rejects.toBeInstanceOf(DependencyUnavailableError);
+    await expect(budget.spend('acme', () => NOW)).resolves.toMatchObject({ allowed: true });
+    expect(documents).toHaveReceivedCommandTimes(UpdateCommand, 2);
+  });
+
+  it('requests that waited for a lease that failed share its error (its Retry-After), without leasing again', async () => {
+    documents.reset();
+    const stall = new DependencyUnavailableError('database', { retryAfterSeconds: 9 });
+    documents.on(UpdateCommand).rejects(stall);
+    const budget = budgetOn(newDocuments());
+
+    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => budget.spend('acme', () => NOW)));
+
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(Array(5).fill('rejected'));
+    for (const outcome of outcomes) expect((outcome as PromiseRejectedResult).reason).toBe(stall);
+    expect(documents).toHaveReceivedCommandTimes(UpdateCommand, 1);
+  });
+});
+
+describe('the budget in the API chain', () => {
+  let token: string;
+  let verifyToken: ReturnType<typeof createTokenVerifier>;
+  beforeAll(async () => {
+    const keys = await createTestKeySet();
+    verifyToken = createTokenVerifier({
+      issuer: TEST_ISSUER,
+      audience: TEST_AUDIENCE,
+      keySet: createLocalJWKSet(keys.jwks),
+      orgClaim: 'org_id',
+      orgNameClaim: 'org_name',
+    });
+    token = await signToken(validClaims({ scope: 'onboarding:read', org_id: 'acme' }), { key: keys.es256 });
+  });
+
+  it('after authentication, before the use case: beyond the burst 429 with the standard body, RateLimit-* and Retry-After', async () => {
+    mockBuckets();
+    const handle = vi.fn(() => Promise.resolve(ok({ fine: true })));
+    const handler = createApiHandler({
+      requiredScope: 'onboarding:read',
+      verifyToken,
+      requestBudget: budgetOn(newDocuments(), { ratePerSecond: 1, burst: 3 }),
+      handle,
+    }) as (event: ApiEvent, context: ApiContext) => Promise<ApiResult>;
+    const call = () =>
+      handler(
+        apiEvent({ method: 'GET', path: '/v1/onboarding-tokens', headers: bearer(token) }),
+        lambdaContext() as ApiContext,
+      );
+
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await call()).statusCode);
+    const refused = await call();
+
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(handle).toHaveBeenCalledTimes(3);
+    expect(refused.statusCode).toBe(429);
+    expect(JSON.parse(refused.body ?? '')).toEqual({
+      code: 429,
+      timestamp: expect.any(String),
+      path: '/v1/onboarding-tokens',
+      method: 'GET',
+      error: 'TOO_MANY_REQUESTS',
+      message: expect.any(String),
+    });
+    expect(refused.headers).toMatchObject({ 'ratelimit-limit': '3', 'ratelimit-remaining': '0', 'retry-after': '1' });
+    expect(Number(refused.headers?.['ratelimit-reset'])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('spends nothing for a request without a valid token (401 before the budget)', async () => {
+    mockBuckets();
+    const handler = createApiHandler({
+      requiredScope: 'onboarding:read',
+      verifyToken,
+      requestBudget: budgetOn(newDocuments()),
+      handle: () => Promise.resolve(ok({})),
+    }) as (event: ApiEvent, context: ApiContext) => Promise<ApiResult>;
+
+    const response = await handler(
+      apiEvent({ method: 'GET', path: '/v1/onboarding-tokens' }),
+      lambdaContext() as ApiContext,
+    );
+
+    expect(response.statusCode).toBe(401);
+    expect(documents).toHaveReceivedCommandTimes(UpdateCommand, 0);
+  });
+});
+
+describe('configuration', () => {
+  it('the contract’s 50 per second and bursts of 100 unless set; bad values stop the cold start', () => {
+    expect(requestBudgetPolicyFrom({})).toEqual({ ratePerSecond: 50, burst: 100 });
+    expect(requestBudgetPolicyFrom({ REQUEST_BUDGET_RATE: '5', REQUEST_BUDGET_BURST: ' 7 ' })).toEqual({
+      ratePerSecond: 5,
+      burst: 7,
+    });
+    for (const bad of ['0', '-1', '1.5', 'many']) {
+      expect(() => requestBudgetPolicyFrom({ REQUEST_BUDGET_RATE: bad })).toThrow(/REQUEST_BUDGET_RATE/);
+    }
+  });
+
+  it('a Lambda function without REQUEST_BUDGETS_TABLE_NAME does not start; a plain process builds no budget', () => {
+    expect(() => requestBudgetSettingsFrom({ AWS_LAMBDA_FUNCTION_NAME: 'fn' })).toThrow(ConfigurationError);
+    expect(requestBudgetSettingsFrom({})).toBeUndefined();
+    expect(requestBudgetSettingsFrom({ REQUEST_BUDGETS_TABLE_NAME: 'T' })).toEqual({
+      tableName: 'T',
+      policy: { ratePerSecond: 50, burst: 100 },
+    });
+  });
+});
+
+/** A DynamoDB endpoint that accepts connections and never answers. */
+describe('a stalled DynamoDB during a lease', () => {
+  let stalled: Server;
+  const sockets = new Set<Socket>();
+  let endpoint = '';
+  beforeAll(async () => {
+    documents.restore();
+    stalled = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+    const address = stalled.address();
+    endpoint = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => stalled.close(resolve));
+  });
+  const environment = () => ({
+    AWS_REGION: 'eu-west-1',
+    AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+    AWS_SECRET_ACCESS_KEY: 'secret',
+    AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+  });
+  beforeEach(() => void Object.assign(process.env, environment()));
+  afterEach(() => {
+    for (const name of Object.keys(environment())) delete process.env[name];
+  });
+
+  it('ends in DependencyUnavailableError (503) at the request deadline, and the container holds no token', async () => {
+    const budget = budgetOn(createDynamoDbClients().documents);
+    const startedAt = Date.now();
+
+    const failure = await runWithDeadline(300, () => budget.spend('acme', () => Date.now())).catch(
+      (error: unknown) => error,
+    );
+
+    expect(failure).toBeInstanceOf(DependencyUnavailableError);
+    expect(Date.now() - startedAt).toBeLessThan(2_000);
+    const again = await runWithDeadline(200, () => budget.spend('acme', () => Date.now())).catch(
+      (error: unknown) => error,
+    );
+    expect(again).toBeInstanceOf(DependencyUnavailableError);
+  });
+});
