@@ -7,10 +7,12 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
 import {
   countInWindow,
   fixedWindowStart,
   mostRestrictive,
+  QuotaChangedError,
   spendToken,
   type QuotaDecision,
   type RateLimitDecision,
@@ -124,12 +126,21 @@ export class DynamoDbRateLimiter {
 
   /** Reserves and commits on its own, deciding again after a concurrent writer, until it is allowed and spent or refused. */
   async spend(quotas: readonly QuotaSpec[], now: Date): Promise<Reservation> {
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const reservation = await this.reserve(quotas, now);
-      if (!reservation.allowed || (await this.commit(reservation.writes))) return reservation;
-      await backOff(attempt);
+    try {
+      return await withRetries(
+        async () => {
+          const reservation = await this.reserve(quotas, now);
+          if (!reservation.allowed || (await this.commit(reservation.writes))) return reservation;
+          throw new QuotaChangedError();
+        },
+        { maxAttempts: MAX_ATTEMPTS, isRetryable: (error) => error instanceof QuotaChangedError, backoff: raceBackoff },
+      );
+    } catch (error) {
+      if (error instanceof QuotaChangedError) {
+        throw new DependencyUnavailableError('rate limiter (too much contention)', { cause: error });
+      }
+      throw error;
     }
-    throw new DependencyUnavailableError('rate limiter (too much contention)');
   }
 
   /** One sliding-window quota: its decision, with the spend times it stored. */
@@ -205,6 +216,4 @@ export class DynamoDbRateLimiter {
 }
 
 /** A few milliseconds of jitter, growing with the attempts, so contending writers spread out. */
-function backOff(attempt: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * Math.min(attempt, 5)));
-}
+const raceBackoff = exponentialBackoff({ baseMs: 10, capMs: 50 });

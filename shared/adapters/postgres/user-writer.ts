@@ -1,3 +1,4 @@
+import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import type { SqlRunner } from './users-database.ts';
@@ -42,7 +43,6 @@ interface Entry<TTag> {
   bytes: number;
 }
 
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const UPDATED_COLUMNS = USER_ROW_COLUMNS.filter((column) => column !== 'org_id' && column !== 'id');
 
 /**
@@ -156,7 +156,7 @@ export class PostgresUserWriter<TTag = number> {
     // The rows are stored (and counted); words that then fail stop the writer, and a rerun replaces them.
     const users = stored.map((entry) => entry.record);
     if (users.length > 0) {
-      await this.withRetries(() => replaceNameWords(this.options.database, this.options.orgId, users));
+      await this.retryingWhileUnavailable(() => replaceNameWords(this.options.database, this.options.orgId, users));
     }
   }
 
@@ -171,26 +171,22 @@ export class PostgresUserWriter<TTag = number> {
     const text =
       `INSERT INTO users (${USER_ROW_COLUMNS.join(', ')}) VALUES ${rows.join(', ')} ` +
       `ON CONFLICT (org_id, id) DO UPDATE SET ${UPDATED_COLUMNS.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`;
-    await this.withRetries(() => this.options.database.query(text, values));
+    await this.retryingWhileUnavailable(() => this.options.database.query(text, values));
   }
 
   /** Runs `work` again while the database is unavailable, backing off, up to maxAttempts. */
-  private async withRetries(work: () => Promise<unknown>): Promise<void> {
+  private async retryingWhileUnavailable(work: () => Promise<unknown>): Promise<void> {
     const maxAttempts = this.options.maxAttempts ?? 6;
-    const sleep = this.options.sleep ?? realSleep;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await work();
-        return;
-      } catch (error) {
-        if (!(error instanceof DependencyUnavailableError) || attempt >= maxAttempts) {
-          throw error instanceof DependencyUnavailableError
-            ? new UserWriteError(`the users database stayed unavailable after ${attempt} attempts`, { cause: error })
-            : error;
-        }
-        const ceiling = Math.min(10_000, (this.options.baseDelayMs ?? 200) * 2 ** (attempt - 1));
-        await sleep(ceiling / 2 + Math.random() * (ceiling / 2));
-      }
+    try {
+      await withRetries(work, {
+        maxAttempts,
+        isRetryable: (error) => error instanceof DependencyUnavailableError,
+        backoff: exponentialBackoff({ baseMs: this.options.baseDelayMs ?? 200, capMs: 10_000, jitter: 'equal' }),
+        ...(this.options.sleep ? { sleep: this.options.sleep } : {}),
+      });
+    } catch (error) {
+      if (!(error instanceof DependencyUnavailableError)) throw error;
+      throw new UserWriteError(`the users database stayed unavailable after ${maxAttempts} attempts`, { cause: error });
     }
   }
 
