@@ -1,23 +1,23 @@
 /**
  * The API's request and response bodies. Response and error bodies are the service's response
- * schemas (shared/http/schemas/*-responses.ts), the same ones openapi.json is generated from;
+ * schemas (shared/schemas/*-responses.ts), the same ones openapi.json is generated from;
  * the imports are type-only, so the client still has no runtime dependency. Request bodies and
  * list options are written out here; test/unit/client/client-types.test.ts pins them to the
  * handlers' schemas.
  */
 import type * as v from 'valibot';
-import type { auditEventPageSchema, auditEventSchema } from '#shared/http/schemas/audit-responses.ts';
+import type { auditEventPageSchema, auditEventSchema } from '#shared/schemas/audit-responses.ts';
 import type {
   fieldErrorSchema,
   standardErrorSchema,
   validationErrorSchema,
-} from '#shared/http/schemas/error-responses.ts';
+} from '#shared/schemas/error-responses.ts';
 import type {
   onboardingTokenPageSchema,
   onboardingTokenSchema,
   onboardingTokenSummarySchema,
   redeemedOnboardingTokenSchema,
-} from '#shared/http/schemas/onboarding-token-responses.ts';
+} from '#shared/schemas/onboarding-token-responses.ts';
 import type {
   completeReportJobSchema,
   failedReportJobSchema,
@@ -27,8 +27,8 @@ import type {
   reportJobPageSchema,
   reportJobSchema,
   reportJobStateSchema,
-} from '#shared/http/schemas/report-job-responses.ts';
-import type { userStatusPageSchema, userStatusRecordSchema } from '#shared/http/schemas/user-status-responses.ts';
+} from '#shared/schemas/report-job-responses.ts';
+import type { userStatusPageSchema, userStatusRecordSchema } from '#shared/schemas/user-status-responses.ts';
 import type {
   webhookDeliveryPageSchema,
   webhookDeliverySchema,
@@ -36,7 +36,7 @@ import type {
   webhookEndpointListSchema,
   webhookEndpointSchema,
   webhookTestQueuedSchema,
-} from '#shared/http/schemas/webhook-responses.ts';
+} from '#shared/schemas/webhook-responses.ts';
 
 export type Scope =
   | 'onboarding:write'

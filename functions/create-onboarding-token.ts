@@ -14,8 +14,8 @@ import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metri
 import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
 import { rateLimitHeaders } from '#shared/http/rate-limit.ts';
 import { created } from '#shared/http/responses.ts';
-import type { OnboardingTokenBody } from '#shared/http/schemas/onboarding-token-responses.ts';
-import { onboardingTokenRequestSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
+import type { OnboardingTokenBody } from '#shared/schemas/onboarding-token-responses.ts';
+import { onboardingTokenRequestSchema } from '#shared/schemas/onboarding-token-schemas.ts';
 import { logger } from '#shared/observability/logger.ts';
 
 const config = loadApiConfig({

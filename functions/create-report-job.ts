@@ -18,7 +18,7 @@ import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metri
 import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
 import { limitRate } from '#shared/http/rate-limit.ts';
 import { accepted } from '#shared/http/responses.ts';
-import { reportJobRequestSchema } from '#shared/http/schemas/report-job-schemas.ts';
+import { reportJobRequestSchema } from '#shared/schemas/report-job-schemas.ts';
 
 const config = loadApiConfig({
   ...auditEnvironment,

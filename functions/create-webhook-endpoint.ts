@@ -10,7 +10,7 @@ import { createWebhookEndpoint } from '#shared/domain/webhooks/manage-webhook-en
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { created } from '#shared/http/responses.ts';
-import { webhookEndpointRequestSchema } from '#shared/http/schemas/webhook-schemas.ts';
+import { webhookEndpointRequestSchema } from '#shared/schemas/webhook-schemas.ts';
 
 const config = loadApiConfig({ ...webhookEnvironment, ...auditEnvironment });
 const dynamoDb = createDynamoDbClients();

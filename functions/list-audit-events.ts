@@ -5,7 +5,7 @@ import { requiredString } from '#shared/config/load-config.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { ok } from '#shared/http/responses.ts';
-import { auditEventListQuerySchema } from '#shared/http/schemas/audit-schemas.ts';
+import { auditEventListQuerySchema } from '#shared/schemas/audit-schemas.ts';
 import { parseInput } from '#shared/http/validation.ts';
 
 const config = loadApiConfig({ AUDIT_EVENTS_TABLE_NAME: requiredString('AUDIT_EVENTS_TABLE_NAME') });

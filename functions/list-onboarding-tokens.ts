@@ -7,7 +7,7 @@ import { systemClock } from '#shared/domain/clock.ts';
 import { listOnboardingTokens } from '#shared/domain/onboarding/list-onboarding-tokens.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
-import { onboardingTokenListQuerySchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
+import { onboardingTokenListQuerySchema } from '#shared/schemas/onboarding-token-schemas.ts';
 import { parseInput } from '#shared/http/validation.ts';
 
 const config = loadApiConfig({ ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME') });

@@ -7,7 +7,7 @@ import { listReportJobs } from '#shared/domain/reports/list-report-jobs.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { ok } from '#shared/http/responses.ts';
-import { reportJobListQuerySchema } from '#shared/http/schemas/report-job-schemas.ts';
+import { reportJobListQuerySchema } from '#shared/schemas/report-job-schemas.ts';
 import { parseInput } from '#shared/http/validation.ts';
 
 const config = loadApiConfig({ REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') });

@@ -8,7 +8,7 @@ import { createApiHandler } from '#shared/http/api-handler.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { webhookEndpointIdFrom } from '#shared/http/path-parameters.ts';
 import { ok } from '#shared/http/responses.ts';
-import { webhookDeliveryListQuerySchema } from '#shared/http/schemas/webhook-schemas.ts';
+import { webhookDeliveryListQuerySchema } from '#shared/schemas/webhook-schemas.ts';
 import { parseInput } from '#shared/http/validation.ts';
 
 const config = loadApiConfig({ WEBHOOKS_TABLE_NAME: requiredString('WEBHOOKS_TABLE_NAME') });

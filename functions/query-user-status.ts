@@ -5,7 +5,7 @@ import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { queryUserStatus } from '#shared/domain/users/query-user-status.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
-import { userStatusRequestSchema } from '#shared/http/schemas/user-status-schemas.ts';
+import { userStatusRequestSchema } from '#shared/schemas/user-status-schemas.ts';
 import { logger } from '#shared/observability/logger.ts';
 
 const config = loadApiConfig(usersDatabaseEnvironment);

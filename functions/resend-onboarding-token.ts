@@ -16,7 +16,7 @@ import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
 import { onboardingTokenIdFrom } from '#shared/http/path-parameters.ts';
 import { rateLimitHeaders } from '#shared/http/rate-limit.ts';
 import { created } from '#shared/http/responses.ts';
-import type { OnboardingTokenBody } from '#shared/http/schemas/onboarding-token-responses.ts';
+import type { OnboardingTokenBody } from '#shared/schemas/onboarding-token-responses.ts';
 import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
 import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingTokenEvents } from '#shared/domain/webhooks/webhook-events.ts';

@@ -18,7 +18,7 @@ import { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { nameWordsOf } from '#shared/domain/users/user-search.ts';
 import type { UserFilter, UserStatusQuery } from '#shared/domain/users/user-status-query.ts';
-import { userStatusRequestSchema } from '#shared/http/schemas/user-status-schemas.ts';
+import { userStatusRequestSchema } from '#shared/schemas/user-status-schemas.ts';
 import { parseInput } from '#shared/http/validation.ts';
 import { single, summarize, type Budget, type Row } from '#bench/report.ts';
 import { callLocalApi } from '#bench/support/local-api.ts';

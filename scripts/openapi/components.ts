@@ -6,11 +6,11 @@ import {
   onboardingTokenListQuerySchema,
   onboardingTokenRedeemSchema,
   onboardingTokenRequestSchema,
-} from '#shared/http/schemas/onboarding-token-schemas.ts';
-import { reportJobListQuerySchema, reportJobRequestSchema } from '#shared/http/schemas/report-job-schemas.ts';
-import { auditEventListQuerySchema } from '#shared/http/schemas/audit-schemas.ts';
-import { userStatusRequestSchema } from '#shared/http/schemas/user-status-schemas.ts';
-import { webhookDeliveryListQuerySchema, webhookEndpointRequestSchema } from '#shared/http/schemas/webhook-schemas.ts';
+} from '#shared/schemas/onboarding-token-schemas.ts';
+import { reportJobListQuerySchema, reportJobRequestSchema } from '#shared/schemas/report-job-schemas.ts';
+import { auditEventListQuerySchema } from '#shared/schemas/audit-schemas.ts';
+import { userStatusRequestSchema } from '#shared/schemas/user-status-schemas.ts';
+import { webhookDeliveryListQuerySchema, webhookEndpointRequestSchema } from '#shared/schemas/webhook-schemas.ts';
 import { WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import { DEFAULT_EMAIL_QUOTA, EMAIL_QUOTA_WINDOW_MS } from '#shared/domain/onboarding/email-quota.ts';
 import { responseSchemas, type ResponseSchemaName } from './response-schemas.ts';
@@ -21,7 +21,7 @@ export type { SchemaObject };
 /**
  * The document's components. Request bodies and query parameters are converted from the valibot
  * schemas the handlers validate with, response and error bodies from the response schemas in
- * shared/http/schemas/*-responses.ts (named in response-schemas.ts). What is written here is
+ * shared/schemas/*-responses.ts (named in response-schemas.ts). What is written here is
  * what no schema says: request wording, parameters, headers and the response objects.
  */
 

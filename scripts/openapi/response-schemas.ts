@@ -1,12 +1,12 @@
 import type * as v from 'valibot';
-import { auditEventPageSchema, auditEventSchema } from '#shared/http/schemas/audit-responses.ts';
-import { standardErrorSchema, validationErrorSchema } from '#shared/http/schemas/error-responses.ts';
+import { auditEventPageSchema, auditEventSchema } from '#shared/schemas/audit-responses.ts';
+import { standardErrorSchema, validationErrorSchema } from '#shared/schemas/error-responses.ts';
 import {
   onboardingTokenPageSchema,
   onboardingTokenSchema,
   onboardingTokenSummarySchema,
   redeemedOnboardingTokenSchema,
-} from '#shared/http/schemas/onboarding-token-responses.ts';
+} from '#shared/schemas/onboarding-token-responses.ts';
 import {
   completeReportJobSchema,
   failedReportJobSchema,
@@ -16,8 +16,8 @@ import {
   reportJobPageSchema,
   reportJobSchema,
   reportJobStateSchema,
-} from '#shared/http/schemas/report-job-responses.ts';
-import { userStatusPageSchema, userStatusRecordSchema } from '#shared/http/schemas/user-status-responses.ts';
+} from '#shared/schemas/report-job-responses.ts';
+import { userStatusPageSchema, userStatusRecordSchema } from '#shared/schemas/user-status-responses.ts';
 import {
   webhookDeliveryPageSchema,
   webhookDeliverySchema,
@@ -25,7 +25,7 @@ import {
   webhookEndpointListSchema,
   webhookEndpointSchema,
   webhookTestQueuedSchema,
-} from '#shared/http/schemas/webhook-responses.ts';
+} from '#shared/schemas/webhook-responses.ts';
 
 /**
  * The response and error bodies under their component names. A schema used inside another one

@@ -18,7 +18,7 @@ import {
   isStorableMagnitude,
   namesABound,
   toUserStatusQuery,
-} from '#shared/http/schemas/user-status-schemas.ts';
+} from '#shared/schemas/user-status-schemas.ts';
 
 /** A JSON Schema (draft 2020-12, OpenAPI 3.1's dialect) as it is written into the document. */
 export type SchemaObject = { [key: string]: unknown };

@@ -12,21 +12,9 @@ import { MethodNotAllowedError, PayloadTooLargeError, RouteNotFoundError, Unauth
 import type { ApiEvent, ApiResult } from './api-types.ts';
 import { rateLimitHeaders } from './rate-limit.ts';
 import { jsonResponse } from './responses.ts';
-import type { StandardErrorBody, ValidationErrorBody } from '#shared/http/schemas/error-responses.ts';
+import { STATUS_NAMES, type StandardErrorBody, type ValidationErrorBody } from '#shared/schemas/error-responses.ts';
 
 /** The standard body's `error` member for each status (the OpenAPI document lists these values). */
-export const STATUS_NAMES: Readonly<Record<number, string>> = {
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  405: 'METHOD_NOT_ALLOWED',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  422: 'UNPROCESSABLE_ENTITY',
-  429: 'TOO_MANY_REQUESTS',
-  500: 'INTERNAL_SERVER_ERROR',
-  503: 'SERVICE_UNAVAILABLE',
-};
 
 /** Throttling or a 5XX that outlasted the SDK's retries; a stall tells its own length instead. */
 const DEPENDENCY_RETRY_AFTER_SECONDS = 2;

@@ -1,5 +1,5 @@
 import { NotFoundError } from '#shared/domain/errors.ts';
-import { JOB_ID_PATTERN } from './schemas/report-job-schemas.ts';
+import { JOB_ID_PATTERN } from '#shared/schemas/report-job-schemas.ts';
 import type { ApiEvent } from './api-types.ts';
 
 /** The `{id}` of a report path; an id that cannot be a job id is simply not found. */

@@ -184,7 +184,7 @@ describe('the viewer', () => {
         .split(' ')
         .sort(),
     ).toEqual(['onboarding:read', 'reports:read', 'users:read']);
-    expect(decodeJwt(tokens.at(-1)!).sub).toBe('viewer@demo-org.test');
+    expect(decodeJwt(tokens.at(-1)!).sub).toBe(staffIdOf('viewer@demo-org.test'));
 
     await page.getByRole('link', { name: 'Users', exact: true }).click();
     await page.locator('tr[data-user-id]').first().waitFor();

@@ -4,7 +4,7 @@ import { responseSchemas } from '#scripts/openapi/response-schemas.ts';
 
 type Json = Record<string, any>;
 
-/** Every response and error body (from shared/http/schemas/*-responses.ts): strict checks them for undocumented members. */
+/** Every response and error body (from shared/schemas/*-responses.ts): strict checks them for undocumented members. */
 const RESPONSE_SCHEMAS = Object.keys(responseSchemas);
 
 export interface OpenApiValidatorOptions {

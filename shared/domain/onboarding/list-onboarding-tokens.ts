@@ -3,7 +3,7 @@ import { tokenStatus, type OnboardingTokenStatus } from './onboarding-token.ts';
 import type {
   OnboardingTokenPageBody,
   OnboardingTokenSummaryBody,
-} from '#shared/http/schemas/onboarding-token-responses.ts';
+} from '#shared/schemas/onboarding-token-responses.ts';
 import type { OnboardingTokenStore } from './ports.ts';
 
 /** A row of the dashboard; `firstName` and `lastName` are the first answers' names, kept for their clients. */

@@ -1,6 +1,6 @@
 import type { Clock } from '#shared/domain/clock.ts';
 import type { ReportJobStore } from './ports.ts';
-import type { ReportJobPageBody } from '#shared/http/schemas/report-job-responses.ts';
+import type { ReportJobPageBody } from '#shared/schemas/report-job-responses.ts';
 import { isPastDeadline, REPORT_DEADLINE_MS, toStatusResponse, type ReportJob } from './report-job.ts';
 
 export type ReportJobListing = ReportJobPageBody;

@@ -1,6 +1,6 @@
 import type { Clock } from '#shared/domain/clock.ts';
 import { ForbiddenError, NotFoundError, UnprocessableError } from '#shared/domain/errors.ts';
-import type { ReportDownloadBody } from '#shared/http/schemas/report-job-responses.ts';
+import type { ReportDownloadBody } from '#shared/schemas/report-job-responses.ts';
 import type { ReportDownloadLinks, ReportJobStore } from './ports.ts';
 import {
   DOWNLOAD_URL_TTL_SECONDS,

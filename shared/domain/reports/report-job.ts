@@ -1,4 +1,4 @@
-import type { ReportJobBody, ReportJobCreatedBody } from '#shared/http/schemas/report-job-responses.ts';
+import type { ReportJobBody, ReportJobCreatedBody } from '#shared/schemas/report-job-responses.ts';
 
 export const REPORT_JOB_STATUSES = ['PENDING', 'IN_PROGRESS', 'COMPLETE', 'FAILED'] as const;
 export type ReportJobStatus = (typeof REPORT_JOB_STATUSES)[number];

@@ -7,7 +7,7 @@ import type {
   WebhookEndpointCreatedBody,
   WebhookEndpointListBody,
   WebhookTestQueuedBody,
-} from '#shared/http/schemas/webhook-responses.ts';
+} from '#shared/schemas/webhook-responses.ts';
 import type { HostResolver, SecretSealer, WebhookDeliveryLog, WebhookEndpointStore, WebhookQueue } from './ports.ts';
 import { UnsafeWebhookUrlError, vetWebhookUrl, type UrlPolicy } from './ssrf-guard.ts';
 import {

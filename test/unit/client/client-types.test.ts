@@ -39,9 +39,9 @@ import type {
 import type { UserRecord, USER_RECORD_FIELDS } from '#shared/domain/users/user-record.ts';
 import type { UserStatusPage as ServiceUserStatusPage } from '#shared/domain/users/user-status-query.ts';
 import type { Scope as ServiceScope } from '#shared/http/api-types.ts';
-import type { onboardingTokenRequestSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
-import type { reportJobRequestSchema } from '#shared/http/schemas/report-job-schemas.ts';
-import type { webhookEndpointRequestSchema } from '#shared/http/schemas/webhook-schemas.ts';
+import type { onboardingTokenRequestSchema } from '#shared/schemas/onboarding-token-schemas.ts';
+import type { reportJobRequestSchema } from '#shared/schemas/report-job-schemas.ts';
+import type { webhookEndpointRequestSchema } from '#shared/schemas/webhook-schemas.ts';
 
 // The client's response types are the response schemas' output types (type-only imports); its
 // request types are written out. These checks run under `tsc -p .` (npm run typecheck): they pin

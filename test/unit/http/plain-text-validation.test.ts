@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseUserRecord } from '#shared/domain/users/user-record-schema.ts';
 import { InvalidInputError } from '#shared/domain/errors.ts';
-import { onboardingTokenRequestSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
+import { onboardingTokenRequestSchema } from '#shared/schemas/onboarding-token-schemas.ts';
 import { parseInput } from '#shared/http/validation.ts';
 
 const valid = { email: 'zoe@example.com', first_name: 'Zoë', last_name: 'Ångström' };

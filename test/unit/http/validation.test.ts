@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, type FieldProblem } from '#shared/domain/errors.ts';
-import { onboardingTokenRequestSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
+import { onboardingTokenRequestSchema } from '#shared/schemas/onboarding-token-schemas.ts';
 import { parseInput, toCamelCase, toFieldProblem } from '#shared/http/validation.ts';
 
 /** Runs parseInput and returns the problems it reports; fails the test if the input is accepted. */

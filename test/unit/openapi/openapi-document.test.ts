@@ -12,10 +12,10 @@ import {
 } from '#scripts/openapi/build-openapi-document.ts';
 import { REPORT_ERROR_CODES, REPORT_JOB_STATUSES } from '#shared/domain/reports/report-job.ts';
 import { USER_RECORD_FIELDS } from '#shared/domain/users/user-record.ts';
-import { STATUS_NAMES } from '#shared/http/error-mapper.ts';
-import { onboardingTokenRequestSchema } from '#shared/http/schemas/onboarding-token-schemas.ts';
-import { reportJobRequestSchema } from '#shared/http/schemas/report-job-schemas.ts';
-import { userStatusRequestSchema } from '#shared/http/schemas/user-status-schemas.ts';
+import { STATUS_NAMES } from '#shared/schemas/error-responses.ts';
+import { onboardingTokenRequestSchema } from '#shared/schemas/onboarding-token-schemas.ts';
+import { reportJobRequestSchema } from '#shared/schemas/report-job-schemas.ts';
+import { userStatusRequestSchema } from '#shared/schemas/user-status-schemas.ts';
 import { responseSchemas, type ResponseSchemaName } from '#scripts/openapi/response-schemas.ts';
 import type { ApiContext } from '#shared/http/middlewares.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-event.ts';

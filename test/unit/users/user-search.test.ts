@@ -10,7 +10,7 @@ import {
   prefixUpperBound,
   searchTermsOf,
 } from '#shared/domain/users/user-search.ts';
-import { userStatusRequestSchema } from '#shared/http/schemas/user-status-schemas.ts';
+import { userStatusRequestSchema } from '#shared/schemas/user-status-schemas.ts';
 import { parseInput } from '#shared/http/validation.ts';
 import { InvalidInputError } from '#shared/domain/errors.ts';
 

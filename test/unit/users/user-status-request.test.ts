@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildUserStatusStatements } from '#shared/adapters/postgres/user-status-sql.ts';
 import { InvalidInputError, type FieldProblem } from '#shared/domain/errors.ts';
 import type { UserStatusQuery } from '#shared/domain/users/user-status-query.ts';
-import { userStatusRequestSchema } from '#shared/http/schemas/user-status-schemas.ts';
+import { userStatusRequestSchema } from '#shared/schemas/user-status-schemas.ts';
 import { parseInput } from '#shared/http/validation.ts';
 import { jsonCorpus, requestCorpus } from './json-corpus.ts';
 

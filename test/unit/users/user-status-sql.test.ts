@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildUserStatusStatements, type SqlStatement } from '#shared/adapters/postgres/user-status-sql.ts';
 import type { RangeOperator, UserField, UserFilter } from '#shared/domain/users/user-status-query.ts';
-import { userStatusRequestSchema } from '#shared/http/schemas/user-status-schemas.ts';
+import { userStatusRequestSchema } from '#shared/schemas/user-status-schemas.ts';
 import { parseInput } from '#shared/http/validation.ts';
 
 const window = { offset: 0, limit: 50, fields: ['id'] as readonly UserField[] };

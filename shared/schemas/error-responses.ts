@@ -1,8 +1,21 @@
 import * as v from 'valibot';
 import { ONBOARDING_TOKEN_STATUSES } from '#shared/domain/onboarding/onboarding-token.ts';
 import { REPORT_ERROR_CODES, REPORT_JOB_STATUSES } from '#shared/domain/reports/report-job.ts';
-import { STATUS_NAMES } from '#shared/http/error-mapper.ts';
 import { instant } from './response-members.ts';
+
+/** The name each status code's error body carries in `error`. */
+export const STATUS_NAMES: Readonly<Record<number, string>> = {
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  422: 'UNPROCESSABLE_ENTITY',
+  429: 'TOO_MANY_REQUESTS',
+  500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+};
 
 /** The body of every error but 400 (shared/http/error-mapper.ts writes it). */
 export const standardErrorSchema = v.pipe(
