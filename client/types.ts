@@ -7,11 +7,7 @@
  */
 import type * as v from 'valibot';
 import type { auditEventPageSchema, auditEventSchema } from '#shared/schemas/audit-responses.ts';
-import type {
-  fieldErrorSchema,
-  standardErrorSchema,
-  validationErrorSchema,
-} from '#shared/schemas/error-responses.ts';
+import type { fieldErrorSchema, standardErrorSchema, validationErrorSchema } from '#shared/schemas/error-responses.ts';
 import type {
   onboardingTokenPageSchema,
   onboardingTokenSchema,
