@@ -48,6 +48,14 @@ const WARMUP = 300;
 const RUNS = 2_000;
 const P50_MAX_MS = 1;
 /**
+ * A route that makes many SDK calls gets 0.18 ms a call when that is more than 1 ms: each call
+ * runs the client's middleware stack in-process (~0.1-0.15 ms here, mocked or not), while in
+ * Lambda the same call is a 3-10 ms round trip, so the in-process share stays under a few percent.
+ * Today that is the routes that spend an e-mail quota or open a report job and record an audit
+ * event (7-9 calls).
+ */
+const P50_MAX_MS_PER_SDK_CALL = 0.18;
+/**
  * Routes with a budget of their own. EraseUser is a workflow, not one call: it reads the user,
  * holds the report slot, lists the organization's jobs and tokens and deletes what is the user's
  * (about a dozen SDK calls and two statements here), so its overhead is held to 5 ms. The whole
@@ -187,7 +195,7 @@ const scenarios: Record<string, Scenario> = {
   [fallbackRoute.name]: { event: { path: '/v1/no-such-thing' }, status: 404 },
 };
 
-function mockAwsClients(): void {
+function mockAwsClients(): Array<{ calls(): unknown[]; resetHistory(): void }> {
   const documents = mockClient(DynamoDBDocumentClient);
   documents.onAnyCommand().resolves({});
   documents
@@ -209,13 +217,17 @@ function mockAwsClients(): void {
     if (prefix === 'DELIVERY#') return { Items: webhookDeliveryItems };
     return { Items: tokenItems };
   });
-  mockClient(DynamoDBClient).onAnyCommand().resolves({});
-  mockClient(SQSClient).onAnyCommand().resolves({ MessageId: randomUUID() });
-  mockClient(S3Client).onAnyCommand().resolves({});
-  mockClient(SESv2Client).onAnyCommand().resolves({ MessageId: 'benchmark-message' });
-  mockClient(KMSClient)
-    .onAnyCommand()
-    .resolves({ CiphertextBlob: new Uint8Array(184) });
+  const dynamoDb = mockClient(DynamoDBClient);
+  dynamoDb.onAnyCommand().resolves({});
+  const sqs = mockClient(SQSClient);
+  sqs.onAnyCommand().resolves({ MessageId: randomUUID() });
+  const s3 = mockClient(S3Client);
+  s3.onAnyCommand().resolves({});
+  const ses = mockClient(SESv2Client);
+  ses.onAnyCommand().resolves({ MessageId: 'benchmark-message' });
+  const kms = mockClient(KMSClient);
+  kms.onAnyCommand().resolves({ CiphertextBlob: new Uint8Array(184) });
+  return [documents, dynamoDb, sqs, s3, ses, kms];
 }
 
 /**
@@ -234,6 +246,8 @@ function fakeUsersDatabase(): void {
   const client = {
     query: (config: { text: string }) => Promise.resolve({ rows: answer(config.text) }),
     release: () => undefined,
+    on: () => client,
+    off: () => client,
   };
   pg.Pool.prototype.connect = (() => Promise.resolve(client)) as unknown as typeof pg.Pool.prototype.connect;
 }
@@ -243,7 +257,7 @@ export default {
   async run(context) {
     const { env, signingKey } = await lambdaEnvironment();
     Object.assign(process.env, env, { AWS_LAMBDA_LOG_LEVEL: 'WARN' });
-    mockAwsClients();
+    const mocks = mockAwsClients();
     fakeUsersDatabase();
     const token = await signToken(validClaims({ exp: Math.floor(Date.now() / 1000) + 3600 }), { key: signingKey });
 
@@ -278,6 +292,11 @@ export default {
       };
       const prepare = () => ({ event: eventFor(), context: lambdaContext({ functionName: route.name }) });
       const handlerSamples = await timeInvocations(module.handler, prepare, check);
+      // The SDK calls one request makes (the request budget's lease counts when this request takes one).
+      for (const mock of mocks) mock.resetHistory();
+      const once = prepare();
+      check(await module.handler(once.event, once.context));
+      const sdkCalls = mocks.reduce((sum, mock) => sum + mock.calls().length, 0);
       const baselineSamples = await timeInvocations(trivial, prepare, () => undefined);
       context.log(`request overhead: ${route.name} done`);
       rows.push({
@@ -286,7 +305,11 @@ export default {
         unit: 'ms',
         value: summarize(handlerSamples, { p99: true }),
         baseline: { subject: 'trivial handler', value: summarize(baselineSamples, { p99: true }) },
-        budget: { on: 'median', max: P50_MAX_MS_BY_ROUTE[route.name] ?? P50_MAX_MS },
+        budget: {
+          on: 'median',
+          max: P50_MAX_MS_BY_ROUTE[route.name] ?? Math.max(P50_MAX_MS, P50_MAX_MS_PER_SDK_CALL * sdkCalls),
+        },
+        note: `${sdkCalls} SDK calls`,
       });
     }
     rows.push(await requestBudgetOverhead(this.title));

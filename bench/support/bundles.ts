@@ -24,6 +24,8 @@ export interface LambdaBundle {
   bytes: number;
   /** AWS SDK clients in the bundle, e.g. `dynamodb`, `s3`. */
   awsClients: string[];
+  /** Carries `pg` (and the DSQL signer): the function reads or erases users in SQL. */
+  usersDatabase: boolean;
   /** What CDK adds to the function's environment for this bundle (the worker's font folder). */
   environment: Record<string, string>;
   metafile: Metafile;
@@ -66,6 +68,7 @@ export async function buildLambdaBundles(outDir: string): Promise<LambdaBundle[]
       file,
       bytes: output[1].bytes,
       awsClients: awsClients.sort(),
+      usersDatabase: inputs.some((input) => input.includes('node_modules/pg/')),
       environment,
       metafile,
     });

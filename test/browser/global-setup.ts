@@ -12,7 +12,9 @@ import { BROWSER_STAFF_TOKEN_SECONDS } from './token-lifetime.ts';
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   await ensureDashboardBuilt();
   // Staff access tokens of 30 s: the dashboard renews them (at 75 % of their life) while the tests run.
-  const options = { dashboard: true, staffAccessTokenSeconds: BROWSER_STAFF_TOKEN_SECONDS };
+  // Report requests: a limit no browser test file can spend (each asserts its 202); the limit itself
+  // has its own tests (test/integration/rate-limits.test.ts, test/unit/rate-limits/).
+  const options = { dashboard: true, staffAccessTokenSeconds: BROWSER_STAFF_TOKEN_SECONDS, reportRateLimit: 100 };
   return setUpLocalStack(project, 'browser', options, async (stack) => {
     const demo = await seedDemoData(stack);
     project.provide('demoOrgId', demo.orgId);

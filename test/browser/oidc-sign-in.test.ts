@@ -190,6 +190,17 @@ describe('the viewer', () => {
     await page.locator('tr[data-user-id]').first().waitFor();
     expect(await page.getByRole('button', { name: /^Erase/ }).count()).toBe(0);
     expect(await page.locator('table th').allTextContents()).not.toContain('Actions');
+
+    // A write the page does not offer is refused by the API all the same.
+    const refused = await page.evaluate(async (token) => {
+      const response = await fetch('/v1/onboarding-token', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'viewer-try@example.com', first_name: 'Vera', last_name: 'Viewer' }),
+      });
+      return { status: response.status, body: (await response.json()) as unknown };
+    }, tokens.at(-1)!);
+    expect(refused).toMatchObject({ status: 403, body: { code: 403, error: 'FORBIDDEN' } });
     await context.close();
   });
 });

@@ -1,11 +1,5 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import {
-  ConflictError,
-  type RateLimitState,
-  type CompleteReportJob,
-  type ReportJob,
-  type ReportJobPage,
-} from '#client/index.ts';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ConflictError, type RateLimitState, type ReportJobPage } from '#client/index.ts';
 import { api } from '#web/src/api.ts';
 import {
   CursorPager,
@@ -17,85 +11,54 @@ import {
   PageHeading,
   TextField,
 } from '#web/src/components.tsx';
+import {
+  DownloadReportButton,
+  ReportDownloadOutcome,
+  useReportDownload,
+  useReportFollower,
+  type ReportDownload,
+} from '#web/src/report-download.tsx';
 import { ReportQuota, reportQuotaOf } from '#web/src/report-quota.tsx';
-import { saveFile } from '#web/src/save-file.ts';
 import { useSession } from '#web/src/session.ts';
 import { activityHref } from './activity-page.tsx';
 
 const PAGE_SIZE = 10;
 
-interface Followed {
-  jobId: string;
-  userId: string;
-  status: string;
-  note?: string;
-  job?: ReportJob;
-}
-
-interface Downloaded {
-  jobId: string;
-  filename: string;
-  sizeBytes: number;
-  sha256: string;
-}
-
 /** Reports: request one for a user, follow it live, download it verified, and the recent jobs. */
 export function ReportsPage() {
   const [userId, setUserId] = useState('');
   const [requestError, setRequestError] = useState<unknown>();
-  const [followed, setFollowed] = useState<Followed>();
-  const [followError, setFollowError] = useState<unknown>();
-  const [downloaded, setDownloaded] = useState<Downloaded>();
-  const [downloadError, setDownloadError] = useState<unknown>();
-  const [downloading, setDownloading] = useState<string>();
+  const follower = useReportFollower();
+  const downloads = useReportDownload();
   const [busy, setBusy] = useState(false);
-  const waiting = useRef<AbortController | undefined>(undefined);
   const [refreshKey, setRefreshKey] = useState(0);
   const [quota, setQuota] = useState<RateLimitState>();
 
-  useEffect(() => () => waiting.current?.abort(), []);
-
-  async function follow(start: Followed) {
-    waiting.current?.abort();
-    const controller = new AbortController();
-    waiting.current = controller;
-    setFollowed(start);
-    setFollowError(undefined);
-    try {
-      // The seed's polling guidance, as the client implements it: every 3-5 s for 30 s, then every 10-15 s, 5 minutes at most.
-      const done = await api.waitForReport(start.jobId, {
-        ...(start.job ? { job: start.job } : {}),
-        signal: controller.signal,
-        onProgress: (progress) => setFollowed((f) => (f ? { ...f, status: progress.status } : f)),
-      });
-      setFollowed((f) => (f ? { ...f, status: done.status, job: done } : f));
-    } catch (error) {
-      if (!controller.signal.aborted) setFollowError(error);
-    } finally {
-      setRefreshKey((k) => k + 1);
-    }
-  }
+  const refresh = () => setRefreshKey((k) => k + 1);
 
   async function request(event: Event) {
     event.preventDefault();
     setBusy(true);
     setRequestError(undefined);
-    setDownloaded(undefined);
-    setDownloadError(undefined);
+    downloads.clear();
     try {
       const created = await api.createReportJob({ userId }, { idempotencyKey: crypto.randomUUID() });
       setQuota(reportQuotaOf(created));
-      setRefreshKey((k) => k + 1);
-      void follow({ jobId: created.job.jobId, userId: created.job.userId, status: created.job.status });
+      refresh();
+      void follower
+        .follow({ jobId: created.job.jobId, userId: created.job.userId, status: created.job.status })
+        .then(refresh);
     } catch (error) {
       setQuota((known) => reportQuotaOf(error) ?? known);
       if (error instanceof ConflictError && error.openJobId) {
-        void follow({
-          jobId: error.openJobId,
-          userId,
-          status: 'PENDING',
-          note: 'A report for this user is already being prepared; following it.',
-        });
+        void follower
+          .follow({
+            jobId: error.openJobId,
+            userId,
+            status: 'PENDING',
+            note: 'A report for this user is already being prepared; following it.',
+          })
+          .then(refresh);
       } else {
         setRequestError(error);
       }
@@ -104,27 +67,8 @@ export function ReportsPage() {
     }
   }
 
-  async function download(job: CompleteReportJob) {
-    setDownloading(job.jobId);
-    setDownloadError(undefined);
-    setDownloaded(undefined);
-    try {
-      const report = await api.fetchReport(job.jobId, { job });
-      saveFile(report.bytes, report.filename, 'application/pdf');
-      setDownloaded({
-        jobId: job.jobId,
-        filename: report.filename,
-        sizeBytes: report.sizeBytes,
-        sha256: report.sha256,
-      });
-    } catch (error) {
-      setDownloadError(error);
-    } finally {
-      setDownloading(undefined);
-    }
-  }
-
   const problems = fieldErrors(requestError);
+  const followed = follower.followed;
   const followedJob = followed?.job;
   return (
     <section>
@@ -161,13 +105,13 @@ export function ReportsPage() {
           <p class="hint">
             Job <code>{followed.jobId}</code>
           </p>
-          <ErrorNotice error={followError} />
+          <ErrorNotice error={follower.error} />
           {followedJob?.status === 'COMPLETE' ? (
             <button
               type="button"
               class="primary"
-              disabled={downloading !== undefined}
-              onClick={() => void download(followedJob)}
+              disabled={downloads.downloading !== undefined}
+              onClick={() => void downloads.download(followedJob)}
             >
               Download PDF ({formatBytes(followedJob.sizeBytes)})
             </button>
@@ -175,26 +119,14 @@ export function ReportsPage() {
         </div>
       ) : null}
 
-      {downloaded ? (
-        <div class="notice success" role="status" data-testid="download-verified">
-          <p>
-            Saved <strong>{downloaded.filename}</strong>: {downloaded.sizeBytes} bytes, SHA-256 verified{' '}
-            <code class="hash">{downloaded.sha256}</code>
-          </p>
-        </div>
-      ) : null}
-      <ErrorNotice error={downloadError} context="The report was not downloaded" />
+      <ReportDownloadOutcome state={downloads} />
 
-      <RecentJobs refreshKey={refreshKey} downloading={downloading} onDownload={(job) => void download(job)} />
+      <RecentJobs refreshKey={refreshKey} downloads={downloads} />
     </section>
   );
 }
 
-function RecentJobs(props: {
-  refreshKey: number;
-  downloading: string | undefined;
-  onDownload: (job: CompleteReportJob) => void;
-}) {
+function RecentJobs(props: { refreshKey: number; downloads: ReportDownload }) {
   const [userFilter, setUserFilter] = useState('');
   const [applied, setApplied] = useState('');
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
@@ -256,16 +188,7 @@ function RecentJobs(props: {
             <td data-label="Size">{job.status === 'COMPLETE' ? formatBytes(job.sizeBytes) : ''}</td>
             <td data-label="Actions" class="actions">
               <div class="row-actions">
-                {job.status === 'COMPLETE' ? (
-                  <button
-                    type="button"
-                    aria-label={`Download the report of ${job.userId} requested ${formatInstant(job.createdAt)}`}
-                    disabled={props.downloading !== undefined}
-                    onClick={() => props.onDownload(job)}
-                  >
-                    Download
-                  </button>
-                ) : null}
+                {job.status === 'COMPLETE' ? <DownloadReportButton job={job} state={props.downloads} /> : null}
                 {canReadAudit ? (
                   <a
                     href={activityHref(job.jobId)}

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import {
+  ReportFailedError,
   USER_FIELDS,
   type OnboardingTokenSummary,
   type RateLimitState,
@@ -10,6 +11,13 @@ import {
 import { api } from '#web/src/api.ts';
 import { ConfirmDialog, DataTable, ErrorNotice, formatBytes, PageHeading } from '#web/src/components.tsx';
 import { pageHref } from '#web/src/hash-route.ts';
+import {
+  DownloadReportButton,
+  ReportDownloadOutcome,
+  useReportDownload,
+  useReportFollower,
+  type ReportDownload,
+} from '#web/src/report-download.tsx';
 import { ReportQuota, reportQuotaOf } from '#web/src/report-quota.tsx';
 import { useSession } from '#web/src/session.ts';
 import { countOf, displayValue, fieldLabel, formatInstant } from '#web/src/user-fields.ts';
@@ -24,8 +32,8 @@ type Screening = NonNullable<UserStatusRecord['idcheck_pep_sanction_result']>;
 
 /**
  * One user (`#/users/<id>`): every field, the PEP and sanction screening written out, the user's
- * report jobs and onboarding tokens, "Request report" (reports:write) with the quota left, and
- * "Erase" (users:erase) after a confirmation.
+ * report jobs (an unfinished one followed live, a COMPLETE one downloadable) and onboarding tokens,
+ * "Request report" (reports:write) with the quota left, and "Erase" (users:erase) after a confirmation.
  */
 export function UserView({ userId }: { userId: string }) {
   const scopes = useSession()?.scopes ?? [];
@@ -70,7 +78,9 @@ export function UserView({ userId }: { userId: string }) {
     try {
       const created = await api.createReportJob({ userId }, { idempotencyKey: crypto.randomUUID() });
       setQuota(reportQuotaOf(created));
-      setNotice(`Report requested (job ${created.job.jobId}). It is listed below; the Reports page follows it live.`);
+      setNotice(
+        `Report requested (job ${created.job.jobId}). It is listed below, followed until it is ready to download.`,
+      );
       setReportsVersion((version) => version + 1);
     } catch (error) {
       setQuota(reportQuotaOf(error) ?? quota);
@@ -289,6 +299,7 @@ function describeObject(value: object): string {
 function UserReports({ userId }: { userId: string }) {
   const [jobs, setJobs] = useState<ReportJob[]>();
   const [error, setError] = useState<unknown>();
+  const downloads = useReportDownload();
   useEffect(() => {
     api.listReportJobs({ userId, limit: 25 }).then((page) => setJobs(page.results), setError);
   }, [userId]);
@@ -299,30 +310,53 @@ function UserReports({ userId }: { userId: string }) {
       {jobs ? (
         <DataTable
           label={`Reports of ${userId}`}
-          columns={['Job', 'Status', 'Requested', 'Size']}
+          columns={['Job', 'Status', 'Requested', 'Size', 'Actions']}
           busy={false}
           empty={jobs.length === 0 && 'No reports for this user.'}
         >
           {jobs.map((job) => (
-            <tr key={job.jobId}>
-              <td data-label="Job">
-                <code>{job.jobId}</code>
-              </td>
-              <td data-label="Status">
-                <span class={`badge status-${job.status.toLowerCase()}`}>{job.status}</span>
-              </td>
-              <td data-label="Requested">{formatInstant(job.createdAt)}</td>
-              <td data-label="Size">{job.status === 'COMPLETE' ? formatBytes(job.sizeBytes) : ''}</td>
-            </tr>
+            <UserReportRow key={job.jobId} job={job} downloads={downloads} />
           ))}
         </DataTable>
       ) : null}
-      {jobs && jobs.length > 0 ? (
-        <p>
-          <a href={pageHref('reports')}>Download from the Reports page</a>
-        </p>
-      ) : null}
+      <ReportDownloadOutcome state={downloads} />
     </>
+  );
+}
+
+/** One report job of the user: followed live while it is not finished, downloadable once COMPLETE. */
+function UserReportRow({ job, downloads }: { job: ReportJob; downloads: ReportDownload }) {
+  const follower = useReportFollower();
+  useEffect(() => {
+    if (job.status !== 'COMPLETE' && job.status !== 'FAILED') {
+      void follower.follow({ jobId: job.jobId, userId: job.userId, status: job.status, job });
+    }
+    // The row follows the job it was listed with; a new listing mounts new rows.
+  }, []);
+  const current = follower.followed?.job ?? job;
+  const status = follower.followed?.status ?? job.status;
+  return (
+    <tr data-job-id={job.jobId}>
+      <td data-label="Job">
+        <code>{job.jobId}</code>
+      </td>
+      <td data-label="Status">
+        <span class={`badge status-${status.toLowerCase()}`} data-testid="job-status">
+          {status}
+        </span>
+        {current.status === 'FAILED' ? ` (${current.errorCode})` : ''}
+        {follower.error instanceof ReportFailedError ? null : (
+          <ErrorNotice error={follower.error} context="Its status is no longer followed" />
+        )}
+      </td>
+      <td data-label="Requested">{formatInstant(job.createdAt)}</td>
+      <td data-label="Size">{current.status === 'COMPLETE' ? formatBytes(current.sizeBytes) : ''}</td>
+      <td data-label="Actions" class="actions">
+        <div class="row-actions">
+          {current.status === 'COMPLETE' ? <DownloadReportButton job={current} state={downloads} /> : null}
+        </div>
+      </td>
+    </tr>
   );
 }
 
