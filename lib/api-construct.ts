@@ -19,7 +19,7 @@ import type { ApiRoute } from '#shared/config/api-routes.ts';
 export interface ApiConstructProps {
   /** Answers every path or method no route matches (the `$default` route). */
   readonly fallback: IFunction;
-  /** @default 100 requests per second, bursts of 200 */
+  /** @default 1,000 requests per second, bursts of 2,000 */
   readonly throttle?: ThrottleSettings;
   /** @default one month */
   readonly accessLogRetention?: RetentionDays;
@@ -84,7 +84,7 @@ export class ApiConstruct extends Construct {
     this.stage = this.httpApi.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
-      throttle: props.throttle ?? { rateLimit: 100, burstLimit: 200 },
+      throttle: props.throttle ?? { rateLimit: 1_000, burstLimit: 2_000 },
       accessLogSettings: { destination: new LogGroupLogDestination(this.accessLogs), format: accessLogFormat },
     });
 

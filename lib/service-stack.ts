@@ -281,7 +281,10 @@ export class ServiceStack extends Stack {
       entry: fallbackRoute.entry,
       description: 'Answers unmatched paths and methods with 404/405',
     });
-    this.api = new ApiConstruct(this, 'Api', { fallback: this.routeNotFound });
+    this.api = new ApiConstruct(this, 'Api', {
+      fallback: this.routeNotFound,
+      throttle: { rateLimit: config.apiThrottleRate, burstLimit: 2 * config.apiThrottleRate },
+    });
     this.identity =
       config.identity === 'cognito'
         ? new CognitoIdentityConstruct(this, 'Identity', {

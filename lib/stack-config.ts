@@ -167,6 +167,12 @@ export const stackConfigSchema = v.pipe(
     ),
     /** Requests an idle organization may send at once (the contract's 100); REQUEST_BUDGET_BURST. */
     requestBudgetBurst: positiveInteger('requestBudgetBurst', DEFAULT_REQUEST_BUDGET.burst, MAX_REQUEST_BUDGET_BURST),
+    /**
+     * Requests per second the whole stage takes (API Gateway's throttle, bursts of twice as many): a ceiling on cost
+     * and on the account's Lambda concurrency, set well above one organization's budget so that a few busy
+     * organizations cannot use it up for the others.
+     */
+    apiThrottleRate: positiveInteger('apiThrottleRate', 1_000, 10_000),
     /** Onboarding e-mails to one address per organization and hour (the contract's 5); EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR. */
     emailQuotaPerRecipientPerHour: positiveInteger(
       'emailQuotaPerRecipientPerHour',

@@ -128,10 +128,20 @@ describe('HTTP API', () => {
     });
   });
 
-  it('throttles the default stage', () => {
+  it('throttles the default stage at 1,000 requests a second (bursts of 2,000), far above one organization’s budget', () => {
     const [, stage] = ofType('AWS::ApiGatewayV2::Stage')[0]!;
-    expect(stage.Properties.DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThan(0);
-    expect(stage.Properties.DefaultRouteSettings.ThrottlingBurstLimit).toBeGreaterThan(0);
+    expect(stage.Properties.DefaultRouteSettings).toMatchObject({
+      ThrottlingRateLimit: 1000,
+      ThrottlingBurstLimit: 2000,
+    });
+  });
+
+  it('takes the stage throttle from the apiThrottleRate context value, bursts of twice it', () => {
+    const { stack: configured } = buildServiceStack({ bundle: false, context: { apiThrottleRate: '400' } });
+    const stages = Template.fromStack(configured).findResources('AWS::ApiGatewayV2::Stage');
+    expect(Object.values(stages).map((stage) => stage.Properties.DefaultRouteSettings)).toEqual([
+      expect.objectContaining({ ThrottlingRateLimit: 400, ThrottlingBurstLimit: 800 }),
+    ]);
   });
 
   it('outputs the API URL', () => {
