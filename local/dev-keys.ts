@@ -20,7 +20,7 @@ export const DEFAULT_IDP_PORT = 3001;
 /** Every scope the API knows (a development token gets all of them by default). */
 export const ALL_SCOPES = SCOPES;
 
-const KEYS_FILE = 'idp-jwks.json';
+export const KEYS_FILE = 'idp-jwks.json';
 const DEFAULT_EXPIRY_SECONDS = 3600;
 const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 

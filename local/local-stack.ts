@@ -74,7 +74,8 @@ export interface LocalStackOptions {
   dashboard?: boolean | { distDir: string };
   /**
    * What the functions reach in place of the emulators (the fault tier's fault proxies): called
-   * with the emulators' addresses before the functions' environment is made. The endpoints,
+   * with the emulators' addresses before the functions' environment is made (`env` may also route
+   * `JWKS_URL`, the identity provider's key endpoint). The endpoints,
    * database address and variables it returns go to the functions alone; the stack's own
    * clients (resources, pollers) keep talking to the emulators.
    */
@@ -84,6 +85,8 @@ export interface LocalStackOptions {
 export interface FunctionDependencies {
   endpoints: LocalEndpoints;
   usersDatabase: { host: string; port: number };
+  /** The identity provider's key set directory (`idp-jwks.json`); the functions' `JWKS_URL` may be routed too. */
+  keysDir: string;
 }
 
 export interface FunctionRoutes {
@@ -175,6 +178,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ? await options.routeFunctions({
           endpoints: emulators.endpoints,
           usersDatabase: { host: emulators.usersDatabase.host, port: emulators.usersDatabase.port },
+          keysDir,
         })
       : {};
     const env = await handlerEnvironment({

@@ -12,7 +12,7 @@ import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
 /** The API functions' timeout: every answer must come before it. */
 export const FUNCTION_TIMEOUT_MS = 10_000;
 
-export type FaultyDependency = 's3' | 'ses' | 'sqs' | 'kms' | 'postgres';
+export type FaultyDependency = 's3' | 'ses' | 'sqs' | 'kms' | 'postgres' | 'jwks';
 
 export const fault = (dependency: FaultyDependency, mode: FaultMode) =>
   setFault(inject('faultControl'), dependency, mode);

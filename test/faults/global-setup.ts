@@ -2,6 +2,7 @@ import type { TestProject } from 'vitest/node';
 import { FaultProxy, startFaultProxyControl } from '#test/support/fault-proxy.ts';
 import { EMULATED_KMS_KEY_ID, startKmsEmulator } from '#test/support/kms-emulator.ts';
 import { setUpLocalStack } from '#test/support/local-stack-setup.ts';
+import { startProviderKeyEndpoint } from './provider-key-endpoint.ts';
 
 /** Longer than a worker invocation can hold a job (its 15 s timeout + the 5 s lease margin), as in AWS. */
 const FAULT_TIER_VISIBILITY_TIMEOUT_SECONDS = 21;
@@ -14,9 +15,10 @@ const hostAndPort = (endpoint: string) => {
 /**
  * The fault tier's own local stack (emulators, router, pollers), separate from the integration
  * tier's, because its tests pause DynamoDB Local. The functions reach S3, SES, SQS, KMS (a small
- * emulator, test/support/kms-emulator.ts, since the local AES key cannot fail) and PostgreSQL
- * through fault proxies (test/support/fault-proxy.ts) that the tests switch over
- * `inject('faultControl')`. Also provides the database's process id; the teardown resumes it
+ * emulator, test/support/kms-emulator.ts, since the local AES key cannot fail), PostgreSQL and
+ * the identity provider's key endpoint (`JWKS_URL`: the provider's key set file as its `/jwks`
+ * publishes it, ./provider-key-endpoint.ts, so a test can rotate keys) through fault proxies
+ * (test/support/fault-proxy.ts) that the tests switch over `inject('faultControl')`. Also provides the database's process id; the teardown resumes it
  * first, so stopping never waits on a paused process.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -24,10 +26,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const proxies = new Map<string, FaultProxy>();
   const kms = await startKmsEmulator();
   const control = await startFaultProxyControl(proxies);
+  let providerKeys: Awaited<ReturnType<typeof startProviderKeyEndpoint>> | undefined;
   const stopProxies = async () => {
     await control.stop();
     await Promise.all([...proxies.values()].map((proxy) => proxy.stop()));
     await kms.stop();
+    await providerKeys?.stop();
   };
   const proxy = async (name: string, target: { host: string; port: number }) => {
     const started = await FaultProxy.start(name, target);
@@ -41,18 +45,24 @@ export default async function setup(project: TestProject): Promise<() => Promise
       'fault',
       {
         queueVisibilityTimeoutSeconds: FAULT_TIER_VISIBILITY_TIMEOUT_SECONDS,
-        routeFunctions: async ({ endpoints, usersDatabase }) => {
-          const [s3, ses, sqs, kmsProxy, postgres] = await Promise.all([
+        routeFunctions: async ({ endpoints, usersDatabase, keysDir }) => {
+          providerKeys = await startProviderKeyEndpoint(keysDir);
+          const [s3, ses, sqs, kmsProxy, postgres, jwks] = await Promise.all([
             proxy('s3', hostAndPort(endpoints.s3)),
             proxy('ses', hostAndPort(endpoints.ses)),
             proxy('sqs', hostAndPort(endpoints.sqs)),
             proxy('kms', { host: '127.0.0.1', port: kms.port }),
             proxy('postgres', usersDatabase),
+            proxy('jwks', { host: '127.0.0.1', port: providerKeys.port }),
           ]);
           return {
             endpoints: { s3: s3.endpoint, ses: ses.endpoint, sqs: sqs.endpoint },
             usersDatabase: { host: '127.0.0.1', port: postgres.listeningPort },
-            env: { AWS_ENDPOINT_URL_KMS: kmsProxy.endpoint, WEBHOOK_SECRETS_KEY_ID: EMULATED_KMS_KEY_ID },
+            env: {
+              AWS_ENDPOINT_URL_KMS: kmsProxy.endpoint,
+              WEBHOOK_SECRETS_KEY_ID: EMULATED_KMS_KEY_ID,
+              JWKS_URL: `${jwks.endpoint}/jwks`,
+            },
           };
         },
       },
