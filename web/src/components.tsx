@@ -296,3 +296,38 @@ export function ConfirmDialog(props: {
     </dialog>
   );
 }
+
+/** The confirmation before a user's erasure (DELETE /v1/users/{id}): what goes, and that it cannot be undone. */
+export function EraseUserDialog(props: {
+  userId: string;
+  busy: boolean;
+  error: unknown;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  return (
+    <ConfirmDialog
+      id="erase-user"
+      title={
+        <>
+          Erase user <code>{props.userId}</code>?
+        </>
+      }
+      confirmText="Erase"
+      busyText="Erasing…"
+      busy={props.busy}
+      error={props.error}
+      errorContext="The user was not erased"
+      onConfirm={props.onConfirm}
+      onCancel={props.onCancel}
+    >
+      <p>
+        This erases user <code>{props.userId}</code> from this organization: their record, their report jobs and PDFs,
+        and the onboarding tokens sent to their e-mail address.
+      </p>
+      <p>
+        <strong>It cannot be undone.</strong> The activity trail keeps the user id only.
+      </p>
+    </ConfirmDialog>
+  );
+}

@@ -9,7 +9,7 @@ import {
   type UserStatusRecord,
 } from '#client/index.ts';
 import { api } from '#web/src/api.ts';
-import { ConfirmDialog, DataTable, ErrorNotice, formatBytes, PageHeading } from '#web/src/components.tsx';
+import { EraseUserDialog, DataTable, ErrorNotice, formatBytes, PageHeading } from '#web/src/components.tsx';
 import { pageHref } from '#web/src/hash-route.ts';
 import {
   DownloadReportButton,
@@ -176,32 +176,16 @@ export function UserView({ userId }: { userId: string }) {
       ) : null}
 
       {confirmingErase ? (
-        <ConfirmDialog
-          id="erase-user"
-          title={
-            <>
-              Erase user <code>{userId}</code>?
-            </>
-          }
-          confirmText="Erase"
-          busyText="Erasing…"
+        <EraseUserDialog
+          userId={userId}
           busy={erasing}
           error={eraseError}
-          errorContext="The user was not erased"
           onConfirm={() => void erase()}
           onCancel={() => {
             setConfirmingErase(false);
             setEraseError(undefined);
           }}
-        >
-          <p>
-            This erases user <code>{userId}</code> from this organization: their record, their report jobs and PDFs, and
-            the onboarding tokens sent to their e-mail address.
-          </p>
-          <p>
-            <strong>It cannot be undone.</strong> The activity trail keeps the user id only.
-          </p>
-        </ConfirmDialog>
+        />
       ) : null}
     </section>
   );

@@ -17,7 +17,7 @@ import {
   type UserStatusRequest,
 } from '#client/index.ts';
 import { api } from '#web/src/api.ts';
-import { ConfirmDialog, DataTable, ErrorNotice, PageHeading } from '#web/src/components.tsx';
+import { EraseUserDialog, DataTable, ErrorNotice, PageHeading } from '#web/src/components.tsx';
 import { csvFile, csvLine } from '#web/src/csv.ts';
 import { parseHash } from '#web/src/hash-route.ts';
 import { saveFile } from '#web/src/save-file.ts';
@@ -538,29 +538,13 @@ function UserList() {
         </>
       ) : null}
       {confirming !== undefined ? (
-        <ConfirmDialog
-          id="erase-user"
-          title={
-            <>
-              Erase user <code>{confirming}</code>?
-            </>
-          }
-          confirmText="Erase"
-          busyText="Erasing…"
+        <EraseUserDialog
+          userId={confirming}
           busy={erasing}
           error={eraseError}
-          errorContext="The user was not erased"
           onConfirm={() => void erase(confirming)}
           onCancel={cancelErasure}
-        >
-          <p>
-            This erases user <code>{confirming}</code> from this organization: their record, their report jobs and PDFs,
-            and the onboarding tokens sent to their e-mail address.
-          </p>
-          <p>
-            <strong>It cannot be undone.</strong> The activity trail keeps the user id only.
-          </p>
-        </ConfirmDialog>
+        />
       ) : null}
     </section>
   );
