@@ -1,6 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { createServer, get, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
 import { eventIdFor, messageIdFor } from '#shared/domain/webhooks/webhook-endpoint.ts';
@@ -175,7 +176,35 @@ export default {
         await sleep((FLOOD_SECONDS * 1000) / B_WEBHOOK_TESTS);
       }
     })();
-    await Promise.all([firing, queries, tests]);
+    // Where B's time goes: the router itself (a public route, no token, no database) and DynamoDB Local, probed
+    // ten times a second during the flood. Informational rows: in AWS neither is shared this way.
+    const documents = await context.localDocuments();
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
+    const routerProbe: number[] = [];
+    const dynamoDbProbe: number[] = [];
+    const probes = (async () => {
+      while (performance.now() < floodEnds) {
+        let startedAt = performance.now();
+        await new Promise<void>((resolve) =>
+          get(`${stack.baseUrl}/v1/openapi.json`, { agent: false }, (response) => {
+            response.resume();
+            response.on('end', resolve);
+          }).on('error', () => resolve()),
+        );
+        routerProbe.push(performance.now() - startedAt);
+        startedAt = performance.now();
+        await documents
+          .send(
+            new GetCommand({ TableName: stack.env.ONBOARDING_TOKENS_TABLE_NAME!, Key: { pk: 'probe', sk: 'probe' } }),
+          )
+          .catch(() => undefined);
+        dynamoDbProbe.push(performance.now() - startedAt);
+        await sleep(100);
+      }
+    })();
+    await Promise.all([firing, queries, tests, probes]);
+    loopDelay.disable();
     await Promise.all(flood);
     const waitUntil = performance.now() + 15_000;
     while (arrivals.size < sentAt.size && performance.now() < waitUntil) await sleep(100);
@@ -210,6 +239,24 @@ export default {
         unit: 'count',
         value: single(count(quietStatuses, 429) + count(quietStatuses, 0)),
         budget: { on: 'median', max: 0 },
+      },
+      {
+        measurement: this.title,
+        subject: 'the local router, a public route, under the flood (informational)',
+        unit: 'ms',
+        value: summarize(routerProbe, { p99: true }),
+      },
+      {
+        measurement: this.title,
+        subject: 'event loop delay of the process hosting the router and functions, under the flood (informational)',
+        unit: 'ms',
+        value: { median: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, n: loopDelay.count },
+      },
+      {
+        measurement: this.title,
+        subject: 'DynamoDB Local GetItem under the flood (informational)',
+        unit: 'ms',
+        value: summarize(dynamoDbProbe, { p99: true }),
       },
       {
         measurement: this.title,
