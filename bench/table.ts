@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { format, resolveConfig } from 'prettier';
 import { markdownTable, type CheckedRow } from './report.ts';
 
 /**
@@ -39,5 +40,7 @@ const page = await readFile(file, 'utf8');
 const start = page.indexOf(START);
 const end = page.indexOf(END);
 if (start < 0 || end < start) throw new Error(`docs/performance.md has no ${START} ... ${END} section`);
-await writeFile(file, page.slice(0, start) + section + page.slice(end + END.length));
+const written = page.slice(0, start) + section + page.slice(end + END.length);
+// Formatted as `npm run lint` checks it (Prettier aligns the table's columns).
+await writeFile(file, await format(written, { ...(await resolveConfig(file)), filepath: file }));
 process.stdout.write(`docs/performance.md: ${latest.rows.length} rows from bench/results/latest.json\n`);
