@@ -1,4 +1,5 @@
 import { DEMO_STAFF } from './demo-staff.ts';
+import { INBOX_PATH } from './inbox-viewer.ts';
 import { DEMO_ORGANIZATION_NAME, WELL_KNOWN_DEMO_USERS } from './demo-users.ts';
 import type { LocalStack } from './local-stack.ts';
 import type { SeededDemoData } from './seed-demo-data.ts';
@@ -30,7 +31,8 @@ Local stack ready in ${(stack.startupMs / 1000).toFixed(1)} s
   Dashboard      ${baseUrl}/   (sign in as ${staff})
   Sign-in        ${stack.identityProvider.issuer}   (OpenID Connect provider; the API trusts its JWKS)
   API            ${baseUrl}
-  SES inbox      ${endpoints.ses}/      (every e-mail the service sends)
+  Inbox          ${baseUrl}${INBOX_PATH}   (every e-mail the service sends; HTML shown sandboxed)
+  SES            ${endpoints.ses}
   DynamoDB       ${endpoints.dynamodb}
   PostgreSQL     ${stack.usersDatabase.host}:${stack.usersDatabase.port}   (users table; superuser in .local/users-database.json)
   SQS            ${endpoints.sqs}   (queue ${resources.reportQueue.name}, visibility ${resources.reportQueue.visibilityTimeoutSeconds} s, DLQ after ${resources.reportQueue.maxReceiveCount} receives)

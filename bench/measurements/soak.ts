@@ -79,7 +79,8 @@ export default {
     context.log(`soak: ${minutes} min at ${REQUESTS_PER_SECOND} req/s, ${reportOrgs.length} report organizations`);
 
     let samples: Sample[] = [];
-    const memory: Array<{ minute: number; nodeMb: number; dynamoDbMb: number; postgresMb: number }> = [];
+    const memory: Array<{ minute: number; nodeMb: number; heapMb: number; dynamoDbMb: number; postgresMb: number }> =
+      [];
     const postgresMb = () =>
       [stack.usersDatabase.processId, ...childProcessIds(stack.usersDatabase.processId)].reduce(
         (sum, pid) => sum + residentMb(pid),
@@ -97,6 +98,7 @@ export default {
       memory.push({
         minute,
         nodeMb: process.memoryUsage().rss / 2 ** 20,
+        heapMb: process.memoryUsage().heapUsed / 2 ** 20,
         dynamoDbMb: residentMb(stack.databaseProcessId),
         postgresMb: postgresMb(),
       });
@@ -252,6 +254,16 @@ export default {
           value: single(Math.round(last.nodeMb * 1024)),
           baseline: { subject: 'after minute 1', value: single(Math.round(first.nodeMb * 1024)) },
           budget: { on: 'ratio', max: 1.1 },
+        },
+        {
+          // Told apart from RSS: the V8 heap in use after a full collection (the service's objects and the in-process
+          // emulators' stores), without the allocator's retained pages.
+          measurement: '13 soak',
+          subject: `Node.js V8 heap used after minute ${last.minute + 1} (after a full collection)`,
+          unit: 'KB',
+          value: single(Math.round(last.heapMb * 1024)),
+          baseline: { subject: 'after minute 1', value: single(Math.round(first.heapMb * 1024)) },
+          note: `heap used by minute: ${memory.map((at) => at.heapMb.toFixed(0)).join(', ')} MB`,
         },
         {
           measurement: '13 soak',
