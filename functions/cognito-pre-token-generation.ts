@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { PreTokenGenerationV2TriggerEvent, PreTokenGenerationV3TriggerEvent } from 'aws-lambda';
 import * as v from 'valibot';
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbMachineClients } from '#shared/adapters/dynamodb/machine-client-directory.ts';
 import { authEnvironment } from '#shared/config/auth-config.ts';
 import { machineClientsTable, ORGANIZATION_USER_ATTRIBUTE } from '#shared/config/cognito-identity.ts';
@@ -23,7 +23,10 @@ const config = loadConfig(
     MACHINE_CLIENTS_TABLE_NAME: requiredString(machineClientsTable.envVar),
   }),
 );
-const machineClients = new DynamoDbMachineClients(createDynamoDbClients().documents, config.MACHINE_CLIENTS_TABLE_NAME);
+const machineClients = new DynamoDbMachineClients(
+  containerDynamoDbClients().documents,
+  config.MACHINE_CLIENTS_TABLE_NAME,
+);
 
 const tokenRequestOf = (event: PreTokenGenerationEvent): TokenRequest =>
   event.triggerSource === 'TokenGeneration_ClientCredentials'

@@ -1,5 +1,5 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { onboardingEmailQuotaFor } from '#shared/adapters/email-quota-adapters.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { onboardingMailerFrom } from '#shared/adapters/ses/onboarding-mailer.ts';
@@ -25,7 +25,7 @@ const config = loadApiConfig({
   ...onboardingMailEnvironment,
   ...emailQuotaEnvironment,
 });
-const dynamoDb = createDynamoDbClients();
+const dynamoDb = containerDynamoDbClients();
 
 const createToken = createOnboardingToken({
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),

@@ -1,5 +1,5 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
-import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { DynamoDbReportRateLimiter } from '#shared/adapters/dynamodb/report-rate-limiter.ts';
 import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
@@ -30,7 +30,7 @@ const config = loadApiConfig({
   // Requests per organization in any 10 minutes: 10 unless the deployment (or the local stack) says otherwise.
   REPORT_RATE_LIMIT: reportRateLimitVariable,
 });
-const dynamoDb = createDynamoDbClients();
+const dynamoDb = containerDynamoDbClients();
 
 const requestReportJob = requestReport({
   jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME, config.REPORT_RETENTION_DAYS),

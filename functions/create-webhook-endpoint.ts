@@ -1,5 +1,5 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
 import { dnsHostResolver } from '#shared/adapters/http/dns-host-resolver.ts';
 import { secretSealerFor, urlPolicyFor } from '#shared/adapters/webhook-adapters.ts';
@@ -13,7 +13,7 @@ import { created } from '#shared/http/responses.ts';
 import { webhookEndpointRequestSchema } from '#shared/schemas/webhook-schemas.ts';
 
 const config = loadApiConfig({ ...webhookEnvironment, ...auditEnvironment });
-const dynamoDb = createDynamoDbClients();
+const dynamoDb = containerDynamoDbClients();
 
 const createEndpoint = createWebhookEndpoint({
   endpoints: new DynamoDbWebhookEndpointStore(dynamoDb.documents, config.WEBHOOKS_TABLE_NAME),

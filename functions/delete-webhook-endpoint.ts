@@ -1,5 +1,5 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { requiredString } from '#shared/config/load-config.ts';
@@ -14,7 +14,7 @@ const config = loadApiConfig({
   ...auditEnvironment,
   WEBHOOKS_TABLE_NAME: requiredString('WEBHOOKS_TABLE_NAME'),
 });
-const dynamoDb = createDynamoDbClients();
+const dynamoDb = containerDynamoDbClients();
 
 const deleteEndpoint = deleteWebhookEndpoint({
   endpoints: new DynamoDbWebhookEndpointStore(dynamoDb.documents, config.WEBHOOKS_TABLE_NAME),

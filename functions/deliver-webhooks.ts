@@ -1,6 +1,6 @@
 import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
 import type { SQSRecord } from 'aws-lambda';
-import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbWebhookDeliveryLog, DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
 import { dnsHostResolver } from '#shared/adapters/http/dns-host-resolver.ts';
 import { createWebhookSender } from '#shared/adapters/http/webhook-sender.ts';
@@ -14,7 +14,7 @@ import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metri
 import { webhookQueueMessageFrom } from '#shared/queue/webhook-messages.ts';
 
 const config = loadWebhookConfig();
-const dynamoDb = createDynamoDbClients();
+const dynamoDb = containerDynamoDbClients();
 const deps = {
   endpoints: new DynamoDbWebhookEndpointStore(dynamoDb.documents, config.WEBHOOKS_TABLE_NAME),
   deliveries: new DynamoDbWebhookDeliveryLog(dynamoDb.documents, config.WEBHOOKS_TABLE_NAME),

@@ -1,5 +1,5 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
-import { createDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
@@ -31,7 +31,7 @@ const config = loadApiConfig({
   ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
   REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME'),
 });
-const dynamoDb = createDynamoDbClients();
+const dynamoDb = containerDynamoDbClients();
 // As users_eraser (SELECT and DELETE on users), never the reader the other functions use.
 const usersDatabase = new PostgresUsersDatabase(eraserDatabaseConfig(config));
 

@@ -1,5 +1,5 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
-import { createDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { S3ReportDownloadLinks } from '#shared/adapters/s3/report-download-links.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
@@ -20,7 +20,7 @@ const config = loadApiConfig({
   REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
   REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME'),
 });
-const dynamoDb = createDynamoDbClients();
+const dynamoDb = containerDynamoDbClients();
 
 const downloadFor = getReportDownload({
   jobs: emittingReportEvents(

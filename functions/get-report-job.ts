@@ -1,4 +1,4 @@
-import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
@@ -17,7 +17,7 @@ const config = loadApiConfig({
   ...webhookQueueEnvironment,
   REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
 });
-const dynamoDb = createDynamoDbClients();
+const dynamoDb = containerDynamoDbClients();
 
 const readJob = getReportJob({
   jobs: emittingReportEvents(

@@ -1,4 +1,4 @@
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbAuditTrail } from '#shared/adapters/dynamodb/audit-trail-store.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { requiredString } from '#shared/config/load-config.ts';
@@ -9,7 +9,7 @@ import { auditEventListQuerySchema } from '#shared/schemas/audit-schemas.ts';
 import { parseInput } from '#shared/http/validation.ts';
 
 const config = loadApiConfig({ AUDIT_EVENTS_TABLE_NAME: requiredString('AUDIT_EVENTS_TABLE_NAME') });
-const dynamoDb = createDynamoDbClients();
+const dynamoDb = containerDynamoDbClients();
 const trail = new DynamoDbAuditTrail(dynamoDb.documents, config.AUDIT_EVENTS_TABLE_NAME);
 
 /** GET /v1/audit-events: the organization's audit trail, newest first. */

@@ -1,4 +1,4 @@
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
@@ -11,7 +11,7 @@ import { onboardingTokenListQuerySchema } from '#shared/schemas/onboarding-token
 import { parseInput } from '#shared/http/validation.ts';
 
 const config = loadApiConfig({ ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME') });
-const dynamoDb = createDynamoDbClients();
+const dynamoDb = containerDynamoDbClients();
 
 const listTokens = listOnboardingTokens({
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),

@@ -1,4 +1,4 @@
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { requiredString } from '#shared/config/load-config.ts';
@@ -11,7 +11,7 @@ import { reportJobListQuerySchema } from '#shared/schemas/report-job-schemas.ts'
 import { parseInput } from '#shared/http/validation.ts';
 
 const config = loadApiConfig({ REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') });
-const dynamoDb = createDynamoDbClients();
+const dynamoDb = containerDynamoDbClients();
 
 const listJobs = listReportJobs({
   jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),

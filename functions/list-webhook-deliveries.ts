@@ -1,4 +1,4 @@
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbWebhookDeliveryLog, DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { requiredString } from '#shared/config/load-config.ts';
@@ -12,7 +12,7 @@ import { webhookDeliveryListQuerySchema } from '#shared/schemas/webhook-schemas.
 import { parseInput } from '#shared/http/validation.ts';
 
 const config = loadApiConfig({ WEBHOOKS_TABLE_NAME: requiredString('WEBHOOKS_TABLE_NAME') });
-const dynamoDb = createDynamoDbClients();
+const dynamoDb = containerDynamoDbClients();
 
 const listDeliveries = listWebhookDeliveries({
   endpoints: new DynamoDbWebhookEndpointStore(dynamoDb.documents, config.WEBHOOKS_TABLE_NAME),

@@ -1,4 +1,4 @@
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { requiredString } from '#shared/config/load-config.ts';
@@ -9,7 +9,7 @@ import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { ok } from '#shared/http/responses.ts';
 
 const config = loadApiConfig({ WEBHOOKS_TABLE_NAME: requiredString('WEBHOOKS_TABLE_NAME') });
-const dynamoDb = createDynamoDbClients();
+const dynamoDb = containerDynamoDbClients();
 
 const listEndpoints = listWebhookEndpoints({
   endpoints: new DynamoDbWebhookEndpointStore(dynamoDb.documents, config.WEBHOOKS_TABLE_NAME),

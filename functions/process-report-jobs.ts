@@ -1,6 +1,6 @@
 import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
 import type { Context, SQSRecord } from 'aws-lambda';
-import { createDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
 import { PostgresUsersDatabase, usersDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
@@ -29,7 +29,7 @@ const config = loadConfig(
     REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME'),
   }),
 );
-const dynamoDb = createDynamoDbClients();
+const dynamoDb = containerDynamoDbClients();
 const jobStore = new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME);
 const eventPublishing = webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL);
 

@@ -1,5 +1,5 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
-import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { onboardingEmailQuotaFor } from '#shared/adapters/email-quota-adapters.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { onboardingMailerFrom } from '#shared/adapters/ses/onboarding-mailer.ts';
@@ -29,7 +29,7 @@ const config = loadApiConfig({
   ...onboardingMailEnvironment,
   ...emailQuotaEnvironment,
 });
-const dynamoDb = createDynamoDbClients();
+const dynamoDb = containerDynamoDbClients();
 
 const resend = resendOnboardingToken({
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),

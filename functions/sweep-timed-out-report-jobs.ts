@@ -3,7 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { ScheduledEvent } from 'aws-lambda';
 import * as v from 'valibot';
-import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
@@ -24,7 +24,7 @@ import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts'
 const config = loadConfig(
   v.object({ ...webhookQueueEnvironment, REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') }),
 );
-const dynamoDb = createDynamoDbClients();
+const dynamoDb = containerDynamoDbClients();
 
 const sweep = sweepTimedOutJobs({
   jobs: emittingReportEvents(

@@ -1,5 +1,5 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
-import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOrganizationRateLimiter } from '#shared/adapters/dynamodb/organization-rate-limiter.ts';
 import { DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
 import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
@@ -20,7 +20,7 @@ const config = loadApiConfig({
   WEBHOOKS_TABLE_NAME: requiredString('WEBHOOKS_TABLE_NAME'),
   ...webhookQueueEnvironment,
 });
-const dynamoDb = createDynamoDbClients();
+const dynamoDb = containerDynamoDbClients();
 
 const testEndpoint = testWebhookEndpoint({
   endpoints: new DynamoDbWebhookEndpointStore(dynamoDb.documents, config.WEBHOOKS_TABLE_NAME),

@@ -57,6 +57,17 @@ export function createDynamoDbClients(): { client: DynamoDBClient; documents: Dy
   return { client, documents };
 }
 
+let containerClients: ReturnType<typeof createDynamoDbClients> | undefined;
+
+/**
+ * The container's one DynamoDB client, created on first use: the function's stores, the request
+ * budget and the token verifier's machine-client lookup share its connections and its cold start.
+ */
+export function containerDynamoDbClients(): ReturnType<typeof createDynamoDbClients> {
+  containerClients ??= createDynamoDbClients();
+  return containerClients;
+}
+
 /** The SQS client of the function that queues report jobs. */
 export function createSqsClient(): SQSClient {
   const client = new SQSClient({

@@ -1,5 +1,5 @@
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbMachineClients } from '#shared/adapters/dynamodb/machine-client-directory.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import {
@@ -174,7 +174,7 @@ export function tokenVerifierFrom(config: {
     clientIds: config.JWT_CLIENT_IDS,
     machineClients: config.MACHINE_CLIENTS_TABLE_NAME
       ? rememberingMachineClients(
-          new DynamoDbMachineClients(createDynamoDbClients().documents, config.MACHINE_CLIENTS_TABLE_NAME),
+          new DynamoDbMachineClients(containerDynamoDbClients().documents, config.MACHINE_CLIENTS_TABLE_NAME),
           { ttlMs: MACHINE_CLIENT_MEMORY_MS },
         )
       : undefined,

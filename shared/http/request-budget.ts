@@ -1,4 +1,4 @@
-import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbRequestBudgetBuckets } from '#shared/adapters/dynamodb/request-budget-buckets.ts';
 import { requestBudgetSettingsFrom } from '#shared/config/request-budget.ts';
 import type { Clock } from '#shared/domain/clock.ts';
@@ -38,6 +38,6 @@ export function spendRequestBudget(budget: LeasedRequestBudget, clock: Clock): A
 export function requestBudgetFromEnvironment(): LeasedRequestBudget | undefined {
   const settings = requestBudgetSettingsFrom();
   if (!settings) return undefined;
-  const buckets = new DynamoDbRequestBudgetBuckets(createDynamoDbClients().documents, settings.tableName);
+  const buckets = new DynamoDbRequestBudgetBuckets(containerDynamoDbClients().documents, settings.tableName);
   return new LeasedRequestBudget(buckets, settings.policy);
 }
