@@ -99,6 +99,7 @@ async function startDynamoDbLocal(port: number): Promise<{ processId: number; st
     [
       `-Djava.library.path=${join(jarDir, 'DynamoDBLocal_lib')}`,
       '-Xms256m',
+      '-XX:TieredStopAtLevel=1',
       '-jar',
       join(jarDir, 'DynamoDBLocal.jar'),
       '-inMemory',

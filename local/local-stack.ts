@@ -22,6 +22,8 @@ import { createHandlerLoader, type HandlerLoader } from './handler-modules.ts';
 import { localPollers, type PollerFactory, type RunningPoller } from './pollers.ts';
 import { createLocalResources, type LocalResources } from './resources.ts';
 import { createLocalRouter } from './router.ts';
+import { createFairInvocationSlots } from './fair-invocation-slots.ts';
+import { DEFAULT_ORG_CLAIM } from '#shared/config/auth-config.ts';
 import { createInboxViewer } from './inbox-viewer.ts';
 
 type FrontDoor = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
@@ -132,6 +134,10 @@ export class PortInUseError extends Error {
 }
 
 const ROUTER_HOST = '127.0.0.1';
+/** Invocations of one function the router runs at once (see fair-invocation-slots.ts). */
+const LOCAL_CONTAINERS_PER_FUNCTION = 4;
+/** API Gateway never refuses a connection for want of accepting it; Node's default backlog of 511 does under a burst. */
+const ROUTER_LISTEN_BACKLOG = 4096;
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const startedAt = Date.now();
@@ -208,6 +214,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       routes: apiRoutes,
       fallback: fallbackRoute,
       loadHandler,
+      invocationSlots: {
+        slots: createFairInvocationSlots(LOCAL_CONTAINERS_PER_FUNCTION),
+        tenantClaim: env.ORG_CLAIM ?? DEFAULT_ORG_CLAIM,
+      },
       ...(quiet
         ? {}
         : {
@@ -299,8 +309,8 @@ export function handlerEnvironment({
     // The erasure alone reads these in their place (CDK gives it its own role in AWS).
     USERS_ERASER_DATABASE_USER: usersDatabase.eraser.user,
     USERS_ERASER_DATABASE_PASSWORD: usersDatabase.eraser.password,
-    // One process serves every concurrent invocation here (one at a time per container in Lambda).
-    USERS_DATABASE_MAX_CONNECTIONS: '4',
+    // One process serves every invocation here (one at a time per container in Lambda): one connection per simulated container.
+    USERS_DATABASE_MAX_CONNECTIONS: String(LOCAL_CONTAINERS_PER_FUNCTION),
   };
   for (const table of allTables) {
     const tableName = resources.tables[table.envVar];
@@ -381,7 +391,7 @@ function listen(server: Server, port: number): Promise<number> {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(error.code === 'EADDRINUSE' ? new PortInUseError(port, 'API router') : error),
     );
-    server.listen(port, ROUTER_HOST, () => resolve((server.address() as AddressInfo).port));
+    server.listen(port, ROUTER_HOST, ROUTER_LISTEN_BACKLOG, () => resolve((server.address() as AddressInfo).port));
   });
 }
 

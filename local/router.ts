@@ -1,10 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { decodeJwt } from 'jose';
 import { DEFAULT_API_TIMEOUT_SECONDS, type ApiRoute } from '#shared/config/api-routes.ts';
 import { compileRoutePath } from '#shared/http/route-matcher.ts';
 import { memoizeByKey } from './memoize-by-key.ts';
 import { createHandlerLoader, type HandlerLoader } from './handler-modules.ts';
+import type { InvocationSlots } from './fair-invocation-slots.ts';
 import { buildLambdaContext, LOCAL_ACCOUNT_ID, withTimeout } from './lambda-invocation.ts';
 
 /**
@@ -32,6 +34,12 @@ export interface LocalRouterOptions {
    * false to leave a request to the routes and the fallback, as API Gateway would see it.
    */
   frontDoor?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+  /**
+   * Bounds each function's concurrent invocations and takes waiting ones in turn by organization
+   * (the bearer token's `tenantClaim`, read unverified: it only orders the queue; the handler still
+   * verifies the token). Default: no bound.
+   */
+  invocationSlots?: { slots: InvocationSlots; tenantClaim: string };
 }
 
 export interface AccessLogEntry {
@@ -119,6 +127,11 @@ export function createLocalRouter(options: LocalRouterOptions): Server {
 
     const event = buildEvent({ req, requestId, method, rawPath, rawQueryString, route, body, startedAt });
     const routeTimeoutMs = route.timeoutMs ?? timeoutMs;
+    const release = await options.invocationSlots?.slots.acquire(
+      route.functionName,
+      tenantOf(event.headers.authorization, options.invocationSlots.tenantClaim),
+    );
+    // Lambda's clock starts when the invocation does, not while it waits for a container.
     const context = buildLambdaContext(route.functionName, routeTimeoutMs);
     let result: unknown;
     try {
@@ -138,6 +151,8 @@ export function createLocalRouter(options: LocalRouterOptions): Server {
         message: 'internal error',
       });
       return finish(500);
+    } finally {
+      release?.();
     }
     const statusCode = writeResult(res, result);
     finish(statusCode);
@@ -150,6 +165,18 @@ export function createLocalRouter(options: LocalRouterOptions): Server {
       res.end();
     });
   });
+}
+
+/** The organization a request claims to be from, for ordering only; '' for no or unreadable token. */
+function tenantOf(authorization: string | undefined, claim: string): string {
+  const token = authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
+  if (!token) return '';
+  try {
+    const value = decodeJwt(token)[claim];
+    return typeof value === 'string' ? value : '';
+  } catch {
+    return '';
+  }
 }
 
 type ReadBody = Buffer | 'too-large';

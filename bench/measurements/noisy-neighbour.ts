@@ -1,12 +1,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { createServer, get, type Server } from 'node:http';
+import { createServer, get, type Agent, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
 import { eventIdFor, messageIdFor } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import { single, summarize, type Row } from '#bench/report.ts';
-import { callLocalApi, seedOrganization } from '#bench/support/local-api.ts';
+import { callLocalApi, createApiClient, seedOrganization } from '#bench/support/local-api.ts';
 import type { Measurement } from '#bench/support/measurement.ts';
 import { sleep } from '#bench/support/timing.ts';
 
@@ -52,9 +52,18 @@ export default {
     await seedOrganization(context, quiet, 50);
     const noisyToken = await stack.issueToken({ orgId: noisy });
     const quietToken = await stack.issueToken({ orgId: quiet });
+    // Each organization is its own client with its own keep-alive connections, as two customers are; the probe too.
+    const clients = new Map([noisyToken, quietToken, 'probe'].map((key) => [key, createApiClient()]));
+    context.onClose(async () => {
+      for (const client of clients.values()) client.destroy();
+    });
     // A connection the flooded router drops counts as status 0 (for A: noted; for B: a failure of the run).
     const call = (token: string, method: string, path: string, body?: unknown) =>
-      callLocalApi(stack.baseUrl, method, path, { token, ...(body === undefined ? {} : { body }) }).catch(() => ({
+      callLocalApi(stack.baseUrl, method, path, {
+        token,
+        client: clients.get(token)!,
+        ...(body === undefined ? {} : { body }),
+      }).catch(() => ({
         status: 0,
         body: {} as Record<string, any>,
       }));
@@ -109,6 +118,15 @@ export default {
       (count) => count < QUIET_QUERIES,
       ({ ms }) => void baseline.push(ms),
     );
+
+    const getPublicRoute = (agent: Agent | false) =>
+      new Promise<void>((resolve) =>
+        get(`${stack.baseUrl}/v1/openapi.json`, { agent }, (response) => {
+          response.resume();
+          response.on('end', resolve);
+        }).on('error', () => resolve()),
+      );
+    await getPublicRoute(clients.get('probe')!);
 
     context.log('noisy neighbour: flooding');
     const noisyStatuses: number[] = [];
@@ -182,17 +200,16 @@ export default {
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
     const routerProbe: number[] = [];
+    const newConnectionProbe: number[] = [];
     const dynamoDbProbe: number[] = [];
     const probes = (async () => {
       while (performance.now() < floodEnds) {
         let startedAt = performance.now();
-        await new Promise<void>((resolve) =>
-          get(`${stack.baseUrl}/v1/openapi.json`, { agent: false }, (response) => {
-            response.resume();
-            response.on('end', resolve);
-          }).on('error', () => resolve()),
-        );
+        await getPublicRoute(clients.get('probe')!);
         routerProbe.push(performance.now() - startedAt);
+        startedAt = performance.now();
+        await getPublicRoute(false);
+        newConnectionProbe.push(performance.now() - startedAt);
         startedAt = performance.now();
         await documents
           .send(
@@ -242,15 +259,22 @@ export default {
       },
       {
         measurement: this.title,
-        subject: 'the local router, a public route, under the flood (informational)',
+        subject: 'the local router, a public route on a kept-alive connection, under the flood (informational)',
         unit: 'ms',
         value: summarize(routerProbe, { p99: true }),
+      },
+      {
+        measurement: this.title,
+        subject: 'the local router, a public route on a new connection, under the flood (informational)',
+        unit: 'ms',
+        value: summarize(newConnectionProbe, { p99: true }),
       },
       {
         measurement: this.title,
         subject: 'event loop delay of the process hosting the router and functions, under the flood (informational)',
         unit: 'ms',
         value: { median: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, n: loopDelay.count },
+        note: `longest stall ${(loopDelay.max / 1e6).toFixed(0)} ms`,
       },
       {
         measurement: this.title,

@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import { generateDemoUsers } from '#local/demo-users.ts';
 import { connectAsAdmin, seedUsers } from '#local/seed-demo-data.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
@@ -11,22 +12,54 @@ export interface ApiResponse {
   body: Record<string, any>;
 }
 
+/**
+ * One caller's HTTP client: its own keep-alive connections, as two customers of the API would
+ * have. Without one, calls share the process's global fetch pool, so one simulated organization's
+ * burst takes another's idle connection and the other pays for a new one.
+ */
+export function createApiClient(): Agent {
+  return new Agent({ keepAlive: true });
+}
+
 export async function callLocalApi(
   baseUrl: string,
   method: string,
   path: string,
-  options: { token: string; body?: unknown },
+  options: { token: string; body?: unknown; client?: Agent },
 ): Promise<ApiResponse> {
+  const headers: Record<string, string> = { authorization: `Bearer ${options.token}` };
+  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+  if (payload !== undefined) headers['content-type'] = 'application/json';
+  if (options.client) return requestWithAgent(options.client, new URL(path, baseUrl), method, headers, payload);
   const response = await fetch(`${baseUrl}${path}`, {
     method,
-    headers: {
-      authorization: `Bearer ${options.token}`,
-      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    headers,
+    ...(payload === undefined ? {} : { body: payload }),
   });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as Record<string, any>) : {} };
+}
+
+function requestWithAgent(
+  agent: Agent,
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  payload: string | undefined,
+): Promise<ApiResponse> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method, headers, agent }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: response.statusCode ?? 0, body: text ? (JSON.parse(text) as Record<string, any>) : {} });
+      });
+    });
+    outgoing.on('error', reject);
+    outgoing.end(payload);
+  });
 }
 
 /**

@@ -8,6 +8,9 @@ import { optionalString, requiredString } from './load-config.ts';
  * it) or `JWT_CLIENT_IDS` (Cognito access tokens: `client_id` is one of them, `token_use` is
  * `access`). See docs/identity-providers.md.
  */
+/** The claim that names the caller's organization unless ORG_CLAIM says otherwise. */
+export const DEFAULT_ORG_CLAIM = 'org_id';
+
 export const authEnvironment = {
   JWT_ISSUER: requiredString('JWT_ISSUER'),
   JWT_AUDIENCE: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'JWT_AUDIENCE must not be empty'))),
@@ -30,7 +33,10 @@ export const authEnvironment = {
   ),
   JWKS_URL: v.optional(v.pipe(v.string(), v.url('JWKS_URL must be a URL'))),
   JWKS_JSON: v.optional(v.pipe(v.string(), v.parseJson(undefined, 'JWKS_JSON must be JSON'))),
-  ORG_CLAIM: v.pipe(optionalString('org_id'), v.regex(/^[A-Za-z0-9_:/.-]{1,100}$/, 'ORG_CLAIM must be a claim name')),
+  ORG_CLAIM: v.pipe(
+    optionalString(DEFAULT_ORG_CLAIM),
+    v.regex(/^[A-Za-z0-9_:/.-]{1,100}$/, 'ORG_CLAIM must be a claim name'),
+  ),
 };
 
 /** The rules between the variables, as messages (none when the settings are consistent). */

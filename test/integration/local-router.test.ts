@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiRoute } from '#shared/config/api-routes.ts';
 import type { LambdaHandler } from '#local/handler-modules.ts';
+import { createFairInvocationSlots } from '#local/fair-invocation-slots.ts';
 import { createLocalRouter } from '#local/router.ts';
 
 /** The router alone, with tiny inline handlers: what API Gateway would hand a Lambda, and what it makes of the answer. */
@@ -310,6 +311,51 @@ describe('local router timeout', () => {
     } finally {
       shortTimeout.closeAllConnections();
       await new Promise<void>((resolve) => shortTimeout.close(() => resolve()));
+    }
+  });
+});
+
+describe('local router invocation slots', () => {
+  it('runs one function’s invocations a slot at a time, in turn by organization, each with its full timeout', async () => {
+    const started: Array<{ org: string; remainingMs: number }> = [];
+    let running = 0;
+    let mostRunning = 0;
+    const gated: LambdaHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> = async (event, context) => {
+      running++;
+      mostRunning = Math.max(mostRunning, running);
+      started.push({ org: event.headers['x-org'] ?? '', remainingMs: context.getRemainingTimeInMillis() });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      running--;
+      return { statusCode: 204 };
+    };
+    const slotted = createLocalRouter({
+      routes: [{ method: 'GET', path: '/v1/gated', entry: 'gated', name: 'Gated' }],
+      fallback: { entry: 'fallback', name: 'RouteNotFound' },
+      loadHandler: async (entry) => (entry === 'gated' ? (gated as LambdaHandler) : handlers[entry]!),
+      timeoutMs: 1_000,
+      invocationSlots: { slots: createFairInvocationSlots(1), tenantClaim: 'org_id' },
+    });
+    await new Promise<void>((resolve) => slotted.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(slotted.address() as AddressInfo).port}/v1/gated`;
+    // Unsigned tokens: the router reads the claim only to order its queue (the handler would verify it).
+    const tokenOf = (org: string) =>
+      `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ org_id: org })).toString('base64url')}.`;
+    const call = (org: string) =>
+      fetch(url, { headers: { authorization: `Bearer ${tokenOf(org)}`, 'x-org': org } }).then((r) => r.status);
+    try {
+      const first = call('org-a');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const burst = [call('org-a'), call('org-a'), call('org-a')];
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const quiet = call('org-b');
+      expect(await Promise.all([first, ...burst, quiet])).toEqual([204, 204, 204, 204, 204]);
+      expect(mostRunning).toBe(1);
+      // org-b arrived after org-a's three queued calls, and went second all the same.
+      expect(started.map(({ org }) => org)).toEqual(['org-a', 'org-a', 'org-b', 'org-a', 'org-a']);
+      for (const { remainingMs } of started) expect(remainingMs).toBeGreaterThan(900);
+    } finally {
+      slotted.closeAllConnections();
+      await new Promise<void>((resolve) => slotted.close(() => resolve()));
     }
   });
 });
