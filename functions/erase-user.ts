@@ -1,5 +1,5 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
-import { containerDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients, createS3Client } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
@@ -13,7 +13,7 @@ import { S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
 import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { requiredString } from '#shared/config/load-config.ts';
-import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
+import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { eraseUser } from '#shared/domain/users/erase-user.ts';
 import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
@@ -25,7 +25,7 @@ import { logger } from '#shared/observability/logger.ts';
 
 const config = loadApiConfig({
   ...auditEnvironment,
-  ...webhookQueueEnvironment,
+  ...webhookPublishingEnvironment,
   ...usersEraserDatabaseEnvironment,
   REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
   ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
@@ -40,7 +40,7 @@ const erase = eraseUser({
   // An open job it ends is a report.failed event (USER_ERASED, ids only) like any other failure.
   jobs: emittingReportEvents(
     new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
-    webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL),
+    webhookEventPublishing(config),
   ),
   storage: new S3ReportStorage(createS3Client(), config.REPORTS_BUCKET_NAME),
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),

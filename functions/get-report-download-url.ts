@@ -1,5 +1,5 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
-import { containerDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients, createS3Client } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { S3ReportDownloadLinks } from '#shared/adapters/s3/report-download-links.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
@@ -11,12 +11,12 @@ import { createApiHandler } from '#shared/http/api-handler.ts';
 import { reportJobIdFrom } from '#shared/http/path-parameters.ts';
 import { ok } from '#shared/http/responses.ts';
 import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
-import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
+import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
 
 const config = loadApiConfig({
   ...auditEnvironment,
-  ...webhookQueueEnvironment,
+  ...webhookPublishingEnvironment,
   REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
   REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME'),
 });
@@ -25,7 +25,7 @@ const dynamoDb = containerDynamoDbClients();
 const downloadFor = getReportDownload({
   jobs: emittingReportEvents(
     new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
-    webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL),
+    webhookEventPublishing(config),
   ),
   storage: new S3ReportDownloadLinks(createS3Client(), config.REPORTS_BUCKET_NAME),
   clock: systemClock,

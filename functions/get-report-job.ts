@@ -1,4 +1,4 @@
-import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
@@ -10,11 +10,11 @@ import { createApiHandler } from '#shared/http/api-handler.ts';
 import { reportJobIdFrom } from '#shared/http/path-parameters.ts';
 import { ok } from '#shared/http/responses.ts';
 import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
-import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
+import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
 
 const config = loadApiConfig({
-  ...webhookQueueEnvironment,
+  ...webhookPublishingEnvironment,
   REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
 });
 const dynamoDb = containerDynamoDbClients();
@@ -22,7 +22,7 @@ const dynamoDb = containerDynamoDbClients();
 const readJob = getReportJob({
   jobs: emittingReportEvents(
     new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
-    webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL),
+    webhookEventPublishing(config),
   ),
   clock: systemClock,
 });

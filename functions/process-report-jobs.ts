@@ -1,6 +1,6 @@
 import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
 import type { Context, SQSRecord } from 'aws-lambda';
-import { containerDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients, createS3Client } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
 import { PostgresUsersDatabase, usersDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
@@ -17,13 +17,13 @@ import { logReportJobOutcome } from '#shared/observability/report-job-outcome-lo
 import { isFinalReceive, reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
 import * as v from 'valibot';
 import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
-import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
+import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingReportEvents, reportFinishedEvent } from '#shared/domain/webhooks/webhook-events.ts';
 import type { WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
 
 const config = loadConfig(
   v.object({
-    ...webhookQueueEnvironment,
+    ...webhookPublishingEnvironment,
     ...usersDatabaseEnvironment,
     REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
     REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME'),
@@ -31,7 +31,7 @@ const config = loadConfig(
 );
 const dynamoDb = containerDynamoDbClients();
 const jobStore = new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME);
-const eventPublishing = webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL);
+const eventPublishing = webhookEventPublishing(config);
 
 /** A finished job's event SQS did not take: the message fails, so SQS delivers it again. */
 class ReportEventNotPublishedError extends Error {
@@ -51,10 +51,11 @@ const logMissingGlyph = (codePoint: number): void =>
 
 const processJob = processReportJob({
   // At least once (CONTRACT.md §9), also when the webhook queue is unreachable: an event SQS did
-  // not take fails the message instead of being lost, and a redelivered message of a finished
-  // job publishes its event again (below). The event id is the job's, so receivers see one event.
+  // not take is kept as pending (republished every minute); one that could not be kept either
+  // fails the message instead of being lost, and a redelivered message of a finished job publishes
+  // its event again (below). The event id is the job's, so receivers see one event.
   jobs: emittingReportEvents(jobStore, {
-    queue: eventPublishing.queue,
+    ...eventPublishing,
     onLost: (event, error) => {
       throw new ReportEventNotPublishedError(event, { cause: error });
     },

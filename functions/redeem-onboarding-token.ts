@@ -1,5 +1,5 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
-import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { requiredString } from '#shared/config/load-config.ts';
@@ -12,19 +12,19 @@ import { ok } from '#shared/http/responses.ts';
 import type { RedeemedOnboardingTokenBody } from '#shared/schemas/onboarding-token-responses.ts';
 import { onboardingTokenRedeemSchema } from '#shared/schemas/onboarding-token-schemas.ts';
 import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
-import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
+import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingTokenEvents } from '#shared/domain/webhooks/webhook-events.ts';
 
 const config = loadApiConfig({
   ...auditEnvironment,
-  ...webhookQueueEnvironment,
+  ...webhookPublishingEnvironment,
   ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
 });
 const dynamoDb = containerDynamoDbClients();
 
 const redeem = redeemOnboardingToken({
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
-  events: emittingTokenEvents(tokenEventMetrics, webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL)),
+  events: emittingTokenEvents(tokenEventMetrics, webhookEventPublishing(config)),
   clock: systemClock,
 });
 

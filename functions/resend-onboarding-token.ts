@@ -1,5 +1,5 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
-import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { onboardingEmailQuotaFor } from '#shared/adapters/email-quota-adapters.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { onboardingMailerFrom } from '#shared/adapters/ses/onboarding-mailer.ts';
@@ -18,12 +18,12 @@ import { rateLimitHeaders } from '#shared/http/rate-limit.ts';
 import { created } from '#shared/http/responses.ts';
 import type { OnboardingTokenBody } from '#shared/schemas/onboarding-token-responses.ts';
 import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
-import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
+import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingTokenEvents } from '#shared/domain/webhooks/webhook-events.ts';
 
 const config = loadApiConfig({
   ...auditEnvironment,
-  ...webhookQueueEnvironment,
+  ...webhookPublishingEnvironment,
   ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
   IDEMPOTENCY_TABLE_NAME: requiredString('IDEMPOTENCY_TABLE_NAME'),
   ...onboardingMailEnvironment,
@@ -35,7 +35,7 @@ const resend = resendOnboardingToken({
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
   mailer: onboardingMailerFrom(config),
   emailQuota: onboardingEmailQuotaFor(dynamoDb.documents, config),
-  events: emittingTokenEvents(tokenEventMetrics, webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL)),
+  events: emittingTokenEvents(tokenEventMetrics, webhookEventPublishing(config)),
   clock: systemClock,
 });
 

@@ -3,7 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { ScheduledEvent } from 'aws-lambda';
 import * as v from 'valibot';
-import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
@@ -18,18 +18,18 @@ import {
   recordReportFailed,
 } from '#shared/observability/metrics.ts';
 import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
-import { webhookQueueEnvironment } from '#shared/config/webhook-config.ts';
+import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
 
 const config = loadConfig(
-  v.object({ ...webhookQueueEnvironment, REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') }),
+  v.object({ ...webhookPublishingEnvironment, REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') }),
 );
 const dynamoDb = containerDynamoDbClients();
 
 const sweep = sweepTimedOutJobs({
   jobs: emittingReportEvents(
     new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
-    webhookEventPublishing(createSqsClient(), config.WEBHOOK_QUEUE_URL),
+    webhookEventPublishing(config),
   ),
   clock: systemClock,
   onSkipped: (jobId, error) => {

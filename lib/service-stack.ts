@@ -354,6 +354,7 @@ export class ServiceStack extends Stack {
         this.reports.sweep,
         this.webhooks.delivery,
         this.webhooks.slowDelivery,
+        this.webhooks.republish,
         // A failed migration fails the deploy too; the alarm tells whoever did not start it.
         this.usersDatabase.migrationFunction,
         // A failing trigger fails every sign-in and every machine token.
@@ -399,8 +400,15 @@ export class ServiceStack extends Stack {
     this.alarms.addBusinessMetricAlarm(
       BusinessMetric.WebhookEventsLost,
       dimensions,
-      'A webhook event could not be queued (SQS failed after the SDK retries), so no endpoint will receive it. ' +
-        'Check SQS health and the publishing function log for the event ids; the state change itself succeeded.',
+      'A webhook event could be neither queued nor kept as pending (SQS and then DynamoDB failed after the SDK ' +
+        'retries), so no endpoint will receive it. Check SQS and DynamoDB health; the publishing function log has the ' +
+        'event id, type and organization, and the state change itself succeeded.',
+    );
+    this.alarms.addBusinessMetricAlarm(
+      BusinessMetric.WebhookEventsKept,
+      dimensions,
+      'SQS refused webhook events: they were kept as pending, and the republish schedule (every minute) queues ' +
+        'them once SQS takes messages again. Check SQS health; nothing is lost while this lasts under 4 days.',
     );
 
     this.operations = new OperationsDashboardConstruct(this, 'Operations', {

@@ -2,6 +2,8 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunctionResource } from 'aws-cdk-lib/aws-lambda';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
@@ -11,9 +13,11 @@ import {
   WEBHOOK_DELIVERY_TIMEOUT_SECONDS,
   WEBHOOK_LANE_CONSUMERS,
   WEBHOOK_MAX_RECEIVES,
+  WEBHOOK_REPUBLISH_TIMEOUT_SECONDS,
 } from '#shared/queue/webhook-messages.ts';
 import { bindTable } from './bind-table.ts';
-import { webhookDeliveryFunction } from '#shared/config/api-routes.ts';
+import { webhookDeliveryFunction, webhookRepublishFunction } from '#shared/config/api-routes.ts';
+import { PENDING_EVENTS_PARTITION_PREFIX } from '#shared/config/table-definitions.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { ServiceTable } from './service-table.ts';
 
@@ -46,9 +50,14 @@ export class WebhooksConstruct extends Construct {
   readonly delivery: ServiceFunction;
   /** Consumes the slow lane (the same entry point). */
   readonly slowDelivery: ServiceFunction;
+  /** Queues pending events (those SQS refused) every minute. */
+  readonly republish: ServiceFunction;
+  readonly republishSchedule: Rule;
+  private readonly webhooksTable: ServiceTable;
 
   constructor(scope: Construct, id: string, props: WebhooksConstructProps) {
     super(scope, id);
+    this.webhooksTable = props.webhooks;
 
     this.secretsKey = new Key(this, 'SecretsKey', {
       description: 'Encrypts webhook endpoint signing secrets',
@@ -118,12 +127,44 @@ export class WebhooksConstruct extends Construct {
     };
     this.delivery = laneFunction(webhookDeliveryFunction.name, 'fast', this.queue);
     this.slowDelivery = laneFunction(`${webhookDeliveryFunction.name}SlowLane`, 'slow', this.slowQueue);
+
+    this.republish = new ServiceFunction(this, webhookRepublishFunction.name, {
+      entry: webhookRepublishFunction.entry,
+      description: 'Queues the webhook events SQS refused when they happened',
+      timeout: Duration.seconds(WEBHOOK_REPUBLISH_TIMEOUT_SECONDS),
+    });
+    this.republish.addToRolePolicy(this.pendingEventsStatement(['dynamodb:Query', 'dynamodb:DeleteItem']));
+    this.republish.addEnvironment(this.webhooksTable.definition.envVar, this.webhooksTable.tableName);
+    this.republish.addToRolePolicy(
+      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
+    );
+    this.republish.addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
+    this.republishSchedule = new Rule(this, 'RepublishSchedule', {
+      description: 'Queues pending webhook events every minute',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaFunction(this.republish, { retryAttempts: 0 })],
+    });
   }
 
-  /** Lets a function publish webhook events (SendMessage only) and tells it the queue URL. */
+  /**
+   * Lets a function publish webhook events (SendMessage only) and keep those SQS refuses as pending
+   * (PutItem on the pending partitions of the Webhooks table only), and tells it where both are.
+   */
   grantPublish(fn: LambdaFunctionResource): void {
     fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }));
     fn.addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
+    fn.addToRolePolicy(this.pendingEventsStatement(['dynamodb:PutItem']));
+    fn.addEnvironment(this.webhooksTable.definition.envVar, this.webhooksTable.tableName);
+  }
+
+  private pendingEventsStatement(actions: string[]): PolicyStatement {
+    return new PolicyStatement({
+      actions,
+      resources: [this.webhooksTable.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${PENDING_EVENTS_PARTITION_PREFIX}*`] },
+      },
+    });
   }
 
   /** Lets the registration function seal new secrets (Encrypt only: it never reads one back). */

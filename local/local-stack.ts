@@ -135,7 +135,7 @@ export class PortInUseError extends Error {
 
 const ROUTER_HOST = '127.0.0.1';
 /** Invocations of one function the router runs at once (see fair-invocation-slots.ts). */
-const LOCAL_CONTAINERS_PER_FUNCTION = 4;
+const LOCAL_CONTAINERS_PER_FUNCTION = 10;
 /** API Gateway never refuses a connection for want of accepting it; Node's default backlog of 511 does under a burst. */
 const ROUTER_LISTEN_BACKLOG = 4096;
 

@@ -3,8 +3,16 @@ import {
   SWEEP_TIMEOUT_SECONDS,
   WORKER_TIMEOUT_SECONDS,
 } from '#shared/queue/report-pipeline-timing.ts';
-import { reportPipelineFunctions, webhookDeliveryFunction } from '#shared/config/api-routes.ts';
-import { WEBHOOK_DELIVERY_TIMEOUT_SECONDS, WEBHOOK_LANE_CONSUMERS } from '#shared/queue/webhook-messages.ts';
+import {
+  reportPipelineFunctions,
+  webhookDeliveryFunction,
+  webhookRepublishFunction,
+} from '#shared/config/api-routes.ts';
+import {
+  WEBHOOK_DELIVERY_TIMEOUT_SECONDS,
+  WEBHOOK_LANE_CONSUMERS,
+  WEBHOOK_REPUBLISH_TIMEOUT_SECONDS,
+} from '#shared/queue/webhook-messages.ts';
 import type { RunningEmulators } from './emulators.ts';
 import type { HandlerLoader } from './handler-modules.ts';
 import type { LocalResources } from './resources.ts';
@@ -38,7 +46,7 @@ export interface ReportPipelineOptions {
 }
 
 export const SWEEP_INTERVAL_VARIABLE = 'LOCAL_SWEEP_INTERVAL_MS';
-const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
+const DEFAULT_SCHEDULE_INTERVAL_MS = 60_000;
 
 /**
  * Worker on the report queue, dead-letter handler on its DLQ, and the timed-out job sweep, with
@@ -70,7 +78,7 @@ export function reportPipelinePollers(options: ReportPipelineOptions = {}): Poll
     (context) =>
       startSchedule({
         function: reportPipelineFunctions.sweep,
-        intervalMs: options.sweepIntervalMs ?? sweepIntervalFromEnv(),
+        intervalMs: options.sweepIntervalMs ?? intervalFromEnv(SWEEP_INTERVAL_VARIABLE),
         timeoutMs: SWEEP_TIMEOUT_SECONDS * 1000,
         loadHandler: context.loadHandler,
         // A line only when the sweep found something: it runs every minute.
@@ -85,26 +93,35 @@ export function reportPipelinePollers(options: ReportPipelineOptions = {}): Poll
   ];
 }
 
-function sweepIntervalFromEnv(): number {
-  const value = process.env[SWEEP_INTERVAL_VARIABLE];
-  if (value === undefined || value === '') return DEFAULT_SWEEP_INTERVAL_MS;
+/** A schedule's local interval from `variable`, else the deployed rate (every minute). */
+function intervalFromEnv(variable: string): number {
+  const value = process.env[variable];
+  if (value === undefined || value === '') return DEFAULT_SCHEDULE_INTERVAL_MS;
   const intervalMs = Number(value);
   if (!Number.isInteger(intervalMs) || intervalMs < 100) {
-    throw new Error(`${SWEEP_INTERVAL_VARIABLE} must be a whole number of milliseconds, at least 100, got "${value}"`);
+    throw new Error(`${variable} must be a whole number of milliseconds, at least 100, got "${value}"`);
   }
   return intervalMs;
 }
 
+export interface WebhookPollerOptions {
+  /** How often pending events are republished; default LOCAL_REPUBLISH_INTERVAL_MS, else 60 000 (the deployed rate). */
+  republishIntervalMs?: number;
+}
+
+export const REPUBLISH_INTERVAL_VARIABLE = 'LOCAL_REPUBLISH_INTERVAL_MS';
+
 /**
  * The webhook delivery function on both lanes, as lib/webhooks-construct.ts deploys it: per lane
- * the event source's batch size, and its maximum concurrency as concurrent batches.
+ * the event source's batch size, and its maximum concurrency as concurrent batches; and the
+ * schedule that republishes the events SQS refused.
  */
-export function webhookDeliveryPollers(): PollerFactory[] {
+export function webhookDeliveryPollers(options: WebhookPollerOptions = {}): PollerFactory[] {
   const lanes = [
     { queue: (context: PollerContext) => context.resources.webhookQueue, consumers: WEBHOOK_LANE_CONSUMERS.fast },
     { queue: (context: PollerContext) => context.resources.webhookSlowQueue, consumers: WEBHOOK_LANE_CONSUMERS.slow },
   ];
-  return lanes.map(
+  const deliveries = lanes.map(
     (lane) => (context: PollerContext) =>
       startSqsPoller({
         queue: lane.queue(context),
@@ -117,6 +134,21 @@ export function webhookDeliveryPollers(): PollerFactory[] {
         log: context.quiet ? undefined : (line: string) => console.log(line),
       }),
   );
+  const republish: PollerFactory = (context) =>
+    startSchedule({
+      function: webhookRepublishFunction,
+      intervalMs: options.republishIntervalMs ?? intervalFromEnv(REPUBLISH_INTERVAL_VARIABLE),
+      timeoutMs: WEBHOOK_REPUBLISH_TIMEOUT_SECONDS * 1000,
+      loadHandler: context.loadHandler,
+      onResult: (result, durationMs) => {
+        const republished = (result as { republished?: number } | undefined)?.republished ?? 0;
+        if (republished > 0 && !context.quiet)
+          console.log(
+            `[schedule ${webhookRepublishFunction.name}] ${republished} pending event(s) queued (${durationMs} ms)`,
+          );
+      },
+    });
+  return [...deliveries, republish];
 }
 
 /** The pollers `startLocalStack` starts by default. */

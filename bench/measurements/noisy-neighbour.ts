@@ -6,7 +6,7 @@ import { createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
 import { eventIdFor, messageIdFor } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import { single, summarize, type Row } from '#bench/report.ts';
-import { callLocalApi, createApiClient, seedOrganization } from '#bench/support/local-api.ts';
+import { callLocalApi, createApiClient, runPacedRequests, seedOrganization } from '#bench/support/local-api.ts';
 import type { Measurement } from '#bench/support/measurement.ts';
 import { sleep } from '#bench/support/timing.ts';
 
@@ -163,16 +163,18 @@ export default {
         }),
       );
     }
-    // 3. 200 user-status requests a second, fired without waiting for answers.
+    // 3. 200 user-status requests a second, fired without waiting for answers, from a thread of their own: in AWS
+    // the flood's client is another machine, and here its work would otherwise share the stack's event loop.
     const floodEnds = performance.now() + FLOOD_SECONDS * 1000;
-    const firing = (async () => {
-      const interval = 1000 / FLOOD_REQUESTS_PER_SECOND;
-      for (let next = performance.now(); next < floodEnds; next += interval) {
-        noted(call(noisyToken, 'POST', '/v1/user-status', userStatusQuery));
-        const wait = next + interval - performance.now();
-        if (wait > 0) await sleep(wait);
-      }
-    })();
+    const firing = runPacedRequests({
+      baseUrl: stack.baseUrl,
+      token: noisyToken,
+      method: 'POST',
+      path: '/v1/user-status',
+      body: userStatusQuery,
+      perSecond: FLOOD_REQUESTS_PER_SECOND,
+      seconds: FLOOD_SECONDS,
+    }).then((statuses) => void noisyStatuses.push(...statuses));
 
     // B, meanwhile: its steady queries, and a webhook test now and then.
     const underFlood: number[] = [];
@@ -249,6 +251,13 @@ export default {
         baseline: { subject: 'org B quiet p99, same run', value: single(p99(baseline)) },
         budget: { on: 'ratio', max: MAX_API_P99_RATIO },
         note: `B user-status under flood: median ${summarize(underFlood).median.toFixed(1)} ms over ${underFlood.length}; quiet median ${summarize(baseline).median.toFixed(1)} ms`,
+      },
+      {
+        measurement: this.title,
+        subject: 'org B API median under A’s flood (informational)',
+        unit: 'ms',
+        value: single(summarize(underFlood).median),
+        baseline: { subject: 'org B quiet median, same run', value: single(summarize(baseline).median) },
       },
       {
         measurement: this.title,

@@ -1,8 +1,10 @@
 import { Agent, request } from 'node:http';
+import { Worker } from 'node:worker_threads';
 import { generateDemoUsers } from '#local/demo-users.ts';
 import { connectAsAdmin, seedUsers } from '#local/seed-demo-data.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import type { MeasurementContext } from './measurement.ts';
+import type { PacedRequests } from './paced-requests-worker.ts';
 import { sleep } from './timing.ts';
 
 /** Calls to the local stack's API over loopback, and the data they need. */
@@ -106,4 +108,16 @@ export async function requestReport(baseUrl: string, userId: string, token: stri
   const { status, body } = await callLocalApi(baseUrl, 'POST', '/v1/document/api', { token, body: { userId } });
   if (status !== 202) throw new Error(`POST report for ${userId}: ${status} ${JSON.stringify(body)}`);
   return body.jobId as string;
+}
+
+/** Runs a paced flood of requests on a worker thread (./paced-requests-worker.ts); resolves to every answer's status. */
+export function runPacedRequests(plan: PacedRequests): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./paced-requests-worker.ts', import.meta.url), { workerData: plan });
+    worker.once('message', (statuses: number[]) => resolve(statuses));
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`the load generator exited with ${code}`));
+    });
+  });
 }

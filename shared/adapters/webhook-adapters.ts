@@ -1,13 +1,14 @@
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import { sealerSettingsFrom, type SealerSettings } from '#shared/config/webhook-config.ts';
 import type { SecretSealer } from '#shared/domain/webhooks/ports.ts';
 import { AWS_RETRY_DELAYS_SECONDS, LOCAL_RETRY_DELAYS_SECONDS } from '#shared/domain/webhooks/retry-schedule.ts';
 import type { UrlPolicy } from '#shared/domain/webhooks/ssrf-guard.ts';
 import type { WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import type { EventPublishing } from '#shared/domain/webhooks/webhook-events.ts';
+import { systemClock } from '#shared/domain/clock.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
-import { createKmsClient } from './aws-clients.ts';
+import { containerDynamoDbClients, createKmsClient, createSqsClient } from './aws-clients.ts';
+import { DynamoDbPendingWebhookEvents } from './dynamodb/pending-webhook-events.ts';
 import { LocalSecretSealer } from './crypto/local-secret-sealer.ts';
 import { KmsSecretSealer } from './kms/kms-secret-sealer.ts';
 import { SqsWebhookQueue } from './sqs/webhook-queue.ts';
@@ -28,10 +29,28 @@ export function retryScheduleFor(config: { WEBHOOK_LOCAL_MODE: 'true' | 'false' 
   return config.WEBHOOK_LOCAL_MODE === 'true' ? LOCAL_RETRY_DELAYS_SECONDS : AWS_RETRY_DELAYS_SECONDS;
 }
 
-/** Where the functions whose state changes are events publish them; a lost event is logged and counted. */
-export function webhookEventPublishing(sqs: SQSClient, queueUrl: string): EventPublishing {
+/**
+ * Where the functions whose state changes are events publish them: the webhook queue, or, while
+ * it refuses them, the pending events the republish schedule hands over later. Only an event
+ * neither took is lost (logged, counted and alarmed on).
+ */
+export function webhookEventPublishing(config: {
+  WEBHOOK_QUEUE_URL: string;
+  WEBHOOKS_TABLE_NAME: string;
+}): EventPublishing {
   return {
-    queue: new SqsWebhookQueue(sqs, queueUrl),
+    queue: new SqsWebhookQueue(createSqsClient(), config.WEBHOOK_QUEUE_URL),
+    pending: new DynamoDbPendingWebhookEvents(containerDynamoDbClients().documents, config.WEBHOOKS_TABLE_NAME),
+    clock: systemClock,
+    onKept: (event: WebhookEvent, error: unknown) => {
+      logger.warn('webhook queue unreachable: event kept for the republish schedule', {
+        eventId: event.eventId,
+        type: event.type,
+        orgId: event.orgId,
+        error: error as Error,
+      });
+      metrics.addMetric(BusinessMetric.WebhookEventsKept, MetricUnit.Count, 1);
+    },
     onLost: (event: WebhookEvent, error: unknown) => {
       logger.error('webhook event could not be published', {
         eventId: event.eventId,

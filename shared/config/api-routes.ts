@@ -145,6 +145,12 @@ export const webhookDeliveryFunction = {
   name: 'DeliverWebhooks',
 } as const;
 
+/** Every minute: queues the webhook events SQS refused when they happened (shared/domain/webhooks/republish-pending-events.ts). */
+export const webhookRepublishFunction = {
+  entry: 'functions/republish-webhook-events.ts',
+  name: 'RepublishWebhookEvents',
+} as const;
+
 /**
  * Runs at deploy time only, behind a CloudFormation custom resource (lib/users-database-construct.ts):
  * migrates the users database and maps its reader role to the reading functions' IAM roles.

@@ -76,6 +76,9 @@ export const idempotencyTable = {
  * (`ORG#{org}#ENDPOINT#{id}` / `DELIVERY#{createdAt}#{messageId}`, newest first by a reverse
  * query, expiring after 30 days).
  */
+/** The Webhooks table's partitions of pending events (shared/adapters/dynamodb/pending-webhook-events.ts), `PENDING_EVENTS#{shard}`. */
+export const PENDING_EVENTS_PARTITION_PREFIX = 'PENDING_EVENTS#';
+
 export const webhooksTable = {
   id: 'Webhooks',
   envVar: 'WEBHOOKS_TABLE_NAME',

@@ -8,6 +8,12 @@ import { ConfigurationError, loadConfig, requiredString } from './load-config.ts
  */
 export const webhookQueueEnvironment = { WEBHOOK_QUEUE_URL: requiredString('WEBHOOK_QUEUE_URL') };
 
+/** What a function whose state changes are events needs: the queue, and the table where events wait while it is unreachable. */
+export const webhookPublishingEnvironment = {
+  ...webhookQueueEnvironment,
+  WEBHOOKS_TABLE_NAME: requiredString('WEBHOOKS_TABLE_NAME'),
+};
+
 export const webhookEnvironment = {
   WEBHOOKS_TABLE_NAME: requiredString('WEBHOOKS_TABLE_NAME'),
   WEBHOOK_LOCAL_MODE: v.optional(v.picklist(['true', 'false']), 'false'),

@@ -27,6 +27,8 @@ export const BusinessMetric = {
   SweepItemsSkipped: 'SweepItemsSkipped',
   DeadLetterMessagesAbandoned: 'DeadLetterMessagesAbandoned',
   WebhookEventsLost: 'WebhookEventsLost',
+  WebhookEventsKept: 'WebhookEventsKept',
+  WebhookEventsRepublished: 'WebhookEventsRepublished',
   AuditEventsLost: 'AuditEventsLost',
   WebhookDeliveries: 'WebhookDeliveries',
 } as const;

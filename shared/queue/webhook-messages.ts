@@ -9,6 +9,10 @@ import type { WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
  * batch run in parallel) plus the log writes.
  */
 export const WEBHOOK_DELIVERY_TIMEOUT_SECONDS = 30;
+/** The republish function's timeout; it hands pending events over in batches until a little before it. */
+export const WEBHOOK_REPUBLISH_TIMEOUT_SECONDS = 30;
+/** Pending events read and handed over per batch. */
+export const WEBHOOK_REPUBLISH_BATCH_SIZE = 100;
 /** A record that keeps failing (its fan-out or log write, never its receiver's answer) goes to the DLQ after this. */
 export const WEBHOOK_MAX_RECEIVES = 5;
 

@@ -14,6 +14,7 @@ import {
   reportPipelineFunctions,
   usersDatabaseMigrationFunction,
   webhookDeliveryFunction,
+  webhookRepublishFunction,
 } from '#shared/config/api-routes.ts';
 import { allTables, requestBudgetsTable } from '#shared/config/table-definitions.ts';
 import { WEBHOOK_LANE_CONSUMERS } from '#shared/queue/webhook-messages.ts';
@@ -62,9 +63,9 @@ const providerFrameworkIds = () =>
       .map((resource) => stack.getLogicalId(resource as CfnResource)),
   );
 const ofType = (type: string) => queries.ofType(type).filter(([logicalId]) => !isDeployTimeHelper(logicalId));
-// API routes, the fallback, the report pipeline, the webhook delivery functions (one per lane) and the users
-// database migration.
-const functionCount = apiRoutes.length + 1 + Object.keys(reportPipelineFunctions).length + 2 + 1;
+// API routes, the fallback, the report pipeline, the webhook delivery functions (one per lane), the republish of
+// pending webhook events and the users database migration.
+const functionCount = apiRoutes.length + 1 + Object.keys(reportPipelineFunctions).length + 2 + 1 + 1;
 
 function routeFunction(name: string) {
   const fn = stack.routeFunctions.get(name);
@@ -79,6 +80,7 @@ const statementsOf = (fn: ReturnType<typeof routeFunction>): Statement[] => quer
 const otherStatementsOf = (fn: ReturnType<typeof routeFunction>): Statement[] =>
   apartFromRequestBudget(statementsOf(fn), stack.data.tables.RequestBudgets);
 const environmentOf = (fn: ReturnType<typeof routeFunction>): Record<string, unknown> => queries.environmentOf(fn);
+const webhooksTableName = () => ({ Ref: logicalIdOf(stack.data.tables.Webhooks) });
 
 describe('HTTP API', () => {
   it('routes each onboarding, report and user-status route to its own function and everything else to the fallback', () => {
@@ -192,6 +194,7 @@ describe('functions', () => {
       stack.reports.sweep,
       stack.webhooks.delivery,
       stack.webhooks.slowDelivery,
+      stack.webhooks.republish,
       stack.usersDatabase.migrationFunction,
     ]) {
       expect(
@@ -452,6 +455,7 @@ describe('bundling', () => {
     { entry: reportPipelineFunctions.sweep.entry, fn: stack.reports.sweep },
     { entry: webhookDeliveryFunction.entry, fn: stack.webhooks.delivery },
     { entry: webhookDeliveryFunction.entry, fn: stack.webhooks.slowDelivery },
+    { entry: webhookRepublishFunction.entry, fn: stack.webhooks.republish },
     { entry: usersDatabaseMigrationFunction.entry, fn: stack.usersDatabase.migrationFunction },
   ];
 
@@ -550,9 +554,44 @@ describe('webhooks', () => {
       routeFunction('ResendOnboardingToken'),
       routeFunction('TestWebhookEndpoint'),
     ]) {
-      expect(environmentOf(fn)).toMatchObject({ WEBHOOK_QUEUE_URL: queueUrl });
+      expect(environmentOf(fn)).toMatchObject({
+        WEBHOOK_QUEUE_URL: queueUrl,
+        WEBHOOKS_TABLE_NAME: webhooksTableName(),
+      });
       expect(statementsOf(fn).flatMap(actionsOf)).toContain('sqs:SendMessage');
+      // An event SQS refuses is kept as pending: PutItem on the pending partitions, nothing wider.
+      expect(statementsOf(fn)).toContainEqual(
+        expect.objectContaining({
+          Action: 'dynamodb:PutItem',
+          Resource: { 'Fn::GetAtt': [logicalIdOf(stack.data.tables.Webhooks), 'Arn'] },
+          Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PENDING_EVENTS#*'] } },
+        }),
+      );
     }
+  });
+
+  it('republishes pending events every minute, reading and deleting the pending partitions only', () => {
+    const fn = stack.webhooks.republish;
+    const table = { 'Fn::GetAtt': [logicalIdOf(stack.data.tables.Webhooks), 'Arn'] };
+    const tableStatements = statementsOf(fn).filter((statement) =>
+      JSON.stringify(statement.Resource).includes(logicalIdOf(stack.data.tables.Webhooks)),
+    );
+    expect(tableStatements).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:Query', 'dynamodb:DeleteItem'].sort(),
+        Resource: table,
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PENDING_EVENTS#*'] } },
+      },
+    ]);
+    expect(statementsOf(fn).flatMap(actionsOf)).toContain('sqs:SendMessage');
+    expect(environmentOf(fn)).toMatchObject({
+      WEBHOOK_QUEUE_URL: { Ref: logicalIdOf(stack.webhooks.queue) },
+      WEBHOOKS_TABLE_NAME: webhooksTableName(),
+    });
+    const rule = template.toJSON().Resources[logicalIdOf(stack.webhooks.republishSchedule)].Properties;
+    expect(rule.ScheduleExpression).toBe('rate(1 minute)');
+    expect(rule.Targets[0].Arn).toEqual({ 'Fn::GetAtt': [logicalIdOf(fn), 'Arn'] });
   });
 
   it('gives the read-only webhook routes no write on the webhooks table', () => {
@@ -756,7 +795,7 @@ describe('the request budget', () => {
       apiRoutes.filter((route) => !route.public).map((route) => logicalIdOf(routeFunction(route.name))),
     );
     const others = ofType('AWS::Lambda::Function').filter(([id]) => !authenticatedIds.has(id));
-    // The public route, the fallback, the report pipeline, both webhook lanes and the migration.
+    // The public route, the fallback, the report pipeline, both webhook lanes, the republish and the migration.
     expect(others).toHaveLength(functionCount - authenticatedIds.size);
     for (const [id, fn] of others) {
       const variables = (fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;

@@ -98,3 +98,20 @@ export interface WebhookResponse {
 export interface WebhookSender {
   send(target: VettedTarget, request: { headers: Record<string, string>; body: string }): Promise<WebhookResponse>;
 }
+
+/** An event SQS did not take when it happened, kept until the republish schedule hands it over. */
+export interface PendingWebhookEvent {
+  event: WebhookEvent;
+  keptAt: string;
+}
+
+/**
+ * Where an emitted event waits while the webhook queue is unreachable (an outbox written only
+ * when publishing fails). Keeping the same event twice is harmless: its id decides the message ids.
+ */
+export interface PendingWebhookEvents {
+  keep(event: WebhookEvent, now: Date): Promise<void>;
+  /** Up to `limit` pending events, oldest first. */
+  oldest(limit: number): Promise<PendingWebhookEvent[]>;
+  remove(pending: PendingWebhookEvent): Promise<void>;
+}

@@ -7,26 +7,42 @@ import {
   type ReportErrorCode,
   type ReportJob,
 } from '#shared/domain/reports/report-job.ts';
-import type { WebhookQueue } from './ports.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import type { PendingWebhookEvents, WebhookQueue } from './ports.ts';
 import { eventIdFor, type WebhookEvent } from './webhook-endpoint.ts';
 
 /**
  * Emission: after a state change has been written, one queue message per event (fan-out to the
- * endpoints happens in the delivery function). It never fails or undoes the state change: a
- * publishing error is handed to `onLost` (logged and counted, alarmed on) and swallowed. The event
- * id and timestamp are derived from the state change, so if the same change is emitted twice the
+ * endpoints happens in the delivery function). It never fails or undoes the state change: an event
+ * the queue does not take is kept as pending (`pending`, DynamoDB), and the republish schedule
+ * (`republishPendingEvents`) hands it to the queue once it takes messages again. Only if keeping
+ * it fails too is it handed to `onLost` (logged and counted, alarmed on). The event id and
+ * timestamp are derived from the state change, so if the same change is emitted twice the
  * delivery log entry and the `webhook-id` are the same and receivers deduplicate.
  */
 export interface EventPublishing {
   queue: WebhookQueue;
+  pending: PendingWebhookEvents;
+  clock: Clock;
+  /** The queue took the event only once kept: logged and counted, to tell a queue outage from a loss. */
+  onKept(event: WebhookEvent, error: unknown): void;
   onLost(event: WebhookEvent, error: unknown): void;
 }
 
 async function publishQuietly(publishing: EventPublishing, event: WebhookEvent): Promise<void> {
   try {
     await publishing.queue.publishEvent(event);
-  } catch (error) {
-    publishing.onLost(event, error);
+    return;
+  } catch (publishError) {
+    try {
+      await publishing.pending.keep(event, publishing.clock.now());
+      publishing.onKept(event, publishError);
+    } catch (keepError) {
+      publishing.onLost(
+        event,
+        new AggregateError([publishError, keepError], 'the event was neither published nor kept'),
+      );
+    }
   }
 }
 

@@ -24,6 +24,7 @@ beforeAll(async () => {
     REPORT_JOBS_TABLE_NAME: 'ReportJobs',
     AWS_REGION: 'eu-west-1',
     WEBHOOK_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/000000000000/webhook-deliveries',
+    WEBHOOKS_TABLE_NAME: 'Webhooks',
   });
   ({ handler } = (await import('#functions/fail-dead-lettered-report-jobs.ts')) as unknown as {
     handler: Handler;

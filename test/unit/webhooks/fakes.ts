@@ -2,6 +2,8 @@ import { ConflictError } from '#shared/domain/errors.ts';
 import type {
   DeliveryAttemptUpdate,
   DeliveryMessage,
+  PendingWebhookEvent,
+  PendingWebhookEvents,
   SecretSealer,
   WebhookDeliveryLog,
   WebhookEndpointStore,
@@ -83,6 +85,32 @@ export class RecordingQueue implements WebhookQueue {
   }
   scheduleDelivery(message: DeliveryMessage, delaySeconds: number) {
     this.deliveries.push({ message, delaySeconds });
+    return Promise.resolve();
+  }
+}
+
+/** A queue that refuses every event until `up` is set, like SQS during an outage. */
+export class OutageQueue extends RecordingQueue {
+  up = false;
+  override publishEvent(event: WebhookEvent) {
+    return this.up ? super.publishEvent(event) : Promise.reject(new Error('SQS unreachable'));
+  }
+}
+
+export class InMemoryPendingEvents implements PendingWebhookEvents {
+  readonly kept: PendingWebhookEvent[] = [];
+  failing = false;
+  keep(event: WebhookEvent, now: Date) {
+    if (this.failing) return Promise.reject(new Error('DynamoDB unreachable'));
+    this.kept.push({ event, keptAt: now.toISOString() });
+    return Promise.resolve();
+  }
+  oldest(limit: number) {
+    return Promise.resolve([...this.kept].sort((a, b) => a.keptAt.localeCompare(b.keptAt)).slice(0, limit));
+  }
+  remove(pending: PendingWebhookEvent) {
+    const index = this.kept.findIndex((k) => k.event.eventId === pending.event.eventId && k.keptAt === pending.keptAt);
+    if (index >= 0) this.kept.splice(index, 1);
     return Promise.resolve();
   }
 }

@@ -6,13 +6,24 @@ import {
 } from '#shared/domain/webhooks/webhook-events.ts';
 import { discardTokenEvents } from '#shared/domain/onboarding/ports.ts';
 import { InMemoryReportJobStore, ORG_ID, reportJob, T0 } from '#test/unit/reports/fakes.ts';
-import { RecordingQueue } from './fakes.ts';
+import type { WebhookQueue } from '#shared/domain/webhooks/ports.ts';
+import type { EventPublishing } from '#shared/domain/webhooks/webhook-events.ts';
+import { InMemoryPendingEvents, OutageQueue, RecordingQueue } from './fakes.ts';
+
+const publishingTo = (queue: WebhookQueue, overrides: Partial<EventPublishing> = {}): EventPublishing => ({
+  queue,
+  pending: new InMemoryPendingEvents(),
+  clock: { now: () => T0 },
+  onKept: vi.fn(),
+  onLost: vi.fn(),
+  ...overrides,
+});
 
 describe('report events', () => {
   it('publishes report.completed with the job’s status response after complete() succeeded', async () => {
     const store = new InMemoryReportJobStore();
     const queue = new RecordingQueue();
-    const jobs = emittingReportEvents(store, { queue, onLost: vi.fn() });
+    const jobs = emittingReportEvents(store, publishingTo(queue));
     const job = reportJob({ status: 'IN_PROGRESS', attemptId: 'a1' });
     store.seed(job);
     const completedAt = new Date(T0.getTime() + 1500).toISOString();
@@ -31,7 +42,7 @@ describe('report events', () => {
   it('publishes report.failed with the error code, and nothing when the job was no longer open', async () => {
     const store = new InMemoryReportJobStore();
     const queue = new RecordingQueue();
-    const jobs = emittingReportEvents(store, { queue, onLost: vi.fn() });
+    const jobs = emittingReportEvents(store, publishingTo(queue));
     const job = reportJob({ status: 'PENDING' });
     store.seed(job);
     expect(await jobs.fail(job, 'TIMED_OUT', T0)).toBe(true);
@@ -41,16 +52,39 @@ describe('report events', () => {
     ]);
   });
 
-  it('never fails the job when publishing fails: the lost event is reported instead', async () => {
+  it('keeps an event the queue refuses as pending, and never fails the job', async () => {
     const store = new InMemoryReportJobStore();
+    const pending = new InMemoryPendingEvents();
+    const onKept = vi.fn();
     const onLost = vi.fn();
-    const failing = { publishEvent: () => Promise.reject(new Error('queue down')), scheduleDelivery: vi.fn() };
-    const jobs = emittingReportEvents(store, { queue: failing, onLost });
+    const jobs = emittingReportEvents(store, publishingTo(new OutageQueue(), { pending, onKept, onLost }));
     const job = reportJob({ status: 'PENDING' });
     store.seed(job);
     await expect(jobs.fail(job, 'USER_NOT_FOUND', T0)).resolves.toBe(true);
     expect((await store.get(job.jobId))?.status).toBe('FAILED');
-    expect(onLost).toHaveBeenCalledWith(expect.objectContaining({ type: 'report.failed' }), expect.any(Error));
+    expect(pending.kept).toEqual([
+      {
+        event: expect.objectContaining({ type: 'report.failed', eventId: expect.any(String) }),
+        keptAt: T0.toISOString(),
+      },
+    ]);
+    expect(onKept).toHaveBeenCalledWith(pending.kept[0]!.event, expect.any(Error));
+    expect(onLost).not.toHaveBeenCalled();
+  });
+
+  it('reports the event lost only when it can be neither published nor kept', async () => {
+    const store = new InMemoryReportJobStore();
+    const pending = Object.assign(new InMemoryPendingEvents(), { failing: true });
+    const onLost = vi.fn();
+    const jobs = emittingReportEvents(store, publishingTo(new OutageQueue(), { pending, onLost }));
+    const job = reportJob({ status: 'PENDING' });
+    store.seed(job);
+    await expect(jobs.fail(job, 'USER_NOT_FOUND', T0)).resolves.toBe(true);
+    expect(onLost).toHaveBeenCalledWith(expect.objectContaining({ type: 'report.failed' }), expect.any(AggregateError));
+    expect((onLost.mock.calls[0]![1] as AggregateError).errors.map(String)).toEqual([
+      'Error: SQS unreachable',
+      'Error: DynamoDB unreachable',
+    ]);
   });
 
   it('derives the event id from the job, so a repeated emission deduplicates', () => {
@@ -63,7 +97,7 @@ describe('report events', () => {
 describe('token events', () => {
   it('publishes onboarding_token.used and .revoked with {tokenId, email, status, usedAt|revokedAt}', async () => {
     const queue = new RecordingQueue();
-    const events = emittingTokenEvents(discardTokenEvents, { queue, onLost: vi.fn() });
+    const events = emittingTokenEvents(discardTokenEvents, publishingTo(queue));
     const record = {
       orgId: ORG_ID,
       tokenId: 't-1',
