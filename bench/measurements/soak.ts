@@ -79,8 +79,19 @@ export default {
     context.log(`soak: ${minutes} min at ${REQUESTS_PER_SECOND} req/s, ${reportOrgs.length} report organizations`);
 
     let samples: Sample[] = [];
-    const memory: Array<{ minute: number; nodeMb: number; heapMb: number; dynamoDbMb: number; postgresMb: number }> =
-      [];
+    const memory: Array<{
+      minute: number;
+      nodeMb: number;
+      heapMb: number;
+      dynamoDbMb: number;
+      postgresMb: number;
+      sesEmails: number;
+      sesEmailsMb: number;
+    }> = [];
+    // The SES emulator runs in this process and keeps every e-mail it was sent (its inbox): part of the heap below.
+    const { getStoreReadonly } = (await import('aws-ses-v2-local/dist/store.js')) as {
+      getStoreReadonly: () => { emails: readonly unknown[] };
+    };
     const postgresMb = () =>
       [stack.usersDatabase.processId, ...childProcessIds(stack.usersDatabase.processId)].reduce(
         (sum, pid) => sum + residentMb(pid),
@@ -101,6 +112,8 @@ export default {
         heapMb: process.memoryUsage().heapUsed / 2 ** 20,
         dynamoDbMb: residentMb(stack.databaseProcessId),
         postgresMb: postgresMb(),
+        sesEmails: getStoreReadonly().emails.length,
+        sesEmailsMb: JSON.stringify(getStoreReadonly().emails).length / 2 ** 20,
       });
     };
 
@@ -263,7 +276,10 @@ export default {
           unit: 'KB',
           value: single(Math.round(last.heapMb * 1024)),
           baseline: { subject: 'after minute 1', value: single(Math.round(first.heapMb * 1024)) },
-          note: `heap used by minute: ${memory.map((at) => at.heapMb.toFixed(0)).join(', ')} MB`,
+          note:
+            `heap used by minute: ${memory.map((at) => at.heapMb.toFixed(0)).join(', ')} MB; of it, the SES ` +
+            `emulator's inbox: ${last.sesEmails} e-mails, ${last.sesEmailsMb.toFixed(1)} MB of JSON after minute ` +
+            `${last.minute + 1} (${first.sesEmails}, ${first.sesEmailsMb.toFixed(1)} MB after minute 1)`,
         },
         {
           measurement: '13 soak',
