@@ -75,13 +75,22 @@ export async function seedOrganization(
 ): Promise<UserRecord[]> {
   const stack = await context.localStack();
   const users = generateDemoUsers({ orgId, count, organizationName: `Benchmark ${orgId}` });
+  await seedUsersOf(stack, orgId, users);
+  return users;
+}
+
+/** Writes `users` into the organization as `seedOrganization` does. */
+export async function seedUsersOf(
+  stack: Pick<Awaited<ReturnType<MeasurementContext['localStack']>>, 'usersDatabase'>,
+  orgId: string,
+  users: UserRecord[],
+): Promise<void> {
   const database = connectAsAdmin(stack.usersDatabase);
   try {
     await seedUsers({ database, orgId, users });
   } finally {
     await database.close();
   }
-  return users;
 }
 
 /** Polls a report job every `intervalMs` until it is COMPLETE; throws on FAILED or after `timeoutMs`. */

@@ -8,10 +8,12 @@ import { callApi, tokenFor, uniqueOrg } from '#test/integration/api-client.ts';
 import { fault, FUNCTION_TIMEOUT_MS, receivedEvents, sleep, timed, type TimedResponse } from './fault-support.ts';
 
 /**
- * Token events while SQS refuses the functions' messages: a redemption, a revocation and a resend
- * (which revokes the token it replaces) all succeed with their whole effect, their events are kept
- * as pending, and once SQS takes messages again the republish schedule (every second in this
- * tier) queues them: each reaches the receiver once, with the event id of its state change.
+ * Token events while SQS stalls and then refuses the functions' messages: a redemption and a
+ * revocation (SQS stalled: the publish gives up after its own 3 s, leaving the invocation time to
+ * keep the event) and a resend (SQS answering 503; it revokes the token it replaces) all succeed
+ * with their whole effect, and their events are kept as pending. Once SQS takes messages again, the
+ * republish schedule (every second in this tier) queues them: each reaches the receiver once, with
+ * the event id of its state change.
  */
 
 const person = (email: string) => ({ email, first_name: 'Zoë', last_name: 'Ångström' });
@@ -60,17 +62,23 @@ describe('SQS failing while tokens are redeemed, revoked and resent', () => {
     };
     const [toRedeem, toRevoke, toResend] = [await issue('redeem'), await issue('revoke'), await issue('resend')];
 
-    await fault('sqs', 'http-503');
+    await fault('sqs', 'stall');
     try {
       answers.push(
-        await timed(
-          'redeem, SQS failing',
-          callApi('POST', '/v1/onboarding-token/redeem', {
-            token,
-            body: { onboarding_token: toRedeem.onboarding_token },
-          }),
-        ),
-        await timed('revoke, SQS failing', callApi('DELETE', `/v1/onboarding-tokens/${toRevoke.tokenId}`, { token })),
+        ...(await Promise.all([
+          timed(
+            'redeem, SQS stalled',
+            callApi('POST', '/v1/onboarding-token/redeem', {
+              token,
+              body: { onboarding_token: toRedeem.onboarding_token },
+            }),
+          ),
+          timed('revoke, SQS stalled', callApi('DELETE', `/v1/onboarding-tokens/${toRevoke.tokenId}`, { token })),
+        ])),
+      );
+      const stalled = await fault('sqs', 'http-503');
+      expect(stalled.stalledConnections, 'the functions reached the stalled SQS').toBeGreaterThan(0);
+      answers.push(
         await timed(
           'resend, SQS failing',
           callApi('POST', `/v1/onboarding-tokens/${toResend.tokenId}/resend`, { token }),
@@ -95,8 +103,8 @@ describe('SQS failing while tokens are redeemed, revoked and resent', () => {
   it('answers each change with its success, in time, and keeps its event as pending', () => {
     for (const answer of answers) expect(answer.elapsedMs, answer.label).toBeLessThan(FUNCTION_TIMEOUT_MS);
     expect(answers.map((answer) => [answer.label, answer.status])).toEqual([
-      ['redeem, SQS failing', 200],
-      ['revoke, SQS failing', 204],
+      ['redeem, SQS stalled', 200],
+      ['revoke, SQS stalled', 204],
       ['resend, SQS failing', 201],
     ]);
     expect(keptDuringOutage).toEqual(

@@ -2,6 +2,9 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DeliveryMessage, WebhookQueue } from '#shared/domain/webhooks/ports.ts';
 import type { WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
 
+/** One event's SendMessage, its retries included. */
+export const PUBLISH_TIMEOUT_MS = 3_000;
+
 /**
  * The fast lane's queue carries events to fan out and first attempts; a delivery goes to the
  * queue of its `lane` (the slow lane's, for endpoints that leave attempts unanswered). Every
@@ -23,6 +26,9 @@ export class SqsWebhookQueue implements WebhookQueue {
         MessageBody: JSON.stringify({ kind: 'event', event }),
         MessageGroupId: event.orgId,
       }),
+      // Bounded on its own, well inside the invocation's deadline: when SQS stalls, there must be time left to
+      // keep the event as pending (EventPublishing) instead of losing it to the deadline.
+      { abortSignal: AbortSignal.timeout(PUBLISH_TIMEOUT_MS) },
     );
   }
 

@@ -24,7 +24,7 @@ export interface EventPublishing {
   queue: WebhookQueue;
   pending: PendingWebhookEvents;
   clock: Clock;
-  /** The queue took the event only once kept: logged and counted, to tell a queue outage from a loss. */
+  /** The queue refused the event and it was kept as pending: logged and counted, to tell an outage from a loss. */
   onKept(event: WebhookEvent, error: unknown): void;
   onLost(event: WebhookEvent, error: unknown): void;
 }
