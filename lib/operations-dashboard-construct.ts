@@ -177,6 +177,12 @@ export class OperationsDashboardConstruct extends Construct {
           ],
         ),
         graph('Onboarding e-mails', [ses('Send'), ses('Delivery'), ses('Bounce'), ses('Complaint'), ses('Reject')]),
+        // Events SQS refused wait as pending until the republish schedule queues them (docs/webhooks.md, "Emission").
+        graph('Webhook events SQS refused', [
+          withLabel(business(BusinessMetric.WebhookEventsKept), 'kept as pending'),
+          withLabel(business(BusinessMetric.WebhookEventsRepublished), 'republished'),
+          withLabel(business(BusinessMetric.WebhookEventsLost), 'lost'),
+        ]),
       ],
     ];
 

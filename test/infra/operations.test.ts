@@ -219,6 +219,10 @@ describe('the operations dashboard', () => {
       'Latency',
       'Bounce',
       'Complaint',
+      // Events SQS refused: kept, republished, lost.
+      'WebhookEventsKept',
+      'WebhookEventsRepublished',
+      'WebhookEventsLost',
     ]) {
       expect(body, expected).toContain(expected);
     }
