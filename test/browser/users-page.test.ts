@@ -266,6 +266,9 @@ describe('the Users page and the dashboard’s actions in Chromium', () => {
   it('erases from the user view only after a confirmation: Cancel sends nothing', async () => {
     await page.goto(`${baseUrl}/#/users/${erasable.id}`);
     await page.getByRole('heading', { name: erasable.name, level: 1 }).waitFor();
+    // The view's own reads (the user's reports and tokens) are over once both lists are shown: only then record.
+    await page.getByRole('region', { name: `Reports of ${erasable.id}` }).waitFor();
+    await page.getByRole('region', { name: /^Onboarding tokens of / }).waitFor();
     const api = recordApiRequests(page);
     await page.getByRole('button', { name: `Erase user ${erasable.id}` }).click();
     const dialog = page.getByRole('dialog', { name: `Erase user ${erasable.id}?` });
