@@ -2,10 +2,8 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { ScheduledEvent } from 'aws-lambda';
 import * as v from 'valibot';
-import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
-import { DynamoDbPendingWebhookEvents } from '#shared/adapters/dynamodb/pending-webhook-events.ts';
 import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/adapters/request-deadline.ts';
-import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
+import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
 import { loadConfig } from '#shared/config/load-config.ts';
 import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { republishPendingEvents } from '#shared/domain/webhooks/republish-pending-events.ts';
@@ -16,11 +14,9 @@ import { WEBHOOK_REPUBLISH_BATCH_SIZE } from '#shared/queue/webhook-messages.ts'
 
 const config = loadConfig(v.object(webhookPublishingEnvironment));
 
-const republish = republishPendingEvents({
-  pending: new DynamoDbPendingWebhookEvents(containerDynamoDbClients().documents, config.WEBHOOKS_TABLE_NAME),
-  queue: new SqsWebhookQueue(createSqsClient(), config.WEBHOOK_QUEUE_URL),
-  batchSize: WEBHOOK_REPUBLISH_BATCH_SIZE,
-});
+// The same queue and pending events the publishing functions use.
+const { queue, pending } = webhookEventPublishing(config);
+const republish = republishPendingEvents({ pending, queue, batchSize: WEBHOOK_REPUBLISH_BATCH_SIZE });
 
 /** Runs every minute: hands the pending events to the webhook queue, batch after batch, while it takes them. */
 export const handler = middy<ScheduledEvent, { republished: number; stillPending: number }>()

@@ -1,8 +1,9 @@
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import { generateDemoUsers } from '#local/demo-users.ts';
 import { connectAsAdmin, seedUsers } from '#local/seed-demo-data.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
+import { requestOnAgent } from './agent-request.ts';
 import type { MeasurementContext } from './measurement.ts';
 import type { PacedRequests } from './paced-requests-worker.ts';
 import { sleep } from './timing.ts';
@@ -29,10 +30,10 @@ export async function callLocalApi(
   path: string,
   options: { token: string; body?: unknown; client?: Agent },
 ): Promise<ApiResponse> {
-  const headers: Record<string, string> = { authorization: `Bearer ${options.token}` };
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+  if (options.client) return requestOnAgent(options.client, new URL(path, baseUrl), method, options.token, payload);
+  const headers: Record<string, string> = { authorization: `Bearer ${options.token}` };
   if (payload !== undefined) headers['content-type'] = 'application/json';
-  if (options.client) return requestWithAgent(options.client, new URL(path, baseUrl), method, headers, payload);
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers,
@@ -40,28 +41,6 @@ export async function callLocalApi(
   });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as Record<string, any>) : {} };
-}
-
-function requestWithAgent(
-  agent: Agent,
-  url: URL,
-  method: string,
-  headers: Record<string, string>,
-  payload: string | undefined,
-): Promise<ApiResponse> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(url, { method, headers, agent }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('error', reject);
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: response.statusCode ?? 0, body: text ? (JSON.parse(text) as Record<string, any>) : {} });
-      });
-    });
-    outgoing.on('error', reject);
-    outgoing.end(payload);
-  });
 }
 
 /**
@@ -75,22 +54,13 @@ export async function seedOrganization(
 ): Promise<UserRecord[]> {
   const stack = await context.localStack();
   const users = generateDemoUsers({ orgId, count, organizationName: `Benchmark ${orgId}` });
-  await seedUsersOf(stack, orgId, users);
-  return users;
-}
-
-/** Writes `users` into the organization as `seedOrganization` does. */
-export async function seedUsersOf(
-  stack: Pick<Awaited<ReturnType<MeasurementContext['localStack']>>, 'usersDatabase'>,
-  orgId: string,
-  users: UserRecord[],
-): Promise<void> {
   const database = connectAsAdmin(stack.usersDatabase);
   try {
     await seedUsers({ database, orgId, users });
   } finally {
     await database.close();
   }
+  return users;
 }
 
 /** Polls a report job every `intervalMs` until it is COMPLETE; throws on FAILED or after `timeoutMs`. */

@@ -1,13 +1,14 @@
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
+import { requestOnAgent } from './agent-request.ts';
 
 /**
  * A load generator on a thread of its own: fires `perSecond` requests a second for `seconds`
  * without waiting for answers, and posts back every answer's status (0: the connection failed).
  * Run through `runPacedRequests`, so a flood's client work does not share the event loop of the
- * local stack it measures (in AWS the callers are other machines). It imports nothing of the
- * repository's, so Node's own type stripping runs it without a loader.
+ * local stack it measures (in AWS the callers are other machines). It imports only
+ * ./agent-request.ts, so Node's own type stripping runs it without a loader.
  */
 export interface PacedRequests {
   baseUrl: string;
@@ -23,20 +24,12 @@ const plan = workerData as PacedRequests;
 const agent = new Agent({ keepAlive: true });
 const payload = plan.body === undefined ? undefined : JSON.stringify(plan.body);
 
-/** One request on the keep-alive agent; resolves to its status, 0 when the connection failed. */
-function send(): Promise<number> {
-  return new Promise((resolve) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${plan.token}` };
-    if (payload !== undefined) headers['content-type'] = 'application/json';
-    const outgoing = request(new URL(plan.path, plan.baseUrl), { method: plan.method, headers, agent }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode ?? 0));
-      response.on('error', () => resolve(0));
-    });
-    outgoing.on('error', () => resolve(0));
-    outgoing.end(payload);
-  });
-}
+/** One request; its status, 0 when the connection failed. */
+const send = (): Promise<number> =>
+  requestOnAgent(agent, new URL(plan.path, plan.baseUrl), plan.method, plan.token, payload).then(
+    (answer) => answer.status,
+    () => 0,
+  );
 
 const statuses: Array<Promise<number>> = [];
 const interval = 1000 / plan.perSecond;
