@@ -14,6 +14,12 @@ import type { QuotaDecision } from './rate-limit.ts';
  * at a time (`leaseSize`) and spends them locally (LeasedRequestBudget), so a request costs a
  * DynamoDB write only once per lease. The price is a bounded over-admission, see
  * `overAdmissionBound`.
+ *
+ * A lease may also take tokens the bucket has not refilled yet, up to `LEASE_LIFETIME_MS` ahead
+ * (see planLease), and the container spends each of them only once it comes due. So an
+ * organization sending faster than its rate still costs one write per lease, not one per token
+ * refilled: without this, a flooding organization's container took a lease of one token, and
+ * wrote, for every request it let through.
  */
 export interface RequestBudgetPolicy {
   /** Tokens the bucket gains per second. */
@@ -38,7 +44,8 @@ export function leaseSize(policy: RequestBudgetPolicy): number {
  * `containers` function containers serving it: what the shared bucket lets out in the interval
  * (`burst + rate * interval`), plus what each container may still hold from leases taken just
  * before the interval (at most `leaseSize - 1`: a lease is taken by a request that spends one of
- * its tokens at once). Containers never spend more than they leased, so there is no other excess.
+ * its tokens at once). Containers never spend more than they leased, nor a token before it is
+ * due, so there is no other excess.
  */
 export function overAdmissionBound(policy: RequestBudgetPolicy, intervalMs: number, containers: number): number {
   return policy.burst + Math.floor((policy.ratePerSecond * intervalMs) / 1000) + containers * (leaseSize(policy) - 1);
@@ -65,24 +72,38 @@ export type LeasePlan =
   | { kind: 'spend'; count: number; now: number; cost: number; highest: number }
   | { kind: 'refused' };
 
-/** Plans a lease of up to `wanted` tokens: as many as the last known state says are available. */
+/**
+ * Plans a lease of up to `wanted` tokens, on the last known state: refused if no token is available
+ * now; otherwise the tokens available now and, if they are fewer than `wanted`, tokens that come due
+ * within the lease's lifetime. The write's condition asks only that the first token be available
+ * when it lands (`highest`); the tokens' due times follow from the state it returns (`tokenDueAt`).
+ */
 export function planLease(
   tat: number | undefined,
   nowMs: number,
   wanted: number,
   policy: RequestBudgetPolicy,
 ): LeasePlan {
-  const count = Math.min(wanted, tokensAvailable(tat, nowMs, policy));
-  if (count < 1) return { kind: 'refused' };
+  const available = tokensAvailable(tat, nowMs, policy);
+  if (available < 1) return { kind: 'refused' };
   const interval = tokenIntervalMs(policy);
+  const count = Math.min(wanted, available + Math.floor(LEASE_LIFETIME_MS / interval));
   if (tat === undefined || tat <= nowMs) return { kind: 'refill', count, now: nowMs, fresh: nowMs + count * interval };
   return {
     kind: 'spend',
     count,
     now: nowMs,
     cost: count * interval,
-    highest: nowMs + (policy.burst - count) * interval,
+    highest: nowMs + (policy.burst - 1) * interval,
   };
+}
+
+/**
+ * The bucket's state as if a container's `held` unspent tokens were still in it: the tokens are
+ * spent in order, and the next one is due when this state has a token available.
+ */
+export function withHeldTokens(tat: number, held: number, policy: RequestBudgetPolicy): number {
+  return tat - held * tokenIntervalMs(policy);
 }
 
 /** What the `RateLimit-*` headers and `Retry-After` say about a bucket in state `tat` at `nowMs`. */
@@ -159,10 +180,13 @@ export class LeasedRequestBudget {
         continue;
       }
       const nowMs = now();
-      if (lease && lease.tokens > 0 && lease.expiresAt > nowMs) {
+      if (lease && lease.tat !== undefined && lease.tokens > 0 && lease.expiresAt > nowMs) {
+        const unspent = withHeldTokens(lease.tat, lease.tokens, this.policy);
+        // The next leased token is not due yet: refused here, without a write, until it is.
+        if (tokensAvailable(unspent, nowMs, this.policy) < 1)
+          return budgetDecision(false, unspent, nowMs, this.policy, 0);
         lease.tokens -= 1;
-        const remaining = tokensAvailable(lease.tat, nowMs, this.policy) + lease.tokens;
-        return budgetDecision(true, lease.tat, nowMs, this.policy, remaining);
+        return this.admitted(lease.tat, lease.tokens, nowMs);
       }
       const taking = this.takeLease(orgId, nowMs);
       const placeholder: LocalLease = { tokens: 0, expiresAt: 0, tat: undefined, pending: undefined };
@@ -175,15 +199,22 @@ export class LeasedRequestBudget {
       try {
         const taken = await taking;
         this.remember(orgId, { tokens: taken.count - 1, expiresAt: nowMs + LEASE_LIFETIME_MS, tat: taken.tat });
-        if (taken.count === 0) return budgetDecision(false, taken.tat, nowMs, this.policy, 0);
-        const remaining = tokensAvailable(taken.tat, nowMs, this.policy) + taken.count - 1;
-        return budgetDecision(true, taken.tat, nowMs, this.policy, remaining);
+        if (taken.count === 0 || taken.tat === undefined)
+          return budgetDecision(false, taken.tat, nowMs, this.policy, 0);
+        // The lease's first token is due now: the write's condition made sure of it.
+        return this.admitted(taken.tat, taken.count - 1, nowMs);
       } catch (error) {
         // Nothing was leased that this container knows of: no token is spent, the next request leases afresh.
         this.leases.delete(orgId);
         throw error;
       }
     }
+  }
+
+  /** An admitted request's decision: what is left is the bucket's available tokens plus the container's due ones. */
+  private admitted(tat: number, held: number, nowMs: number): QuotaDecision {
+    const remaining = tokensAvailable(withHeldTokens(tat, held, this.policy), nowMs, this.policy);
+    return budgetDecision(true, tat, nowMs, this.policy, remaining);
   }
 
   /** Leases up to `leaseSize` tokens; `count` 0 when the bucket is empty. */

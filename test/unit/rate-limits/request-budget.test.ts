@@ -83,14 +83,21 @@ describe('the bucket arithmetic (GCRA)', () => {
     expect(tokensAvailable(NOW + 500, NOW, policy)).toBe(15);
     expect(tokensAvailable(NOW + 2_000, NOW, policy)).toBe(0);
     expect(tokensAvailable(NOW + 2_000, NOW + 100, policy)).toBe(1);
+    expect(planLease(NOW + 2_000, NOW, 5, policy)).toEqual({ kind: 'refused' });
+  });
+
+  it('a lease of a nearly empty bucket also takes tokens coming due within its lifetime; its write asks for one now', () => {
+    // 2 tokens now, 3 more due at NOW + 100, 200 and 300 ms.
     expect(planLease(NOW + 1_800, NOW, 5, policy)).toEqual({
       kind: 'spend',
-      count: 2,
+      count: 5,
       now: NOW,
-      cost: 200,
-      highest: NOW + 1_800,
+      cost: 500,
+      highest: NOW + 1_900,
     });
-    expect(planLease(NOW + 2_000, NOW, 5, policy)).toEqual({ kind: 'refused' });
+    // One token a second: a lease of 1 s may take the one available and the next one only.
+    const slow = { ratePerSecond: 1, burst: 20 };
+    expect(planLease(NOW + 19_000, NOW, 10, slow)).toMatchObject({ kind: 'spend', count: 2 });
   });
 
   it('leases a tenth of the burst (1 to 10) and bounds over-admission by burst + rate x interval + containers x (lease - 1)', () => {
@@ -188,6 +195,53 @@ describe('LeasedRequestBudget on DynamoDB (aws-sdk-client-mock)', () => {
     expect((await budget.spend('acme', () => NOW)).allowed).toBe(false);
     expect((await budget.spend('acme', () => NOW + 100)).allowed).toBe(true);
     expect((await budget.spend('acme', () => NOW + 100)).allowed).toBe(false);
+  });
+
+  it('an organization sending faster than its rate is admitted at exactly the rate, with one write per lease, not per token', async () => {
+    mockBuckets();
+    const budget = budgetOn(newDocuments(), DEFAULT_REQUEST_BUDGET);
+    for (let i = 0; i < 100; i++) await budget.spend('noisy', () => NOW);
+    const writesForTheBurst = documents.commandCalls(UpdateCommand).length;
+
+    // 200 requests a second for 2 s against 50 a second: a token comes due every 20 ms.
+    const admittedAt: number[] = [];
+    for (let at = NOW + 5; at <= NOW + 2_000; at += 5) {
+      if ((await budget.spend('noisy', () => at)).allowed) admittedAt.push(at);
+    }
+
+    expect(writesForTheBurst).toBe(10);
+    expect(admittedAt).toHaveLength(100);
+    // Never ahead of the bucket: by any time t, at most t / 20 ms tokens have come due.
+    admittedAt.forEach((at, i) => expect(at - NOW).toBeGreaterThanOrEqual((i + 1) * 20));
+    // A lease of one token per request would be 100 writes.
+    expect(documents.commandCalls(UpdateCommand).length - writesForTheBurst).toBeLessThanOrEqual(11);
+  });
+
+  it('a refusal while a leased token is not yet due says when it is (Retry-After), without a write', async () => {
+    mockBuckets();
+    const budget = budgetOn(newDocuments());
+    for (let i = 0; i < 20; i++) await budget.spend('acme', () => NOW);
+    expect((await budget.spend('acme', () => NOW + 100)).allowed).toBe(true); // leases 2: due at +100 and +200
+    const writes = documents.commandCalls(UpdateCommand).length;
+
+    const early = await budget.spend('acme', () => NOW + 150);
+    const due = await budget.spend('acme', () => NOW + 200);
+
+    expect(early).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 1 });
+    expect(due).toMatchObject({ allowed: true, remaining: 0 });
+    expect(documents.commandCalls(UpdateCommand)).toHaveLength(writes);
+  });
+
+  it('two containers of an organization sending faster than its rate admit no more than the bucket lets through', async () => {
+    mockBuckets();
+    const containers = [budgetOn(newDocuments()), budgetOn(newDocuments())];
+    let admitted = 0;
+    for (let at = NOW, i = 0; at <= NOW + 3_000; at += 10, i++) {
+      if ((await containers[i % 2]!.spend('acme', () => at)).allowed) admitted++;
+    }
+    // The burst of 20 and 10 a second for 3 s; borrowed tokens may lapse unspent, never be spent twice.
+    expect(admitted).toBeLessThanOrEqual(20 + 30);
+    expect(admitted).toBeGreaterThanOrEqual(20 + 30 - 2 * (leaseSize(policy) - 1));
   });
 
   it('a lease that fails spends nothing: the next request leases again', async () => {
