@@ -180,10 +180,10 @@ export class LeasedRequestBudget {
         continue;
       }
       const nowMs = now();
-      if (lease && lease.tat !== undefined && lease.tokens > 0 && lease.expiresAt > nowMs) {
-        const unspent = withHeldTokens(lease.tat, lease.tokens, this.policy);
+      if (lease && lease.tokens > 0 && lease.expiresAt > nowMs) {
+        const unspent = lease.tat === undefined ? undefined : withHeldTokens(lease.tat, lease.tokens, this.policy);
         // The next leased token is not due yet: refused here, without a write, until it is.
-        if (tokensAvailable(unspent, nowMs, this.policy) < 1)
+        if (unspent !== undefined && tokensAvailable(unspent, nowMs, this.policy) < 1)
           return budgetDecision(false, unspent, nowMs, this.policy, 0);
         lease.tokens -= 1;
         return this.admitted(lease.tat, lease.tokens, nowMs);
@@ -199,8 +199,7 @@ export class LeasedRequestBudget {
       try {
         const taken = await taking;
         this.remember(orgId, { tokens: taken.count - 1, expiresAt: nowMs + LEASE_LIFETIME_MS, tat: taken.tat });
-        if (taken.count === 0 || taken.tat === undefined)
-          return budgetDecision(false, taken.tat, nowMs, this.policy, 0);
+        if (taken.count === 0) return budgetDecision(false, taken.tat, nowMs, this.policy, 0);
         // The lease's first token is due now: the write's condition made sure of it.
         return this.admitted(taken.tat, taken.count - 1, nowMs);
       } catch (error) {
@@ -212,8 +211,12 @@ export class LeasedRequestBudget {
   }
 
   /** An admitted request's decision: what is left is the bucket's available tokens plus the container's due ones. */
-  private admitted(tat: number, held: number, nowMs: number): QuotaDecision {
-    const remaining = tokensAvailable(withHeldTokens(tat, held, this.policy), nowMs, this.policy);
+  private admitted(tat: number | undefined, held: number, nowMs: number): QuotaDecision {
+    // A bucket whose state the write did not return (never so in DynamoDB) counts as full.
+    const remaining =
+      tat === undefined
+        ? this.policy.burst
+        : tokensAvailable(withHeldTokens(tat, held, this.policy), nowMs, this.policy);
     return budgetDecision(true, tat, nowMs, this.policy, remaining);
   }
 
