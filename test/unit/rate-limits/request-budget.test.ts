@@ -244,6 +244,17 @@ describe('LeasedRequestBudget on DynamoDB (aws-sdk-client-mock)', () => {
     expect(admitted).toBeGreaterThanOrEqual(20 + 30 - 2 * (leaseSize(policy) - 1));
   });
 
+  it('a lease whose write returns no state (no UPDATED_NEW attributes) is spent in full, all its tokens counted due', async () => {
+    documents.reset();
+    documents.on(UpdateCommand).resolves({});
+    const budget = budgetOn(newDocuments());
+
+    const decisions = await Promise.all(Array.from({ length: 4 }, () => budget.spend('acme', () => NOW)));
+
+    expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, true, true]);
+    expect(documents).toHaveReceivedCommandTimes(UpdateCommand, 2);
+  });
+
   it('a lease that fails spends nothing: the next request leases again', async () => {
     documents.reset();
     documents
