@@ -35,20 +35,22 @@ const dynamoDb = containerDynamoDbClients();
 // As users_eraser (SELECT and DELETE on users), never the reader the other functions use.
 const usersDatabase = new PostgresUsersDatabase(eraserDatabaseConfig(config));
 
+const publishing = webhookEventPublishing(config);
 const erase = eraseUser({
   users: new PostgresUserDirectory(usersDatabase),
   // An open job it ends is a report.failed event (USER_ERASED, ids only) like any other failure.
-  jobs: emittingReportEvents(
-    new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
-    webhookEventPublishing(config),
-  ),
+  jobs: emittingReportEvents(new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME), publishing),
   storage: new S3ReportStorage(createS3Client(), config.REPORTS_BUCKET_NAME),
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
+  pendingEvents: publishing.pending,
   eraser: new PostgresUserEraser(usersDatabase),
   clock: systemClock,
 });
 
-/** DELETE /v1/users/{id}: the user, their report jobs and PDFs, the tokens sent to their e-mail; 204. */
+/**
+ * DELETE /v1/users/{id}: the user, their report jobs and PDFs, the tokens sent to their e-mail and
+ * the pending webhook events naming it; 204.
+ */
 export const handler = createApiHandler({
   requiredScope: 'users:erase',
   verifyToken: tokenVerifierFrom(config),

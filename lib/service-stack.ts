@@ -127,7 +127,8 @@ const userStatusRouteGrants = {
 const userRouteGrants = {
   // Erasure: reads and deletes the user's row (as users_eraser: SELECT and DELETE on users, nothing
   // else), holds the user's open-job slot, fails open jobs (a report.failed event), deletes finished
-  // jobs and their PDFs (DeleteObject alone), and deletes the tokens sent to the user's e-mail.
+  // jobs and their PDFs (DeleteObject alone), deletes the tokens sent to the user's e-mail and the
+  // pending webhook events naming it (the pending partitions alone).
   EraseUser: (fn, { data, reports, webhooks, usersDatabase, recordAudit }) => {
     recordAudit(fn);
     usersDatabase.grantEraseUsers(fn);
@@ -135,6 +136,7 @@ const userRouteGrants = {
     bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
     reports.grantReportRemovals(fn);
     webhooks.grantPublish(fn);
+    webhooks.grantErasePending(fn);
   },
 } satisfies Record<(typeof userRoutes)[number]['name'], RouteGrants>;
 

@@ -157,6 +157,15 @@ export class WebhooksConstruct extends Construct {
     fn.addEnvironment(this.webhooksTable.definition.envVar, this.webhooksTable.tableName);
   }
 
+  /**
+   * Lets the erasure find and delete the pending events that name its person (Query and DeleteItem
+   * on the pending partitions of the Webhooks table only).
+   */
+  grantErasePending(fn: LambdaFunctionResource): void {
+    fn.addToRolePolicy(this.pendingEventsStatement(['dynamodb:Query', 'dynamodb:DeleteItem']));
+    fn.addEnvironment(this.webhooksTable.definition.envVar, this.webhooksTable.tableName);
+  }
+
   private pendingEventsStatement(actions: string[]): PolicyStatement {
     return new PolicyStatement({
       actions,

@@ -103,6 +103,9 @@ describe('the EraseUser function', () => {
         `sqs:SendMessage on ${arnOf(stack.webhooks.queue)}`,
         // Events SQS refuses wait as pending (the PENDING_EVENTS# partitions alone: service-stack.test.ts).
         `dynamodb:PutItem on ${arnOf(tables.Webhooks)}`,
+        // The pending events naming the person are found and deleted (the same partitions alone, below).
+        `dynamodb:DeleteItem on ${arnOf(tables.Webhooks)}`,
+        `dynamodb:Query on ${arnOf(tables.Webhooks)}`,
       ].sort(),
     );
     expect(queries.environmentOf(eraseFunction())).toMatchObject({
@@ -112,6 +115,22 @@ describe('the EraseUser function', () => {
       AUDIT_EVENTS_TABLE_NAME: { Ref: logicalIdOf(tables.AuditEvents) },
       WEBHOOK_QUEUE_URL: { Ref: logicalIdOf(stack.webhooks.queue) },
     });
+  });
+
+  it('may read and delete only the pending partitions of the webhooks table', () => {
+    const webhooksTable = logicalIdOf(stack.data.tables.Webhooks);
+    const tableStatements = queries
+      .statementsOf(eraseFunction())
+      .filter((statement) => JSON.stringify(statement.Resource).includes(webhooksTable));
+    const pendingOnly = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PENDING_EVENTS#*'] } };
+    expect(tableStatements.length).toBeGreaterThan(0);
+    for (const statement of tableStatements) expect(statement.Condition).toEqual(pendingOnly);
+    expect(tableStatements.flatMap(actionsOf).sort()).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+    ]);
+    expect(queries.environmentOf(eraseFunction())).toMatchObject({ WEBHOOKS_TABLE_NAME: { Ref: webhooksTable } });
   });
 
   it('is the only function besides the migration that may delete users', () => {

@@ -1,6 +1,7 @@
 import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { DynamoDbPendingWebhookEvents } from '#shared/adapters/dynamodb/pending-webhook-events.ts';
 import { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
 import { hashOnboardingToken } from '#shared/domain/onboarding/onboarding-token.ts';
 import { reportObjectKey } from '#shared/domain/reports/report-job.ts';
@@ -32,6 +33,7 @@ const s3 = new S3Client({
   credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID!, secretAccessKey: env.AWS_SECRET_ACCESS_KEY! },
 });
 const tokensTable = env.ONBOARDING_TOKENS_TABLE_NAME!;
+const pendingEvents = new DynamoDbPendingWebhookEvents(documents, env.WEBHOOKS_TABLE_NAME!);
 
 afterAll(async () => {
   await admin.close();
@@ -152,6 +154,35 @@ describe('DELETE /v1/users/{id}', () => {
     const again = await erase(orgId, person!.id);
     expect(again.status).toBe(404);
     expect(again.body).toMatchObject({ code: 404, error: 'NOT_FOUND', method: 'DELETE', path: erasePath(person!.id) });
+  });
+
+  it('removes the webhook events still pending (kept while SQS refused them) that name the e-mail, and no others', async () => {
+    const orgId = uniqueOrg('erase');
+    const otherOrgId = uniqueOrg('erase');
+    const [person, neighbour] = await seedOrganization(orgId, 2);
+    const email = person!.email!.trim().toLowerCase();
+    const keep = (org: string, eventId: string, named: string) =>
+      pendingEvents.keep(
+        {
+          eventId,
+          orgId: org,
+          type: 'onboarding_token.revoked',
+          timestamp: new Date().toISOString(),
+          data: { tokenId: eventId, email: named, status: 'Revoked' },
+        },
+        new Date(),
+      );
+    await keep(orgId, `evt_${orgId}_person`, email);
+    await keep(orgId, `evt_${orgId}_neighbour`, neighbour!.email!.trim().toLowerCase());
+    await keep(otherOrgId, `evt_${otherOrgId}_same_address`, email);
+
+    expect((await erase(orgId, person!.id)).status).toBe(204);
+
+    const left = async (org: string) => (await pendingEvents.ofOrganization(org)).map(({ event }) => event.eventId);
+    expect(await left(orgId)).toEqual([`evt_${orgId}_neighbour`]);
+    expect(await left(otherOrgId)).toEqual([`evt_${otherOrgId}_same_address`]);
+    for (const org of [orgId, otherOrgId])
+      for (const pending of await pendingEvents.ofOrganization(org)) await pendingEvents.remove(pending);
   });
 
   it('records one user.erased event naming the user id and nothing else of the person', async () => {

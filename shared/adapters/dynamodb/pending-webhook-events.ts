@@ -60,6 +60,32 @@ export class DynamoDbPendingWebhookEvents implements PendingWebhookEvents {
       .slice(0, limit);
   }
 
+  async ofOrganization(orgId: string): Promise<PendingWebhookEvent[]> {
+    const shards = await Promise.all(
+      Array.from({ length: SHARDS }, async (_, shard) => {
+        const items: Array<Record<string, unknown>> = [];
+        let startKey: Record<string, unknown> | undefined;
+        do {
+          const page = await this.documents.send(
+            new QueryCommand({
+              TableName: this.tableName,
+              KeyConditionExpression: 'pk = :pk',
+              FilterExpression: '#event.orgId = :orgId',
+              ExpressionAttributeNames: { '#event': 'event' },
+              ExpressionAttributeValues: { ':pk': partition(shard), ':orgId': orgId },
+              ConsistentRead: true,
+              ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+            }),
+          );
+          items.push(...(page.Items ?? []));
+          startKey = page.LastEvaluatedKey;
+        } while (startKey);
+        return items;
+      }),
+    );
+    return shards.flat().map((item) => ({ event: item.event as WebhookEvent, keptAt: item.keptAt as string }));
+  }
+
   async remove(pending: PendingWebhookEvent): Promise<void> {
     await this.documents.send(
       new DeleteCommand({

@@ -3,6 +3,8 @@ import { DependencyUnavailableError, NotFoundError } from '#shared/domain/errors
 import type { OnboardingTokenStore } from '#shared/domain/onboarding/ports.ts';
 import type { ReportJobStore, ReportStorage, UserDirectory } from '#shared/domain/reports/ports.ts';
 import { isOpen, reportObjectKey, type ReportJob } from '#shared/domain/reports/report-job.ts';
+import type { PendingWebhookEvents } from '#shared/domain/webhooks/ports.ts';
+import { eventNamesEmail } from '#shared/domain/webhooks/webhook-events.ts';
 import type { UserEraser } from './ports.ts';
 
 export interface EraseUserDeps {
@@ -10,6 +12,8 @@ export interface EraseUserDeps {
   jobs: ReportJobStore;
   storage: Pick<ReportStorage, 'remove'>;
   tokens: Pick<OnboardingTokenStore, 'eraseIssuedTo'>;
+  /** Webhook events kept while the queue refused them: token events among them carry the e-mail. */
+  pendingEvents: Pick<PendingWebhookEvents, 'ofOrganization' | 'remove'>;
   eraser: UserEraser;
   clock: Clock;
 }
@@ -20,6 +24,8 @@ export interface ErasureSummary {
   /** Finished jobs whose record (and PDF) this call removed. */
   jobsDeleted: number;
   tokensDeleted: number;
+  /** Pending webhook events naming the user's e-mail, removed undelivered. */
+  pendingEventsDeleted: number;
 }
 
 /**
@@ -44,7 +50,8 @@ const MAX_ROUNDS = 5;
  *    after) this runs; an open job holding it ends FAILED/USER_ERASED;
  * 3. every report job of the user: open ones end FAILED/USER_ERASED, finished ones lose their PDF
  *    and then their record;
- * 4. every onboarding token issued to the user's e-mail (trimmed, lower-cased), with its items;
+ * 4. every onboarding token issued to the user's e-mail (trimmed, lower-cased), with its items, and
+ *    every webhook event naming that e-mail still pending (kept while SQS refused it), undelivered;
  * 5. the user's record, last: a failure anywhere before it (a stall is a 503) leaves the user in
  *    place, so a retry finds them and redoes every step, each idempotent; once it is gone a retry
  *    answers 404. Parallel calls do the same work; the one whose delete finds no row has still
@@ -115,7 +122,7 @@ export function eraseUser(deps: EraseUserDeps) {
     const { orgId, userId } = input;
     const user = await deps.users.find(orgId, userId);
     if (!user) throw new NotFoundError(`user ${userId.slice(0, 16)} not found`);
-    const summary: ErasureSummary = { jobsFailed: 0, jobsDeleted: 0, tokensDeleted: 0 };
+    const summary: ErasureSummary = { jobsFailed: 0, jobsDeleted: 0, tokensDeleted: 0, pendingEventsDeleted: 0 };
 
     await holdReportSlot(orgId, userId, summary);
     const jobs = await jobsOf(orgId, userId);
@@ -124,7 +131,14 @@ export function eraseUser(deps: EraseUserDeps) {
     }
 
     const email = user.email?.trim().toLowerCase();
-    if (email) summary.tokensDeleted = await deps.tokens.eraseIssuedTo(orgId, email);
+    if (email) {
+      summary.tokensDeleted = await deps.tokens.eraseIssuedTo(orgId, email);
+      const naming = (await deps.pendingEvents.ofOrganization(orgId)).filter(({ event }) =>
+        eventNamesEmail(event, email),
+      );
+      await Promise.all(naming.map((pending) => deps.pendingEvents.remove(pending)));
+      summary.pendingEventsDeleted = naming.length;
+    }
 
     await deps.eraser.erase(orgId, userId);
     return summary;

@@ -113,5 +113,7 @@ export interface PendingWebhookEvents {
   keep(event: WebhookEvent, now: Date): Promise<void>;
   /** Up to `limit` pending events, oldest first. */
   oldest(limit: number): Promise<PendingWebhookEvent[]>;
+  /** Every pending event of one organization (an erasure looks for those naming its person). */
+  ofOrganization(orgId: string): Promise<PendingWebhookEvent[]>;
   remove(pending: PendingWebhookEvent): Promise<void>;
 }

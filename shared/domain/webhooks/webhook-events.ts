@@ -122,6 +122,15 @@ export function tokenEvent(record: OnboardingTokenRecord, change: 'used' | 'revo
   };
 }
 
+/**
+ * Whether an event names the person with this e-mail (trimmed, lower-cased): only token events
+ * carry an e-mail; report events name the user by id alone.
+ */
+export function eventNamesEmail(event: WebhookEvent, email: string): boolean {
+  const named = event.data.email;
+  return typeof named === 'string' && named.trim().toLowerCase() === email;
+}
+
 /** Token lifecycle events to webhooks, after `next` (the metrics) has seen them. */
 export function emittingTokenEvents(next: OnboardingTokenEvents, publishing: EventPublishing): OnboardingTokenEvents {
   return {

@@ -21,6 +21,8 @@ import {
   user,
   USER_ID,
 } from '#test/unit/reports/fakes.ts';
+import { InMemoryPendingEvents } from '#test/unit/webhooks/fakes.ts';
+import { tokenEvent } from '#shared/domain/webhooks/webhook-events.ts';
 
 const PDF = new TextEncoder().encode('%PDF-1.7 a report %%EOF');
 const EMAIL = 'zoe@example.com';
@@ -60,6 +62,7 @@ describe('eraseUser', () => {
   let storage: FakeReportStorage;
   let users: InMemoryUsers;
   let tokens: InMemoryTokens;
+  let pendingEvents: InMemoryPendingEvents;
   let erase: ReturnType<typeof eraseUser>;
 
   const storePdf = (job: ReportJob) => storage.save(reportObjectKey(job.orgId, job.jobId), PDF, 'ab');
@@ -90,8 +93,28 @@ describe('eraseUser', () => {
       { orgId: ORG_ID, tokenId: 't3', email: 'other@example.com' },
       { orgId: OTHER_ORG_ID, tokenId: 't4', email: EMAIL },
     ];
-    erase = eraseUser({ users, jobs, storage, tokens, eraser: users, clock });
+    pendingEvents = new InMemoryPendingEvents();
+    erase = eraseUser({ users, jobs, storage, tokens, pendingEvents, eraser: users, clock });
   });
+
+  /** A token event kept while SQS refused it, as the publishing functions keep it. */
+  const keepTokenEvent = (token: Pick<OnboardingTokenRecord, 'orgId' | 'tokenId' | 'email'>) =>
+    pendingEvents.keep(
+      tokenEvent(
+        {
+          ...token,
+          tokenHash: 'hash',
+          tokenHint: 'hint',
+          firstName: 'Zoe',
+          lastName: 'Doe',
+          createdAt: T0.toISOString(),
+          expiresAt: T0.toISOString(),
+          revokedAt: T0.toISOString(),
+        },
+        'revoked',
+      ),
+      T0,
+    );
 
   it('deletes finished jobs and their PDFs, ends the open job FAILED/USER_ERASED, deletes the tokens, then the user', async () => {
     const done = jobs.seed(complete(1));
@@ -103,7 +126,7 @@ describe('eraseUser', () => {
 
     const summary = await erase({ orgId: ORG_ID, userId: USER_ID });
 
-    expect(summary).toEqual({ jobsFailed: 1, jobsDeleted: 2, tokensDeleted: 2 });
+    expect(summary).toEqual({ jobsFailed: 1, jobsDeleted: 2, tokensDeleted: 2, pendingEventsDeleted: 0 });
     expect(await jobs.get(done.jobId)).toBeUndefined();
     expect(await jobs.get(failed.jobId)).toBeUndefined();
     expect(await jobs.get(open.jobId)).toMatchObject({ status: 'FAILED', errorCode: 'USER_ERASED' });
@@ -116,6 +139,18 @@ describe('eraseUser', () => {
     expect(await users.find(ORG_ID, USER_ID)).toBeUndefined();
     // The same id in another organization is another person.
     expect(await users.find(OTHER_ORG_ID, USER_ID)).toBeDefined();
+  });
+
+  it('removes the pending webhook events that name the user’s e-mail, and no other organization’s or person’s', async () => {
+    for (const token of tokens.records) await keepTokenEvent(token);
+
+    const summary = await erase({ orgId: ORG_ID, userId: USER_ID });
+
+    expect(summary.pendingEventsDeleted).toBe(2);
+    expect(pendingEvents.kept.map(({ event }) => [event.orgId, event.data.tokenId])).toEqual([
+      [ORG_ID, 't3'],
+      [OTHER_ORG_ID, 't4'],
+    ]);
   });
 
   it('runs its steps in order: slot held, jobs, PDF before its record, tokens, the user row last', async () => {
@@ -135,6 +170,10 @@ describe('eraseUser', () => {
       }),
       storage: { remove: record('storage.remove', (key: string) => storage.remove(key)) },
       tokens: { eraseIssuedTo: record('tokens.erase', (o: string, e: string) => tokens.eraseIssuedTo(o, e)) },
+      pendingEvents: {
+        ofOrganization: record('pending.list', (o: string) => pendingEvents.ofOrganization(o)),
+        remove: pendingEvents.remove.bind(pendingEvents),
+      },
       eraser: { erase: record('users.erase', (o: string, u: string) => users.erase(o, u)) },
       clock,
     });
@@ -148,6 +187,7 @@ describe('eraseUser', () => {
       'storage.remove',
       'jobs.delete',
       'tokens.erase',
+      'pending.list',
       'users.erase',
     ]);
   });
@@ -290,6 +330,7 @@ describe('eraseUser while the worker renders the user’s report', () => {
       jobs,
       storage,
       tokens: { eraseIssuedTo: async () => 0 },
+      pendingEvents: new InMemoryPendingEvents(),
       eraser: users,
       clock,
     });

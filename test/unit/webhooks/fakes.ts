@@ -108,6 +108,9 @@ export class InMemoryPendingEvents implements PendingWebhookEvents {
   oldest(limit: number) {
     return Promise.resolve([...this.kept].sort((a, b) => a.keptAt.localeCompare(b.keptAt)).slice(0, limit));
   }
+  ofOrganization(orgId: string) {
+    return Promise.resolve(this.kept.filter((k) => k.event.orgId === orgId));
+  }
   remove(pending: PendingWebhookEvent) {
     const index = this.kept.findIndex((k) => k.event.eventId === pending.event.eventId && k.keptAt === pending.keptAt);
     if (index >= 0) this.kept.splice(index, 1);

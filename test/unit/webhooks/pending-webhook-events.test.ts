@@ -56,6 +56,33 @@ describe('pending webhook events in DynamoDB', () => {
     for (const query of queries) expect(query).toMatchObject({ ConsistentRead: true, Limit: 3, TableName: 'Webhooks' });
   });
 
+  it('lists one organization’s pending events: every shard, filtered by the event’s organization, every page', async () => {
+    const item = (eventId: string) => ({ event: event(eventId), keptAt: '2026-11-25T10:00:01.000Z' });
+    documentsMock
+      .on(QueryCommand)
+      .resolves({ Items: [] })
+      .on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'PENDING_EVENTS#1', ':orgId': 'org-1' } })
+      .resolvesOnce({ Items: [item('evt_1')], LastEvaluatedKey: { pk: 'PENDING_EVENTS#1', sk: 'a' } })
+      .resolvesOnce({ Items: [item('evt_2')] });
+
+    const listed = await pending().ofOrganization('org-1');
+
+    expect(listed.map((one) => one.event.eventId)).toEqual(['evt_1', 'evt_2']);
+    const queries = documentsMock.commandCalls(QueryCommand).map((call) => call.args[0].input);
+    expect(queries).toHaveLength(5);
+    for (const query of queries)
+      expect(query).toMatchObject({
+        TableName: 'Webhooks',
+        KeyConditionExpression: 'pk = :pk',
+        FilterExpression: '#event.orgId = :orgId',
+        ExpressionAttributeNames: { '#event': 'event' },
+        ConsistentRead: true,
+      });
+    expect(queries.filter((query) => query.ExclusiveStartKey)).toEqual([
+      expect.objectContaining({ ExclusiveStartKey: { pk: 'PENDING_EVENTS#1', sk: 'a' } }),
+    ]);
+  });
+
   it('removes exactly the item it kept', async () => {
     documentsMock.on(PutCommand).resolves({});
     documentsMock.on(DeleteCommand).resolves({});
