@@ -76,7 +76,7 @@ export type LeasePlan =
  * Plans a lease of up to `wanted` tokens, on the last known state: refused if no token is available
  * now; otherwise the tokens available now and, if they are fewer than `wanted`, tokens that come due
  * within the lease's lifetime. The write's condition asks only that the first token be available
- * when it lands (`highest`); the tokens' due times follow from the state it returns (`tokenDueAt`).
+ * when it lands (`highest`); the tokens' due times follow from the state it returns (`withHeldTokens`).
  */
 export function planLease(
   tat: number | undefined,
