@@ -21,6 +21,8 @@ import { sleep } from '#bench/support/timing.ts';
  * B's API p99 under the flood at most 1.5 x its p99 measured quiet in the same run (the row's
  * "median" columns carry the two p99s, so its ratio is theirs); no 429 for B. Loopback receivers
  * are allowed because the local stack runs the delivery in local mode (WEBHOOK_LOCAL_MODE=true).
+ * Before the quiet baseline, a third organization warms the routes the flood uses. Informational rows: B's median,
+ * probes of the router and DynamoDB Local, the event loop's delay, and A's request budget writes during the flood.
  */
 const HANGING_ENDPOINTS = 10;
 const TEST_EVENTS = 60;
@@ -107,10 +109,9 @@ export default {
     for (let i = 0; i < HANGING_ENDPOINTS; i++) noisyEndpoints.push(await register(noisyToken, `${hanging.url}/${i}`));
     const quietEndpoint = await register(quietToken, answering.url);
 
-    // Warm containers: a third organization calls each route of the run CONTAINERS_PER_FUNCTION times at once, so
+    // Warm containers: a third organization calls each route of the flood WARM_CONTAINERS times at once, twice, so
     // the measurement starts from warm functions, as a service in steady use has (a cold start in AWS is another
-    // container's, on another machine; locally it would be this machine's CPU). The worker threads of
-    // `invocations: 'worker-threads'` are started here.
+    // container's, on another machine; locally its module loading would block the stack's event loop mid-flood).
     const warm = `bench-warm-${context.runId}`;
     await seedOrganization(context, warm, 10);
     const warmToken = await stack.issueToken({ orgId: warm });
