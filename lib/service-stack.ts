@@ -136,7 +136,7 @@ const userRouteGrants = {
     bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
     reports.grantReportRemovals(fn);
     webhooks.grantPublish(fn);
-    webhooks.grantErasePending(fn);
+    webhooks.grantTakePending(fn);
   },
 } satisfies Record<(typeof userRoutes)[number]['name'], RouteGrants>;
 

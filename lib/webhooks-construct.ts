@@ -133,8 +133,7 @@ export class WebhooksConstruct extends Construct {
       description: 'Queues the webhook events SQS refused when they happened',
       timeout: Duration.seconds(WEBHOOK_REPUBLISH_TIMEOUT_SECONDS),
     });
-    this.republish.addToRolePolicy(this.pendingEventsStatement(['dynamodb:Query', 'dynamodb:DeleteItem']));
-    this.republish.addEnvironment(this.webhooksTable.definition.envVar, this.webhooksTable.tableName);
+    this.grantTakePending(this.republish);
     this.republish.addToRolePolicy(
       new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
     );
@@ -158,10 +157,10 @@ export class WebhooksConstruct extends Construct {
   }
 
   /**
-   * Lets the erasure find and delete the pending events that name its person (Query and DeleteItem
-   * on the pending partitions of the Webhooks table only).
+   * Lets a function read and delete pending events (Query and DeleteItem on the pending partitions
+   * of the Webhooks table only): the republish schedule, and the erasure for those naming its person.
    */
-  grantErasePending(fn: LambdaFunctionResource): void {
+  grantTakePending(fn: LambdaFunctionResource): void {
     fn.addToRolePolicy(this.pendingEventsStatement(['dynamodb:Query', 'dynamodb:DeleteItem']));
     fn.addEnvironment(this.webhooksTable.definition.envVar, this.webhooksTable.tableName);
   }

@@ -102,7 +102,7 @@ export function planLease(
  * The bucket's state as if a container's `held` unspent tokens were still in it: the tokens are
  * spent in order, and the next one is due when this state has a token available.
  */
-export function withHeldTokens(tat: number, held: number, policy: RequestBudgetPolicy): number {
+function withHeldTokens(tat: number, held: number, policy: RequestBudgetPolicy): number {
   return tat - held * tokenIntervalMs(policy);
 }
 

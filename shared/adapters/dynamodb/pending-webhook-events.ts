@@ -40,50 +40,42 @@ export class DynamoDbPendingWebhookEvents implements PendingWebhookEvents {
   }
 
   async oldest(limit: number): Promise<PendingWebhookEvent[]> {
-    const shards = await Promise.all(
-      Array.from({ length: SHARDS }, (_, shard) =>
-        this.documents.send(
+    const pending = await everyShard(async (pk) => {
+      const page = await this.documents.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ConsistentRead: true,
+          Limit: limit,
+        }),
+      );
+      return page.Items ?? [];
+    });
+    return pending.sort((a, b) => a.keptAt.localeCompare(b.keptAt)).slice(0, limit);
+  }
+
+  ofOrganization(orgId: string): Promise<PendingWebhookEvent[]> {
+    return everyShard(async (pk) => {
+      const items: Array<Record<string, unknown>> = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await this.documents.send(
           new QueryCommand({
             TableName: this.tableName,
             KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': partition(shard) },
+            FilterExpression: '#event.orgId = :orgId',
+            ExpressionAttributeNames: { '#event': 'event' },
+            ExpressionAttributeValues: { ':pk': pk, ':orgId': orgId },
             ConsistentRead: true,
-            Limit: limit,
+            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
           }),
-        ),
-      ),
-    );
-    return shards
-      .flatMap((result) => result.Items ?? [])
-      .map((item) => ({ event: item.event as WebhookEvent, keptAt: item.keptAt as string }))
-      .sort((a, b) => a.keptAt.localeCompare(b.keptAt))
-      .slice(0, limit);
-  }
-
-  async ofOrganization(orgId: string): Promise<PendingWebhookEvent[]> {
-    const shards = await Promise.all(
-      Array.from({ length: SHARDS }, async (_, shard) => {
-        const items: Array<Record<string, unknown>> = [];
-        let startKey: Record<string, unknown> | undefined;
-        do {
-          const page = await this.documents.send(
-            new QueryCommand({
-              TableName: this.tableName,
-              KeyConditionExpression: 'pk = :pk',
-              FilterExpression: '#event.orgId = :orgId',
-              ExpressionAttributeNames: { '#event': 'event' },
-              ExpressionAttributeValues: { ':pk': partition(shard), ':orgId': orgId },
-              ConsistentRead: true,
-              ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-            }),
-          );
-          items.push(...(page.Items ?? []));
-          startKey = page.LastEvaluatedKey;
-        } while (startKey);
-        return items;
-      }),
-    );
-    return shards.flat().map((item) => ({ event: item.event as WebhookEvent, keptAt: item.keptAt as string }));
+        );
+        items.push(...(page.Items ?? []));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return items;
+    });
   }
 
   async remove(pending: PendingWebhookEvent): Promise<void> {
@@ -94,4 +86,12 @@ export class DynamoDbPendingWebhookEvents implements PendingWebhookEvents {
       }),
     );
   }
+}
+
+/** Reads every pending partition at once, as `read` reads one; the items as pending events, unordered. */
+async function everyShard(
+  read: (pk: string) => Promise<Array<Record<string, unknown>>>,
+): Promise<PendingWebhookEvent[]> {
+  const shards = await Promise.all(Array.from({ length: SHARDS }, (_, shard) => read(partition(shard))));
+  return shards.flat().map((item) => ({ event: item.event as WebhookEvent, keptAt: item.keptAt as string }));
 }
