@@ -12,10 +12,11 @@ import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
 /** The API functions' timeout: every answer must come before it. */
 export const FUNCTION_TIMEOUT_MS = 10_000;
 
-export type FaultyDependency = 's3' | 'ses' | 'sqs' | 'kms' | 'postgres' | 'jwks';
+export type FaultyDependency = 'dynamodb' | 's3' | 'ses' | 'sqs' | 'kms' | 'postgres' | 'jwks';
 
-export const fault = (dependency: FaultyDependency, mode: FaultMode) =>
-  setFault(inject('faultControl'), dependency, mode);
+/** Switches a dependency's proxy; a hang mode may be narrowed to requests whose head contains `matching`. */
+export const fault = (dependency: FaultyDependency, mode: FaultMode, matching?: string) =>
+  setFault(inject('faultControl'), dependency, mode, matching);
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

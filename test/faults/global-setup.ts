@@ -18,7 +18,8 @@ const hostAndPort = (endpoint: string) => {
  * tier's, because its tests pause DynamoDB Local. The functions reach S3, SES, SQS, KMS (a small
  * emulator, test/support/kms-emulator.ts, since the local AES key cannot fail), PostgreSQL and
  * the identity provider's key endpoint (`JWKS_URL`: the provider's key set file as its `/jwks`
- * publishes it, ./provider-key-endpoint.ts, so a test can rotate keys) through fault proxies
+ * publishes it, ./provider-key-endpoint.ts, so a test can rotate keys), and DynamoDB too (for
+ * gray failures: DynamoDB Local's outages are a paused process), through fault proxies
  * (test/support/fault-proxy.ts) that the tests switch over `inject('faultControl')`. Also provides the database's process id; the teardown resumes it
  * first, so stopping never waits on a paused process.
  */
@@ -50,7 +51,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
         pollers: [...reportPipelinePollers(), ...webhookDeliveryPollers({ republishIntervalMs: 1_000 })],
         routeFunctions: async ({ endpoints, usersDatabase, keysDir }) => {
           providerKeys = await startProviderKeyEndpoint(keysDir);
-          const [s3, ses, sqs, kmsProxy, postgres, jwks] = await Promise.all([
+          const [dynamodb, s3, ses, sqs, kmsProxy, postgres, jwks] = await Promise.all([
+            proxy('dynamodb', hostAndPort(endpoints.dynamodb)),
             proxy('s3', hostAndPort(endpoints.s3)),
             proxy('ses', hostAndPort(endpoints.ses)),
             proxy('sqs', hostAndPort(endpoints.sqs)),
@@ -59,7 +61,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
             proxy('jwks', { host: '127.0.0.1', port: providerKeys.port }),
           ]);
           return {
-            endpoints: { s3: s3.endpoint, ses: ses.endpoint, sqs: sqs.endpoint },
+            endpoints: { dynamodb: dynamodb.endpoint, s3: s3.endpoint, ses: ses.endpoint, sqs: sqs.endpoint },
             usersDatabase: { host: '127.0.0.1', port: postgres.listeningPort },
             env: {
               AWS_ENDPOINT_URL_KMS: kmsProxy.endpoint,

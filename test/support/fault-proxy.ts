@@ -14,12 +14,26 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
  * - `http-503`: every HTTP request is answered `503 Service Unavailable` by the proxy itself, with
  *   the error body AWS sends (JSON for JSON protocols, XML for S3), and nothing reaches the
  *   dependency. Open connections are closed when the mode starts.
+ * - `hang-next-request`: a gray failure. The next HTTP request (on any connection) is swallowed and
+ *   its connection answers nothing more, while every other request passes; then the mode is `pass`
+ *   again by itself. The hung connection stays open until its client gives up on it.
+ * - `hang-every-10th-request`: the same for one request in ten, counted across connections.
+ *
+ * A hang mode may be narrowed to the requests whose head contains a text (`matching`: an
+ * operation's `x-amz-target`, a path), so a test hangs the call it means and not a poller's.
  *
  * Counts the connections it accepted and the HTTP requests it answered with 503, for tests that
  * want to see the fault was hit.
  */
 
-export const FAULT_MODES = ['pass', 'stall', 'refuse', 'http-503'] as const;
+export const FAULT_MODES = [
+  'pass',
+  'stall',
+  'refuse',
+  'http-503',
+  'hang-next-request',
+  'hang-every-10th-request',
+] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 
 export interface FaultProxyStats {
@@ -28,6 +42,8 @@ export interface FaultProxyStats {
   refusedWith503: number;
   /** Connections that lost bytes to a stall. */
   stalledConnections: number;
+  /** Requests swallowed by a hang mode. */
+  hungRequests: number;
 }
 
 interface Link {
@@ -35,15 +51,26 @@ interface Link {
   upstream?: Socket;
   /** True once a byte was dropped by a stall: the stream is broken, close it when the stall ends. */
   lostBytes: boolean;
+  /** A request was sent and its answer has not begun: the client's next bytes continue that request. */
+  awaitingAnswer: boolean;
+  /** Swallowed by a hang mode: nothing more is forwarded either way. */
+  hung: boolean;
 }
+
+/** Modes in which requests reach the dependency (all of them, or all but the ones hung). */
+const FORWARDING_MODES: ReadonlySet<FaultMode> = new Set(['pass', 'hang-next-request', 'hang-every-10th-request']);
 
 export class FaultProxy {
   private mode: FaultMode = 'pass';
+  /** In a hang mode, only requests whose first bytes contain this are hung (and counted). */
+  private matching: string | undefined;
   private readonly links = new Set<Link>();
   /** Connections answered by the proxy itself (http-503), closed when that mode ends. */
   private readonly answered = new Set<Socket>();
   private server: Server | undefined;
-  private readonly stats = { connections: 0, refusedWith503: 0, stalledConnections: 0 };
+  private readonly stats = { connections: 0, refusedWith503: 0, stalledConnections: 0, hungRequests: 0 };
+  /** Requests begun in `hang-every-10th-request` mode. */
+  private requestsCounted = 0;
 
   private constructor(
     readonly name: string,
@@ -71,8 +98,10 @@ export class FaultProxy {
     return { mode: this.mode, ...this.stats };
   }
 
-  async setMode(mode: FaultMode): Promise<void> {
+  async setMode(mode: FaultMode, options: { matching?: string } = {}): Promise<void> {
     const previous = this.mode;
+    this.matching = options.matching;
+    this.requestsCounted = 0;
     if (mode === previous) return;
     this.mode = mode;
     if (previous === 'refuse') await this.listen();
@@ -120,7 +149,7 @@ export class FaultProxy {
       this.answerWith503(client);
       return;
     }
-    const link: Link = { client, lostBytes: false };
+    const link: Link = { client, lostBytes: false, awaitingAnswer: false, hung: false };
     this.links.add(link);
     client.on('close', () => {
       this.links.delete(link);
@@ -137,18 +166,41 @@ export class FaultProxy {
     const upstream = connect(this.target.port, this.target.host);
     link.upstream = upstream;
     // A clean close is passed on as one (after the last bytes, e.g. PostgreSQL's FATAL), a reset as a reset.
-    upstream.on('error', () => link.client.destroy());
-    upstream.on('close', (hadError) => (hadError ? link.client.destroy() : link.client.end()));
+    // A hung connection stays silent even when the dependency closes its side (an idle keep-alive timeout).
+    upstream.on('error', () => link.hung || link.client.destroy());
+    upstream.on('close', (hadError) => link.hung || (hadError ? link.client.destroy() : link.client.end()));
     link.client.on('data', (chunk: Buffer) => {
-      if (this.mode === 'pass') upstream.write(chunk);
-      else this.lose(link);
+      if (!FORWARDING_MODES.has(this.mode)) {
+        this.lose(link);
+        return;
+      }
+      // SDK clients do not pipeline: bytes sent while no answer is awaited begin a new request.
+      if (!link.awaitingAnswer && !link.hung && this.hangsRequest(chunk)) {
+        link.hung = true;
+        this.stats.hungRequests++;
+      }
+      link.awaitingAnswer = true;
+      if (!link.hung) upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
-      if (this.mode === 'pass') link.client.write(chunk);
+      link.awaitingAnswer = false;
+      if (link.hung) return;
+      if (FORWARDING_MODES.has(this.mode)) link.client.write(chunk);
       else this.lose(link);
     });
     link.client.on('end', () => upstream.end());
-    upstream.on('end', () => link.client.end());
+    upstream.on('end', () => link.hung || link.client.end());
+  }
+
+  /** Whether the request that `firstBytes` begin is to be hung. */
+  private hangsRequest(firstBytes: Buffer): boolean {
+    if (this.mode === 'pass') return false;
+    if (this.matching !== undefined && !firstBytes.toString('latin1').includes(this.matching)) return false;
+    if (this.mode === 'hang-next-request') {
+      this.mode = 'pass';
+      return true;
+    }
+    return this.mode === 'hang-every-10th-request' && ++this.requestsCounted % 10 === 0;
   }
 
   private lose(link: Link): void {
@@ -231,12 +283,15 @@ export async function startFaultProxyControl(
     request.on('end', () => {
       void (async () => {
         if (request.method === 'PUT') {
-          const mode = body.trim() as FaultMode;
+          // A mode, or `{"mode": ..., "matching": ...}`.
+          const { mode, matching } = body.trimStart().startsWith('{')
+            ? (JSON.parse(body) as { mode: FaultMode; matching?: string })
+            : { mode: body.trim() as FaultMode, matching: undefined };
           if (!FAULT_MODES.includes(mode)) {
             response.writeHead(400).end(`mode must be one of ${FAULT_MODES.join(', ')}`);
             return;
           }
-          await proxy.setMode(mode);
+          await proxy.setMode(mode, matching === undefined ? {} : { matching });
         }
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(proxy.currentStats()));
       })().catch((error: unknown) => response.writeHead(500).end(String(error)));
@@ -254,9 +309,18 @@ export async function startFaultProxyControl(
   };
 }
 
-/** Switches a proxy of the tier's global setup from a test: `setFault(controlUrl, 's3', 'stall')`. */
-export async function setFault(controlUrl: string, name: string, mode: FaultMode): Promise<FaultProxyStats> {
-  const response = await fetch(`${controlUrl}/proxies/${name}`, { method: 'PUT', body: mode });
+/**
+ * Switches a proxy of the tier's global setup from a test: `setFault(controlUrl, 's3', 'stall')`;
+ * a hang mode may be narrowed: `setFault(url, 'sqs', 'hang-next-request', 'AmazonSQS.SendMessage')`.
+ */
+export async function setFault(
+  controlUrl: string,
+  name: string,
+  mode: FaultMode,
+  matching?: string,
+): Promise<FaultProxyStats> {
+  const body = matching === undefined ? mode : JSON.stringify({ mode, matching });
+  const response = await fetch(`${controlUrl}/proxies/${name}`, { method: 'PUT', body });
   if (!response.ok) throw new Error(`fault proxy ${name}: ${response.status} ${await response.text()}`);
   return (await response.json()) as FaultProxyStats;
 }
