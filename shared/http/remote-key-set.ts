@@ -9,7 +9,7 @@ import {
 } from 'jose';
 
 export interface RemoteKeySetOptions {
-  /** How long one fetch of the key set may take. */
+  /** How long one attempt to fetch the key set may take; an attempt that times out is tried once more. */
   timeoutMs: number;
   /** No refetch for an unknown `kid` within this long of the last successful fetch (a flood of forged kids fetches nothing). */
   cooldownMs: number;
@@ -17,9 +17,12 @@ export interface RemoteKeySetOptions {
   maxAgeMs: number;
 }
 
-/** 3 s per fetch, at most one refetch per 30 s for unknown kids, keys at most 10 minutes old (jose's defaults but the timeout). */
+/**
+ * 2 s per attempt (two attempts fit a request's deadline with room to spare), at most one refetch
+ * per 30 s for unknown kids, keys at most 10 minutes old (jose's defaults but the timeout).
+ */
 export const DEFAULT_REMOTE_KEY_SET_OPTIONS: RemoteKeySetOptions = {
-  timeoutMs: 3_000,
+  timeoutMs: 2_000,
   cooldownMs: 30_000,
   maxAgeMs: 600_000,
 };
@@ -32,7 +35,9 @@ export const DEFAULT_REMOTE_KEY_SET_OPTIONS: RemoteKeySetOptions = {
  * publisher is unreachable, and a provider outage must not take the API down with it. After a
  * failed refetch, the next `cooldownMs` go straight to the cached set (no request waits for a
  * fetch that just failed). An unknown `kid` during an outage still fails as a fetch failure (503):
- * nobody can tell whether the key is new or forged.
+ * nobody can tell whether the key is new or forged. A fetch that timed out with nothing cached to
+ * fall back on is tried once more at once: one hung connection (a gray failure) costs one attempt
+ * timeout, not the request.
  */
 export function createCachedRemoteKeySet(
   url: URL,
@@ -63,10 +68,21 @@ export function createCachedRemoteKeySet(
       return await remote(header, token);
     } catch (error) {
       if (!isKeyFetchFailure(error)) throw error;
-      lastFailedFetchAt = Date.now();
       const fallback = cachedKeySetWith(header.kid);
-      if (!fallback) throw error;
-      return fallback(header, token);
+      if (fallback) {
+        lastFailedFetchAt = Date.now();
+        return fallback(header, token);
+      }
+      if (!(error instanceof errors.JWKSTimeout)) {
+        lastFailedFetchAt = Date.now();
+        throw error;
+      }
+      try {
+        return await remote(header, token);
+      } catch (retryError) {
+        if (isKeyFetchFailure(retryError)) lastFailedFetchAt = Date.now();
+        throw retryError;
+      }
     }
   };
 }

@@ -23,7 +23,7 @@ import {
 interface KeyServer {
   url: URL;
   /** What the server answers next: a key set, an HTTP status, or hanging without an answer. */
-  answer: { jwks: JSONWebKeySet } | { status: number } | 'hang';
+  answer: { jwks: JSONWebKeySet } | { status: number } | 'hang' | 'hang-once';
   requests: number;
   stop: () => Promise<void>;
 }
@@ -36,6 +36,10 @@ async function startKeyServer(jwks: JSONWebKeySet): Promise<KeyServer> {
     state.requests += 1;
     const answer = state.answer;
     if (answer === 'hang') return;
+    if (answer === 'hang-once') {
+      state.answer = { jwks };
+      return;
+    }
     if ('status' in answer) {
       response.writeHead(answer.status, { 'content-type': 'text/plain' }).end('unavailable');
       return;
@@ -177,6 +181,25 @@ describe('createCachedRemoteKeySet', () => {
     await expect(verifierOver(hanging)(await tokenSignedBy(current))).rejects.toBeInstanceOf(
       DependencyUnavailableError,
     );
+  });
+
+  it('tries a fetch that timed out once more at once, so one hung attempt costs its timeout, not the request', async () => {
+    const server = await startKeyServer(jwksOf(current));
+    server.answer = 'hang-once';
+
+    const started = performance.now();
+    await expect(verifierOver(server)(await tokenSignedBy(current))).resolves.toBeDefined();
+    expect(server.requests).toBe(2);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('tries a timed-out fetch only once more: a hanging endpoint costs two attempt timeouts, then 503', async () => {
+    const server = await startKeyServer(jwksOf(current));
+    server.answer = 'hang';
+
+    await expect(verifierOver(server)(await tokenSignedBy(current))).rejects.toBeInstanceOf(DependencyUnavailableError);
+    expect(server.requests).toBe(2);
   });
 
   it('serves a rotated key once the endpoint is back after an outage', async () => {
