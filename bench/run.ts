@@ -47,6 +47,14 @@ const MEASUREMENTS = [
   { id: 'noisy-neighbour', title: '12 noisy neighbour', timeoutMs: 180_000, localStack: true, contractBudget: true },
   // Opt-in (`--only soak`): it runs for --soak-minutes (default 10). Timeout: 3 min of setup + the soak.
   { id: 'soak', title: '13 soak', timeoutMs: 180_000, localStack: true, perSoakMinuteMs: 60_000, optIn: true },
+  // Its own process and stack, with DynamoDB Local behind a fault proxy that hangs one request in ten.
+  {
+    id: 'one-attempt-hangs',
+    title: '14 one attempt in ten hangs',
+    timeoutMs: 180_000,
+    localStack: true,
+    dynamoDbFaults: true,
+  },
 ] as const;
 
 type MeasurementId = (typeof MEASUREMENTS)[number]['id'];
@@ -78,7 +86,8 @@ const selected = MEASUREMENTS.filter((m) => (only ? only.includes(m.id) : !('opt
 const progress = (message: string): void => void process.stderr.write(`${message}\n`);
 
 /** One process per measurement, except that the local-stack ones share one (but the one that needs its own stack). */
-const ownsStack = (m: (typeof selected)[number]) => !('localStack' in m) || 'contractBudget' in m;
+const ownsStack = (m: (typeof selected)[number]) =>
+  !('localStack' in m) || 'contractBudget' in m || 'dynamoDbFaults' in m;
 const groups: Array<typeof selected> = [
   ...selected.filter(ownsStack).map((m) => [m]),
   selected.filter((m) => !ownsStack(m)),
@@ -100,7 +109,10 @@ for (const group of groups) {
         ('perSoakMinuteMs' in m ? m.perSoakMinuteMs * soakMinutes : 0),
       0,
     ),
-    group.some((m) => 'contractBudget' in m) ? { BENCH_REQUEST_BUDGET: 'contract' } : {},
+    {
+      ...(group.some((m) => 'contractBudget' in m) ? { BENCH_REQUEST_BUDGET: 'contract' } : {}),
+      ...(group.some((m) => 'dynamoDbFaults' in m) ? { BENCH_DYNAMODB_FAULTS: '1' } : {}),
+    },
   );
   for (const measurement of group) {
     const result = results.find((r) => r.id === measurement.id);

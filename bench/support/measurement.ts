@@ -5,6 +5,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LocalStack } from '#local/local-stack.ts';
 import type { Row } from '#bench/report.ts';
+import { FaultProxy } from '#test/support/fault-proxy.ts';
 
 /** One file under bench/measurements/ default-exports one of these. */
 export interface Measurement {
@@ -20,6 +21,11 @@ export interface MeasurementContext {
   localStack(): Promise<LocalStack>;
   /** A DynamoDB document client on the local stack's DynamoDB Local. */
   localDocuments(): Promise<DynamoDBDocumentClient>;
+  /**
+   * The fault proxy between the functions and DynamoDB Local (test/support/fault-proxy.ts), in a
+   * process started with BENCH_DYNAMODB_FAULTS=1; the local stack starts with it in `pass` mode.
+   */
+  dynamoDbFaults(): Promise<FaultProxy>;
   /** A progress line on stderr. */
   log(message: string): void;
   /** A run-unique suffix for organization ids, so runs never share data. */
@@ -37,6 +43,7 @@ export async function createContext(
   const workDir = await mkdtemp(join(tmpdir(), 'bench-'));
   let stack: Promise<LocalStack> | undefined;
   let documents: DynamoDBDocumentClient | undefined;
+  let dynamoDbProxy: FaultProxy | undefined;
   const cleanups: Array<() => Promise<void>> = [];
   const localStack = (): Promise<LocalStack> => {
     stack ??= (async () => {
@@ -51,6 +58,18 @@ export async function createContext(
         // The measurements drive one organization far beyond 50 requests a second on purpose; only the
         // noisy neighbour (its own process, BENCH_REQUEST_BUDGET=contract) runs with the contract's budget.
         ...(process.env.BENCH_REQUEST_BUDGET === 'contract' ? {} : { requestBudget: MEASUREMENT_REQUEST_BUDGET }),
+        ...(process.env.BENCH_DYNAMODB_FAULTS === '1'
+          ? {
+              routeFunctions: async ({ endpoints }) => {
+                const target = new URL(endpoints.dynamodb);
+                dynamoDbProxy = await FaultProxy.start('dynamodb', {
+                  host: target.hostname,
+                  port: Number(target.port),
+                });
+                return { endpoints: { dynamodb: dynamoDbProxy.endpoint } };
+              },
+            }
+          : {}),
       });
       log(`local stack up in ${started.startupMs} ms at ${started.baseUrl}`);
       return started;
@@ -75,10 +94,16 @@ export async function createContext(
       );
       return documents;
     },
+    async dynamoDbFaults() {
+      await localStack();
+      if (!dynamoDbProxy) throw new Error('this process was not started with BENCH_DYNAMODB_FAULTS=1');
+      return dynamoDbProxy;
+    },
     async close() {
       for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((error: unknown) => log(String(error)));
       documents?.destroy();
       if (stack) await (await stack).stop();
+      await dynamoDbProxy?.stop();
     },
   };
 }
