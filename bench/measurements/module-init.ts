@@ -17,7 +17,7 @@ const RUNS = 30;
  * API handlers answer a waiting client. The worker, the dead-letter handler and the sweep run
  * asynchronously: their ratio is reported without a budget.
  */
-// 3.5x until the functions carried the X-Ray SDK (Powertools Tracer, issue 11): it adds about
+// 3.5x until the functions carried the X-Ray SDK (Powertools Tracer): it adds about
 // 140 KB and 40-50 ms of init to every bundle, measured on the 2-core bench machine.
 const API_MAX_RATIO = 5;
 

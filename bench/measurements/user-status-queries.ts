@@ -34,7 +34,7 @@ import type { Measurement } from '#bench/support/measurement.ts';
  * already ends the matches, as PostgresUserStatusReader does), sent with a plain `pg` client as
  * the same role. The engine is the limit, so a query's median may be at most 1.3x its
  * baseline's + 5 ms (router, JWT, validation, the pool and the response on top of the SQL), and
- * at most 150 ms up to 100,000 users, 500 ms at 1,000,000 (issue 15); a `filters.search` query
+ * at most 150 ms up to 100,000 users, 500 ms at 1,000,000; a `filters.search` query
  * at most 500 ms at any size. Each query is also checked
  * exact once: the API's `total` and page ids against the same statements run directly, and the
  * total against a count made while the users were generated (the filters evaluated in
