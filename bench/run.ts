@@ -135,7 +135,7 @@ const machine = {
   cpu: cpus()[0]?.model,
 };
 // latest.json holds every measurement's latest run: this run's rows, and the rows of measurements it
-// left out as an earlier run recorded them, each row with the time of its run (scripts/bench-table.ts
+// left out as an earlier run recorded them, each row with the time of its run (bench/table.ts
 // turns it into docs/performance.md's table).
 const previous = await readLatestResults();
 const measuredRows = MEASUREMENTS.flatMap((m): LatestRow[] => {

@@ -21,7 +21,7 @@ const knownTables = [
 export type TableId = (typeof knownTables)[number]['id'];
 
 /**
- * The service's DynamoDB tables, one per entry of `allTables` (lib/table-definitions.ts):
+ * The service's DynamoDB tables, one per entry of `allTables` (shared/config/table-definitions.ts):
  * on-demand, point-in-time recovery, TTL, AWS-managed encryption, retained on stack deletion.
  * Users are not among them: they live in the users database (lib/users-database-construct.ts).
  */
@@ -34,7 +34,7 @@ export class DataConstruct extends Construct {
     const byId = new Map(allTables.map((definition) => [definition.id, new ServiceTable(this, definition)]));
     const table = (tableId: TableId): ServiceTable => {
       const found = byId.get(tableId);
-      if (!found) throw new Error(`Table "${tableId}" is not in allTables (lib/table-definitions.ts)`);
+      if (!found) throw new Error(`Table "${tableId}" is not in allTables (shared/config/table-definitions.ts)`);
       return found;
     };
     this.tables = Object.fromEntries(knownTables.map(({ id: tableId }) => [tableId, table(tableId)])) as Record<

@@ -6,7 +6,7 @@ import { memoizeByKey } from './memoize-by-key.ts';
 /** Any Lambda handler in its promise style; the local router and pollers only need this much. */
 export type LambdaHandler<TEvent = unknown, TResult = unknown> = (event: TEvent, context: Context) => Promise<TResult>;
 
-/** Turns an entry file (as in lib/routes.ts) into its `handler` export. */
+/** Turns an entry file (as in shared/config/api-routes.ts) into its `handler` export. */
 export type HandlerLoader = (entry: string) => Promise<LambdaHandler>;
 
 const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -23,7 +23,7 @@ export interface SqsPollerOptions {
   queue: LocalQueue;
   /** SQS endpoint; must be the one the queue URL was made for (fauxqs looks queues up by URL). */
   endpoint: string;
-  /** Entry file and name of the function, as in lib/routes.ts. */
+  /** Entry file and name of the function, as in shared/config/api-routes.ts. */
   function: { entry: string; name: string };
   loadHandler: HandlerLoader;
   /** Messages per batch (the mapping's BatchSize); SQS allows at most 10 per receive. Default 5. */
