@@ -120,6 +120,37 @@ describe('onboarding e-mails: at most 5 an hour to one address', () => {
   });
 });
 
+describe('onboarding e-mails: plus and dot variants of one mailbox share its quota', () => {
+  it('creates tokens for 5 variants of one Gmail mailbox, refuses the 6th (429) and sends it nothing; another mailbox is unaffected', async () => {
+    const token = await tokenFor(uniqueOrg('quota-variants'));
+    const mailbox = `victim${Math.random().toString(36).slice(2, 8)}`;
+    const dotted = `${mailbox.slice(0, 3)}.${mailbox.slice(3)}`;
+    const variants = [
+      `${mailbox}@gmail.com`,
+      `${mailbox}+1@gmail.com`,
+      `${dotted}@gmail.com`,
+      `${dotted}+news@googlemail.com`,
+      `${mailbox.toUpperCase()}+2@GMAIL.com`,
+    ];
+    for (const [index, email] of variants.entries()) {
+      const created = await callApi('POST', '/v1/onboarding-token', { token, body: person(email) });
+      expect(created.status, email).toBe(201);
+      expect(created.headers.get('ratelimit-remaining')).toBe(String(4 - index));
+    }
+
+    const sixth = `${mailbox}+6@gmail.com`;
+    expectRefused(
+      await callApi('POST', '/v1/onboarding-token', { token, body: person(sixth) }),
+      '/v1/onboarding-token',
+      5,
+      3600,
+    );
+    expect(await emailsTo(sixth)).toHaveLength(0);
+    const other = await callApi('POST', '/v1/onboarding-token', { token, body: person(`${mailbox}x+1@gmail.com`) });
+    expect(other.status).toBe(201);
+  });
+});
+
 describe('onboarding e-mails: the organization’s hourly quota (lowered to 3 for this test)', () => {
   afterEach(() => {
     vi.unstubAllEnvs();
@@ -163,12 +194,13 @@ describe('onboarding e-mails: the organization’s hourly quota (lowered to 3 fo
       });
     const addresses = Array.from({ length: 6 }, () => uniqueEmail('org'));
 
+    // Retry-After is counted when the quota refuses: at most the hour's seconds left when the requests went out.
+    const secondsLeftInHour = Math.ceil((3_600_000 - (Date.now() % 3_600_000)) / 1000) + 1;
     const answers = await Promise.all(
       addresses.map((email) => invoke(create.handler, 'CreateOnboardingToken', createEvent(token, email))),
     );
 
     expect(statuses(answers)).toEqual([201, 201, 201, 429, 429, 429]);
-    const secondsLeftInHour = Math.ceil((3_600_000 - (Date.now() % 3_600_000)) / 1000) + 1;
     for (const refused of answers.filter((answer) => answer.status === 429)) {
       expectRefused(refused, '/v1/onboarding-token', 3, secondsLeftInHour);
     }

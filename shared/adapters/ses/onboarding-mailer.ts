@@ -32,6 +32,8 @@ export class SesOnboardingMailer implements OnboardingMailer {
       FromEmailAddress: this.options.senderAddress,
       Destination: { ToAddresses: [email.to] },
       ConfigurationSetName: this.options.configurationSetName,
+      // Contract §19: SES passes message tags on to the configuration set's bounce and complaint events.
+      EmailTags: [{ Name: 'org_id', Value: email.orgId }],
       Content: {
         Template: {
           TemplateName: this.options.templateName,

@@ -30,6 +30,7 @@ export function onboardingEmail(
   organizationName: string,
 ): OnboardingEmail {
   return {
+    orgId: record.orgId,
     to: record.email,
     firstName: record.firstName,
     lastName: record.lastName,

@@ -24,8 +24,25 @@ export const MAX_EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR = 1_000_000;
 
 export const EMAIL_QUOTA_WINDOW_MS = 60 * 60 * 1000;
 
-/** The address as the quota counts it: trimmed and lower-cased, as tokens store it. */
-export const quotaAddress = (email: string): string => email.trim().toLowerCase();
+/** Mailboxes that ignore dots in the local part; `googlemail.com` is the same mailbox as `gmail.com`. */
+const DOT_BLIND_DOMAINS: Readonly<Record<string, string>> = { 'gmail.com': 'gmail.com', 'googlemail.com': 'gmail.com' };
+
+/**
+ * The recipient as the quotas count it (contract §19), so `victim+1@…` and Gmail's dot variants
+ * share one address's quota: trimmed and lower-cased, the `+tag` removed from the local part, and
+ * for Gmail the dots removed too. Only the quota uses it; the token keeps the address as given.
+ */
+export function quotaAddress(email: string): string {
+  const address = email.trim().toLowerCase();
+  const at = address.lastIndexOf('@');
+  if (at <= 0) return address;
+  const domain = address.slice(at + 1);
+  let local = address.slice(0, at);
+  const plus = local.indexOf('+');
+  if (plus > 0) local = local.slice(0, plus);
+  const mailbox = DOT_BLIND_DOMAINS[domain];
+  return mailbox ? `${local.replaceAll('.', '')}@${mailbox}` : `${local}@${domain}`;
+}
 
 /** Decisions on fresh state before a request gives up on a contended quota (503). */
 const MAX_QUOTA_ATTEMPTS = 25;

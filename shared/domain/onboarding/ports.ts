@@ -80,6 +80,8 @@ export const discardTokenEvents: OnboardingTokenEvents = {
 };
 
 export interface OnboardingEmail {
+  /** The sending organization: the e-mail's `org_id` tag, so bounces and complaints are counted per organization. */
+  orgId: string;
   to: string;
   firstName: string;
   lastName: string;

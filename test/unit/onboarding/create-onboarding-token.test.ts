@@ -133,6 +133,7 @@ describe('createOnboardingToken', () => {
 
     expect(mailer.sent).toEqual([
       {
+        orgId: 'acme',
         to: 'zoe@example.com',
         firstName: 'Zoë',
         lastName: 'Ångström',

@@ -29,6 +29,7 @@ const renderers = {
 
 const LINK = '<a href="https://evil.example/login">x</a>';
 const email = (names: { firstName?: string; lastName?: string; organizationName?: string }) => ({
+  orgId: 'acme',
   to: 'ada@example.org',
   firstName: names.firstName ?? 'Ada',
   lastName: names.lastName ?? 'Lovelace',

@@ -6,6 +6,7 @@ import { MailDeliveryError, SesOnboardingMailer } from '#shared/adapters/ses/onb
 import { fakeHttpHandler } from '#test/support/fake-http-handler.ts';
 
 const EMAIL = {
+  orgId: 'acme',
   to: 'ada@example.org',
   firstName: 'Ada',
   lastName: 'Lovelace',
@@ -35,7 +36,7 @@ const sesError = (name: string, fault: 'client' | 'server', httpStatusCode: numb
   });
 
 describe('SesOnboardingMailer', () => {
-  it('sends SES v2 SendEmail with the stored template: sender, recipient and data with the expiry day', async () => {
+  it('sends SES v2 SendEmail with the stored template: sender, recipient, data with the expiry day, and the org_id tag', async () => {
     sesMock.on(SendEmailCommand).resolves({ MessageId: 'm-1' });
     await new SesOnboardingMailer(new SESv2Client({ region: 'eu-west-1' }), {
       ...SENDER,
@@ -47,6 +48,7 @@ describe('SesOnboardingMailer', () => {
       FromEmailAddress: SENDER.senderAddress,
       Destination: { ToAddresses: [EMAIL.to] },
       ConfigurationSetName: 'onboarding-dev',
+      EmailTags: [{ Name: 'org_id', Value: 'acme' }],
       Content: {
         Template: {
           TemplateName: SENDER.templateName,
