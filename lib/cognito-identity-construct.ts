@@ -25,10 +25,11 @@ import { Construct } from 'constructs';
 import {
   COGNITO_RESOURCE_SERVER_ID,
   COGNITO_SCOPE_PREFIX,
+  COGNITO_ROLE_CLAIM,
   machineClientsTable,
   ORGANIZATION_ATTRIBUTE,
 } from '#shared/config/cognito-identity.ts';
-import { SCOPES } from '#shared/http/api-types.ts';
+import { SCOPES } from '#shared/domain/identity/staff-roles.ts';
 import { ServiceFunction } from './service-function.ts';
 import { ServiceTable } from './service-table.ts';
 
@@ -210,6 +211,7 @@ export class CognitoIdentityConstruct extends Construct {
       JWKS_URL: this.jwksUrl,
       JWT_CLIENT_IDS: this.dashboardClient.userPoolClientId,
       SCOPE_PREFIX: COGNITO_SCOPE_PREFIX,
+      ROLE_CLAIM: COGNITO_ROLE_CLAIM,
     };
   }
 

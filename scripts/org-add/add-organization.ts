@@ -1,4 +1,4 @@
-import type { Scope } from '#shared/http/api-types.ts';
+import type { Scope } from '#shared/domain/identity/staff-roles.ts';
 import type { MachineClientRegistry } from '#shared/domain/identity/organization-claim.ts';
 
 /**

@@ -7,7 +7,7 @@ import { Aspects } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SCOPES } from '#shared/http/api-types.ts';
+import { SCOPES } from '#shared/domain/identity/staff-roles.ts';
 import type { ServiceStack } from '#lib/service-stack.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 

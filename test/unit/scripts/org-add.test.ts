@@ -11,7 +11,7 @@ import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbMachineClients } from '#shared/adapters/dynamodb/machine-client-directory.ts';
-import { SCOPES } from '#shared/http/api-types.ts';
+import { SCOPES } from '#shared/domain/identity/staff-roles.ts';
 import { UsageError } from '#scripts/command-line.ts';
 import { addOrganization, StaffMemberConflictError } from '#scripts/org-add/add-organization.ts';
 import { parseOrgAddArguments } from '#scripts/org-add/arguments.ts';
