@@ -476,12 +476,20 @@ describe('the dashboard in Chromium', () => {
 
       // The Activity page lists the erasure: "User erased", the user's id as its target.
       const trail = await api(`/v1/audit-events?targetId=${encodeURIComponent(userId)}`);
-      expect(trail.results.map((event: { action: string }) => event.action)).toEqual(['user.erased']);
+      expect(trail.results.map((event: { action: string }) => event.action)).toEqual([
+        'user.erased',
+        'user.erasure_started',
+      ]);
       await page.getByRole('link', { name: 'Activity' }).click();
       await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
-      const erasure = page.locator(`tr[data-target-id="${userId}"]`);
-      await erasure.waitFor();
-      expect(await erasure.count()).toBe(1);
+      const rows = page.locator(`tr[data-target-id="${userId}"]`);
+      await rows.first().waitFor();
+      expect(await rows.count()).toBe(2);
+      // Its start, marked finished: a user.erased of the same user follows it.
+      const start = rows.nth(1);
+      await start.getByTestId('erasure-progress').waitFor();
+      expect(await start.locator('td[data-label="Action"]').textContent()).toBe('User erasure started finished');
+      const erasure = rows.first();
       expect(await erasure.getAttribute('data-event-id')).toBe(trail.results[0].eventId);
       expect(await erasure.locator('td[data-label="Action"]').textContent()).toBe('User erased');
       expect(await erasure.locator('td[data-label="Target"]').textContent()).toBe(`User${userId}`);

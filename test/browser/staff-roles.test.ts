@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbAuditTrail } from '#shared/adapters/dynamodb/audit-trail-store.ts';
 import { ROLE_SCOPES, type Role } from '#shared/domain/identity/staff-roles.ts';
 import { launchChromium } from './chromium.ts';
 import { apiToken, signIn, type DemoStaffEmail } from './sign-in.ts';
@@ -145,5 +148,34 @@ describe.each(Object.entries(staff) as Array<[DemoStaffEmail, Expected]>)('%s', 
 
     const audit = await call(token, 'GET', '/v1/audit-events?limit=1');
     expect(audit.status).toBe(expected.pages.includes('Activity') ? 200 : 403);
+  });
+});
+
+describe('an erasure cut off half way', () => {
+  it('shows on the auditor’s Activity page as not finished', async () => {
+    // What an erasure a fault stopped leaves (test/faults/partial-erasure.test.ts): its start, no end.
+    const userId = `cut-off-${Date.now()}`;
+    await new DynamoDbAuditTrail(containerDynamoDbClients().documents, process.env.AUDIT_EVENTS_TABLE_NAME!).append(
+      inject('demoOrgId'),
+      {
+        eventId: randomUUID(),
+        occurredAt: new Date().toISOString(),
+        action: 'user.erasure_started',
+        actor: { sub: 'staff-5f0c2a9e-admin', clientId: 'onboarding-dashboard' },
+        target: { type: 'user', id: userId },
+        requestId: randomUUID(),
+        outcome: 'started',
+      },
+    );
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, undefined, 'auditor@demo-org.test');
+    await page.getByRole('link', { name: 'Activity' }).click();
+    const row = page.locator(`tr[data-target-id="${userId}"]`);
+    await row.getByTestId('erasure-progress').waitFor();
+
+    expect(await row.getByTestId('erasure-progress').textContent()).toBe('not finished');
+    expect(await row.locator('td[data-label="Action"]').textContent()).toContain('erase the user again to finish');
+    await context.close();
   });
 });
