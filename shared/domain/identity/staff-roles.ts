@@ -48,3 +48,14 @@ export function scopesOfRoleClaim(claim: unknown): ReadonlySet<Scope> {
   const names = Array.isArray(claim) ? (claim as unknown[]) : [claim];
   return new Set(names.filter(isRole).flatMap((role) => ROLE_SCOPES[role]));
 }
+
+/**
+ * Of the scopes a staff member's sign-in would put into the access token (named `<prefix><scope>`,
+ * as Cognito names a resource server's), the API scopes their role groups do not allow: the
+ * token is issued without them, so it holds exactly its roles' scopes among those the client asked
+ * for. Other scopes (`openid`, `email`) are left alone; no role group, no API scope.
+ */
+export function scopesBeyondRoles(requested: readonly string[], groups: readonly string[], prefix: string): string[] {
+  const allowed: ReadonlySet<string> = scopesOfRoleClaim(groups);
+  return requested.filter((scope) => scope.startsWith(prefix) && !allowed.has(scope.slice(prefix.length)));
+}
