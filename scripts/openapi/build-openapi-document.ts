@@ -500,7 +500,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operationObject(spec);
   }
   const unrouted = Object.keys(operations).filter((name) => !apiRoutes.some((route) => route.name === name));
-  if (unrouted.length > 0) throw new Error(`operations without a route in shared/config/api-routes.ts: ${unrouted.join(', ')}`);
+  if (unrouted.length > 0)
+    throw new Error(`operations without a route in shared/config/api-routes.ts: ${unrouted.join(', ')}`);
 
   return withIntegerFormats({
     openapi: '3.1.0',
