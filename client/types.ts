@@ -34,16 +34,7 @@ import type {
   webhookTestQueuedSchema,
 } from '#shared/schemas/webhook-responses.ts';
 
-export type Scope =
-  | 'onboarding:write'
-  | 'onboarding:read'
-  | 'onboarding:redeem'
-  | 'reports:write'
-  | 'reports:read'
-  | 'users:read'
-  | 'users:erase'
-  | 'webhooks:manage'
-  | 'audit:read';
+export type { Scope } from '#shared/domain/identity/staff-roles.ts';
 
 // Onboarding tokens
 

@@ -5,15 +5,21 @@ import * as v from 'valibot';
 import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbMachineClients } from '#shared/adapters/dynamodb/machine-client-directory.ts';
 import { authEnvironment } from '#shared/config/auth-config.ts';
-import { machineClientsTable, ORGANIZATION_USER_ATTRIBUTE } from '#shared/config/cognito-identity.ts';
+import {
+  COGNITO_SCOPE_PREFIX,
+  machineClientsTable,
+  ORGANIZATION_USER_ATTRIBUTE,
+} from '#shared/config/cognito-identity.ts';
 import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { organizationForToken, type TokenRequest } from '#shared/domain/identity/organization-claim.ts';
+import { scopesBeyondRoles } from '#shared/domain/identity/staff-roles.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { traceInvocation } from '#shared/observability/tracer.ts';
 
 /**
  * Cognito's pre-token-generation trigger (event version 3: access tokens of sign-ins and of client
- * credentials grants alike): puts the organization claim into the access token.
+ * credentials grants alike): puts the organization claim into the access token, and keeps a staff
+ * member's API scopes to those of their role groups (contract §20; a machine client keeps its own).
  */
 type PreTokenGenerationEvent = PreTokenGenerationV2TriggerEvent | PreTokenGenerationV3TriggerEvent;
 
@@ -50,9 +56,20 @@ export const handler = middy<PreTokenGenerationEvent, PreTokenGenerationEvent>()
         triggerSource: event.triggerSource,
       });
     }
+    const beyondRole =
+      request.kind === 'staff'
+        ? scopesBeyondRoles(
+            event.request.scopes ?? [],
+            event.request.groupConfiguration.groupsToOverride ?? [],
+            COGNITO_SCOPE_PREFIX,
+          )
+        : [];
     event.response = {
       claimsAndScopeOverrideDetails: {
-        accessTokenGeneration: orgId === undefined ? {} : { claimsToAddOrOverride: { [config.ORG_CLAIM]: orgId } },
+        accessTokenGeneration: {
+          ...(orgId === undefined ? {} : { claimsToAddOrOverride: { [config.ORG_CLAIM]: orgId } }),
+          ...(beyondRole.length > 0 ? { scopesToSuppress: beyondRole } : {}),
+        },
       },
     };
     return event;

@@ -57,7 +57,11 @@ export const handler = createApiHandler({
   audit: auditRecorderFor(dynamoDb.documents, config),
   handle: async ({ event, principal, audit }) => {
     const userId = userIdFrom(event);
-    const summary = await erase({ orgId: principal.orgId, userId });
+    const summary = await erase({
+      orgId: principal.orgId,
+      userId,
+      started: () => audit('user.erasure_started', userId, { required: true }),
+    });
     // Counts only: the log keeps nothing of the person.
     logger.info('user erased', { ...summary });
     await audit('user.erased', userId);

@@ -3,6 +3,7 @@ import {
   AccountRecovery,
   ClientAttributes,
   CfnManagedLoginBranding,
+  CfnUserPoolGroup,
   FeaturePlan,
   LambdaVersion,
   ManagedLoginVersion,
@@ -25,10 +26,11 @@ import { Construct } from 'constructs';
 import {
   COGNITO_RESOURCE_SERVER_ID,
   COGNITO_SCOPE_PREFIX,
+  COGNITO_ROLE_CLAIM,
   machineClientsTable,
   ORGANIZATION_ATTRIBUTE,
 } from '#shared/config/cognito-identity.ts';
-import { SCOPES } from '#shared/http/api-types.ts';
+import { ROLE_SCOPES, ROLES, SCOPES } from '#shared/domain/identity/staff-roles.ts';
 import { ServiceFunction } from './service-function.ts';
 import { ServiceTable } from './service-table.ts';
 
@@ -62,6 +64,7 @@ export class CognitoIdentityConstruct extends Construct {
   readonly domain: UserPoolDomain;
   readonly resourceServer: UserPoolResourceServer;
   readonly dashboardClient: UserPoolClient;
+  readonly roleGroups: readonly CfnUserPoolGroup[];
   readonly machineClients: ServiceTable;
   readonly preTokenGeneration: ServiceFunction;
 
@@ -124,6 +127,18 @@ export class CognitoIdentityConstruct extends Construct {
         (scopeName) => new ResourceServerScope({ scopeName, scopeDescription: `API scope ${scopeName}` }),
       ),
     });
+
+    // One group per staff role (contract §20): the trigger grants a member their role's scopes alone,
+    // and Cognito names the groups in `cognito:groups`, the API's ROLE_CLAIM. Membership is an
+    // administrator's call (AdminAddUserToGroup: org:add, staff:role); no app client can change it.
+    this.roleGroups = ROLES.map(
+      (role) =>
+        new CfnUserPoolGroup(this, `RoleGroup${role[0]!.toUpperCase()}${role.slice(1)}`, {
+          userPoolId: this.userPool.userPoolId,
+          groupName: role,
+          description: `Staff role ${role}: ${ROLE_SCOPES[role].join(' ')}`,
+        }),
+    );
 
     this.domain = this.userPool.addDomain('Domain', {
       cognitoDomain: { domainPrefix: props.domainPrefix ?? `onboarding-${props.stage}-${Aws.ACCOUNT_ID}` },
@@ -210,6 +225,7 @@ export class CognitoIdentityConstruct extends Construct {
       JWKS_URL: this.jwksUrl,
       JWT_CLIENT_IDS: this.dashboardClient.userPoolClientId,
       SCOPE_PREFIX: COGNITO_SCOPE_PREFIX,
+      ROLE_CLAIM: COGNITO_ROLE_CLAIM,
     };
   }
 

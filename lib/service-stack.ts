@@ -199,10 +199,10 @@ interface IdentitySettings {
 }
 
 function identitySettings(config: StackConfig, cognito: CognitoIdentityConstruct | undefined): IdentitySettings {
-  const claims = { ORG_CLAIM: config.orgClaim, ORG_NAME_CLAIM: config.orgNameClaim };
+  const claims = { ORG_CLAIM: config.orgClaim, ORG_NAME_CLAIM: config.orgNameClaim, ROLE_CLAIM: config.roleClaim };
   if (cognito) {
     return {
-      apiEnvironment: { ...cognito.apiAuthEnvironment, ...claims },
+      apiEnvironment: { ...claims, ...cognito.apiAuthEnvironment },
       dashboard: {
         issuer: cognito.issuer,
         clientId: cognito.dashboardClient.userPoolClientId,

@@ -1,7 +1,8 @@
 import type { Node } from 'constructs';
 import * as v from 'valibot';
 import { COGNITO_SCOPE_PREFIX } from '#shared/config/cognito-identity.ts';
-import type { Scope } from '#shared/http/api-types.ts';
+import { DEFAULT_ROLE_CLAIM } from '#shared/config/auth-config.ts';
+import { SCOPES, type Scope } from '#shared/domain/identity/staff-roles.ts';
 import { DEFAULT_REPORT_RATE_LIMIT, MAX_REPORT_RATE_LIMIT } from '#shared/config/report-rate-limit.ts';
 import { MAX_REQUEST_BUDGET_BURST, MAX_REQUEST_BUDGET_RATE } from '#shared/config/request-budget.ts';
 import { DEFAULT_REQUEST_BUDGET } from '#shared/domain/request-budget.ts';
@@ -147,6 +148,8 @@ export const stackConfigSchema = v.pipe(
     orgClaim: claimName('orgClaim', 'org_id'),
     /** Claim holding the organization's display name (used in the onboarding e-mail). */
     orgNameClaim: claimName('orgNameClaim', 'org_name'),
+    /** Claim naming the staff member's role(s) (identity=oidc; Cognito's is `cognito:groups`). */
+    roleClaim: claimName('roleClaim', DEFAULT_ROLE_CLAIM),
     /** From address of the onboarding e-mail. */
     senderEmail: email('senderEmail', 'senderEmail is required'),
     /** SES identity to create and scope sending to; default: the domain of `senderEmail`. */
@@ -268,16 +271,7 @@ export const stackConfigSchema = v.pipe(
 );
 
 /** What the pages use: every scope but `onboarding:redeem` (the onboarded user's, not staff's). */
-const DASHBOARD_SCOPES: readonly Scope[] = [
-  'onboarding:read',
-  'onboarding:write',
-  'reports:read',
-  'reports:write',
-  'users:read',
-  'users:erase',
-  'webhooks:manage',
-  'audit:read',
-];
+const DASHBOARD_SCOPES: readonly Scope[] = SCOPES.filter((scope) => scope !== 'onboarding:redeem');
 
 /** `openid` and every API scope the dashboard's pages use, each with the issuer's prefix. */
 function dashboardScopeWith(prefix: string): string {

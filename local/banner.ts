@@ -24,11 +24,14 @@ export interface BannerInput {
 export function localStackBanner({ stack, demo, token }: BannerInput): string {
   const { baseUrl, endpoints, resources } = stack;
   const auth = '-H "Authorization: Bearer $API_TOKEN"';
-  const staff = DEMO_STAFF.map((member) => `${member.email} / ${member.password}`).join(', ');
+  const staff = DEMO_STAFF.map((member) => `${member.email} / ${member.password} (${member.role})`).join(
+    '\n                 ',
+  );
   return `
 Local stack ready in ${(stack.startupMs / 1000).toFixed(1)} s
 
-  Dashboard      ${baseUrl}/   (sign in as ${staff})
+  Dashboard      ${baseUrl}/   (sign in as one of the staff below)
+  Staff          ${staff}
   Sign-in        ${stack.identityProvider.issuer}   (OpenID Connect provider; the API trusts its JWKS)
   API            ${baseUrl}
   Inbox          ${baseUrl}${INBOX_PATH}   (every e-mail the service sends; HTML shown sandboxed)

@@ -1,10 +1,12 @@
-import { ALL_SCOPES } from './dev-keys.ts';
+import * as v from 'valibot';
+import demoStaffData from '#local/demo-data/demo-staff.json' with { type: 'json' };
+import { ROLE_SCOPES, ROLES, type Role } from '#shared/domain/identity/staff-roles.ts';
 import { DEMO_ORG_ID, DEMO_ORGANIZATION_NAME } from './demo-users.ts';
 
 /**
- * The people who sign in to the local identity provider (CONTRACT.md §14): the demo organization's
- * staff, with well-known passwords the `npm start` banner prints. Local only, so the passwords
- * are plain constants.
+ * The people who sign in to the local identity provider (CONTRACT.md §20): the demo organization's
+ * staff, one per role, with well-known passwords the `npm start` banner prints (local only, so
+ * the passwords are plain data in local/demo-data/demo-staff.json).
  */
 export interface StaffMember {
   /** The `sub` of this person's tokens: an opaque id, never the e-mail, so audit events hold no personal data. */
@@ -12,26 +14,22 @@ export interface StaffMember {
   email: string;
   password: string;
   orgId: string;
-  /** The scopes this person may be granted (the dashboard asks for all; the grant keeps these). */
+  /** Put into the person's access tokens (claim `role`). */
+  role: Role;
+  /** The scopes this person may be granted: their role's (the dashboard asks for all; the grant keeps these). */
   scopes: readonly string[];
 }
 
-export const DEMO_STAFF: readonly StaffMember[] = [
-  {
-    id: 'staff-5f0c2a9e-admin',
-    email: 'admin@demo-org.test',
-    password: 'demo-org-admin',
-    orgId: DEMO_ORG_ID,
-    scopes: ALL_SCOPES,
-  },
-  {
-    id: 'staff-8b41d7c3-viewer',
-    email: 'viewer@demo-org.test',
-    password: 'demo-org-viewer',
-    orgId: DEMO_ORG_ID,
-    scopes: ['onboarding:read', 'reports:read', 'users:read'],
-  },
-];
+const staffEntrySchema = v.object({
+  id: v.string(),
+  email: v.pipe(v.string(), v.email()),
+  password: v.string(),
+  role: v.picklist(ROLES),
+});
+
+export const DEMO_STAFF: readonly StaffMember[] = v
+  .parse(v.array(staffEntrySchema), demoStaffData)
+  .map((entry) => ({ ...entry, orgId: DEMO_ORG_ID, scopes: ROLE_SCOPES[entry.role] }));
 
 /** Organization names the provider puts into tokens (claim `org_name`, shown in the onboarding e-mail). */
 export const KNOWN_ORGANIZATION_NAMES: Readonly<Record<string, string>> = { [DEMO_ORG_ID]: DEMO_ORGANIZATION_NAME };

@@ -1,4 +1,4 @@
-import { SCOPES } from '#shared/http/api-types.ts';
+import { SCOPES } from '#shared/domain/identity/staff-roles.ts';
 import { memoizeByKey } from './memoize-by-key.ts';
 import { createHmac, randomUUID } from 'node:crypto';
 import { chmod, link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';

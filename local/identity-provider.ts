@@ -107,11 +107,12 @@ async function createProvider(issuer: string, options: IdentityProviderOptions):
       return staff && { accountId: staff.id, claims: () => ({ sub: staff.id, email: staff.email }) };
     },
     extraTokenClaims: (ctx, token) => {
-      const orgId =
-        'accountId' in token && token.accountId ? staffById(token.accountId)?.orgId : ctx.oidc.client?.['org_id'];
+      const staff = 'accountId' in token && token.accountId ? staffById(token.accountId) : undefined;
+      const orgId = staff ? staff.orgId : ctx.oidc.client?.['org_id'];
       if (typeof orgId !== 'string') return undefined;
       const orgName = KNOWN_ORGANIZATION_NAMES[orgId];
-      return { org_id: orgId, ...(orgName ? { org_name: orgName } : {}) };
+      // Staff tokens name the role (the API keeps only its scopes); machine clients' carry none.
+      return { org_id: orgId, ...(orgName ? { org_name: orgName } : {}), ...(staff ? { role: staff.role } : {}) };
     },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     // The dashboard calls the token endpoint from its own origin: allowed for a public client's redirect origins.
@@ -279,7 +280,8 @@ function samePassword(given: string, expected: string): boolean {
 
 function loginPage(res: ServerResponse, uid: string, status: number, error?: string): void {
   const accounts = DEMO_STAFF.map(
-    (staff) => `<code>${escapeHtml(staff.email)}</code> / <code>${escapeHtml(staff.password)}</code>`,
+    (staff) =>
+      `<code>${escapeHtml(staff.email)}</code> / <code>${escapeHtml(staff.password)}</code> (${escapeHtml(staff.role)})`,
   ).join(', ');
   page(
     res,

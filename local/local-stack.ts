@@ -341,6 +341,7 @@ export function handlerEnvironment({
     JWKS_URL: identityProvider.jwksUrl,
     ORG_CLAIM: 'org_id',
     ORG_NAME_CLAIM: 'org_name',
+    ROLE_CLAIM: 'role',
     SENDER_EMAIL: 'no-reply@onboarding.local',
     ONBOARDING_TEMPLATE_NAME: resources.emailTemplateName,
     POWERTOOLS_SERVICE_NAME: 'onboarding-api',

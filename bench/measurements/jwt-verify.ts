@@ -23,6 +23,7 @@ export default {
       keySet: createLocalJWKSet(keys.jwks),
       orgClaim: 'org_id',
       orgNameClaim: 'org_name',
+      roleClaim: 'role',
     });
     const rows: Row[] = [];
     for (const key of [keys.rs256, keys.es256]) {

@@ -1,7 +1,7 @@
 import { apiRoutes } from '#shared/config/api-routes.ts';
 import { DEFAULT_EMAIL_QUOTA } from '#shared/domain/onboarding/email-quota.ts';
 import { WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoint.ts';
-import { SCOPES, type Scope } from '#shared/http/api-types.ts';
+import { ROLE_SCOPES, ROLES, SCOPES, type Scope } from '#shared/domain/identity/staff-roles.ts';
 import {
   componentHeaders,
   componentParameters,
@@ -420,6 +420,14 @@ organization (claim \`org_id\`), and every read and write is confined to it. The
 | scope | allows |
 |---|---|
 ${SCOPES.map((scope) => `| \`${scope}\` | ${SCOPE_USE[scope]} |`).join('\n')}
+
+A staff member's token names their role (claim \`role\` unless the deployment names another; in
+Cognito, the user's groups in \`cognito:groups\`) and holds only that role's scopes; a token whose
+role claim names no role holds no scope (403 everywhere).
+
+| role | scopes |
+|---|---|
+${ROLES.map((role) => `| \`${role}\` | ${ROLE_SCOPES[role].map((scope) => `\`${scope}\``).join(' ')} |`).join('\n')}
 
 ## Errors
 

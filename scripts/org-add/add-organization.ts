@@ -1,4 +1,4 @@
-import type { Scope } from '#shared/http/api-types.ts';
+import type { Role, Scope } from '#shared/domain/identity/staff-roles.ts';
 import type { MachineClientRegistry } from '#shared/domain/identity/organization-claim.ts';
 
 /**
@@ -7,7 +7,8 @@ import type { MachineClientRegistry } from '#shared/domain/identity/organization
  * Primary course: check that the first staff member is not yet someone else's; create the
  * organization's machine client (client credentials, the API's scopes); record which organization
  * it acts for (the pre-token-generation trigger and the API read it); invite the staff member with
- * `custom:org_id` set, so their access tokens carry the organization. A client that could not be
+ * `custom:org_id` set, so their access tokens carry the organization, into the `admin` group, so
+ * they hold every scope (contract §20). A client that could not be
  * recorded is deleted again: an unrecorded client would get tokens the API refuses.
  */
 
@@ -23,6 +24,8 @@ export interface OrganizationUserPool {
   /** The organization of an existing user with this e-mail, `null` for a user without one, undefined if none. */
   organizationOfUser(email: string): Promise<string | null | undefined>;
   inviteStaffMember(input: { email: string; orgId: string }): Promise<void>;
+  /** Puts an existing user in `role`'s group and takes them out of every other role's group. */
+  setStaffRole(input: { email: string; role: Role }): Promise<void>;
 }
 
 export interface AddOrganizationInput {
@@ -68,5 +71,6 @@ export async function addOrganization(
 
   if (existingOrg === input.orgId) return { machineClient, invited: false };
   await deps.userPool.inviteStaffMember({ email: input.adminEmail, orgId: input.orgId });
+  await deps.userPool.setStaffRole({ email: input.adminEmail, role: 'admin' });
   return { machineClient, invited: true };
 }

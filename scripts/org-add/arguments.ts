@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { SCOPES, type Scope } from '#shared/http/api-types.ts';
+import { SCOPES, type Scope } from '#shared/domain/identity/staff-roles.ts';
 import { ORGANIZATION_ID, UsageError } from '#scripts/command-line.ts';
 
 /** `npm run -s org:add -- <orgId> --admin <email>`: an organization in the Cognito user pool. */

@@ -1,12 +1,16 @@
 import {
+  AdminAddUserToGroupCommand,
   AdminCreateUserCommand,
   AdminGetUserCommand,
+  AdminListGroupsForUserCommand,
+  AdminRemoveUserFromGroupCommand,
   CreateUserPoolClientCommand,
   DeleteUserPoolClientCommand,
   UserNotFoundException,
   type CognitoIdentityProviderClient,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { COGNITO_SCOPE_PREFIX, ORGANIZATION_USER_ATTRIBUTE } from '#shared/config/cognito-identity.ts';
+import { isRole, type Role } from '#shared/domain/identity/staff-roles.ts';
 import type { MachineClientCredentials, OrganizationUserPool } from './add-organization.ts';
 
 /** Machine clients get short-lived access tokens: an hour, as the dashboard's. */
@@ -35,6 +39,8 @@ export class CognitoUserPool implements OrganizationUserPool {
         TokenValidityUnits: { AccessToken: 'minutes' },
         EnableTokenRevocation: true,
         PreventUserExistenceErrors: 'ENABLED',
+        // Explicit: without a list Cognito lets a client write every standard attribute. custom:org_id is never in it.
+        WriteAttributes: ['email'],
       }),
     );
     if (!client?.ClientId || !client.ClientSecret) throw new Error('Cognito created no client credentials');
@@ -70,5 +76,21 @@ export class CognitoUserPool implements OrganizationUserPool {
         DesiredDeliveryMediums: ['EMAIL'],
       }),
     );
+  }
+
+  async setStaffRole(input: { email: string; role: Role }): Promise<void> {
+    const user = { UserPoolId: this.userPoolId, Username: input.email };
+    await this.cognito.send(new AdminAddUserToGroupCommand({ ...user, GroupName: input.role }));
+    // Their groups, in pages of up to 60: every other role's goes (a group that is no role stays).
+    let nextToken: string | undefined;
+    do {
+      const page = await this.cognito.send(new AdminListGroupsForUserCommand({ ...user, NextToken: nextToken }));
+      for (const group of page.Groups ?? []) {
+        if (isRole(group.GroupName) && group.GroupName !== input.role) {
+          await this.cognito.send(new AdminRemoveUserFromGroupCommand({ ...user, GroupName: group.GroupName }));
+        }
+      }
+      nextToken = page.NextToken;
+    } while (nextToken);
   }
 }

@@ -10,6 +10,8 @@ import { optionalString, requiredString } from './load-config.ts';
  */
 /** The claim that names the caller's organization unless ORG_CLAIM says otherwise. */
 export const DEFAULT_ORG_CLAIM = 'org_id';
+/** The claim naming the caller's staff role(s) unless ROLE_CLAIM says otherwise. */
+export const DEFAULT_ROLE_CLAIM = 'role';
 
 export const authEnvironment = {
   JWT_ISSUER: requiredString('JWT_ISSUER'),
@@ -36,6 +38,11 @@ export const authEnvironment = {
   ORG_CLAIM: v.pipe(
     optionalString(DEFAULT_ORG_CLAIM),
     v.regex(/^[A-Za-z0-9_:/.-]{1,100}$/, 'ORG_CLAIM must be a claim name'),
+  ),
+  /** A token carrying this claim holds only its roles' scopes (docs/identity-providers.md#staff-roles). */
+  ROLE_CLAIM: v.pipe(
+    optionalString(DEFAULT_ROLE_CLAIM),
+    v.regex(/^[A-Za-z0-9_:/.-]{1,100}$/, 'ROLE_CLAIM must be a claim name'),
   ),
 };
 

@@ -11,6 +11,12 @@ export const COGNITO_RESOURCE_SERVER_ID = 'onboarding-api';
 /** What the API strips from Cognito's scopes (SCOPE_PREFIX). */
 export const COGNITO_SCOPE_PREFIX = `${COGNITO_RESOURCE_SERVER_ID}/`;
 
+/**
+ * Cognito puts the user's groups into every access token of a sign-in (none for a machine client):
+ * one group per staff role (staff-roles.ts), so the API reads the role from there.
+ */
+export const COGNITO_ROLE_CLAIM = 'cognito:groups';
+
 /** The staff member's organization: a custom attribute only administrators write (AdminCreateUser). */
 export const ORGANIZATION_ATTRIBUTE = 'org_id';
 export const ORGANIZATION_USER_ATTRIBUTE = `custom:${ORGANIZATION_ATTRIBUTE}`;

@@ -8,7 +8,7 @@ import { logger } from '#shared/observability/logger.ts';
 import { publishRecordedMetrics } from '#shared/observability/metrics.ts';
 import { traceInvocation } from '#shared/observability/tracer.ts';
 import type { AuditAction } from '#shared/domain/audit/audit-event.ts';
-import type { AuditRecorder } from '#shared/domain/audit/record-audit-event.ts';
+import type { AuditRecorder, AuditRecordingOptions } from '#shared/domain/audit/record-audit-event.ts';
 import type { ApiEvent, ApiResult, LambdaContext, Principal, Scope } from './api-types.ts';
 import type { TokenVerifier } from './auth.ts';
 import type { IdempotentRequests } from './idempotent-requests.ts';
@@ -37,9 +37,10 @@ export interface ApiRequest<TBody> {
   answerBy: Date;
   /**
    * Records in the organization's audit trail that this request did `action` to `targetId`: call it
-   * once the change has committed. It never throws (a lost event is logged and counted).
+   * once the change has committed. It never throws (a lost event is logged and counted), unless
+   * `required` (an event recorded before the change: then a 503).
    */
-  audit: (action: AuditAction, targetId: string) => Promise<void>;
+  audit: (action: AuditAction, targetId: string, options?: AuditRecordingOptions) => Promise<void>;
 }
 
 export interface ApiHandlerOptions<TSchema extends v.GenericSchema | undefined> {
@@ -91,13 +92,14 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
       body: body as ApiRequest<TSchema extends v.GenericSchema ? v.InferOutput<TSchema> : undefined>['body'],
       requestId: context.requestId,
       answerBy: new Date(requestDeadline()?.at ?? Date.now() + DEFAULT_TIMEOUT_MS - ANSWER_RESERVE_MS),
-      audit: (action: AuditAction, targetId: string) => {
+      audit: (action: AuditAction, targetId: string, auditOptions?: AuditRecordingOptions) => {
         if (!options.audit) throw new Error(`the route records ${action} but was built without an audit trail`);
         const { orgId, subject, clientId } = context.principal;
         return options.audit(
           { orgId, actor: { sub: subject, clientId }, requestId: context.requestId },
           action,
           targetId,
+          auditOptions,
         );
       },
     };

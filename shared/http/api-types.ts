@@ -4,18 +4,7 @@ export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
 export type { Context as LambdaContext };
 
-export const SCOPES = [
-  'onboarding:write',
-  'onboarding:read',
-  'onboarding:redeem',
-  'reports:write',
-  'reports:read',
-  'users:read',
-  'users:erase',
-  'webhooks:manage',
-  'audit:read',
-] as const;
-export type Scope = (typeof SCOPES)[number];
+export type { Scope } from '#shared/domain/identity/staff-roles.ts';
 
 /** The authenticated caller, from a verified bearer token. */
 export interface Principal {

@@ -7,6 +7,7 @@ import {
   rememberingMachineClients,
   type MachineClientDirectory,
 } from '#shared/domain/identity/organization-claim.ts';
+import { scopesOfRoleClaim } from '#shared/domain/identity/staff-roles.ts';
 import type { Principal } from './api-types.ts';
 import { UnauthorizedError } from './http-errors.ts';
 import { createCachedRemoteKeySet, isKeyFetchFailure } from './remote-key-set.ts';
@@ -33,6 +34,12 @@ export interface TokenVerifierOptions {
   keySet: JWTVerifyGetKey;
   orgClaim: string;
   orgNameClaim: string;
+  /**
+   * The staff role claim (a role name, or a list of them): a token carrying it holds only the
+   * scopes of the roles it names, so one naming no role holds none. Tokens without it (machine
+   * clients) hold the scopes they were granted.
+   */
+  roleClaim: string;
 }
 
 export type TokenVerifier = (bearerToken: string) => Promise<Principal>;
@@ -87,7 +94,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     return {
       orgId,
       orgName: typeof orgName === 'string' && orgName.trim() ? orgName.trim() : undefined,
-      scopes: scopesOf(payload, options.scopePrefix),
+      scopes: withinRoles(scopesOf(payload, options.scopePrefix), payload, options.roleClaim),
       subject: payload.sub,
       clientId: clientIdOf(payload),
     };
@@ -147,6 +154,12 @@ function scopesOf(payload: JWTPayload, prefix: string | undefined): ReadonlySet<
   return scopes;
 }
 
+function withinRoles(scopes: ReadonlySet<string>, payload: JWTPayload, roleClaim: string): ReadonlySet<string> {
+  if (!(roleClaim in payload)) return scopes;
+  const allowed: ReadonlySet<string> = scopesOfRoleClaim(payload[roleClaim]);
+  return new Set([...scopes].filter((scope) => allowed.has(scope)));
+}
+
 /** The token from `Authorization: Bearer <token>`; the scheme word is case-insensitive. */
 export function bearerTokenFrom(headers: Record<string, string | undefined> | undefined): string {
   const header = headers?.authorization;
@@ -167,6 +180,7 @@ export function tokenVerifierFrom(config: {
   JWKS_JSON?: unknown;
   ORG_CLAIM: string;
   ORG_NAME_CLAIM: string;
+  ROLE_CLAIM: string;
 }): TokenVerifier {
   return createTokenVerifier({
     issuer: config.JWT_ISSUER,
@@ -182,5 +196,6 @@ export function tokenVerifierFrom(config: {
     keySet: keySetFrom(config),
     orgClaim: config.ORG_CLAIM,
     orgNameClaim: config.ORG_NAME_CLAIM,
+    roleClaim: config.ROLE_CLAIM,
   });
 }

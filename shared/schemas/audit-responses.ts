@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from '#shared/domain/audit/audit-event.ts';
+import { AUDIT_ACTIONS, AUDIT_OUTCOMES, AUDIT_TARGET_TYPES } from '#shared/domain/audit/audit-event.ts';
 import { cursorPage, instant } from './response-members.ts';
 
 /** One entry of the organization's audit trail: who did what to which resource, by ids. */
@@ -19,7 +19,12 @@ export const auditEventSchema = v.object({
     id: v.pipe(v.string(), v.description('tokenId, jobId, webhook endpoint id or user id.')),
   }),
   requestId: v.pipe(v.string(), v.description('The request’s `x-request-id`.')),
-  outcome: v.pipe(v.literal('success'), v.description('Refused requests record nothing.')),
+  outcome: v.pipe(
+    v.picklist(AUDIT_OUTCOMES),
+    v.description(
+      '`success` once the change committed (refused requests record nothing); `started` for `user.erasure_started`, recorded before an erasure deletes anything: one with no later `user.erased` of the same user was cut off, and repeating the DELETE finishes it.',
+    ),
+  ),
 });
 
 /** 200 of GET /v1/audit-events. */

@@ -476,12 +476,20 @@ describe('the dashboard in Chromium', () => {
 
       // The Activity page lists the erasure: "User erased", the user's id as its target.
       const trail = await api(`/v1/audit-events?targetId=${encodeURIComponent(userId)}`);
-      expect(trail.results.map((event: { action: string }) => event.action)).toEqual(['user.erased']);
+      expect(trail.results.map((event: { action: string }) => event.action)).toEqual([
+        'user.erased',
+        'user.erasure_started',
+      ]);
       await page.getByRole('link', { name: 'Activity' }).click();
       await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
-      const erasure = page.locator(`tr[data-target-id="${userId}"]`);
-      await erasure.waitFor();
-      expect(await erasure.count()).toBe(1);
+      const rows = page.locator(`tr[data-target-id="${userId}"]`);
+      await rows.first().waitFor();
+      expect(await rows.count()).toBe(2);
+      // Its start, marked finished: a user.erased of the same user follows it.
+      const start = rows.nth(1);
+      await start.getByTestId('erasure-progress').waitFor();
+      expect(await start.locator('td[data-label="Action"]').textContent()).toBe('User erasure started finished');
+      const erasure = rows.first();
       expect(await erasure.getAttribute('data-event-id')).toBe(trail.results[0].eventId);
       expect(await erasure.locator('td[data-label="Action"]').textContent()).toBe('User erased');
       expect(await erasure.locator('td[data-label="Target"]').textContent()).toBe(`User${userId}`);
@@ -601,14 +609,18 @@ describe('the dashboard in Chromium', () => {
     // Without audit:read the rows link to no history.
     await limited.locator('tr[data-token-id]').first().waitFor();
     expect(await limited.getByRole('link', { name: /^History/ }).count()).toBe(0);
-    await limited.getByRole('link', { name: 'Users' }).click();
+    // The navigation offers only the tokens page; the others' addresses still open them, and the API refuses.
+    const navigation = limited.getByRole('navigation', { name: 'Dashboard pages' });
+    expect(await navigation.getByRole('link').allTextContents()).toEqual(['Onboarding tokens']);
+    await limited.evaluate(() => void (window.location.hash = '#/users'));
+    await limited.getByRole('note').filter({ hasText: 'lacks users:read' }).waitFor();
     await limited.getByRole('button', { name: 'Search' }).click();
     const alert = limited.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toMatch(/scope/i);
     expect(await alert.locator('.request-id code').textContent()).toMatch(/^[0-9a-f-]{36}$/);
 
-    await limited.getByRole('link', { name: 'Activity' }).click();
+    await limited.evaluate(() => void (window.location.hash = '#/activity'));
     const refused = limited.getByRole('alert').filter({ hasText: 'The activity could not be listed' });
     await refused.waitFor();
     expect(await refused.textContent()).toMatch(/scope/i);

@@ -8,7 +8,8 @@ import { DEMO_STAFF } from '#local/demo-staff.ts';
  * stack runs (local/identity-provider.ts), as a person does: the dashboard's Sign in button, the
  * provider's login page with a demo staff member's password, back to the dashboard.
  */
-export type DemoStaffEmail = 'admin@demo-org.test' | 'viewer@demo-org.test';
+export type DemoStaffEmail =
+  'admin@demo-org.test' | 'operator@demo-org.test' | 'auditor@demo-org.test' | 'viewer@demo-org.test';
 
 /**
  * Opens the dashboard at `target` and signs in as `as` (default the demo organization's admin).

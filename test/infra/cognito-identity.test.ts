@@ -7,7 +7,7 @@ import { Aspects } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SCOPES } from '#shared/http/api-types.ts';
+import { ROLES, SCOPES } from '#shared/domain/identity/staff-roles.ts';
 import type { ServiceStack } from '#lib/service-stack.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 
@@ -109,6 +109,25 @@ describe('-c identity=cognito', () => {
     expect(JSON.stringify(client.Properties?.AllowedOAuthScopes)).not.toContain('onboarding:redeem');
   });
 
+  it('has one group per staff role in the pool, and nothing else grouped', () => {
+    const poolId = logicalIdOf(stack.identity!.userPool);
+    const groups = ofType('AWS::Cognito::UserPoolGroup').map(([, group]) => group.Properties!);
+
+    expect(groups.map((group) => group.GroupName).sort()).toEqual([...ROLES].sort());
+    for (const group of groups) {
+      expect(group.UserPoolId).toEqual({ Ref: poolId });
+      expect(group.RoleArn, 'a role group grants scopes, no AWS credentials').toBeUndefined();
+    }
+  });
+
+  it('lets no app client write the organization attribute (the role is a group, which no client can change)', () => {
+    for (const [id, client] of ofType('AWS::Cognito::UserPoolClient')) {
+      // Without WriteAttributes, Cognito lets a client write every mutable attribute.
+      expect(client.Properties?.WriteAttributes, id).toBeDefined();
+      expect(client.Properties?.WriteAttributes, id).not.toContain('custom:org_id');
+    }
+  });
+
   it('serves managed login (version 2) on a Cognito domain, with a style for the dashboard client', () => {
     const [, domain] = only('AWS::Cognito::UserPoolDomain');
     const [, style] = only('AWS::Cognito::ManagedLoginBranding');
@@ -132,6 +151,7 @@ describe('-c identity=cognito', () => {
         SCOPE_PREFIX: 'onboarding-api/',
         MACHINE_CLIENTS_TABLE_NAME: { Ref: logicalIdOf(stack.identity!.machineClients) },
         ORG_CLAIM: 'org_id',
+        ROLE_CLAIM: 'cognito:groups',
       });
       expect(variables.JWT_AUDIENCE, name).toBeUndefined();
     }

@@ -185,7 +185,7 @@ describe('DELETE /v1/users/{id}', () => {
       for (const pending of await pendingEvents.ofOrganization(org)) await pendingEvents.remove(pending);
   });
 
-  it('records one user.erased event naming the user id and nothing else of the person', async () => {
+  it('records user.erasure_started, then one user.erased, naming the user id and nothing else of the person', async () => {
     const orgId = uniqueOrg('erase');
     const [person] = await seedOrganization(orgId, 1);
     expect((await erase(orgId, person!.id)).status).toBe(204);
@@ -204,7 +204,16 @@ describe('DELETE /v1/users/{id}', () => {
         outcome: 'success',
       },
     ]);
-    const text = JSON.stringify(audit.body);
+    const history = await callApi('GET', `/v1/audit-events?targetId=${encodeURIComponent(person!.id)}`, {
+      token: await tokenFor(orgId),
+    });
+    expect(
+      history.body.results.map(({ action, outcome }: { action: string; outcome: string }) => [action, outcome]),
+    ).toEqual([
+      ['user.erased', 'success'],
+      ['user.erasure_started', 'started'],
+    ]);
+    const text = JSON.stringify(history.body);
     for (const value of [person!.email, person!.first_name, person!.last_name, person!.name, person!.phone]) {
       if (value) expect(text).not.toContain(value);
     }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JSONWebKeySet, type JWK } from 'jose';
-import { SCOPES } from '#shared/http/api-types.ts';
+import { SCOPES } from '#shared/domain/identity/staff-roles.ts';
 
 /** Issuer and audience the test verifiers are configured with. */
 export const TEST_ISSUER = 'https://issuer.test.example/';

@@ -9,7 +9,7 @@ import { useSession, type Session } from './session.ts';
 // `#/<path>?<query>`: the path picks the page, the query (the page's own) is left out of the match.
 const routeFromHash = (): { path: string; query: string } => {
   const { path, query } = parseHash(window.location.hash);
-  return { path: path || dashboardPages[0]!.path, query: query.toString() };
+  return { path, query: query.toString() };
 };
 
 function useHashRoute(): { path: string; query: string } {
@@ -40,10 +40,13 @@ export function App({ config, startupError }: { config: DashboardConfig; startup
 
 function SignedIn({ session, config }: { session: Session; config: DashboardConfig }) {
   const { path, query } = useHashRoute();
+  // The navigation offers the pages the token's scopes allow; the first of them is the start page.
+  const offered = dashboardPages.filter((p) => session.scopes.includes(p.scope));
+  const start = offered[0] ?? dashboardPages[0]!;
   // `#/users/<id>`: a page's own sub-address (the page reads the rest of the path).
-  const page = dashboardPages.find((p) => p.path === path || path.startsWith(`${p.path}/`)) ?? dashboardPages[0]!;
+  const page = dashboardPages.find((p) => p.path === path || path.startsWith(`${p.path}/`)) ?? start;
   const Page = page.component;
-  const missing = page.scopes.filter((scope) => !session.scopes.includes(scope));
+  const allowed = session.scopes.includes(page.scope);
   return (
     <>
       <header class="top">
@@ -55,7 +58,7 @@ function SignedIn({ session, config }: { session: Session; config: DashboardConf
         </div>
         <nav aria-label="Dashboard pages">
           <ul>
-            {dashboardPages.map((p) => (
+            {offered.map((p) => (
               <li key={p.path}>
                 <a href={`#/${p.path}`} aria-current={p === page ? 'page' : undefined}>
                   {p.label}
@@ -69,11 +72,11 @@ function SignedIn({ session, config }: { session: Session; config: DashboardConf
         </button>
       </header>
       <main id="main">
-        {missing.length > 0 ? (
+        {allowed ? null : (
           <p class="notice warning" role="note">
-            Your sign-in lacks {missing.join(', ')}: some of this page will be refused (403).
+            Your sign-in lacks {page.scope}: this page’s requests will be refused (403).
           </p>
-        ) : null}
+        )}
         {/* A new query (e.g. another target's history) opens the page afresh: it reads the query when it starts. */}
         <Page key={`${path}?${query}`} />
       </main>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Scope } from '#shared/domain/identity/staff-roles.ts';
 
 /**
  * The signed-in staff member's session. The access token lives in this module's memory only
@@ -122,6 +123,11 @@ export function useSession(): Session | undefined {
   return session;
 }
 
+/** Whether the signed-in staff member's token holds `scope`: the pages offer only what it allows. */
+export function useCan(scope: Scope): boolean {
+  return useSession()?.scopes.includes(scope) ?? false;
+}
+
 function storedTokens(): StoredTokens {
   try {
     return (JSON.parse(sessionStorage.getItem(STORED_KEY) ?? '{}') as StoredTokens | null) ?? {};
@@ -143,12 +149,14 @@ export function sessionFromToken(accessToken: string): Session {
     Uint8Array.from(atob(payload.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0)),
   );
   const claims = JSON.parse(json) as Record<string, unknown>;
-  const scopes =
+  const granted =
     typeof claims.scope === 'string'
       ? claims.scope.split(/\s+/).filter(Boolean)
       : Array.isArray(claims.scp)
         ? claims.scp.filter((s): s is string => typeof s === 'string')
         : [];
+  // Cognito names a resource server's scopes `onboarding-api/users:read`; the pages know them as `users:read`.
+  const scopes = granted.map((scope) => scope.slice(scope.lastIndexOf('/') + 1));
   return {
     accessToken,
     orgId: typeof claims.org_id === 'string' ? claims.org_id : '(unknown organization)',

@@ -101,6 +101,6 @@ function eventFrom(item: Record<string, unknown>): AuditEvent {
     actor: item.actor as AuditEvent['actor'],
     target: item.target as AuditEvent['target'],
     requestId: item.requestId as string,
-    outcome: 'success',
+    outcome: item.outcome === 'started' ? 'started' : 'success',
   };
 }

@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'webhook.created',
   'webhook.deleted',
   'webhook.tested',
+  'user.erasure_started',
   'user.erased',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -31,8 +32,19 @@ export const TARGET_TYPE_OF: Record<AuditAction, AuditTargetType> = {
   'webhook.created': 'webhook',
   'webhook.deleted': 'webhook',
   'webhook.tested': 'webhook',
+  'user.erasure_started': 'user',
   'user.erased': 'user',
 };
+
+/**
+ * `success` once a change has committed; `started` for an erasure about to delete (contract §20):
+ * recorded before the first deletion, so an erasure cut off half way still shows in the trail.
+ */
+export const AUDIT_OUTCOMES = ['success', 'started'] as const;
+export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
+
+export const outcomeOf = (action: AuditAction): AuditOutcome =>
+  action === 'user.erasure_started' ? 'started' : 'success';
 
 export interface AuditEvent {
   eventId: string;
@@ -44,7 +56,7 @@ export interface AuditEvent {
   target: { type: AuditTargetType; id: string };
   requestId: string;
   /** Refused requests record nothing. */
-  outcome: 'success';
+  outcome: AuditOutcome;
 }
 
 export interface AuditEventQuery {

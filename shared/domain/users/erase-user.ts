@@ -43,9 +43,10 @@ const JOB_PAGE_SIZE = 1_000;
 const MAX_ROUNDS = 5;
 
 /**
- * GDPR erasure of one user (contract §16). Primary course:
+ * GDPR erasure of one user (contract §16, §20). Primary course:
  * 1. the user must exist in the caller's organization (else NotFoundError: unknown, already
- *    erased, or another organization's);
+ *    erased, or another organization's); `started` records the erasure's start before anything is
+ *    deleted, so one cut off half way is in the audit trail;
  * 2. the user's open-job slot is held, so no new report job can start for them while (and just
  *    after) this runs; an open job holding it ends FAILED/USER_ERASED;
  * 3. every report job of the user: open ones end FAILED/USER_ERASED, finished ones lose their PDF
@@ -118,10 +119,16 @@ export function eraseUser(deps: EraseUserDeps) {
     return jobs;
   };
 
-  return async (input: { orgId: string; userId: string }): Promise<ErasureSummary> => {
+  return async (input: {
+    orgId: string;
+    userId: string;
+    /** Records that the erasure starts (the trail's `user.erasure_started`); throws to stop it before any deletion. */
+    started: () => Promise<void>;
+  }): Promise<ErasureSummary> => {
     const { orgId, userId } = input;
     const user = await deps.users.find(orgId, userId);
     if (!user) throw new NotFoundError(`user ${userId.slice(0, 16)} not found`);
+    await input.started();
     const summary: ErasureSummary = { jobsFailed: 0, jobsDeleted: 0, tokensDeleted: 0, pendingEventsDeleted: 0 };
 
     await holdReportSlot(orgId, userId, summary);

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { AuditEvent } from '#shared/domain/audit/audit-event.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { recordAuditEvent } from '#shared/domain/audit/record-audit-event.ts';
 
 const clock = { now: () => new Date('2026-11-25T10:00:00.000Z') };
@@ -65,5 +66,36 @@ describe('recordAuditEvent', () => {
       'acme',
       failure,
     );
+  });
+
+  it('records an erasure’s start with outcome started, for the user', async () => {
+    const append = vi.fn(async () => {});
+    const record = recordAuditEvent({ trail: { append }, clock, newId: () => 'e', onLost: vi.fn() });
+
+    await record(context, 'user.erasure_started', 'u-1', { required: true });
+
+    expect(append).toHaveBeenCalledWith(
+      'acme',
+      expect.objectContaining({
+        action: 'user.erasure_started',
+        target: { type: 'user', id: 'u-1' },
+        outcome: 'started',
+      }),
+    );
+  });
+
+  it('fails the request (503) when a required event cannot be appended, and loses nothing silently', async () => {
+    const onLost = vi.fn();
+    const record = recordAuditEvent({
+      trail: { append: () => Promise.reject(new Error('DynamoDB is down')) },
+      clock,
+      newId: () => 'e',
+      onLost,
+    });
+
+    await expect(record(context, 'user.erasure_started', 'u-1', { required: true })).rejects.toBeInstanceOf(
+      DependencyUnavailableError,
+    );
+    expect(onLost).not.toHaveBeenCalled();
   });
 });

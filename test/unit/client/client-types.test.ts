@@ -38,7 +38,7 @@ import type {
 } from '#shared/domain/reports/report-job.ts';
 import type { UserRecord, USER_RECORD_FIELDS } from '#shared/domain/users/user-record.ts';
 import type { UserStatusPage as ServiceUserStatusPage } from '#shared/domain/users/user-status-query.ts';
-import type { Scope as ServiceScope } from '#shared/http/api-types.ts';
+import type { Scope as ServiceScope } from '#shared/domain/identity/staff-roles.ts';
 import type { onboardingTokenRequestSchema } from '#shared/schemas/onboarding-token-schemas.ts';
 import type { reportJobRequestSchema } from '#shared/schemas/report-job-schemas.ts';
 import type { webhookEndpointRequestSchema } from '#shared/schemas/webhook-schemas.ts';

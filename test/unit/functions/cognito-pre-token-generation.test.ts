@@ -2,6 +2,8 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { PreTokenGenerationV2TriggerEvent, PreTokenGenerationV3TriggerEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { COGNITO_SCOPE_PREFIX } from '#shared/config/cognito-identity.ts';
+import { ROLE_SCOPES, ROLES, SCOPES } from '#shared/domain/identity/staff-roles.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { lambdaContext } from '#test/support/api-event.ts';
 
@@ -27,7 +29,12 @@ beforeEach(() => {
 });
 
 /** The event Cognito sends (version 3), as its developer guide shows it. */
-function cognitoEvent(triggerSource: string, userAttributes: Record<string, string>, clientId: string): Event {
+function cognitoEvent(
+  triggerSource: string,
+  userAttributes: Record<string, string>,
+  clientId: string,
+  request: { groups?: string[]; scopes?: string[] } = { groups: ['admin'] },
+): Event {
   return {
     version: '3',
     triggerSource,
@@ -37,8 +44,8 @@ function cognitoEvent(triggerSource: string, userAttributes: Record<string, stri
     callerContext: { awsSdkVersion: 'aws-sdk-unknown-unknown', clientId },
     request: {
       userAttributes,
-      groupConfiguration: { groupsToOverride: [], iamRolesToOverride: [], preferredRole: null },
-      scopes: ['openid', 'onboarding-api/reports:read'],
+      groupConfiguration: { groupsToOverride: request.groups ?? [], iamRolesToOverride: [], preferredRole: null },
+      scopes: request.scopes ?? ['openid', 'onboarding-api/reports:read'],
     },
     response: { claimsAndScopeOverrideDetails: null },
   } as unknown as Event;
@@ -77,7 +84,9 @@ describe('cognito-pre-token-generation', () => {
 
     const machine = await handler(cognitoEvent('TokenGeneration_ClientCredentials', {}, 'stranger'), lambdaContext());
     const staff = await handler(
-      cognitoEvent('TokenGeneration_RefreshTokens', { sub: 'x', email: 'x@example.org' }, 'dashboard-client'),
+      cognitoEvent('TokenGeneration_RefreshTokens', { sub: 'x', email: 'x@example.org' }, 'dashboard-client', {
+        groups: ['admin'],
+      }),
       lambdaContext(),
     );
 
@@ -85,5 +94,64 @@ describe('cognito-pre-token-generation', () => {
     expect(staff.response.claimsAndScopeOverrideDetails).toEqual({ accessTokenGeneration: {} });
     expect(logger.warn).toHaveBeenCalledTimes(2);
     expect(JSON.stringify(vi.mocked(logger.warn).mock.calls)).not.toContain('x@example.org');
+  });
+});
+
+describe('cognito-pre-token-generation: staff roles from groups (contract §20)', () => {
+  const prefixed = (scopes: readonly string[]) => scopes.map((scope) => `${COGNITO_SCOPE_PREFIX}${scope}`);
+  const dashboardAsks = ['openid', 'email', ...prefixed(SCOPES.filter((scope) => scope !== 'onboarding:redeem'))];
+  const staffAttributes = { sub: 'a1b2c3d4-cafe', email: 'staff@acme.example', 'custom:org_id': 'acme' };
+
+  /** The API scopes the token keeps: what the client asked for, less what the trigger suppresses. */
+  async function grantedScopes(groups: string[], asked: readonly string[] = dashboardAsks): Promise<string[]> {
+    const result = await handler(
+      cognitoEvent('TokenGeneration_HostedAuth', staffAttributes, 'dashboard-client', { groups, scopes: [...asked] }),
+      lambdaContext(),
+    );
+    const generation = result.response.claimsAndScopeOverrideDetails?.accessTokenGeneration;
+    expect(generation?.claimsToAddOrOverride).toEqual({ org_id: 'acme' });
+    expect(generation?.scopesToAdd).toBeUndefined();
+    const suppressed = new Set(generation?.scopesToSuppress ?? []);
+    return asked.filter((scope) => !suppressed.has(scope)).sort();
+  }
+
+  it.each(ROLES)('grants the %s group exactly its role’s scopes of those the dashboard asks for', async (role) => {
+    const expected = ['email', 'openid', ...prefixed(ROLE_SCOPES[role].filter((s) => s !== 'onboarding:redeem'))];
+    expect(await grantedScopes([role])).toEqual(expected.sort());
+  });
+
+  it('grants no API scope to a staff member in no group, or only in groups that are not roles', async () => {
+    expect(await grantedScopes([])).toEqual(['email', 'openid']);
+    expect(await grantedScopes(['Admins', 'everyone'])).toEqual(['email', 'openid']);
+  });
+
+  it('never grants more than the client asked for: a viewer asking for reports:read alone gets reports:read alone', async () => {
+    expect(await grantedScopes(['viewer'], ['openid', `${COGNITO_SCOPE_PREFIX}reports:read`])).toEqual([
+      'onboarding-api/reports:read',
+      'openid',
+    ]);
+  });
+
+  it('keeps a role’s scopes and drops the rest when the client asks for more than the role holds', async () => {
+    expect(await grantedScopes(['operator'], prefixed(['users:erase', 'audit:read', 'webhooks:manage']))).toEqual([
+      'onboarding-api/webhooks:manage',
+    ]);
+  });
+
+  it('adds up the scopes of every role group a person is in', async () => {
+    expect(await grantedScopes(['viewer', 'auditor'], prefixed(['audit:read', 'users:erase']))).toEqual([
+      'onboarding-api/audit:read',
+    ]);
+  });
+
+  it('leaves a machine client’s scopes as its app client allows them', async () => {
+    documents.on(GetCommand).resolves({ Item: { orgId: 'globex' } });
+
+    const result = await handler(
+      cognitoEvent('TokenGeneration_ClientCredentials', {}, 'machine-1', { groups: [], scopes: prefixed(SCOPES) }),
+      lambdaContext(),
+    );
+
+    expect(result.response.claimsAndScopeOverrideDetails?.accessTokenGeneration?.scopesToSuppress).toBeUndefined();
   });
 });

@@ -81,6 +81,7 @@ beforeAll(async () => {
     keySet: createLocalJWKSet(keys.jwks),
     orgClaim: 'org_id',
     orgNameClaim: 'org_name',
+    roleClaim: 'role',
   });
   writerToken = await signToken(validClaims({ scope: 'onboarding:write' }), { key });
   readerToken = await signToken(validClaims({ scope: 'onboarding:read reports:write' }), { key });
@@ -181,6 +182,20 @@ describe('createApiHandler', () => {
 
     expect(response.statusCode).toBe(403);
     expect(bodyOf(response)).toMatchObject({ code: 403, error: 'FORBIDDEN', path: PATH, method: 'POST' });
+    expect(handle).not.toHaveBeenCalled();
+  });
+
+  it('answers 403 to a token whose role claim names no role, whatever scopes it carries', async () => {
+    const handle = vi.fn(async () => ok({}));
+    const roleless = await signToken(validClaims({ scope: 'onboarding:write', role: 'owner' }), { key });
+
+    const response = await invoke(
+      echoHandler({ handle }),
+      post({ headers: bearer(roleless), body: { name: 'a', count: 1 } }),
+    );
+
+    expect(response.statusCode).toBe(403);
+    expect(bodyOf(response)).toMatchObject({ code: 403, error: 'FORBIDDEN' });
     expect(handle).not.toHaveBeenCalled();
   });
 

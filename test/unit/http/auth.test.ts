@@ -2,6 +2,7 @@ import { createLocalJWKSet, createRemoteJWKSet, errors, type JSONWebKeySet } fro
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bearerTokenFrom, createTokenVerifier, type TokenVerifier } from '#shared/http/auth.ts';
+import { ROLE_SCOPES, ROLES, SCOPES } from '#shared/domain/identity/staff-roles.ts';
 import { UnauthorizedError } from '#shared/http/http-errors.ts';
 import {
   createTestKeySet,
@@ -30,6 +31,7 @@ const verifierWith = (options: { orgClaim?: string; keySet?: JSONWebKeySet } = {
     keySet: createLocalJWKSet(options.keySet ?? jwks),
     orgClaim: options.orgClaim ?? 'org_id',
     orgNameClaim: 'org_name',
+    roleClaim: 'role',
   });
 
 beforeAll(async () => {
@@ -215,6 +217,77 @@ describe('bearerTokenFrom', () => {
   );
 });
 
+describe('createTokenVerifier with a staff role claim', () => {
+  const everyScope = SCOPES.join(' ');
+
+  it.each(ROLES)('keeps only the %s role’s scopes of a token asking for every scope', async (role) => {
+    const token = await signToken(validClaims({ scope: everyScope, role }), { key: es256 });
+
+    const principal = await verify(token);
+
+    expect([...principal.scopes].sort()).toEqual([...ROLE_SCOPES[role]].sort());
+  });
+
+  it('grants no more than the token carries: a viewer token asking for reports:read alone holds reports:read alone', async () => {
+    const token = await signToken(validClaims({ scope: 'reports:read', role: 'viewer' }), { key: es256 });
+
+    expect([...(await verify(token)).scopes]).toEqual(['reports:read']);
+  });
+
+  it.each([
+    { label: 'an unknown name', role: 'superuser' },
+    { label: 'a name in another case', role: 'Admin' },
+    { label: 'an empty string', role: '' },
+    { label: 'null', role: null },
+    { label: 'a number', role: 1 },
+    { label: 'an object', role: { name: 'admin' } },
+    { label: 'an empty list', role: [] },
+    { label: 'a list naming no role', role: ['Everyone', 'admins'] },
+  ])('leaves no scope when the claim is $label', async ({ role }) => {
+    const token = await signToken(validClaims({ scope: everyScope, role }), { key: es256 });
+
+    const principal = await verify(token);
+
+    expect(principal.orgId).toBe(TEST_ORG_ID);
+    expect(principal.scopes.size).toBe(0);
+  });
+
+  it('adds up the scopes of every role a list names and ignores the other entries (Entra ID roles, Okta groups)', async () => {
+    const token = await signToken(validClaims({ scope: everyScope, role: ['Everyone', 'viewer', 'auditor'] }), {
+      key: es256,
+    });
+
+    expect([...(await verify(token)).scopes].sort()).toEqual([
+      'audit:read',
+      'onboarding:read',
+      'reports:read',
+      'users:read',
+    ]);
+  });
+
+  it('keeps every granted scope of a token without the claim (a machine client)', async () => {
+    const token = await signToken(validClaims({ scope: everyScope }), { key: es256 });
+
+    expect((await verify(token)).scopes).toEqual(new Set(SCOPES));
+  });
+
+  it('reads the role from the configured claim', async () => {
+    const verifier = createTokenVerifier({
+      issuer: TEST_ISSUER,
+      audience: TEST_AUDIENCE,
+      keySet: createLocalJWKSet(jwks),
+      orgClaim: 'org_id',
+      orgNameClaim: 'org_name',
+      roleClaim: 'cognito:groups',
+    });
+    const token = await signToken(validClaims({ scope: everyScope, role: 'admin', 'cognito:groups': ['operator'] }), {
+      key: es256,
+    });
+
+    expect([...(await verifier(token)).scopes].sort()).toEqual([...ROLE_SCOPES.operator].sort());
+  });
+});
+
 describe('createTokenVerifier when the key server fails', () => {
   const verifierWithKeys = (keySet: Parameters<typeof createTokenVerifier>[0]['keySet']): TokenVerifier =>
     createTokenVerifier({
@@ -223,6 +296,7 @@ describe('createTokenVerifier when the key server fails', () => {
       keySet,
       orgClaim: 'org_id',
       orgNameClaim: 'org_name',
+      roleClaim: 'role',
     });
 
   it('answers "unavailable" (503), not "invalid token" (401), when the key set cannot be fetched', async () => {

@@ -155,6 +155,7 @@ describe('Amazon Cognito', () => {
       keySet: createLocalJWKSet(jwksOf(key)),
       orgClaim: 'org_id',
       orgNameClaim: 'org_name',
+      roleClaim: 'role',
     });
     const machineToken = (clientId: string, orgId: string) =>
       sign(staffAccessToken({ sub: clientId, client_id: clientId, username: undefined, org_id: orgId }));

@@ -80,6 +80,7 @@ const verifierOver = (server: KeyServer, options: Partial<RemoteKeySetOptions> =
     keySet: createCachedRemoteKeySet(server.url, { timeoutMs: 300, cooldownMs: 30_000, maxAgeMs: 600_000, ...options }),
     orgClaim: 'org_id',
     orgNameClaim: 'org_name',
+    roleClaim: 'role',
   });
 
 const tokenSignedBy = (key: TestSigningKey) => signToken(validClaims(), { key });

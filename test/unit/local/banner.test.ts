@@ -60,8 +60,10 @@ describe('the npm start banner', () => {
 
   it('prints the demo staff’s sign-in credentials and the identity provider’s address', () => {
     const text = banner();
-    expect(text).toContain('admin@demo-org.test / demo-org-admin');
-    expect(text).toContain('viewer@demo-org.test / demo-org-viewer');
+    expect(text).toContain('admin@demo-org.test / demo-org-admin (admin)');
+    expect(text).toContain('operator@demo-org.test / demo-org-operator (operator)');
+    expect(text).toContain('auditor@demo-org.test / demo-org-auditor (auditor)');
+    expect(text).toContain('viewer@demo-org.test / demo-org-viewer (viewer)');
     expect(text).toContain('Sign-in        http://127.0.0.1:3001');
   });
 

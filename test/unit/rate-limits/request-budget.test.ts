@@ -293,6 +293,7 @@ describe('the budget in the API chain', () => {
       keySet: createLocalJWKSet(keys.jwks),
       orgClaim: 'org_id',
       orgNameClaim: 'org_name',
+      roleClaim: 'role',
     });
     token = await signToken(validClaims({ scope: 'onboarding:read', org_id: 'acme' }), { key: keys.es256 });
   });

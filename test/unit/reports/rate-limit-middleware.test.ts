@@ -79,6 +79,7 @@ beforeAll(async () => {
     keySet: createLocalJWKSet(keys.jwks),
     orgClaim: 'org_id',
     orgNameClaim: 'org_name',
+    roleClaim: 'role',
   });
   writerToken = await signToken(validClaims({ scope: 'reports:write' }), { key: keys.es256 });
   readerToken = await signToken(validClaims({ scope: 'reports:read' }), { key: keys.es256 });

@@ -1,6 +1,9 @@
 import {
+  AdminAddUserToGroupCommand,
   AdminCreateUserCommand,
   AdminGetUserCommand,
+  AdminListGroupsForUserCommand,
+  AdminRemoveUserFromGroupCommand,
   CognitoIdentityProviderClient,
   CreateUserPoolClientCommand,
   DeleteUserPoolClientCommand,
@@ -11,7 +14,7 @@ import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbMachineClients } from '#shared/adapters/dynamodb/machine-client-directory.ts';
-import { SCOPES } from '#shared/http/api-types.ts';
+import { SCOPES } from '#shared/domain/identity/staff-roles.ts';
 import { UsageError } from '#scripts/command-line.ts';
 import { addOrganization, StaffMemberConflictError } from '#scripts/org-add/add-organization.ts';
 import { parseOrgAddArguments } from '#scripts/org-add/arguments.ts';
@@ -43,6 +46,8 @@ beforeEach(() => {
     .on(CreateUserPoolClientCommand)
     .resolves({ UserPoolClient: { ClientId: '5machineclient0000000000', ClientSecret: 's3cr3t-value' } });
   cognito.on(AdminCreateUserCommand).resolves({ User: { Username: 'uuid-1' } });
+  cognito.on(AdminAddUserToGroupCommand).resolves({});
+  cognito.on(AdminListGroupsForUserCommand).resolves({ Groups: [{ GroupName: 'admin' }] });
   documents.on(PutCommand).resolves({});
 });
 
@@ -77,6 +82,18 @@ describe('org:add (addOrganization with Cognito and DynamoDB)', () => {
         { Name: 'custom:org_id', Value: 'acme' },
       ],
     });
+    expect(cognito).toHaveReceivedCommandWith(AdminAddUserToGroupCommand, {
+      UserPoolId: USER_POOL_ID,
+      Username: 'admin@acme.example',
+      GroupName: 'admin',
+    });
+    expect(cognito).not.toHaveReceivedCommand(AdminRemoveUserFromGroupCommand);
+  });
+
+  it('creates the machine client with explicit write attributes, never the organization', async () => {
+    await addOrganization(input, deps());
+
+    expect(cognito).toHaveReceivedCommandWith(CreateUserPoolClientCommand, { WriteAttributes: ['email'] });
   });
 
   it('changes nothing when the admin is already staff of another organization', async () => {
@@ -102,6 +119,8 @@ describe('org:add (addOrganization with Cognito and DynamoDB)', () => {
     expect(result.invited).toBe(false);
     expect(cognito).toHaveReceivedCommandTimes(CreateUserPoolClientCommand, 1);
     expect(cognito).not.toHaveReceivedCommand(AdminCreateUserCommand);
+    // A member's role is staff:role's to change, not a rerun's.
+    expect(cognito).not.toHaveReceivedCommand(AdminAddUserToGroupCommand);
   });
 
   it('deletes the new client again when it cannot be recorded, and invites nobody', async () => {

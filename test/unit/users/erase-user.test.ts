@@ -25,6 +25,12 @@ import { InMemoryPendingEvents } from '#test/unit/webhooks/fakes.ts';
 import { tokenEvent } from '#shared/domain/webhooks/webhook-events.ts';
 
 const PDF = new TextEncoder().encode('%PDF-1.7 a report %%EOF');
+/** The handler's `user.erasure_started` audit event. */
+const started = vi.fn(async () => {});
+beforeEach(() => {
+  started.mockReset();
+  started.mockResolvedValue(undefined);
+});
 const EMAIL = 'zoe@example.com';
 const jobId = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
@@ -124,7 +130,7 @@ describe('eraseUser', () => {
     const otherOrgsJob = jobs.seed(complete(5, { orgId: OTHER_ORG_ID }));
     for (const job of [done, failed, othersJob, otherOrgsJob]) await storePdf(job);
 
-    const summary = await erase({ orgId: ORG_ID, userId: USER_ID });
+    const summary = await erase({ orgId: ORG_ID, userId: USER_ID, started });
 
     expect(summary).toEqual({ jobsFailed: 1, jobsDeleted: 2, tokensDeleted: 2, pendingEventsDeleted: 0 });
     expect(await jobs.get(done.jobId)).toBeUndefined();
@@ -144,7 +150,7 @@ describe('eraseUser', () => {
   it('removes the pending webhook events that name the user’s e-mail, and no other organization’s or person’s', async () => {
     for (const token of tokens.records) await keepTokenEvent(token);
 
-    const summary = await erase({ orgId: ORG_ID, userId: USER_ID });
+    const summary = await erase({ orgId: ORG_ID, userId: USER_ID, started });
 
     expect(summary.pendingEventsDeleted).toBe(2);
     expect(pendingEvents.kept.map(({ event }) => [event.orgId, event.data.tokenId])).toEqual([
@@ -153,7 +159,7 @@ describe('eraseUser', () => {
     ]);
   });
 
-  it('runs its steps in order: slot held, jobs, PDF before its record, tokens, the user row last', async () => {
+  it('runs its steps in order: start recorded, slot held, jobs, PDF before its record, tokens, the user row last', async () => {
     jobs.seed(complete(1));
     const calls: string[] = [];
     const record = <A extends unknown[], R>(name: string, fn: (...args: A) => Promise<R>) =>
@@ -178,10 +184,11 @@ describe('eraseUser', () => {
       clock,
     });
 
-    await erase({ orgId: ORG_ID, userId: USER_ID });
+    await erase({ orgId: ORG_ID, userId: USER_ID, started: record('audit.started', async () => {}) });
 
     expect(calls).toEqual([
       'users.find',
+      'audit.started',
       'jobs.hold',
       'jobs.list',
       'storage.remove',
@@ -194,21 +201,36 @@ describe('eraseUser', () => {
 
   it('answers NotFoundError for an unknown id, touching nothing', async () => {
     const otherOrgsJob = jobs.seed(complete(1, { orgId: OTHER_ORG_ID, userId: 'nobody' }));
-    await expect(erase({ orgId: ORG_ID, userId: 'nobody' })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(erase({ orgId: ORG_ID, userId: 'nobody', started })).rejects.toBeInstanceOf(NotFoundError);
+    expect(started).not.toHaveBeenCalled();
     expect(jobs.guards.size).toBe(0);
     expect(await jobs.get(otherOrgsJob.jobId)).toBeDefined();
     expect(tokens.records).toHaveLength(4);
   });
 
   it('answers NotFoundError once erased: a second call is 404', async () => {
-    await erase({ orgId: ORG_ID, userId: USER_ID });
-    await expect(erase({ orgId: ORG_ID, userId: USER_ID })).rejects.toBeInstanceOf(NotFoundError);
+    await erase({ orgId: ORG_ID, userId: USER_ID, started });
+    await expect(erase({ orgId: ORG_ID, userId: USER_ID, started })).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('deletes nothing when its start cannot be recorded, and the user stays for a retry', async () => {
+    const done = jobs.seed(complete(1));
+    await storePdf(done);
+    started.mockRejectedValueOnce(new DependencyUnavailableError('audit trail'));
+
+    await expect(erase({ orgId: ORG_ID, userId: USER_ID, started })).rejects.toBeInstanceOf(DependencyUnavailableError);
+
+    expect(jobs.guards.size).toBe(0);
+    expect(await jobs.get(done.jobId)).toBeDefined();
+    expect(storage.objects.size).toBe(1);
+    expect(tokens.records).toHaveLength(4);
+    expect(await users.find(ORG_ID, USER_ID)).toBeDefined();
   });
 
   it('skips the tokens of a user without an e-mail', async () => {
     users.add(ORG_ID, user({ id: 'no-mail', email: undefined }));
     const eraseIssuedTo = vi.spyOn(tokens, 'eraseIssuedTo');
-    await erase({ orgId: ORG_ID, userId: 'no-mail' });
+    await erase({ orgId: ORG_ID, userId: 'no-mail', started });
     expect(eraseIssuedTo).not.toHaveBeenCalled();
   });
 
@@ -218,13 +240,16 @@ describe('eraseUser', () => {
     const remove = vi.spyOn(storage, 'remove');
     remove.mockRejectedValueOnce(new DependencyUnavailableError('storage'));
 
-    await expect(erase({ orgId: ORG_ID, userId: USER_ID })).rejects.toBeInstanceOf(DependencyUnavailableError);
+    await expect(erase({ orgId: ORG_ID, userId: USER_ID, started })).rejects.toBeInstanceOf(DependencyUnavailableError);
+    expect(started).toHaveBeenCalledTimes(1);
     expect(await users.find(ORG_ID, USER_ID)).toBeDefined();
     // A record whose PDF removal failed is still there for the retry to find.
     expect(storage.objects.size + [...jobs.jobs.keys()].length).toBeGreaterThan(0);
 
     remove.mockRestore();
-    await expect(erase({ orgId: ORG_ID, userId: USER_ID })).resolves.toBeDefined();
+    await expect(erase({ orgId: ORG_ID, userId: USER_ID, started })).resolves.toBeDefined();
+    // The repeated call records its own start: the trail shows both attempts.
+    expect(started).toHaveBeenCalledTimes(2);
     expect(jobs.jobs.size).toBe(0);
     expect(storage.objects.size).toBe(0);
     expect(tokens.records.filter((token) => token.orgId === ORG_ID && token.email === EMAIL)).toEqual([]);
@@ -233,7 +258,7 @@ describe('eraseUser', () => {
 
   it('refuses report requests for the user while it holds the slot, even one that found the user before the row went', async () => {
     users.eraseFailure = new DependencyUnavailableError('users database');
-    await expect(erase({ orgId: ORG_ID, userId: USER_ID })).rejects.toBeInstanceOf(DependencyUnavailableError);
+    await expect(erase({ orgId: ORG_ID, userId: USER_ID, started })).rejects.toBeInstanceOf(DependencyUnavailableError);
     const request = requestReport({
       jobs,
       users,
@@ -261,7 +286,7 @@ describe('eraseUser', () => {
     const inFlight = jobs.seed(
       reportJob({ jobId: jobId(1), provisionalUntil: new Date(T0.getTime() + 9_000).toISOString() }),
     );
-    await erase({ orgId: ORG_ID, userId: USER_ID });
+    await erase({ orgId: ORG_ID, userId: USER_ID, started });
     expect(await jobs.get(inFlight.jobId)).toMatchObject({ status: 'FAILED', errorCode: 'USER_ERASED' });
 
     users.add(ORG_ID, user({ id: 'user-3' }));
@@ -270,7 +295,7 @@ describe('eraseUser', () => {
       jobId: finished.jobId,
       createdAt: finished.createdAt,
     });
-    await erase({ orgId: ORG_ID, userId: 'user-3' });
+    await erase({ orgId: ORG_ID, userId: 'user-3', started });
     expect(jobs.guards.get(InMemoryReportJobStore.guardKey(ORG_ID, 'user-3'))).toMatchObject({
       jobId: 'ERASURE_HOLD',
     });
@@ -280,12 +305,12 @@ describe('eraseUser', () => {
   it('keeps a USER_ERASED record on a retry but still removes any PDF under its key', async () => {
     const open = jobs.seed(reportJob({ jobId: jobId(1), status: 'IN_PROGRESS', attemptId: 'a-1' }));
     users.eraseFailure = new DependencyUnavailableError('users database');
-    await expect(erase({ orgId: ORG_ID, userId: USER_ID })).rejects.toBeInstanceOf(DependencyUnavailableError);
+    await expect(erase({ orgId: ORG_ID, userId: USER_ID, started })).rejects.toBeInstanceOf(DependencyUnavailableError);
     // A worker that stored its PDF and crashed before cleaning up.
     await storePdf(open);
 
     users.eraseFailure = undefined;
-    const summary = await erase({ orgId: ORG_ID, userId: USER_ID });
+    const summary = await erase({ orgId: ORG_ID, userId: USER_ID, started });
 
     expect(summary).toMatchObject({ jobsFailed: 0, jobsDeleted: 0 });
     expect(await jobs.get(open.jobId)).toMatchObject({ status: 'FAILED', errorCode: 'USER_ERASED' });
@@ -297,7 +322,7 @@ describe('eraseUser', () => {
     jobs.seed(reportJob({ jobId: jobId(7), status: 'IN_PROGRESS', attemptId: 'a-1' }));
 
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 5 }, () => erase({ orgId: ORG_ID, userId: USER_ID })),
+      Array.from({ length: 5 }, () => erase({ orgId: ORG_ID, userId: USER_ID, started })),
     );
 
     expect(outcomes.filter((o) => o.status === 'fulfilled').length).toBeGreaterThanOrEqual(1);
@@ -342,7 +367,7 @@ describe('eraseUser while the worker renders the user’s report', () => {
 
   it('stores nothing when the erasure comes while it renders', async () => {
     const result = await worker(async () => {
-      await erase({ orgId: ORG_ID, userId: USER_ID });
+      await erase({ orgId: ORG_ID, userId: USER_ID, started });
       return PDF;
     })({ orgId: ORG_ID, jobId: job.jobId }, { isFinalAttempt: false, leaseMs: 60_000 });
 
@@ -357,7 +382,7 @@ describe('eraseUser while the worker renders the user’s report', () => {
       await save(key, pdf, sha);
       // The erasure runs between the upload and the completion; the object is there for it to see.
       vi.spyOn(storage, 'remove').mockImplementationOnce(async () => undefined);
-      await erase({ orgId: ORG_ID, userId: USER_ID });
+      await erase({ orgId: ORG_ID, userId: USER_ID, started });
       expect(storage.objects.size).toBe(1);
       vi.mocked(storage.remove).mockRestore();
     });

@@ -17,6 +17,7 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'webhook.created': 'Webhook created',
   'webhook.deleted': 'Webhook deleted',
   'webhook.tested': 'Webhook tested',
+  'user.erasure_started': 'User erasure started',
   'user.erased': 'User erased',
 };
 const ACTIONS = Object.keys(ACTION_LABELS) as AuditAction[];
@@ -170,7 +171,10 @@ export function ActivityPage() {
             <td data-label="When">
               <time dateTime={event.occurredAt}>{formatInstant(event.occurredAt)}</time>
             </td>
-            <td data-label="Action">{actionLabel(event.action)}</td>
+            <td data-label="Action">
+              {actionLabel(event.action)}
+              {event.action === 'user.erasure_started' ? <ErasureProgress started={event} /> : null}
+            </td>
             <td data-label="Target">
               <div>
                 {targetLabel(event.target.type)}
@@ -207,5 +211,44 @@ export function ActivityPage() {
         loading={loading}
       />
     </section>
+  );
+}
+
+/**
+ * Whether the erasure an `user.erasure_started` event began has finished: a `user.erased` of the
+ * same user at or after it. One that has not was cut off half way (repeating the erasure finishes it).
+ */
+function ErasureProgress({ started }: { started: AuditEvent }) {
+  const [finished, setFinished] = useState<boolean>();
+  useEffect(() => {
+    const controller = new AbortController();
+    api
+      .listAuditEvents(
+        { action: 'user.erased', targetId: started.target.id, from: started.occurredAt, limit: 1 },
+        { signal: controller.signal },
+      )
+      .then(
+        (page) => setFinished(page.results.length > 0),
+        () => setFinished(undefined),
+      );
+    return () => controller.abort();
+  }, [started.eventId]);
+  if (finished === undefined) return null;
+  return finished ? (
+    <>
+      {' '}
+      <span class="badge status-complete" data-testid="erasure-progress">
+        finished
+      </span>
+    </>
+  ) : (
+    <>
+      {' '}
+      <span class="badge status-failed" data-testid="erasure-progress">
+        not finished
+      </span>
+      <br />
+      <small class="hint">Stopped half way: erase the user again to finish.</small>
+    </>
   );
 }

@@ -1,4 +1,5 @@
 import type { FunctionComponent } from 'preact';
+import type { Scope } from '#shared/domain/identity/staff-roles.ts';
 import { ActivityPage } from './activity-page.tsx';
 import { ReportsPage } from './reports-page.tsx';
 import { TokensPage } from './tokens-page.tsx';
@@ -7,24 +8,19 @@ import { WebhooksPage } from './webhooks-page.tsx';
 
 /**
  * The dashboard's pages, in navigation order. A page is one entry here (its path after `#/`, its
- * label, the scopes it needs).
+ * label, the scope without which the navigation does not offer it).
  */
 export interface DashboardPage {
   path: string;
   label: string;
-  scopes: readonly string[];
+  scope: Scope;
   component: FunctionComponent;
 }
 
 export const dashboardPages: readonly DashboardPage[] = [
-  {
-    path: 'tokens',
-    label: 'Onboarding tokens',
-    scopes: ['onboarding:read', 'onboarding:write'],
-    component: TokensPage,
-  },
-  { path: 'reports', label: 'Reports', scopes: ['reports:read', 'reports:write'], component: ReportsPage },
-  { path: 'users', label: 'Users', scopes: ['users:read'], component: UsersPage },
-  { path: 'webhooks', label: 'Webhooks', scopes: ['webhooks:manage'], component: WebhooksPage },
-  { path: 'activity', label: 'Activity', scopes: ['audit:read'], component: ActivityPage },
+  { path: 'tokens', label: 'Onboarding tokens', scope: 'onboarding:read', component: TokensPage },
+  { path: 'reports', label: 'Reports', scope: 'reports:read', component: ReportsPage },
+  { path: 'users', label: 'Users', scope: 'users:read', component: UsersPage },
+  { path: 'webhooks', label: 'Webhooks', scope: 'webhooks:manage', component: WebhooksPage },
+  { path: 'activity', label: 'Activity', scope: 'audit:read', component: ActivityPage },
 ];

@@ -19,7 +19,7 @@ import {
   type ReportDownload,
 } from '#web/src/report-download.tsx';
 import { ReportQuota, reportQuotaOf } from '#web/src/report-quota.tsx';
-import { useSession } from '#web/src/session.ts';
+import { useCan } from '#web/src/session.ts';
 import { activityHref } from './activity-page.tsx';
 
 const PAGE_SIZE = 10;
@@ -70,30 +70,33 @@ export function ReportsPage() {
   const problems = fieldErrors(requestError);
   const followed = follower.followed;
   const followedJob = followed?.job;
+  const canRequest = useCan('reports:write');
   return (
     <section>
       <PageHeading>Reports</PageHeading>
 
-      <form class="card" onSubmit={(event) => void request(event)} noValidate aria-labelledby="request-heading">
-        <h2 id="request-heading">Request a report</h2>
-        <div class="form-grid">
-          <TextField
-            id="userId"
-            label="User id"
-            value={userId}
-            onInput={setUserId}
-            error={problems.userId}
-            hint="The user's id in your organization, e.g. demo-user-1."
-          />
-        </div>
-        {Object.keys(problems).length === 0 ? (
-          <ErrorNotice error={requestError} context="The report was not requested" />
-        ) : null}
-        <button type="submit" class="primary" disabled={busy}>
-          Request report
-        </button>
-        <ReportQuota quota={quota} />
-      </form>
+      {canRequest ? (
+        <form class="card" onSubmit={(event) => void request(event)} noValidate aria-labelledby="request-heading">
+          <h2 id="request-heading">Request a report</h2>
+          <div class="form-grid">
+            <TextField
+              id="userId"
+              label="User id"
+              value={userId}
+              onInput={setUserId}
+              error={problems.userId}
+              hint="The user's id in your organization, e.g. demo-user-1."
+            />
+          </div>
+          {Object.keys(problems).length === 0 ? (
+            <ErrorNotice error={requestError} context="The report was not requested" />
+          ) : null}
+          <button type="submit" class="primary" disabled={busy}>
+            Request report
+          </button>
+          <ReportQuota quota={quota} />
+        </form>
+      ) : null}
 
       {followed ? (
         <div class="card" aria-labelledby="followed-heading">
@@ -133,7 +136,7 @@ function RecentJobs(props: { refreshKey: number; downloads: ReportDownload }) {
   const [page, setPage] = useState<ReportJobPage>();
   const [error, setError] = useState<unknown>();
   const [loading, setLoading] = useState(false);
-  const canReadAudit = useSession()?.scopes.includes('audit:read') ?? false;
+  const canReadAudit = useCan('audit:read');
   const cursor = cursors.at(-1);
 
   const load = useCallback(async () => {

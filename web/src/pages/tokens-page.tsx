@@ -18,7 +18,7 @@ import {
   TextField,
   useSubmission,
 } from '#web/src/components.tsx';
-import { useSession } from '#web/src/session.ts';
+import { useCan } from '#web/src/session.ts';
 import { activityHref } from './activity-page.tsx';
 
 const STATUSES: readonly OnboardingTokenStatus[] = ['Issued', 'Used', 'Expired', 'Revoked'];
@@ -49,7 +49,8 @@ export function TokensPage() {
   const [pendingError, setPendingError] = useState<unknown>();
   /** Counts the row actions started, so the issue form drops its last error when one starts. */
   const [rowActions, setRowActions] = useState(0);
-  const canReadAudit = useSession()?.scopes.includes('audit:read') ?? false;
+  const canReadAudit = useCan('audit:read');
+  const canWrite = useCan('onboarding:write');
   const cursor = cursors.at(-1);
 
   const load = useCallback(async () => {
@@ -112,15 +113,17 @@ export function TokensPage() {
         <span id="tokens-heading">Onboarding tokens</span>
       </PageHeading>
 
-      <IssueTokenForm
-        rowActions={rowActions}
-        onStart={startAction}
-        onIssued={(token, email) => {
-          setIssued({ token, email, resent: false });
-          firstPage();
-          void load();
-        }}
-      />
+      {canWrite ? (
+        <IssueTokenForm
+          rowActions={rowActions}
+          onStart={startAction}
+          onIssued={(token, email) => {
+            setIssued({ token, email, resent: false });
+            firstPage();
+            void load();
+          }}
+        />
+      ) : null}
 
       {notice ? (
         <p class="notice success" role="status" data-testid="tokens-notice">
@@ -171,7 +174,15 @@ export function TokensPage() {
 
       <DataTable
         label="Onboarding tokens"
-        columns={['E-mail', 'Name', 'Status', 'Token ends', 'Issued', 'Expires', 'Actions']}
+        columns={[
+          'E-mail',
+          'Name',
+          'Status',
+          'Token ends',
+          'Issued',
+          'Expires',
+          ...(canWrite || canReadAudit ? ['Actions'] : []),
+        ]}
         busy={loading}
         empty={page?.results.length === 0 && `No tokens${status ? ` in status ${status}` : ''}.`}
       >
@@ -189,33 +200,35 @@ export function TokensPage() {
             </td>
             <td data-label="Issued">{formatInstant(token.createdAt)}</td>
             <td data-label="Expires">{formatInstant(token.expiresAt)}</td>
-            <td data-label="Actions" class="actions">
-              <div class="row-actions">
-                {token.status === 'Issued' ? (
-                  <button
-                    type="button"
-                    aria-label={`Revoke the token of ${token.email}`}
-                    onClick={() => ask('revoke', token)}
-                  >
-                    Revoke
-                  </button>
-                ) : null}
-                {token.status === 'Issued' || token.status === 'Expired' ? (
-                  <button
-                    type="button"
-                    aria-label={`Resend a token to ${token.email}`}
-                    onClick={() => ask('resend', token)}
-                  >
-                    Resend
-                  </button>
-                ) : null}
-                {canReadAudit ? (
-                  <a href={activityHref(token.tokenId)} aria-label={`History of the token of ${token.email}`}>
-                    History
-                  </a>
-                ) : null}
-              </div>
-            </td>
+            {canWrite || canReadAudit ? (
+              <td data-label="Actions" class="actions">
+                <div class="row-actions">
+                  {canWrite && token.status === 'Issued' ? (
+                    <button
+                      type="button"
+                      aria-label={`Revoke the token of ${token.email}`}
+                      onClick={() => ask('revoke', token)}
+                    >
+                      Revoke
+                    </button>
+                  ) : null}
+                  {canWrite && (token.status === 'Issued' || token.status === 'Expired') ? (
+                    <button
+                      type="button"
+                      aria-label={`Resend a token to ${token.email}`}
+                      onClick={() => ask('resend', token)}
+                    >
+                      Resend
+                    </button>
+                  ) : null}
+                  {canReadAudit ? (
+                    <a href={activityHref(token.tokenId)} aria-label={`History of the token of ${token.email}`}>
+                      History
+                    </a>
+                  ) : null}
+                </div>
+              </td>
+            ) : null}
           </tr>
         ))}
       </DataTable>

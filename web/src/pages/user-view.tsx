@@ -19,7 +19,7 @@ import {
   type ReportDownload,
 } from '#web/src/report-download.tsx';
 import { ReportQuota, reportQuotaOf } from '#web/src/report-quota.tsx';
-import { useSession } from '#web/src/session.ts';
+import { useCan } from '#web/src/session.ts';
 import { countOf, displayValue, fieldLabel, formatInstant } from '#web/src/user-fields.ts';
 
 export const userHref = (userId: string): string => `#/users/${encodeURIComponent(userId)}`;
@@ -36,7 +36,10 @@ type Screening = NonNullable<UserStatusRecord['idcheck_pep_sanction_result']>;
  * "Request report" (reports:write) with the quota left, and "Erase" (users:erase) after a confirmation.
  */
 export function UserView({ userId }: { userId: string }) {
-  const scopes = useSession()?.scopes ?? [];
+  const canRequestReport = useCan('reports:write');
+  const canErase = useCan('users:erase');
+  const canReadReports = useCan('reports:read');
+  const canReadTokens = useCan('onboarding:read');
   const [user, setUser] = useState<UserStatusRecord | null>();
   const [loadError, setLoadError] = useState<unknown>();
   const [notice, setNotice] = useState<string>();
@@ -133,12 +136,12 @@ export function UserView({ userId }: { userId: string }) {
       {user && !erased ? (
         <>
           <div class="toolbar">
-            {scopes.includes('reports:write') ? (
+            {canRequestReport ? (
               <button type="button" class="primary" disabled={requesting} onClick={() => void requestReport()}>
                 {requesting ? 'Requesting…' : 'Request report'}
               </button>
             ) : null}
-            {scopes.includes('users:erase') ? (
+            {canErase ? (
               <button
                 type="button"
                 class="danger"
@@ -168,10 +171,8 @@ export function UserView({ userId }: { userId: string }) {
           <h2>PEP and sanction screening</h2>
           <ScreeningResult screening={user.idcheck_pep_sanction_result ?? undefined} />
 
-          {scopes.includes('reports:read') ? <UserReports key={reportsVersion} userId={userId} /> : null}
-          {scopes.includes('onboarding:read') && typeof user.email === 'string' ? (
-            <UserTokens email={user.email} />
-          ) : null}
+          {canReadReports ? <UserReports key={reportsVersion} userId={userId} /> : null}
+          {canReadTokens && typeof user.email === 'string' ? <UserTokens email={user.email} /> : null}
         </>
       ) : null}
 

@@ -21,7 +21,7 @@ import { EraseUserDialog, DataTable, ErrorNotice, PageHeading } from '#web/src/c
 import { csvFile, csvLine } from '#web/src/csv.ts';
 import { parseHash } from '#web/src/hash-route.ts';
 import { saveFile } from '#web/src/save-file.ts';
-import { useSession } from '#web/src/session.ts';
+import { useCan } from '#web/src/session.ts';
 import { countOf, displayValue, fieldLabel } from '#web/src/user-fields.ts';
 import { UserView, userHref } from './user-view.tsx';
 
@@ -87,7 +87,7 @@ function UserList() {
   const [exportError, setExportError] = useState<unknown>();
   const [exported, setExported] = useState<number>();
   const exporting = useRef<AbortController | undefined>(undefined);
-  const canErase = useSession()?.scopes.includes('users:erase') ?? false;
+  const canErase = useCan('users:erase');
   /** The id of the user the confirmation is open for. */
   const [confirming, setConfirming] = useState<string>();
   const [erasing, setErasing] = useState(false);

@@ -1,0 +1,61 @@
+/**
+ * The API's scopes and the staff roles that hold them (CONTRACT.md §17, §20): the one list the
+ * API's authorization, the Cognito pre-token trigger, the local identity provider, the dashboard
+ * and the OpenAPI document read. docs/identity-providers.md#staff-roles.
+ */
+
+export const SCOPES = [
+  'onboarding:write',
+  'onboarding:read',
+  'onboarding:redeem',
+  'reports:write',
+  'reports:read',
+  'users:read',
+  'users:erase',
+  'webhooks:manage',
+  'audit:read',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const ROLES = ['admin', 'operator', 'auditor', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Only `admin` holds `users:erase`. */
+export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
+  admin: SCOPES,
+  operator: [
+    'onboarding:write',
+    'onboarding:read',
+    'onboarding:redeem',
+    'reports:write',
+    'reports:read',
+    'users:read',
+    'webhooks:manage',
+  ],
+  auditor: ['onboarding:read', 'reports:read', 'users:read', 'audit:read'],
+  viewer: ['onboarding:read', 'reports:read', 'users:read'],
+};
+
+export const isScope = (value: unknown): value is Scope => (SCOPES as readonly unknown[]).includes(value);
+
+export const isRole = (value: unknown): value is Role => (ROLES as readonly unknown[]).includes(value);
+
+/**
+ * The scopes a role claim allows: one role name, or a list of names (Entra ID's `roles`, an Okta
+ * groups claim) whose roles' scopes add up. Anything naming no role allows nothing.
+ */
+export function scopesOfRoleClaim(claim: unknown): ReadonlySet<Scope> {
+  const names = Array.isArray(claim) ? (claim as unknown[]) : [claim];
+  return new Set(names.filter(isRole).flatMap((role) => ROLE_SCOPES[role]));
+}
+
+/**
+ * Of the scopes a staff member's sign-in would put into the access token (named `<prefix><scope>`,
+ * as Cognito names a resource server's), the API scopes their role groups do not allow: the
+ * token is issued without them, so it holds exactly its roles' scopes among those the client asked
+ * for. Other scopes (`openid`, `email`) are left alone; no role group, no API scope.
+ */
+export function scopesBeyondRoles(requested: readonly string[], groups: readonly string[], prefix: string): string[] {
+  const allowed: ReadonlySet<string> = scopesOfRoleClaim(groups);
+  return requested.filter((scope) => scope.startsWith(prefix) && !allowed.has(scope.slice(prefix.length)));
+}
