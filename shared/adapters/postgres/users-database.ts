@@ -2,6 +2,7 @@ import { DsqlSigner } from '@aws-sdk/dsql-signer';
 import pg from 'pg';
 import * as v from 'valibot';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
 import { loadConfig, optionalString, positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
 import { requestDeadline } from '#shared/adapters/request-deadline.ts';
 
@@ -15,6 +16,13 @@ import { requestDeadline } from '#shared/adapters/request-deadline.ts';
  * stalls or refuses ends in a `DependencyUnavailableError`, which the API answers with 503 and
  * `Retry-After`, never in a function timeout. The connection a stalled statement used is thrown
  * away, so the next invocation does not queue behind it.
+ *
+ * DSQL resolves concurrency optimistically: a commit that conflicts with another is refused with
+ * SQLSTATE 40001 (OC000, OC001), and AWS tells applications to run it again. Every statement and
+ * every transaction here is run again on 40001 (and on 40P01, the deadlock only a locking
+ * PostgreSQL reports), with full-jitter exponential backoff, until the invocation's deadline; each
+ * retry is counted (`onConflictRetry`, a metric in the functions). A conflict that outlasts the
+ * deadline is a `DependencyUnavailableError` (503 and `Retry-After`).
  */
 
 export const usersDatabaseEnvironment = {
@@ -67,7 +75,11 @@ export const loadUsersDatabaseConfig = (source: Record<string, string | undefine
 /** What adapters need of the database: parameterized statements and short transactions. */
 export interface SqlRunner {
   query<TRow extends object = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<TRow[]>;
-  /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
+  /**
+   * Runs `work` in one transaction on one connection: committed when it resolves, rolled back when
+   * it throws. A conflict runs `work` again from the start, in a new transaction: it must only
+   * compute from what its statements read.
+   */
   transaction<T>(work: (run: Pick<SqlRunner, 'query'>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -78,6 +90,9 @@ const DEFAULT_STATEMENT_MS = 60_000;
 const CONNECT_TIMEOUT_MS = 3_000;
 /** DSQL closes connections after one hour; leave well before. */
 const MAX_CONNECTION_LIFETIME_SECONDS = 50 * 60;
+
+/** A conflict's first wait is up to 10 ms; each later one doubles, to at most 1 s. */
+const CONFLICT_BACKOFF = { baseMs: 10, capMs: 1_000 };
 
 /** PostgreSQL error classes that mean "try again": connection trouble, resources, conflicts, shutdown. */
 const TRANSIENT_SQLSTATE = /^(08|53|57P|40001|40P01|55P03|58)/;
@@ -91,10 +106,23 @@ const NETWORK_CODES = new Set([
   'EHOSTUNREACH',
 ]);
 
+export interface UsersDatabaseOptions {
+  region?: string;
+  /** Told of each conflict retried (the functions count it in the UsersDatabaseConflictRetries metric). */
+  onConflictRetry?: () => void;
+  /** How a retry waits; tests pass their own. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
 export class PostgresUsersDatabase implements SqlRunner {
   private readonly pool: pg.Pool;
+  /** Conflicts retried by this pool since it was created (the import reports it). */
+  conflictRetries = 0;
 
-  constructor(config: UsersDatabaseConfig, options: { region?: string } = {}) {
+  constructor(
+    config: UsersDatabaseConfig,
+    private readonly options: UsersDatabaseOptions = {},
+  ) {
     const region = options.region ?? process.env.AWS_REGION;
     const signer =
       config.USERS_DATABASE_AUTH === 'dsql'
@@ -121,32 +149,68 @@ export class PostgresUsersDatabase implements SqlRunner {
   }
 
   /** A pool on a PostgreSQL that takes a password (the local one): its address, a role and how many connections. */
-  static withPassword(options: {
-    host: string;
-    port: number;
-    user: string;
-    password: string;
-    maxConnections: number;
-  }): PostgresUsersDatabase {
-    return new PostgresUsersDatabase({
-      USERS_DATABASE_HOST: options.host,
-      USERS_DATABASE_PORT: options.port,
-      USERS_DATABASE_NAME: 'postgres',
-      USERS_DATABASE_USER: options.user,
-      USERS_DATABASE_AUTH: 'password',
-      USERS_DATABASE_PASSWORD: options.password,
-      USERS_DATABASE_MAX_CONNECTIONS: options.maxConnections,
-    });
+  static withPassword(
+    options: {
+      host: string;
+      port: number;
+      user: string;
+      password: string;
+      maxConnections: number;
+    },
+    databaseOptions: UsersDatabaseOptions = {},
+  ): PostgresUsersDatabase {
+    return new PostgresUsersDatabase(
+      {
+        USERS_DATABASE_HOST: options.host,
+        USERS_DATABASE_PORT: options.port,
+        USERS_DATABASE_NAME: 'postgres',
+        USERS_DATABASE_USER: options.user,
+        USERS_DATABASE_AUTH: 'password',
+        USERS_DATABASE_PASSWORD: options.password,
+        USERS_DATABASE_MAX_CONNECTIONS: options.maxConnections,
+      },
+      databaseOptions,
+    );
   }
 
   async query<TRow extends object = Record<string, unknown>>(
     text: string,
     values: readonly unknown[] = [],
   ): Promise<TRow[]> {
-    return this.withConnection((client) => runStatement<TRow>(client, text, values));
+    return this.retryingConflicts(() => this.withConnection((client) => runStatement<TRow>(client, text, values)));
   }
 
   async transaction<T>(work: (run: Pick<SqlRunner, 'query'>) => Promise<T>): Promise<T> {
+    return this.retryingConflicts(() => this.inTransaction(work));
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  /** `work` again on a conflict, backing off, while the invocation's deadline (or the default statement limit) allows. */
+  private async retryingConflicts<T>(work: () => Promise<T>): Promise<T> {
+    const startedAt = Date.now();
+    try {
+      return await withRetries(work, {
+        maxAttempts: Number.POSITIVE_INFINITY,
+        isRetryable: isConflict,
+        backoff: exponentialBackoff(CONFLICT_BACKOFF),
+        deadlineAt: requestDeadline()?.at ?? startedAt + DEFAULT_STATEMENT_MS,
+        onRetry: () => {
+          this.conflictRetries++;
+          this.options.onConflictRetry?.();
+        },
+        ...(this.options.sleep ? { sleep: this.options.sleep } : {}),
+      });
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      // Refused, so nothing of it was written; other writers are busy with the same rows.
+      throw new DependencyUnavailableError('users database', { cause: error, retryAfterSeconds: 1 });
+    }
+  }
+
+  private inTransaction<T>(work: (run: Pick<SqlRunner, 'query'>) => Promise<T>): Promise<T> {
     return this.withConnection(async (client) => {
       await runStatement(client, 'BEGIN', []);
       try {
@@ -158,10 +222,6 @@ export class PostgresUsersDatabase implements SqlRunner {
         throw error;
       }
     });
-  }
-
-  async close(): Promise<void> {
-    await this.pool.end();
   }
 
   private async withConnection<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -184,7 +244,8 @@ export class PostgresUsersDatabase implements SqlRunner {
         client.release();
         return result;
       } catch (error) {
-        const broken = isTransient(error) || isStatementTimeout(error);
+        // A conflict leaves the connection as good as before; the caller runs the work again.
+        const broken = !isConflict(error) && (isTransient(error) || isStatementTimeout(error));
         // A broken connection is thrown away and may still fail late: it keeps the listener.
         if (!broken) client.off('error', ignoreConnectionError);
         // A connection whose statement was cut off may still be busy on the server: never reuse it.
@@ -256,6 +317,12 @@ function isClosedConnection(error: unknown): boolean {
   const { code } = error as Error & { code?: string };
   if (code === 'ECONNRESET' || code === 'EPIPE' || code === '57P01' || code?.startsWith('08')) return true;
   return /Connection terminated|Client has encountered a connection error/.test(error.message);
+}
+
+/** DSQL's optimistic-concurrency refusal (40001), or a locking PostgreSQL's deadlock (40P01): nothing was written. */
+export function isConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === '40001' || code === '40P01';
 }
 
 function isTransient(error: unknown): boolean {
