@@ -5,6 +5,7 @@ import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
 import { loadConfig, optionalString, positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
 import { requestDeadline } from '#shared/adapters/request-deadline.ts';
+import { type BackendKey, type CancelTarget, sendCancelRequest } from './cancel-request.ts';
 
 /**
  * The users database: Aurora DSQL in AWS (IAM authentication, a fresh token per connection), a
@@ -15,7 +16,8 @@ import { requestDeadline } from '#shared/adapters/request-deadline.ts';
  * Every statement runs under the invocation's deadline (request-deadline.ts): a database that
  * stalls or refuses ends in a `DependencyUnavailableError`, which the API answers with 503 and
  * `Retry-After`, never in a function timeout. The connection a stalled statement used is thrown
- * away, so the next invocation does not queue behind it.
+ * away, so the next invocation does not queue behind it, and the server is asked to cancel the
+ * statement (cancel-request.ts), so it does not run on there after its caller gave up.
  *
  * DSQL resolves concurrency optimistically: a commit that conflicts with another is refused with
  * SQLSTATE 40001 (OC000, OC001), and AWS tells applications to run it again. Every statement and
@@ -93,6 +95,8 @@ const MAX_CONNECTION_LIFETIME_SECONDS = 50 * 60;
 
 /** A conflict's first wait is up to 10 ms; each later one doubles, to at most 1 s. */
 const CONFLICT_BACKOFF = { baseMs: 10, capMs: 1_000 };
+/** No conflict retry starts with less than this left before the deadline. */
+const CONFLICT_LAST_ATTEMPT_MS = 100;
 
 /** PostgreSQL error classes that mean "try again": connection trouble, resources, conflicts, shutdown. */
 const TRANSIENT_SQLSTATE = /^(08|53|57P|40001|40P01|55P03|58)/;
@@ -116,6 +120,7 @@ export interface UsersDatabaseOptions {
 
 export class PostgresUsersDatabase implements SqlRunner {
   private readonly pool: pg.Pool;
+  private readonly cancelTarget: CancelTarget;
   /** Conflicts retried by this pool since it was created (the import reports it). */
   conflictRetries = 0;
 
@@ -129,6 +134,11 @@ export class PostgresUsersDatabase implements SqlRunner {
         ? new DsqlSigner({ hostname: config.USERS_DATABASE_HOST, ...(region ? { region } : {}) })
         : undefined;
     const admin = config.USERS_DATABASE_USER === 'admin';
+    this.cancelTarget = {
+      host: config.USERS_DATABASE_HOST,
+      port: config.USERS_DATABASE_PORT,
+      tls: signer !== undefined,
+    };
     this.pool = new pg.Pool({
       host: config.USERS_DATABASE_HOST,
       port: config.USERS_DATABASE_PORT,
@@ -196,7 +206,8 @@ export class PostgresUsersDatabase implements SqlRunner {
         maxAttempts: Number.POSITIVE_INFINITY,
         isRetryable: isConflict,
         backoff: exponentialBackoff(CONFLICT_BACKOFF),
-        deadlineAt: requestDeadline()?.at ?? startedAt + DEFAULT_STATEMENT_MS,
+        // An attempt with less left would likely be cut off: an outcome unknown instead of a clean refusal.
+        deadlineAt: (requestDeadline()?.at ?? startedAt + DEFAULT_STATEMENT_MS) - CONFLICT_LAST_ATTEMPT_MS,
         onRetry: () => {
           this.conflictRetries++;
           this.options.onConflictRetry?.();
@@ -250,6 +261,7 @@ export class PostgresUsersDatabase implements SqlRunner {
         if (!broken) client.off('error', ignoreConnectionError);
         // A connection whose statement was cut off may still be busy on the server: never reuse it.
         client.release(broken ? (error as Error) : undefined);
+        if (isStatementTimeout(error)) await this.cancelOnServer(client);
         // A pooled connection the server closed while it sat idle (a restart, a frozen Lambda
         // container, DSQL's one-hour limit): once more on a fresh one. Every statement this
         // service runs is a read, an upsert or a delete, so running it again is safe.
@@ -257,6 +269,14 @@ export class PostgresUsersDatabase implements SqlRunner {
         if (broken) throw unavailable(error, startedAt, true);
         throw error;
       }
+    }
+  }
+
+  /** Asks the server to stop what the connection's backend still runs (a statement cut off by the deadline). */
+  private async cancelOnServer(client: pg.PoolClient): Promise<void> {
+    const { processID, secretKey } = client as unknown as Partial<BackendKey>;
+    if (typeof processID === 'number' && typeof secretKey === 'number') {
+      await sendCancelRequest(this.cancelTarget, { processID, secretKey });
     }
   }
 }

@@ -103,6 +103,42 @@ async function oneStatementPerConnectionServer(): Promise<{
 }
 
 /**
+ * A "database" that logs a client in with a backend key (BackendKeyData: process 4242, secret
+ * 99), never answers a statement, and records each CancelRequest it receives.
+ */
+async function keyedSilentServer(): Promise<{
+  server: Server;
+  sockets: Set<Socket>;
+  cancels: Array<{ processID: number; secretKey: number }>;
+  port: number;
+}> {
+  const sockets = new Set<Socket>();
+  const cancels: Array<{ processID: number; secretKey: number }> = [];
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    socket.once('data', (chunk: Buffer) => {
+      if (chunk.length === 16 && chunk.readInt32BE(4) === 80877102) {
+        cancels.push({ processID: chunk.readInt32BE(8), secretKey: chunk.readInt32BE(12) });
+        socket.end();
+        return;
+      }
+      const authenticationOk = Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0]);
+      const backendKey = Buffer.alloc(13);
+      backendKey.write('K', 0, 'latin1');
+      backendKey.writeInt32BE(12, 1);
+      backendKey.writeInt32BE(4242, 5);
+      backendKey.writeInt32BE(99, 9);
+      const readyForQuery = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
+      socket.write(Buffer.concat([authenticationOk, backendKey, readyForQuery]));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, sockets, cancels, port: (server.address() as { port: number }).port };
+}
+
+/**
  * A "database" that refuses the statements `conflicts` picks with SQLSTATE 40001, as DSQL refuses a
  * conflicting commit, and answers every other one (no rows). Records each statement's text.
  */
@@ -360,5 +396,17 @@ describe('PostgresUsersDatabase without a server', () => {
     expect(error).toBeInstanceOf(TypeError);
     expect(statements).toEqual(['BEGIN', 'ROLLBACK']);
     expect(database.conflictRetries).toBe(0);
+  });
+
+  it("asks the server to cancel a statement cut off at the deadline, with the backend's key", async () => {
+    const { server, sockets, cancels, port } = await keyedSilentServer();
+    const database = closedAfterTest(databaseOn(port), server, sockets);
+    const startedAt = Date.now();
+
+    const { error } = await settle(runWithDeadline(300, () => database.query('SELECT count(*) FROM users')));
+
+    expect(error).toBeInstanceOf(DependencyUnavailableError);
+    expect(Date.now() - startedAt).toBeLessThan(1_000);
+    expect(cancels).toEqual([{ processID: 4242, secretKey: 99 }]);
   });
 });
