@@ -35,6 +35,8 @@ const migrationProperties = v.object({
   EraserRoleArns: v.optional(v.array(v.string()), []),
   /** Hash of the migrations: only there so that a schema change updates the resource and runs this again. */
   MigrationsHash: v.string(),
+  /** The cluster: only there so that a replaced cluster updates the resource and is migrated. */
+  ClusterArn: v.optional(v.string()),
 });
 
 /** One schema per cluster: the resource's id never changes, so an Update is never a replacement. */
