@@ -34,11 +34,11 @@ describe('a users statement cut off by the deadline', () => {
   it('answers 503 at the deadline and is gone from pg_stat_activity within 1 s', async () => {
     const marker = `cut-off-${Math.random().toString(36).slice(2, 10)}`;
 
-    const cutOff = runWithDeadline(300, () => reader.query(`SELECT pg_sleep(30) /* ${marker} */`)).then(
+    const cutOff = runWithDeadline(2_500, () => reader.query(`SELECT pg_sleep(30) /* ${marker} */`)).then(
       () => undefined,
       (error: unknown) => error,
     );
-    // It really runs on the server first.
+    // It really runs on the server first (seen well before the deadline, even on a busy machine).
     await expect.poll(() => running(marker), { timeout: 2_000, interval: 50 }).toBe(1);
     const error = await cutOff;
     const answeredAt = Date.now();
