@@ -14,7 +14,12 @@ import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-
 import { toCreateResponse } from '#shared/domain/reports/report-job.ts';
 import { requestReport } from '#shared/domain/reports/request-report.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
-import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
+import {
+  BusinessMetric,
+  metrics,
+  MetricUnit,
+  recordUsersDatabaseConflictRetry,
+} from '#shared/observability/metrics.ts';
 import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
 import { limitRate } from '#shared/http/rate-limit.ts';
 import { accepted } from '#shared/http/responses.ts';
@@ -34,7 +39,9 @@ const dynamoDb = containerDynamoDbClients();
 
 const requestReportJob = requestReport({
   jobs: new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME, config.REPORT_RETENTION_DAYS),
-  users: new PostgresUserDirectory(new PostgresUsersDatabase(config)),
+  users: new PostgresUserDirectory(
+    new PostgresUsersDatabase(config, { onConflictRetry: recordUsersDatabaseConflictRetry }),
+  ),
   queue: new SqsReportQueue(createSqsClient(), config.REPORT_QUEUE_URL),
   clock: systemClock,
   templateVersion: REPORT_TEMPLATE_VERSION,

@@ -22,6 +22,7 @@ import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { userIdFrom } from '#shared/http/path-parameters.ts';
 import { noContent } from '#shared/http/responses.ts';
 import { logger } from '#shared/observability/logger.ts';
+import { recordUsersDatabaseConflictRetry } from '#shared/observability/metrics.ts';
 
 const config = loadApiConfig({
   ...auditEnvironment,
@@ -33,7 +34,9 @@ const config = loadApiConfig({
 });
 const dynamoDb = containerDynamoDbClients();
 // As users_eraser (SELECT and DELETE on users), never the reader the other functions use.
-const usersDatabase = new PostgresUsersDatabase(eraserDatabaseConfig(config));
+const usersDatabase = new PostgresUsersDatabase(eraserDatabaseConfig(config), {
+  onConflictRetry: recordUsersDatabaseConflictRetry,
+});
 
 const publishing = webhookEventPublishing(config);
 const erase = eraseUser({

@@ -14,6 +14,7 @@ import {
 import { loadConfig } from '#shared/config/load-config.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { traceInvocation } from '#shared/observability/tracer.ts';
+import { publishRecordedMetrics, recordUsersDatabaseConflictRetry } from '#shared/observability/metrics.ts';
 
 /**
  * The users database's deploy-time step, behind a CloudFormation custom resource (the CDK
@@ -24,7 +25,7 @@ import { traceInvocation } from '#shared/observability/tracer.ts';
  */
 
 const config = loadConfig(v.object(usersDatabaseEnvironment));
-const database = new PostgresUsersDatabase(config);
+const database = new PostgresUsersDatabase(config, { onConflictRetry: recordUsersDatabaseConflictRetry });
 
 /** The custom resource's properties (CloudFormation passes every scalar as a string). */
 const migrationProperties = v.object({
@@ -34,6 +35,8 @@ const migrationProperties = v.object({
   EraserRoleArns: v.optional(v.array(v.string()), []),
   /** Hash of the migrations: only there so that a schema change updates the resource and runs this again. */
   MigrationsHash: v.string(),
+  /** The cluster: only there so that a replaced cluster updates the resource and is migrated. */
+  ClusterArn: v.optional(v.string()),
 });
 
 /** One schema per cluster: the resource's id never changes, so an Update is never a replacement. */
@@ -47,6 +50,7 @@ export interface MigrationResponse {
 export const handler = middy<CloudFormationCustomResourceEvent, MigrationResponse, Error, Context>()
   .use(traceInvocation())
   .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(publishRecordedMetrics())
   .handler(async (event, context) => {
     if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId };
     const { ReaderRoleArns, EraserRoleArns } = v.parse(migrationProperties, event.ResourceProperties);

@@ -12,7 +12,13 @@ import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
 import { pdfReportRenderer } from '#shared/adapters/pdf/render-user-report.ts';
 import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
 import { logger } from '#shared/observability/logger.ts';
-import { BusinessMetric, metrics, MetricUnit, recordReportFailed } from '#shared/observability/metrics.ts';
+import {
+  BusinessMetric,
+  metrics,
+  MetricUnit,
+  recordReportFailed,
+  recordUsersDatabaseConflictRetry,
+} from '#shared/observability/metrics.ts';
 import { logReportJobOutcome } from '#shared/observability/report-job-outcome-log.ts';
 import { isFinalReceive, reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
 import * as v from 'valibot';
@@ -60,7 +66,9 @@ const processJob = processReportJob({
       throw new ReportEventNotPublishedError(event, { cause: error });
     },
   }),
-  users: new PostgresUserDirectory(new PostgresUsersDatabase(config)),
+  users: new PostgresUserDirectory(
+    new PostgresUsersDatabase(config, { onConflictRetry: recordUsersDatabaseConflictRetry }),
+  ),
   storage: new S3ReportStorage(createS3Client(), config.REPORTS_BUCKET_NAME),
   render: pdfReportRenderer(loadReportFonts(), logMissingGlyph),
   clock: systemClock,

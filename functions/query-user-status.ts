@@ -7,11 +7,14 @@ import { createApiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
 import { userStatusRequestSchema } from '#shared/schemas/user-status-schemas.ts';
 import { logger } from '#shared/observability/logger.ts';
+import { recordUsersDatabaseConflictRetry } from '#shared/observability/metrics.ts';
 
 const config = loadApiConfig(usersDatabaseEnvironment);
 
 const queryUsers = queryUserStatus({
-  users: new PostgresUserStatusReader(new PostgresUsersDatabase(config)),
+  users: new PostgresUserStatusReader(
+    new PostgresUsersDatabase(config, { onConflictRetry: recordUsersDatabaseConflictRetry }),
+  ),
   // Matches and statements per query, for the cost model in docs/user-status.md (Logs Insights: stats count(*) by accessPath).
   onRead: (read) => logger.info('user status read', read),
 });

@@ -107,6 +107,8 @@ export class UsersDatabaseConstruct extends Construct {
       resourceType: USERS_DATABASE_MIGRATION_TYPE,
       properties: {
         MigrationsHash: usersMigrationsHash(),
+        // A replaced cluster (a new ARN) updates the resource, so its empty database is migrated too.
+        ClusterArn: this.clusterArn,
         // Resolved at synth, after every grantReadUsers: a GetAtt of each role, so CloudFormation
         // creates the roles before the grant, and a new reading role re-runs it.
         ReaderRoleArns: Lazy.list({ produce: () => this.readerRoles.map((role) => role.roleArn) }),

@@ -12,7 +12,7 @@ import type { LocalUsersDatabase } from './users-postgres.ts';
  */
 
 export interface SeedUsersInput {
-  database: Pick<SqlRunner, 'query'>;
+  database: Pick<SqlRunner, 'query' | 'transaction'>;
   orgId?: string;
   /** Default: the demo users (`generateDemoUsers()`). */
   users?: readonly UserRecord[];

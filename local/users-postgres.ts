@@ -14,7 +14,8 @@ import { startPostgresServer } from './postgres-server.ts';
 /**
  * A real PostgreSQL for the users table (Aurora DSQL's local stand-in), from the npm registry
  * (postgres-server.ts), in a temporary folder removed on stop, listening
- * on 127.0.0.1 only. Initialised in the C collation with UTF-8, as DSQL is, migrated with the same
+ * on 127.0.0.1 only. Initialised in the C collation with UTF-8 and run in repeatable read, as DSQL is
+ * (so concurrent writers of the same rows conflict with 40001 there too), migrated with the same
  * migrations, with a reader role for the functions, an eraser role for the erasure and the
  * superuser for the writers.
  */
@@ -51,6 +52,8 @@ export async function startUsersPostgres(port: number): Promise<LocalUsersDataba
       synchronous_commit: 'off',
       full_page_writes: 'off',
       max_connections: '200',
+      // DSQL's isolation (snapshot): a writer whose rows changed since it began gets 40001, as there.
+      default_transaction_isolation: 'repeatable read',
       // The default 128 MB does not hold a million users' hot indexes; the benchmark's plans read less from disk.
       shared_buffers: '512MB',
     },

@@ -121,6 +121,11 @@ async function main(): Promise<number> {
         `note: ${counts.duplicateIds} line(s) repeated an earlier id; the last line of each id was kept\n`,
       );
     }
+    if (database.conflictRetries > 0) {
+      process.stderr.write(
+        `note: ${database.conflictRetries} statement(s) conflicted with another writer of the same users and were run again\n`,
+      );
+    }
     process.stdout.write(`imported ${counts.imported}, rejected ${counts.rejected}\n`);
     return counts.rejected > 0 ? 1 : 0;
   } finally {

@@ -22,7 +22,7 @@ export interface ImportUserLinesInput {
   /** The file's lines, in order (e.g. a `readline` interface). */
   lines: AsyncIterable<string>;
   orgId: string;
-  database: Pick<SqlRunner, 'query'>;
+  database: Pick<SqlRunner, 'query' | 'transaction'>;
   /** Tuning and test hooks for the writer. */
   writer?: Omit<UserWriterOptions<number>, 'database' | 'orgId' | 'onWritten' | 'onRefused' | 'onSuperseded'>;
   onRejected?: (line: RejectedLine) => void;

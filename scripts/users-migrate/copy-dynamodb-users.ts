@@ -25,7 +25,7 @@ export interface CopyProgress {
 export interface CopyDynamoDbUsersInput {
   documents: DynamoDBDocumentClient;
   tableName: string;
-  database: Pick<SqlRunner, 'query'>;
+  database: Pick<SqlRunner, 'query' | 'transaction'>;
   /** Where an earlier, stopped run got to (its last saved progress). */
   resumeFrom?: CopyProgress;
   /** Items per Scan page; default DynamoDB's (up to 1 MB). */

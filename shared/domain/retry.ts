@@ -38,14 +38,20 @@ export interface RetryPolicy {
   /** Whether an attempt's error is worth another attempt; any other error is thrown at once. */
   isRetryable: (error: unknown) => boolean;
   backoff: Backoff;
+  /** Epoch milliseconds: an attempt whose wait would end at or after it is not made; the last error is thrown. */
+  deadlineAt?: number;
+  /** Told before each wait, with the error that caused it (a metric counts retries here). */
+  onRetry?: (error: unknown, attempt: number) => void;
   sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Runs `operation` until it resolves, throws an error `isRetryable` refuses, or has run
- * `maxAttempts` times; then throws that attempt's error as it is, for the caller to map.
+ * Runs `operation` until it resolves, throws an error `isRetryable` refuses, has run
+ * `maxAttempts` times or would next start past `deadlineAt`; then throws that attempt's error as
+ * it is, for the caller to map.
  */
 export async function withRetries<T>(operation: (attempt: number) => Promise<T>, policy: RetryPolicy): Promise<T> {
   const wait = policy.sleep ?? sleep;
@@ -54,7 +60,10 @@ export async function withRetries<T>(operation: (attempt: number) => Promise<T>,
       return await operation(attempt);
     } catch (error) {
       if (attempt >= policy.maxAttempts || !policy.isRetryable(error)) throw error;
-      await wait(policy.backoff(attempt));
+      const delayMs = policy.backoff(attempt);
+      if (policy.deadlineAt !== undefined && (policy.now ?? Date.now)() + delayMs >= policy.deadlineAt) throw error;
+      policy.onRetry?.(error, attempt);
+      await wait(delayMs);
     }
   }
 }

@@ -31,6 +31,7 @@ export const BusinessMetric = {
   WebhookEventsRepublished: 'WebhookEventsRepublished',
   AuditEventsLost: 'AuditEventsLost',
   WebhookDeliveries: 'WebhookDeliveries',
+  UsersDatabaseConflictRetries: 'UsersDatabaseConflictRetries',
 } as const;
 
 export { MetricUnit };
@@ -53,4 +54,9 @@ export function recordReportFailed(errorCode: string): void {
     .singleMetric()
     .addDimension('errorCode', errorCode)
     .addMetric(BusinessMetric.ReportsFailed, MetricUnit.Count, 1);
+}
+
+/** A statement or transaction on the users database run again after a conflict (SQLSTATE 40001). */
+export function recordUsersDatabaseConflictRetry(): void {
+  metrics.addMetric(BusinessMetric.UsersDatabaseConflictRetries, MetricUnit.Count, 1);
 }

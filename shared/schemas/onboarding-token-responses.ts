@@ -40,7 +40,10 @@ export const onboardingTokenSummarySchema = v.object({
 });
 
 /** 200 of GET /v1/onboarding-tokens. */
-export const onboardingTokenPageSchema = cursorPage(onboardingTokenSummarySchema);
+export const onboardingTokenPageSchema = cursorPage(
+  onboardingTokenSummarySchema,
+  "Newest first. With `status`, each request reads a bounded part of the organization's tokens: a page may hold fewer than `limit`, or none, while `nextCursor` says more may follow.",
+);
 
 /** 200 of POST /v1/onboarding-token/redeem: the person the token was issued to. */
 export const redeemedOnboardingTokenSchema = v.object({

@@ -187,6 +187,10 @@ describe('the migration', () => {
     );
   });
 
+  it('carries the cluster ARN, so a replaced cluster updates the resource and its new database is migrated', () => {
+    expect(migration().Properties.ClusterArn).toEqual(clusterAttribute('ResourceArn'));
+  });
+
   it('carries a hash of the migration statements, so a schema change runs it again', () => {
     const hash = migration().Properties.MigrationsHash as string;
     expect(hash).toMatch(/^[0-9a-f]{64}$/);

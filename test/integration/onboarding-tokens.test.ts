@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
 import { emailsTo } from '#test/support/ses-inbox.ts';
@@ -243,6 +243,68 @@ describe('GET /v1/onboarding-tokens', () => {
 
     expect(pages).toBe(3);
     expect(hints).toEqual(created.map((t) => t.slice(-4)).reverse());
+  });
+
+  it('answers status=Used&limit=1 over 3,000 Issued tokens at once with a cursor, and the cursors reach the Used one', async () => {
+    const orgId = uniqueOrg('many');
+    const { documents, tableName } = tokenTable();
+    const token = await tokenFor(orgId);
+    const day = Date.parse('2026-01-01T00:00:00.000Z');
+    // Written straight into the table: 3,000 Issued tokens, and one Used token older than all of them.
+    const items = Array.from({ length: 3_001 }, (_, index) => {
+      const createdAt = new Date(day + index * 60_000).toISOString();
+      return {
+        pk: `ORG#${orgId}`,
+        sk: `TOKEN#${createdAt}#id-${index}`,
+        orgId,
+        tokenId: `id-${index}`,
+        tokenHash: `hash-${index}`,
+        tokenHint: String(index).padStart(4, '0').slice(-4),
+        email: `user${index}@example.com`,
+        firstName: 'First',
+        lastName: 'Last',
+        createdAt,
+        expiresAt: '2099-01-01T00:00:00.000Z',
+        ...(index === 0 ? { usedAt: createdAt } : {}),
+      };
+    });
+    for (let start = 0; start < items.length; start += 25) {
+      const batch = items.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } }));
+      let unprocessed: Record<string, unknown[]> | undefined = { [tableName]: batch };
+      while (unprocessed && Object.keys(unprocessed).length > 0) {
+        const result = await documents.send(new BatchWriteCommand({ RequestItems: unprocessed as never }));
+        unprocessed = result.UnprocessedItems as typeof unprocessed;
+      }
+    }
+
+    const startedAt = Date.now();
+    const first = await callApi('GET', '/v1/onboarding-tokens?status=Used&limit=1', { token });
+    const firstMs = Date.now() - startedAt;
+
+    expect(first.status).toBe(200);
+    expect(first.body.results).toEqual([]);
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    // 500 items read, not the partition until the deadline (10 s).
+    expect(firstMs).toBeLessThan(3_000);
+    let cursor: string | null = first.body.nextCursor;
+    const found: string[] = [];
+    let requests = 1;
+    while (cursor) {
+      const page = await callApi(
+        'GET',
+        `/v1/onboarding-tokens?status=Used&limit=1&cursor=${encodeURIComponent(cursor)}`,
+        {
+          token,
+        },
+      );
+      expect(page.status).toBe(200);
+      found.push(...page.body.results.map((row: { tokenId: string }) => row.tokenId));
+      cursor = page.body.nextCursor;
+      requests++;
+    }
+    expect(found).toEqual(['id-0']);
+    // 3,001 items at 500 a request.
+    expect(requests).toBeLessThanOrEqual(7);
   });
 
   it('refuses a limit out of range and a forged cursor with 400', async () => {

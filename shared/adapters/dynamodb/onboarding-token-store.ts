@@ -30,6 +30,11 @@ const tokenHashKey = (tokenHash: string): string => `TOKENHASH#${tokenHash}`;
 
 const NOT_PROVISIONAL = 'attribute_not_exists(provisionalUntil)';
 
+/** Pages a listing reads at most per request; a sparse match hands back a cursor instead of reading on. */
+const MAX_LIST_ROUNDS = 5;
+/** Items a filtered listing's page reads (DynamoDB counts them before the filter): 5 pages, 500 items a request. */
+const FILTERED_PAGE_ITEMS = 100;
+
 /** Issued: neither used nor revoked, and not expired at `:nowIso` (ISO instants compare as strings). */
 const IS_ISSUED = 'attribute_not_exists(usedAt) AND attribute_not_exists(revokedAt) AND expiresAt > :nowIso';
 
@@ -238,8 +243,9 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
     const items: Array<OnboardingTokenRecord & { sk: string }> = [];
     let exclusiveStartKey = startAfter === undefined ? undefined : { pk: organizationPartition(orgId), sk: startAfter };
     // One extra item tells whether another page exists, so the last page never carries a cursor.
-    // With a status filter DynamoDB may return fewer items than asked for: read on until enough.
-    do {
+    // A status filter may leave a page short: read on, but at most MAX_LIST_ROUNDS pages of at
+    // most FILTERED_PAGE_ITEMS, then hand back a cursor to continue from (possibly with no results).
+    for (let round = 1; ; round += 1) {
       const result = await this.documents.send(
         new QueryCommand({
           TableName: this.tableName,
@@ -251,19 +257,20 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
             ...filter.values,
           },
           ScanIndexForward: false,
-          Limit: page.limit + 1,
+          Limit: status === undefined ? page.limit + 1 : Math.max(page.limit + 1, FILTERED_PAGE_ITEMS),
           ExclusiveStartKey: exclusiveStartKey,
         }),
       );
       items.push(...((result.Items ?? []) as Array<OnboardingTokenRecord & { sk: string }>));
       exclusiveStartKey = result.LastEvaluatedKey as typeof exclusiveStartKey;
-    } while (items.length <= page.limit && exclusiveStartKey !== undefined);
+      if (items.length > page.limit || exclusiveStartKey === undefined || round >= MAX_LIST_ROUNDS) break;
+    }
     const records = items.slice(0, page.limit);
     const last = records.at(-1);
-    return {
-      records: records.map(toRecord),
-      nextCursor: items.length > page.limit && last ? encodeCursor(last.sk) : undefined,
-    };
+    let nextCursor: string | undefined;
+    if (items.length > page.limit && last) nextCursor = encodeCursor(last.sk);
+    else if (exclusiveStartKey !== undefined) nextCursor = encodeCursor(exclusiveStartKey.sk);
+    return { records: records.map(toRecord), nextCursor };
   }
 
   async eraseIssuedTo(orgId: string, email: string): Promise<number> {

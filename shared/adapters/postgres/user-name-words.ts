@@ -16,8 +16,11 @@ export const USER_NAME_WORDS_TABLE = 'user_name_words';
 
 /** Rows per statement: a DSQL transaction changes at most 3,000 rows, and each statement is one. */
 const WORD_ROWS_PER_STATEMENT = 2_500;
-/** Users per delete: each has at most MAX_WORDS_PER_USER (16) words, so at most 1,600 rows. */
-const USERS_PER_DELETE = 100;
+/**
+ * Users per replacing transaction: each has at most MAX_WORDS_PER_USER (16) words, so at most
+ * 1,280 rows deleted and 1,280 added (DSQL: 3,000 changed rows per transaction).
+ */
+const USERS_PER_REPLACE = 80;
 
 export const USER_NAME_WORDS_STATEMENTS = [
   `CREATE TABLE IF NOT EXISTS ${USER_NAME_WORDS_TABLE} (
@@ -35,23 +38,34 @@ type Database = Pick<SqlRunner, 'query'>;
 type NamedUser = { id: string; created_at: string; name?: string | null | undefined };
 
 /**
- * Makes the stored words of these users those of their current names: the old words go, the new
- * ones are added (a word already there stays). Safe to repeat.
+ * Makes the stored words of these users those of their names as stored now: per group of users,
+ * one transaction locks their rows (`SELECT ... FOR UPDATE`: on DSQL the rows join the
+ * transaction's conflict check, locally they wait), replaces their words and adds those of the
+ * names it read. Two writers of the same user then leave the words of the name the row keeps, and
+ * an erasure (PostgresUserEraser, one transaction) never leaves words of a user it deleted: the
+ * loser of either race conflicts and runs again. A user no longer stored gets no words. Safe to
+ * repeat.
  */
 export async function replaceNameWords(
-  database: Database,
+  database: Pick<SqlRunner, 'transaction'>,
   orgId: string,
-  users: ReadonlyArray<NamedUser>,
+  userIds: readonly string[],
 ): Promise<void> {
-  for (let start = 0; start < users.length; start += USERS_PER_DELETE) {
-    const ids = users.slice(start, start + USERS_PER_DELETE).map((user) => user.id);
+  for (let start = 0; start < userIds.length; start += USERS_PER_REPLACE) {
+    const ids = userIds.slice(start, start + USERS_PER_REPLACE);
     const placeholders = ids.map((_, i) => `$${i + 2}`).join(', ');
-    await database.query(`DELETE FROM ${USER_NAME_WORDS_TABLE} WHERE org_id = $1 AND user_id IN (${placeholders})`, [
-      orgId,
-      ...ids,
-    ]);
+    await database.transaction(async (run) => {
+      const stored = await run.query<NamedUser>(
+        `SELECT id, created_at, name FROM users WHERE org_id = $1 AND id IN (${placeholders}) FOR UPDATE`,
+        [orgId, ...ids],
+      );
+      await run.query(`DELETE FROM ${USER_NAME_WORDS_TABLE} WHERE org_id = $1 AND user_id IN (${placeholders})`, [
+        orgId,
+        ...ids,
+      ]);
+      await insertNameWords(run, orgId, stored);
+    });
   }
-  await insertNameWords(database, orgId, users);
 }
 
 /** Adds the words of these users' names (ON CONFLICT DO NOTHING: a word already stored stays). */

@@ -14,7 +14,7 @@ export const MAX_USER_BATCH_SIZE = 500;
 export const MAX_USER_BATCH_BYTES = 4 * 1024 * 1024;
 
 export interface UserWriterOptions<TTag> {
-  database: Pick<SqlRunner, 'query'>;
+  database: Pick<SqlRunner, 'query' | 'transaction'>;
   orgId: string;
   /** Rows per INSERT, 1 to 500; default 500. */
   batchSize?: number;
@@ -51,7 +51,7 @@ const UPDATED_COLUMNS = USER_ROW_COLUMNS.filter((column) => column !== 'org_id' 
  * a later put of an id still buffered replaces it, and a batch holding an id that an earlier batch
  * still writes waits for it. `put` applies back-pressure. A batch the database refuses as a whole
  * is retried row by row, so one bad record is reported and the others stored. After its rows, a
- * batch replaces its users' search words (user-name-words.ts), in statements of their own (a DSQL
+ * batch replaces its users' search words (user-name-words.ts), in transactions of their own (a DSQL
  * transaction holds 3,000 changed rows): a search may miss a user for those milliseconds, never
  * find one by a name it no longer has once the batch is done. What import, the local seed, the
  * benchmark and the DynamoDB migration all write through.
@@ -154,9 +154,9 @@ export class PostgresUserWriter<TTag = number> {
       }
     }
     // The rows are stored (and counted); words that then fail stop the writer, and a rerun replaces them.
-    const users = stored.map((entry) => entry.record);
-    if (users.length > 0) {
-      await this.retryingWhileUnavailable(() => replaceNameWords(this.options.database, this.options.orgId, users));
+    const ids = stored.map((entry) => entry.record.id);
+    if (ids.length > 0) {
+      await this.retryingWhileUnavailable(() => replaceNameWords(this.options.database, this.options.orgId, ids));
     }
   }
 

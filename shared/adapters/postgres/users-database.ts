@@ -2,8 +2,10 @@ import { DsqlSigner } from '@aws-sdk/dsql-signer';
 import pg from 'pg';
 import * as v from 'valibot';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
 import { loadConfig, optionalString, positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
 import { requestDeadline } from '#shared/adapters/request-deadline.ts';
+import { type BackendKey, type CancelTarget, sendCancelRequest } from './cancel-request.ts';
 
 /**
  * The users database: Aurora DSQL in AWS (IAM authentication, a fresh token per connection), a
@@ -14,7 +16,15 @@ import { requestDeadline } from '#shared/adapters/request-deadline.ts';
  * Every statement runs under the invocation's deadline (request-deadline.ts): a database that
  * stalls or refuses ends in a `DependencyUnavailableError`, which the API answers with 503 and
  * `Retry-After`, never in a function timeout. The connection a stalled statement used is thrown
- * away, so the next invocation does not queue behind it.
+ * away, so the next invocation does not queue behind it, and the server is asked to cancel the
+ * statement (cancel-request.ts), so it does not run on there after its caller gave up.
+ *
+ * DSQL resolves concurrency optimistically: a commit that conflicts with another is refused with
+ * SQLSTATE 40001 (OC000, OC001), and AWS tells applications to run it again. Every statement and
+ * every transaction here is run again on 40001 (and on 40P01, the deadlock only a locking
+ * PostgreSQL reports), with full-jitter exponential backoff, until the invocation's deadline; each
+ * retry is counted (`onConflictRetry`, a metric in the functions). A conflict that outlasts the
+ * deadline is a `DependencyUnavailableError` (503 and `Retry-After`).
  */
 
 export const usersDatabaseEnvironment = {
@@ -67,7 +77,11 @@ export const loadUsersDatabaseConfig = (source: Record<string, string | undefine
 /** What adapters need of the database: parameterized statements and short transactions. */
 export interface SqlRunner {
   query<TRow extends object = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<TRow[]>;
-  /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
+  /**
+   * Runs `work` in one transaction on one connection: committed when it resolves, rolled back when
+   * it throws. A conflict runs `work` again from the start, in a new transaction: it must only
+   * compute from what its statements read.
+   */
   transaction<T>(work: (run: Pick<SqlRunner, 'query'>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -78,6 +92,11 @@ const DEFAULT_STATEMENT_MS = 60_000;
 const CONNECT_TIMEOUT_MS = 3_000;
 /** DSQL closes connections after one hour; leave well before. */
 const MAX_CONNECTION_LIFETIME_SECONDS = 50 * 60;
+
+/** A conflict's first wait is up to 10 ms; each later one doubles, to at most 1 s. */
+const CONFLICT_BACKOFF = { baseMs: 10, capMs: 1_000 };
+/** No conflict retry starts with less than this left before the deadline. */
+const CONFLICT_LAST_ATTEMPT_MS = 100;
 
 /** PostgreSQL error classes that mean "try again": connection trouble, resources, conflicts, shutdown. */
 const TRANSIENT_SQLSTATE = /^(08|53|57P|40001|40P01|55P03|58)/;
@@ -91,16 +110,35 @@ const NETWORK_CODES = new Set([
   'EHOSTUNREACH',
 ]);
 
+export interface UsersDatabaseOptions {
+  region?: string;
+  /** Told of each conflict retried (the functions count it in the UsersDatabaseConflictRetries metric). */
+  onConflictRetry?: () => void;
+  /** How a retry waits; tests pass their own. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
 export class PostgresUsersDatabase implements SqlRunner {
   private readonly pool: pg.Pool;
+  private readonly cancelTarget: CancelTarget;
+  /** Conflicts retried by this pool since it was created (the import reports it). */
+  conflictRetries = 0;
 
-  constructor(config: UsersDatabaseConfig, options: { region?: string } = {}) {
+  constructor(
+    config: UsersDatabaseConfig,
+    private readonly options: UsersDatabaseOptions = {},
+  ) {
     const region = options.region ?? process.env.AWS_REGION;
     const signer =
       config.USERS_DATABASE_AUTH === 'dsql'
         ? new DsqlSigner({ hostname: config.USERS_DATABASE_HOST, ...(region ? { region } : {}) })
         : undefined;
     const admin = config.USERS_DATABASE_USER === 'admin';
+    this.cancelTarget = {
+      host: config.USERS_DATABASE_HOST,
+      port: config.USERS_DATABASE_PORT,
+      tls: signer !== undefined,
+    };
     this.pool = new pg.Pool({
       host: config.USERS_DATABASE_HOST,
       port: config.USERS_DATABASE_PORT,
@@ -121,32 +159,69 @@ export class PostgresUsersDatabase implements SqlRunner {
   }
 
   /** A pool on a PostgreSQL that takes a password (the local one): its address, a role and how many connections. */
-  static withPassword(options: {
-    host: string;
-    port: number;
-    user: string;
-    password: string;
-    maxConnections: number;
-  }): PostgresUsersDatabase {
-    return new PostgresUsersDatabase({
-      USERS_DATABASE_HOST: options.host,
-      USERS_DATABASE_PORT: options.port,
-      USERS_DATABASE_NAME: 'postgres',
-      USERS_DATABASE_USER: options.user,
-      USERS_DATABASE_AUTH: 'password',
-      USERS_DATABASE_PASSWORD: options.password,
-      USERS_DATABASE_MAX_CONNECTIONS: options.maxConnections,
-    });
+  static withPassword(
+    options: {
+      host: string;
+      port: number;
+      user: string;
+      password: string;
+      maxConnections: number;
+    },
+    databaseOptions: UsersDatabaseOptions = {},
+  ): PostgresUsersDatabase {
+    return new PostgresUsersDatabase(
+      {
+        USERS_DATABASE_HOST: options.host,
+        USERS_DATABASE_PORT: options.port,
+        USERS_DATABASE_NAME: 'postgres',
+        USERS_DATABASE_USER: options.user,
+        USERS_DATABASE_AUTH: 'password',
+        USERS_DATABASE_PASSWORD: options.password,
+        USERS_DATABASE_MAX_CONNECTIONS: options.maxConnections,
+      },
+      databaseOptions,
+    );
   }
 
   async query<TRow extends object = Record<string, unknown>>(
     text: string,
     values: readonly unknown[] = [],
   ): Promise<TRow[]> {
-    return this.withConnection((client) => runStatement<TRow>(client, text, values));
+    return this.retryingConflicts(() => this.withConnection((client) => runStatement<TRow>(client, text, values)));
   }
 
   async transaction<T>(work: (run: Pick<SqlRunner, 'query'>) => Promise<T>): Promise<T> {
+    return this.retryingConflicts(() => this.inTransaction(work));
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  /** `work` again on a conflict, backing off, while the invocation's deadline (or the default statement limit) allows. */
+  private async retryingConflicts<T>(work: () => Promise<T>): Promise<T> {
+    const startedAt = Date.now();
+    try {
+      return await withRetries(work, {
+        maxAttempts: Number.POSITIVE_INFINITY,
+        isRetryable: isConflict,
+        backoff: exponentialBackoff(CONFLICT_BACKOFF),
+        // An attempt with less left would likely be cut off: an outcome unknown instead of a clean refusal.
+        deadlineAt: (requestDeadline()?.at ?? startedAt + DEFAULT_STATEMENT_MS) - CONFLICT_LAST_ATTEMPT_MS,
+        onRetry: () => {
+          this.conflictRetries++;
+          this.options.onConflictRetry?.();
+        },
+        ...(this.options.sleep ? { sleep: this.options.sleep } : {}),
+      });
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      // Refused, so nothing of it was written; other writers are busy with the same rows.
+      throw new DependencyUnavailableError('users database', { cause: error, retryAfterSeconds: 1 });
+    }
+  }
+
+  private inTransaction<T>(work: (run: Pick<SqlRunner, 'query'>) => Promise<T>): Promise<T> {
     return this.withConnection(async (client) => {
       await runStatement(client, 'BEGIN', []);
       try {
@@ -158,10 +233,6 @@ export class PostgresUsersDatabase implements SqlRunner {
         throw error;
       }
     });
-  }
-
-  async close(): Promise<void> {
-    await this.pool.end();
   }
 
   private async withConnection<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -184,11 +255,13 @@ export class PostgresUsersDatabase implements SqlRunner {
         client.release();
         return result;
       } catch (error) {
-        const broken = isTransient(error) || isStatementTimeout(error);
+        // A conflict leaves the connection as good as before; the caller runs the work again.
+        const broken = !isConflict(error) && (isTransient(error) || isStatementTimeout(error));
         // A broken connection is thrown away and may still fail late: it keeps the listener.
         if (!broken) client.off('error', ignoreConnectionError);
         // A connection whose statement was cut off may still be busy on the server: never reuse it.
         client.release(broken ? (error as Error) : undefined);
+        if (isStatementTimeout(error)) await this.cancelOnServer(client);
         // A pooled connection the server closed while it sat idle (a restart, a frozen Lambda
         // container, DSQL's one-hour limit): once more on a fresh one. Every statement this
         // service runs is a read, an upsert or a delete, so running it again is safe.
@@ -196,6 +269,14 @@ export class PostgresUsersDatabase implements SqlRunner {
         if (broken) throw unavailable(error, startedAt, true);
         throw error;
       }
+    }
+  }
+
+  /** Asks the server to stop what the connection's backend still runs (a statement cut off by the deadline). */
+  private async cancelOnServer(client: pg.PoolClient): Promise<void> {
+    const { processID, secretKey } = client as unknown as Partial<BackendKey>;
+    if (typeof processID === 'number' && typeof secretKey === 'number') {
+      await sendCancelRequest(this.cancelTarget, { processID, secretKey });
     }
   }
 }
@@ -256,6 +337,12 @@ function isClosedConnection(error: unknown): boolean {
   const { code } = error as Error & { code?: string };
   if (code === 'ECONNRESET' || code === 'EPIPE' || code === '57P01' || code?.startsWith('08')) return true;
   return /Connection terminated|Client has encountered a connection error/.test(error.message);
+}
+
+/** DSQL's optimistic-concurrency refusal (40001), or a locking PostgreSQL's deadlock (40P01): nothing was written. */
+export function isConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === '40001' || code === '40P01';
 }
 
 function isTransient(error: unknown): boolean {

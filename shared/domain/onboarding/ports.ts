@@ -3,7 +3,7 @@ import type { OnboardingTokenRecord, OnboardingTokenStatus } from './onboarding-
 
 export interface OnboardingTokenPage {
   records: OnboardingTokenRecord[];
-  /** Opaque; present when more records follow. */
+  /** Opaque; present when more records may follow (a filtered listing stops after a bounded read, maybe with none). */
   nextCursor: string | undefined;
 }
 

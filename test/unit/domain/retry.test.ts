@@ -71,4 +71,29 @@ describe('exponentialBackoff', () => {
     const bottom = exponentialBackoff({ baseMs: 200, capMs: 10_000, jitter: 'equal', random: () => 0 });
     expect([1, 2, 3, 7].map(bottom)).toEqual([100, 200, 400, 5_000]);
   });
+
+  it('makes no attempt whose wait would end past deadlineAt, and tells onRetry of each one it makes', async () => {
+    let now = 1_000;
+    const retried: number[] = [];
+    let calls = 0;
+    const failing = withRetries(
+      async (attempt) => {
+        calls++;
+        throw new Transient(`attempt ${attempt}`);
+      },
+      {
+        maxAttempts: Number.POSITIVE_INFINITY,
+        isRetryable: () => true,
+        backoff: () => 100,
+        deadlineAt: 1_350,
+        now: () => now,
+        onRetry: (_error, attempt) => void retried.push(attempt),
+        sleep: async (ms) => void (now += ms),
+      },
+    );
+    // Waits end at 1,100, 1,200 and 1,300; the fourth would end at 1,400, past the deadline.
+    await expect(failing).rejects.toThrow('attempt 4');
+    expect(calls).toBe(4);
+    expect(retried).toEqual([1, 2, 3]);
+  });
 });

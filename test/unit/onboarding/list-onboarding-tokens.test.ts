@@ -108,4 +108,48 @@ describe('listOnboardingTokens', () => {
     await expect(listing()({ orgId: 'acme', limit: 10, cursor })).rejects.toBeInstanceOf(InvalidInputError);
     expect(documentsMock).not.toHaveReceivedCommand(QueryCommand);
   });
+
+  it('with a status, reads at most five pages of 100 items and hands back a cursor to go on, even with no results', async () => {
+    // A partition of Issued tokens: the Used filter keeps none of them.
+    let page = 0;
+    documentsMock.on(QueryCommand).callsFake(() => {
+      page += 1;
+      return {
+        Items: [],
+        LastEvaluatedKey: { pk: 'ORG#acme', sk: `TOKEN#2026-03-0${10 - page}T00:00:00.000Z#id-${page}` },
+      };
+    });
+
+    const listed = await listing()({ orgId: 'acme', limit: 1, cursor: undefined, status: 'Used' });
+
+    expect(documentsMock).toHaveReceivedCommandTimes(QueryCommand, 5);
+    expect(documentsMock).toHaveReceivedCommandWith(QueryCommand, {
+      FilterExpression: expect.stringContaining('attribute_exists(usedAt)'),
+      Limit: 100,
+    });
+    expect(listed.results).toEqual([]);
+    expect(listed.nextCursor).toBe(encodeCursor('TOKEN#2026-03-05T00:00:00.000Z#id-5'));
+  });
+
+  it('with a status, reads on until the page is full and cuts the cursor at its last row', async () => {
+    documentsMock
+      .on(QueryCommand)
+      .resolvesOnce({
+        Items: [item(3, '2026-03-10T00:00:00.000Z', '2026-03-24T00:00:00.000Z')],
+        LastEvaluatedKey: { pk: 'ORG#acme', sk: 'TOKEN#2026-03-09T00:00:00.000Z#id-x' },
+      })
+      .resolvesOnce({
+        Items: [
+          item(2, '2026-03-08T00:00:00.000Z', '2026-03-24T00:00:00.000Z'),
+          item(1, '2026-03-07T00:00:00.000Z', '2026-03-24T00:00:00.000Z'),
+        ],
+        LastEvaluatedKey: { pk: 'ORG#acme', sk: 'TOKEN#2026-03-07T00:00:00.000Z#id-1' },
+      });
+
+    const listed = await listing()({ orgId: 'acme', limit: 2, cursor: undefined, status: 'Issued' });
+
+    expect(documentsMock).toHaveReceivedCommandTimes(QueryCommand, 2);
+    expect(listed.results.map((row) => row.tokenId)).toEqual(['id-3', 'id-2']);
+    expect(listed.nextCursor).toBe(encodeCursor('TOKEN#2026-03-08T00:00:00.000Z#id-2'));
+  });
 });

@@ -1,7 +1,11 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
-import { loadUsersDatabaseConfig, PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
+import {
+  loadUsersDatabaseConfig,
+  PostgresUsersDatabase,
+  type UsersDatabaseOptions,
+} from '#shared/adapters/postgres/users-database.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 
 /** A TCP port nothing listens on: one the system just handed out, closed again. */
@@ -98,7 +102,114 @@ async function oneStatementPerConnectionServer(): Promise<{
   return { server, sockets, connections: () => connections, port: (server.address() as { port: number }).port };
 }
 
-const databaseOn = (port: number) =>
+/**
+ * A "database" that logs a client in with a backend key (BackendKeyData: process 4242, secret
+ * 99), never answers a statement, and records each CancelRequest it receives.
+ */
+async function keyedSilentServer(): Promise<{
+  server: Server;
+  sockets: Set<Socket>;
+  cancels: Array<{ processID: number; secretKey: number }>;
+  port: number;
+}> {
+  const sockets = new Set<Socket>();
+  const cancels: Array<{ processID: number; secretKey: number }> = [];
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    socket.once('data', (chunk: Buffer) => {
+      if (chunk.length === 16 && chunk.readInt32BE(4) === 80877102) {
+        cancels.push({ processID: chunk.readInt32BE(8), secretKey: chunk.readInt32BE(12) });
+        socket.end();
+        return;
+      }
+      const authenticationOk = Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0]);
+      const backendKey = Buffer.alloc(13);
+      backendKey.write('K', 0, 'latin1');
+      backendKey.writeInt32BE(12, 1);
+      backendKey.writeInt32BE(4242, 5);
+      backendKey.writeInt32BE(99, 9);
+      const readyForQuery = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
+      socket.write(Buffer.concat([authenticationOk, backendKey, readyForQuery]));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, sockets, cancels, port: (server.address() as { port: number }).port };
+}
+
+/**
+ * A "database" that refuses the statements `conflicts` picks with SQLSTATE 40001, as DSQL refuses a
+ * conflicting commit, and answers every other one (no rows). Records each statement's text.
+ */
+async function conflictingServer(conflicts: (text: string, index: number) => boolean): Promise<{
+  server: Server;
+  sockets: Set<Socket>;
+  connections: () => number;
+  statements: string[];
+  port: number;
+}> {
+  const sockets = new Set<Socket>();
+  const statements: string[] = [];
+  let connections = 0;
+  const message = (type: string, body: Buffer = Buffer.alloc(0)) => {
+    const header = Buffer.alloc(5);
+    header.write(type, 0, 'latin1');
+    header.writeUInt32BE(body.length + 4, 1);
+    return Buffer.concat([header, body]);
+  };
+  const cString = (text: string) => Buffer.from(`${text}\0`, 'latin1');
+  const server = createServer((socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    let loggedIn = false;
+    let inTransaction = false;
+    socket.on('data', (chunk: Buffer) => {
+      if (!loggedIn) {
+        loggedIn = true;
+        socket.write(Buffer.concat([message('R', Buffer.alloc(4)), message('Z', Buffer.from('I'))]));
+        return;
+      }
+      // A simple query ('Q', its text) or an extended one ('P': a statement name, then its text).
+      const kind = chunk.toString('latin1', 0, 1);
+      const body = chunk.subarray(5);
+      const text = (kind === 'P' ? body.subarray(body.indexOf(0) + 1) : body).toString('utf8').split('\0')[0]!;
+      statements.push(text);
+      const extended = kind === 'P' ? [message('1'), message('2'), message('n')] : [];
+      if (conflicts(text, statements.length - 1)) {
+        const error = message(
+          'E',
+          Buffer.concat([
+            cString('SERROR'),
+            cString('C40001'),
+            cString('Mmutation conflicts with another transaction, retry as needed (OC000)'),
+            Buffer.from([0]),
+          ]),
+        );
+        socket.write(Buffer.concat([error, message('Z', Buffer.from(inTransaction ? 'E' : 'I'))]));
+        return;
+      }
+      if (text === 'BEGIN') inTransaction = true;
+      if (text === 'COMMIT' || text === 'ROLLBACK') inTransaction = false;
+      const tag = text === 'BEGIN' || text === 'COMMIT' || text === 'ROLLBACK' ? text : 'SELECT 0';
+      socket.write(
+        Buffer.concat([...extended, message('C', cString(tag)), message('Z', Buffer.from(inTransaction ? 'T' : 'I'))]),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    server,
+    sockets,
+    connections: () => connections,
+    statements,
+    port: (server.address() as { port: number }).port,
+  };
+}
+
+const databaseOn = (port: number, options: UsersDatabaseOptions = {}) =>
   new PostgresUsersDatabase(
     loadUsersDatabaseConfig({
       USERS_DATABASE_HOST: '127.0.0.1',
@@ -107,6 +218,7 @@ const databaseOn = (port: number) =>
       USERS_DATABASE_AUTH: 'password',
       USERS_DATABASE_PASSWORD: 'not-used',
     }),
+    options,
   );
 
 /** What a promise settles with, as a value (so timing can be measured without an unhandled rejection). */
@@ -217,5 +329,84 @@ describe('PostgresUsersDatabase without a server', () => {
 
     expect(error).toBeInstanceOf(DependencyUnavailableError);
     expect(Date.now() - startedAt).toBeLessThan(500);
+  });
+
+  it('runs a statement refused with 40001 again until it succeeds, on the same connection, counting each retry', async () => {
+    const { server, sockets, connections, statements, port } = await conflictingServer((_, index) => index < 3);
+    let counted = 0;
+    const database = closedAfterTest(databaseOn(port, { onConflictRetry: () => counted++ }), server, sockets);
+
+    await expect(database.query('SELECT id FROM users WHERE org_id = $1', ['org-a'])).resolves.toEqual([]);
+
+    expect(statements).toHaveLength(4);
+    expect(counted).toBe(3);
+    expect(database.conflictRetries).toBe(3);
+    // A conflict says nothing bad about the connection: it is kept.
+    expect(connections()).toBe(1);
+  });
+
+  it('runs a transaction whose commit conflicts again from BEGIN, work included, and resolves with its result', async () => {
+    let commits = 0;
+    const { server, sockets, statements, port } = await conflictingServer(
+      (text) => text === 'COMMIT' && ++commits <= 2,
+    );
+    const database = closedAfterTest(databaseOn(port), server, sockets);
+    let runs = 0;
+
+    const result = await database.transaction(async (run) => {
+      runs++;
+      await run.query('DELETE FROM users WHERE org_id = $1 AND id = $2', ['org-a', 'u-1']);
+      return `run ${runs}`;
+    });
+
+    expect(result).toBe('run 3');
+    expect(database.conflictRetries).toBe(2);
+    const begins = statements.filter((text) => text === 'BEGIN');
+    expect(begins).toHaveLength(3);
+    expect(statements.filter((text) => text.startsWith('DELETE'))).toHaveLength(3);
+  });
+
+  it("answers a conflict that outlasts the invocation's deadline with DependencyUnavailableError (503, Retry-After)", async () => {
+    const { server, sockets, statements, port } = await conflictingServer(() => true);
+    const database = closedAfterTest(databaseOn(port), server, sockets);
+    const startedAt = Date.now();
+
+    const { error } = await settle(runWithDeadline(400, () => database.query('SELECT 1')));
+
+    const elapsedMs = Date.now() - startedAt;
+    expect(error).toBeInstanceOf(DependencyUnavailableError);
+    expect(error).toMatchObject({ outcomeUnknown: false, retryAfterSeconds: 1 });
+    expect((error as DependencyUnavailableError).cause).toMatchObject({ code: '40001' });
+    expect(elapsedMs).toBeLessThan(1_000);
+    // Retried while the deadline allowed, and counted.
+    expect(statements.length).toBeGreaterThan(2);
+    expect(database.conflictRetries).toBe(statements.length - 1);
+  });
+
+  it('does not retry an error that is not a conflict', async () => {
+    const { server, sockets, statements, port } = await conflictingServer(() => false);
+    const database = closedAfterTest(databaseOn(port), server, sockets);
+
+    const { error } = await settle(
+      database.transaction(async () => {
+        throw new TypeError('a bug in the work');
+      }),
+    );
+
+    expect(error).toBeInstanceOf(TypeError);
+    expect(statements).toEqual(['BEGIN', 'ROLLBACK']);
+    expect(database.conflictRetries).toBe(0);
+  });
+
+  it("asks the server to cancel a statement cut off at the deadline, with the backend's key", async () => {
+    const { server, sockets, cancels, port } = await keyedSilentServer();
+    const database = closedAfterTest(databaseOn(port), server, sockets);
+    const startedAt = Date.now();
+
+    const { error } = await settle(runWithDeadline(300, () => database.query('SELECT count(*) FROM users')));
+
+    expect(error).toBeInstanceOf(DependencyUnavailableError);
+    expect(Date.now() - startedAt).toBeLessThan(1_000);
+    expect(cancels).toEqual([{ processID: 4242, secretKey: 99 }]);
   });
 });
