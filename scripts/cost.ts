@@ -28,7 +28,7 @@ const table = readPriceTable();
 for (const [name, context] of configurations) {
   process.stdout.write(`${render(name, idleCost(synthesizeStage(context), table))}\n`);
 }
-process.stdout.write(`Prices: ${table.region}, ${COST_PAGE}. Per-use costs: npm run bench -- --only cost.\n`);
+process.stdout.write(`Prices: ${table.region}, ${COST_PAGE}.\n`);
 
 function render(name: string, cost: IdleCost): string {
   const rows = cost.items
