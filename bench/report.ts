@@ -4,7 +4,7 @@
  * then the console table, the markdown table and `bench/results/latest.json`.
  */
 
-export type Unit = 'ms' | 's' | 'KB' | 'req/s' | 'users/s' | 'count' | 'RCU';
+export type Unit = 'ms' | 's' | 'KB' | 'req/s' | 'users/s' | 'count' | 'RCU' | 'USD';
 
 /** A summary of samples. `n` is how many samples it summarises. */
 export interface Stat {
@@ -98,6 +98,8 @@ export function errorRow(measurement: string, message: string): CheckedRow {
 function formatNumber(value: number | undefined, unit: Unit): string {
   if (value === undefined || Number.isNaN(value)) return '–';
   if (unit === 'ms' && value < 0.01) return `${value.toPrecision(2)} ms`;
+  // Dollars per 1,000 operations are fractions of a cent apart.
+  if (unit === 'USD') return `${value.toFixed(value < 1 ? 4 : 2)} USD`;
   const digits =
     unit === 'ms'
       ? value < 1

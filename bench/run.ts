@@ -55,6 +55,8 @@ const MEASUREMENTS = [
     localStack: true,
     dynamoDbFaults: true,
   },
+  // Dollars: an idle stage from the synthesized template (scripts/cost/).
+  { id: 'cost', title: '15 cost', timeoutMs: 240_000 },
 ] as const;
 
 type MeasurementId = (typeof MEASUREMENTS)[number]['id'];

@@ -263,8 +263,9 @@ export class AlarmsConstruct extends Construct {
   addHttpApiServerErrorsAlarm(httpApi: IHttpApi): Alarm {
     return this.addAlarm(`${httpApi.node.id}ServerErrors`, httpApi.metricServerError({ period, statistic: 'Sum' }), {
       description:
-        'The HTTP API answered with a 5XX status. Query the access log for status >= 500 by route, ' +
-        "then that function's logs by requestId; 503s name the unavailable dependency.",
+        "The HTTP API answered with a 5XX status: a route's function failed (error, timeout, crash) or a dependency " +
+        'was unavailable (503: a throttled table, the users database). Query the access log for status >= 500 by ' +
+        "route, then that function's logs by requestId; 503s name the unavailable dependency.",
     });
   }
 

@@ -9,6 +9,7 @@ import {
   type IMetric,
   type IWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -33,6 +34,8 @@ export interface OperationsDashboardProps {
   readonly webhookSlowQueue: IQueue;
   readonly webhookSlowDelivery: IFunction;
   readonly webhookDeadLetterQueue: IQueue;
+  /** Every DynamoDB table, by name: their throttles (only the queue consumers' tables have alarms). */
+  readonly tables: Readonly<Record<string, ITable>>;
 }
 
 const period = Duration.minutes(5);
@@ -183,6 +186,22 @@ export class OperationsDashboardConstruct extends Construct {
           withLabel(business(BusinessMetric.WebhookEventsRepublished), 'republished'),
           withLabel(business(BusinessMetric.WebhookEventsLost), 'lost'),
         ]),
+        graph(
+          'DynamoDB throttle events per table',
+          // Metric ids are unique within a widget: one pair per table.
+          Object.entries(props.tables).map(
+            ([name, table], index) =>
+              new MathExpression({
+                expression: `reads${index} + writes${index}`,
+                usingMetrics: {
+                  [`reads${index}`]: table.metric('ReadThrottleEvents', { period, statistic: 'Sum' }),
+                  [`writes${index}`]: table.metric('WriteThrottleEvents', { period, statistic: 'Sum' }),
+                },
+                label: name,
+                period,
+              }),
+          ),
+        ),
       ],
     ];
 

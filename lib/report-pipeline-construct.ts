@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { Function as LambdaFunctionResource } from 'aws-cdk-lib/aws-lambda';
+import { Tracing, type Function as LambdaFunctionResource } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
@@ -203,6 +203,7 @@ export class ReportPipelineConstruct extends Construct {
       entry: reportPipelineFunctions.sweep.entry,
       description: 'Marks report jobs past their 5-minute deadline FAILED/TIMED_OUT',
       timeout: Duration.seconds(SWEEP_TIMEOUT_SECONDS),
+      tracing: Tracing.PASS_THROUGH,
     });
     bindTable(this.sweep, props.reportJobs, 'readWrite', { indexes: ['openJobsByAge'] });
     this.sweepSchedule = new Rule(this, 'SweepSchedule', {

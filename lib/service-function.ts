@@ -36,6 +36,12 @@ export interface ServiceFunctionProps {
   readonly reservedConcurrentExecutions?: number;
   /** Shell commands around the esbuild step, e.g. to copy data files next to the bundle. */
   readonly commandHooks?: ICommandHooks;
+  /**
+   * @default Tracing.ACTIVE: a trace per invocation. The every-minute schedules take PASS_THROUGH: nothing starts
+   * their runs with a trace, so they record none, where active tracing would record 43,800 a month each, nearly
+   * all of runs that found nothing to do (docs/cost.md); their logs and metrics say what a run did.
+   */
+  readonly tracing?: Tracing;
 }
 
 /**
@@ -77,7 +83,7 @@ export class ServiceFunction extends NodejsFunction {
       // INFO keeps the platform's START, REPORT and INIT lines the README's Logs Insights queries read.
       systemLogLevelV2: SystemLogLevel.INFO,
       // X-Ray: a segment per invocation, subsegments per AWS SDK call (shared/observability/tracer.ts).
-      tracing: Tracing.ACTIVE,
+      tracing: props.tracing ?? Tracing.ACTIVE,
       environment: {
         POWERTOOLS_SERVICE_NAME: serviceName,
         // Error messages stay out of traces: they can quote request data.

@@ -348,9 +348,9 @@ export class ServiceStack extends Stack {
 
     this.alarms = new AlarmsConstruct(this, 'Alarms', {
       alarmEmail: config.alarmEmail,
+      // The functions outside the API. A route function's failure is a 5XX answer, which the API's alarm pages
+      // for: one alarm metric instead of one per route (docs/cost.md); the dashboard shows errors per route.
       functions: [
-        this.routeNotFound,
-        ...routeFunctions.values(),
         this.reports.worker,
         this.reports.deadLetterHandler,
         this.reports.sweep,
@@ -368,7 +368,8 @@ export class ServiceStack extends Stack {
     // Cost reports and access policies can tell the service and its stages apart.
     Tags.of(this).add('service', SERVICE_TAG);
     Tags.of(this).add('stage', config.stage);
-    this.alarms.addDeadLetterQueueAlarm(this.reports.deadLetterQueue);
+    // Its handler drains it within seconds: the receive count pages for every dead letter, and a message the
+    // handler cannot finish pages through the handler's Errors alarm or DeadLetterMessagesAbandoned.
     this.alarms.addDeadLetterReceivesAlarm(this.reports.deadLetterQueue);
     // Nothing consumes the webhook DLQ: its depth is the failing-deliveries alarm.
     this.alarms.addDeadLetterQueueAlarm(this.webhooks.deadLetterQueue);
@@ -377,7 +378,11 @@ export class ServiceStack extends Stack {
     this.alarms.addQueueAgeAlarm(this.reports.queue, REPORT_QUEUE_MAX_AGE);
     this.alarms.addFunctionThrottlesAlarm(this.reports.worker);
     this.alarms.addFunctionDurationAlarm(this.reports.worker, workerTimeout);
-    for (const [name, table] of Object.entries(this.data.tables)) this.alarms.addTableThrottlesAlarm(name, table);
+    // The tables the queue consumers and schedules write: their throttling answers no request. The other tables
+    // serve the API alone, where a throttled request is a 503 and pages through the 5XX alarm (the dashboard
+    // shows every table's throttles).
+    for (const name of ['ReportJobs', 'Webhooks'] as const)
+      this.alarms.addTableThrottlesAlarm(name, this.data.tables[name]);
     this.alarms.addUsersDatabaseAlarms(this.usersDatabase.clusterIdentifier);
     this.alarms.addSesReputationAlarms(this.mail.configurationSet.configurationSetName);
     const dimensions = { service: serviceName, stage: config.stage };
@@ -427,6 +432,7 @@ export class ServiceStack extends Stack {
       webhookSlowQueue: this.webhooks.slowQueue,
       webhookSlowDelivery: this.webhooks.slowDelivery,
       webhookDeadLetterQueue: this.webhooks.deadLetterQueue,
+      tables: this.data.tables,
     });
     // CloudFormation's schema for dashboards (as cfn-lint ships it) has no Tags property.
     Tags.of(this.operations.dashboard).remove('service');

@@ -1,7 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import type { Function as LambdaFunctionResource } from 'aws-cdk-lib/aws-lambda';
+import { Tracing, type Function as LambdaFunctionResource } from 'aws-cdk-lib/aws-lambda';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -132,6 +132,7 @@ export class WebhooksConstruct extends Construct {
       entry: webhookRepublishFunction.entry,
       description: 'Queues the webhook events SQS refused when they happened',
       timeout: Duration.seconds(WEBHOOK_REPUBLISH_TIMEOUT_SECONDS),
+      tracing: Tracing.PASS_THROUGH,
     });
     this.grantTakePending(this.republish);
     this.republish.addToRolePolicy(

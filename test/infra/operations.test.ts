@@ -4,6 +4,9 @@ import { CURRENTLY_RECOMMENDED_FLAGS } from 'aws-cdk-lib/cx-api';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import { SES_BOUNCE_RATE_THRESHOLD, SES_COMPLAINT_RATE_THRESHOLD } from '#lib/alarms-construct.ts';
+import { idleCost, type CloudFormationTemplate, type IdleCost } from '#scripts/cost/idle-cost.ts';
+import { readPriceTable } from '#scripts/cost/price-table.ts';
+import { synthesizeStage } from '#scripts/cost/stage-template.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 
 const { stack } = buildServiceStack({ bundle: false, context: { alarmEmail: 'ops@example.org' } });
@@ -104,10 +107,11 @@ describe('alarms', () => {
     const depthAlarmQueues = alarmOn('ApproximateNumberOfMessagesVisible').map(
       (alarm) => alarm.Properties.Dimensions[0].Value['Fn::GetAtt'][0],
     );
-    expect(depthAlarmQueues.sort()).toEqual(
-      [logicalIdOf(stack.reports.deadLetterQueue), logicalIdOf(stack.webhooks.deadLetterQueue)].sort(),
-    );
-    expect(alarmOn('NumberOfMessagesReceived')).toHaveLength(1);
+    // The report dead letters have a consumer that drains them within seconds: their receive count pages instead.
+    expect(depthAlarmQueues).toEqual([logicalIdOf(stack.webhooks.deadLetterQueue)]);
+    expect(
+      alarmOn('NumberOfMessagesReceived').map((alarm) => alarm.Properties.Dimensions[0].Value['Fn::GetAtt'][0]),
+    ).toEqual([logicalIdOf(stack.reports.deadLetterQueue)]);
     const [age] = alarmOn('ApproximateAgeOfOldestMessage');
     expect(age.Properties.Threshold).toBe(120);
     const worker = { Ref: logicalIdOf(stack.reports.worker) };
@@ -121,28 +125,46 @@ describe('alarms', () => {
     expect(duration.Properties.Threshold).toBe(timeoutSeconds * 1000 * 0.8);
   });
 
-  it('watch every function for errors, the API for 5XX answers and every table for throttling', () => {
+  it('watch every function outside the API for errors, the API for 5XX answers (a route function failing is one), and the tables of the queue consumers for throttling', () => {
     const providerFramework = logicalIdOf(
       stack.usersDatabase.migrationProvider.node.findChild('framework-onEvent') as IConstruct,
     );
+    const routes = new Set([...stack.routeFunctions.values(), stack.routeNotFound].map((fn) => logicalIdOf(fn)));
     const functions = Object.keys(template.findResources('AWS::Lambda::Function')).filter(
       // The CDK's own deploy-time handlers (BucketDeployment, the Provider framework that calls the
       // users database migration) run only during a deploy; the migration function itself is watched.
       (id) => !id.startsWith('CustomCDKBucketDeployment') && !id.startsWith('AWS') && id !== providerFramework,
     );
-    const withErrorAlarm = new Set(alarmOn('Errors').map((alarm) => alarm.Properties.Dimensions[0].Value.Ref));
-    for (const fn of functions) expect(withErrorAlarm, fn).toContain(fn);
-    expect(alarmOn('5xx')).toHaveLength(1);
-    const tables = Object.keys(template.findResources('AWS::DynamoDB::Table'));
-    const throttled = new Set(
-      alarmOn('ReadThrottleEvents').map(
-        (alarm) =>
-          (alarm.Properties.Metrics as any[]).find((query) => query.MetricStat)?.MetricStat.Metric.Dimensions[0].Value
-            .Ref,
-      ),
+    const withErrorAlarm = alarmOn('Errors').map((alarm) => alarm.Properties.Dimensions[0].Value.Ref as string);
+    expect(withErrorAlarm.sort()).toEqual(functions.filter((fn) => !routes.has(fn)).sort());
+    // Every route is behind the API, whose integration answers a function's error or timeout with a 5XX.
+    const integrated = Object.values(template.findResources('AWS::ApiGatewayV2::Integration')).map(
+      (integration: any) => integration.Properties.IntegrationUri['Fn::GetAtt'][0],
     );
-    expect([...throttled].sort()).toEqual(tables.sort());
-    expect(alarmOn('WriteThrottleEvents')).toHaveLength(tables.length);
+    expect(new Set(integrated)).toEqual(routes);
+    const [serverErrors, ...others] = alarmOn('5xx');
+    expect(others).toEqual([]);
+    expect(serverErrors.Properties).toMatchObject({ Statistic: 'Sum', Period: 300, Threshold: 1 });
+
+    const throttled = alarmOn('ReadThrottleEvents').map(
+      (alarm) =>
+        (alarm.Properties.Metrics as any[]).find((query) => query.MetricStat)?.MetricStat.Metric.Dimensions[0].Value
+          .Ref,
+    );
+    expect(throttled.sort()).toEqual(
+      [logicalIdOf(stack.data.tables.ReportJobs), logicalIdOf(stack.data.tables.Webhooks)].sort(),
+    );
+    expect(alarmOn('WriteThrottleEvents')).toHaveLength(2);
+  });
+
+  it('read at most 26 metrics: an idle stage with the default settings costs at most $8 a month (docs/cost.md)', () => {
+    const prices = readPriceTable();
+    const alarmMetrics = (cost: IdleCost) => cost.items.find((item) => item.item === 'alarm metrics')!.quantity;
+    expect(alarmMetrics(idleCost(template.toJSON() as CloudFormationTemplate, prices))).toBeLessThanOrEqual(26);
+    // Without an alarm e-mail there is no topic, and no key to encrypt it ($1 a month).
+    const quiet = idleCost(synthesizeStage({}), prices);
+    expect(alarmMetrics(quiet)).toBeLessThanOrEqual(26);
+    expect(quiet.monthlyUsd).toBeLessThanOrEqual(8);
   });
 
   it('watch both webhook delivery lanes: each function’s errors, each logging to its own group kept one month', () => {
@@ -185,7 +207,7 @@ describe('alarms on failures the code absorbs', () => {
 });
 
 describe('tracing', () => {
-  it('is active on every function of the service, without error messages in traces', () => {
+  it('is active on every function of the service but the two schedules, without error messages in traces', () => {
     const functions = Object.entries(template.findResources('AWS::Lambda::Function')) as [string, any][];
     const service = functions.filter(([, fn]) => fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME);
     // Route functions, the fallback, the report worker, dead-letter handler and sweep, the webhook delivery of
@@ -193,8 +215,10 @@ describe('tracing', () => {
     expect(service.length).toBe(stack.routeFunctions.size + 8);
     for (const fn of [stack.webhooks.delivery, stack.webhooks.slowDelivery])
       expect(service.map(([id]) => id)).toContain(logicalIdOf(fn));
+    // The every-minute schedules start no trace: active tracing would record one for every run, nearly all idle.
+    const schedules = new Set([stack.reports.sweep, stack.webhooks.republish].map((fn) => logicalIdOf(fn)));
     for (const [id, fn] of service) {
-      expect(fn.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
+      expect(fn.Properties.TracingConfig, id).toEqual({ Mode: schedules.has(id) ? 'PassThrough' : 'Active' });
       expect(fn.Properties.Runtime, id).toBe('nodejs24.x');
       expect(fn.Properties.Architectures, id).toEqual(['arm64']);
       expect(fn.Properties.Environment.Variables.POWERTOOLS_TRACER_CAPTURE_ERROR, id).toBe('false');
@@ -223,10 +247,14 @@ describe('the operations dashboard', () => {
       'WebhookEventsKept',
       'WebhookEventsRepublished',
       'WebhookEventsLost',
+      // Every table's throttles, alarmed or not.
+      'ReadThrottleEvents',
+      'WriteThrottleEvents',
     ]) {
       expect(body, expected).toContain(expected);
     }
     for (const name of stack.routeFunctions.keys()) expect(body, name).toContain(`${name} p99`);
+    for (const table of Object.values(stack.data.tables)) expect(body, table.node.path).toContain(logicalIdOf(table));
     // Both webhook lanes: a backlog on the slow lane is an organization's endpoints hanging.
     for (const construct of [
       stack.webhooks.queue,

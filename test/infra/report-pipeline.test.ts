@@ -450,10 +450,8 @@ describe('alarms', () => {
           ]),
     );
 
-  it('alarms as soon as a message waits in the dead-letter queue', () => {
-    expect(onDeadLetterQueue('ApproximateNumberOfMessagesVisible')).toEqual([
-      expect.objectContaining({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' }),
-    ]);
+  it('has no depth alarm on the dead-letter queue: its handler drains it within seconds, so the receive count pages', () => {
+    expect(onDeadLetterQueue('ApproximateNumberOfMessagesVisible')).toEqual([]);
   });
 
   it('alarms when the dead-letter handler receives a message, which it does within seconds of its arrival', () => {
@@ -462,17 +460,17 @@ describe('alarms', () => {
     ]);
   });
 
-  it('alarms on errors of the worker, the dead-letter handler, the sweep and the report routes', () => {
+  it('alarms on errors of the worker, the dead-letter handler and the sweep; the report routes page as API 5XX answers', () => {
     const alarmed = alarms()
       .filter((alarm) => alarm.Namespace === 'AWS/Lambda' && alarm.MetricName === 'Errors')
       .map((alarm) => (alarm.Dimensions[0].Value as { Ref: string }).Ref);
-    const fns = [
-      reports().worker,
-      reports().deadLetterHandler,
-      reports().sweep,
-      ...['CreateReportJob', 'GetReportJob', 'GetReportDownloadUrl'].map(routeFunction),
-    ];
-    for (const fn of fns) expect(alarmed, fn.node.id).toContain(logicalIdOf(fn));
+    for (const fn of [reports().worker, reports().deadLetterHandler, reports().sweep])
+      expect(alarmed, fn.node.id).toContain(logicalIdOf(fn));
+    for (const fn of ['CreateReportJob', 'GetReportJob', 'GetReportDownloadUrl'].map(routeFunction))
+      expect(alarmed, fn.node.id).not.toContain(logicalIdOf(fn));
+    expect(alarms().filter((alarm) => alarm.Namespace === 'AWS/ApiGateway' && alarm.MetricName === '5xx')).toHaveLength(
+      1,
+    );
   });
 });
 
