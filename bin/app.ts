@@ -17,6 +17,10 @@ try {
 
 new ServiceStack(app, serviceStackName(config.stage), {
   config,
+  // The edge's web ACL stack (us-east-1) is referenced across regions, which needs this stack's region at synth.
+  ...(config.edgeProtection
+    ? { env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION } }
+    : {}),
   description: 'Onboarding tokens, PDF report jobs and user status for organizations',
 });
 

@@ -1,8 +1,11 @@
 import { CfnOutput, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AccessLogField, AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  ApiMapping,
+  DomainName,
   HttpApi,
   HttpMethod,
+  SecurityPolicy,
   HttpRoute,
   HttpRouteKey,
   LogGroupLogDestination,
@@ -10,6 +13,7 @@ import {
   type ThrottleSettings,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { NagSuppressions } from 'cdk-nag';
@@ -23,6 +27,8 @@ export interface ApiConstructProps {
   readonly throttle?: ThrottleSettings;
   /** @default one month */
   readonly accessLogRetention?: RetentionDays;
+  /** Serves the API on this domain (a regional API Gateway domain) and disables the execute-api endpoint. */
+  readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
 }
 
 /** One line per request: enough to trace a request id and find slow or failing routes, no personal data. */
@@ -68,6 +74,8 @@ export class ApiConstruct extends Construct {
   readonly httpApi: HttpApi;
   readonly stage: HttpStage;
   readonly accessLogs: LogGroup;
+  /** The custom domain, when one is given. */
+  readonly domainName?: DomainName;
 
   constructor(scope: Construct, id: string, props: ApiConstructProps) {
     super(scope, id);
@@ -76,6 +84,8 @@ export class ApiConstruct extends Construct {
       apiName: `${Stack.of(this).stackName}-api`,
       description: 'Onboarding tokens, report jobs and user status',
       createDefaultStage: false,
+      // With its own domain, the API answers there alone: nobody can reach it around the domain's settings.
+      disableExecuteApiEndpoint: props.customDomain !== undefined,
     });
     this.accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: props.accessLogRetention ?? RetentionDays.ONE_MONTH,
@@ -87,6 +97,19 @@ export class ApiConstruct extends Construct {
       throttle: props.throttle ?? { rateLimit: 1_000, burstLimit: 2_000 },
       accessLogSettings: { destination: new LogGroupLogDestination(this.accessLogs), format: accessLogFormat },
     });
+
+    if (props.customDomain) {
+      this.domainName = new DomainName(this, 'DomainName', {
+        domainName: props.customDomain.domainName,
+        certificate: Certificate.fromCertificateArn(this, 'Certificate', props.customDomain.certificateArn),
+        securityPolicy: SecurityPolicy.TLS_1_2,
+      });
+      new ApiMapping(this, 'ApiMapping', { api: this.httpApi, domainName: this.domainName, stage: this.stage });
+      new CfnOutput(this, 'ApiDomainTarget', {
+        value: this.domainName.regionalDomainName,
+        description: `Point ${props.customDomain.domainName} here (a CNAME, or a Route 53 alias)`,
+      }).overrideLogicalId('ApiDomainTarget');
+    }
 
     // Without it API Gateway answers unmatched requests with its own `{"message":"Not Found"}`.
     const fallbackRoute = new HttpRoute(this, 'DefaultRoute', {
@@ -103,9 +126,10 @@ export class ApiConstruct extends Construct {
     ]);
 
     // Named `ApiUrl` exactly (no hash), as docs/deploy.md quotes it.
-    new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the HTTP API' }).overrideLogicalId(
-      'ApiUrl',
-    );
+    new CfnOutput(this, 'ApiUrl', {
+      value: props.customDomain ? `https://${props.customDomain.domainName}/` : this.stage.url,
+      description: 'Base URL of the HTTP API',
+    }).overrideLogicalId('ApiUrl');
   }
 
   /** Routes `route.method route.path` to `fn`; the function itself authenticates the caller, unless the route is public. */

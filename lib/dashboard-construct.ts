@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { AssetHashType, DockerImage, Duration, Names, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, Names, RemovalPolicy, Stack, Token, type CfnElement } from 'aws-cdk-lib';
 import {
   AllowedMethods,
   CachePolicy,
@@ -78,6 +78,12 @@ export interface DashboardConstructProps {
    * connect-src names exactly these (lib/dashboard-security-headers.ts, identityProviderConnectSources).
    */
   readonly identityProviderOrigins: readonly string[];
+  /** The API's host when it has a custom domain (the execute-api endpoint is then disabled). */
+  readonly apiOriginDomainName?: string;
+  /** Headers CloudFront adds to every `/v1/*` request (the edge's origin-verify header). */
+  readonly apiOriginHeaders?: Record<string, string>;
+  /** The AWS WAF web ACL (CLOUDFRONT scope) in front of the distribution. */
+  readonly webAclArn?: string;
 }
 
 /**
@@ -90,12 +96,15 @@ export class DashboardConstruct extends Construct {
   readonly bucket: Bucket;
   readonly distribution: Distribution;
   readonly responseHeadersPolicy: ResponseHeadersPolicy;
+  /** The edge's web ACL guards the distribution (`-c edgeProtection`). */
+  readonly hasWebAcl: boolean;
   /** `dashboard-config.json`, deployed beside the app: how it signs staff in. */
   readonly signInConfig: Record<string, string>;
 
   constructor(scope: Construct, id: string, props: DashboardConstructProps) {
     super(scope, id);
     const region = Stack.of(this).region;
+    this.hasWebAcl = props.webAclArn !== undefined;
     // Access logs go to the reports' log bucket, which takes deliveries by bucket policy (no ACLs).
     this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
 
@@ -149,11 +158,16 @@ export class DashboardConstruct extends Construct {
       originAccessControlName: regionalCloudFrontName(this, 'oac', 64),
       description: 'The dashboard distribution reads the dashboard bucket',
     });
-    const apiOrigin = new HttpOrigin(`${props.httpApi.apiId}.execute-api.${region}.amazonaws.com`, {
-      protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
-    });
+    const apiOrigin = new HttpOrigin(
+      props.apiOriginDomainName ?? `${props.httpApi.apiId}.execute-api.${region}.amazonaws.com`,
+      {
+        protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+        ...(props.apiOriginHeaders ? { customHeaders: props.apiOriginHeaders } : {}),
+      },
+    );
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'Organization dashboard and /v1/* API',
+      ...(props.webAclArn ? { webAclId: props.webAclArn } : {}),
       defaultRootObject: 'index.html',
       httpVersion: HttpVersion.HTTP2_AND_3,
       priceClass: PriceClass.PRICE_CLASS_100,
@@ -255,6 +269,10 @@ export class DashboardConstruct extends Construct {
               'Action::s3:DeleteObject*',
               'Action::s3:Abort*',
               'Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*',
+              // The same bucket when the stack names its account and region (the edge needs them at synth).
+              ...(Token.isUnresolved(stack.account) || Token.isUnresolved(stack.region)
+                ? []
+                : [`Resource::arn:${stack.partition}:s3:::cdk-hnb659fds-assets-${stack.account}-${stack.region}/*`]),
               `Resource::${assetsBucketArn}/*`,
               'Resource::*',
             ],
@@ -268,11 +286,15 @@ export class DashboardConstruct extends Construct {
         id: 'AwsSolutions-CFR1',
         reason: 'Staff of an organization sign in from anywhere; access is decided by OpenID Connect, not by country.',
       },
-      {
-        id: 'AwsSolutions-CFR2',
-        reason:
-          'The distribution serves static files and forwards /v1/* to the HTTP API, whose stage throttling and token checks guard every call; a WAF web ACL is an account-level choice left to the operator.',
-      },
+      ...(scope.hasWebAcl
+        ? []
+        : [
+            {
+              id: 'AwsSolutions-CFR2',
+              reason:
+                'The edge is off (-c edgeProtection=false, the default outside prod): /v1/* is guarded by the stage throttle, the token checks and each organization’s request budget; prod attaches the web ACL of lib/edge-web-acl-stack.ts.',
+            },
+          ]),
       {
         id: 'AwsSolutions-CFR3',
         reason:

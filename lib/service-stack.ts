@@ -8,6 +8,7 @@ import { CognitoIdentityConstruct } from './cognito-identity-construct.ts';
 import { DashboardConstruct } from './dashboard-construct.ts';
 import { identityProviderConnectSources } from './dashboard-security-headers.ts';
 import { DataConstruct } from './data-construct.ts';
+import { EdgeConstruct } from './edge-construct.ts';
 import { MailConstruct } from './mail-construct.ts';
 import { ReportPipelineConstruct, workerTimeout } from './report-pipeline-construct.ts';
 import {
@@ -243,14 +244,24 @@ export class ServiceStack extends Stack {
   readonly dashboard: DashboardConstruct;
   /** The Cognito user pool of `-c identity=cognito`; none with an external OpenID Connect issuer. */
   readonly identity: CognitoIdentityConstruct | undefined;
+  /** CloudFront's web ACL and origin secret of `-c edgeProtection=true` (default for `stage=prod`). */
+  readonly edge: EdgeConstruct | undefined;
   /** Answers unmatched paths and methods (`$default` route). */
   readonly routeNotFound: ServiceFunction;
   /** One function per route of `apiRoutes`, by route name. */
   readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
-    super(scope, id, props);
+    // The edge's web ACL lives in us-east-1: its ARN reaches this stack through a cross-region reference.
+    super(scope, id, { ...props, crossRegionReferences: props.crossRegionReferences ?? props.config.edgeProtection });
     const { config } = props;
+    this.edge = config.edgeProtection
+      ? new EdgeConstruct(this, 'Edge', {
+          rateLimitPerIp: config.edgeRateLimitPerIp,
+          rateLimitPerAuthorization: config.edgeRateLimitPerAuthorization,
+          ...(config.originVerifySecretVersion ? { originVerifySecretVersion: config.originVerifySecretVersion } : {}),
+        })
+      : undefined;
 
     this.data = new DataConstruct(this, 'Data');
     this.usersDatabase = new UsersDatabaseConstruct(this, 'UsersDatabase');
@@ -283,9 +294,13 @@ export class ServiceStack extends Stack {
       entry: fallbackRoute.entry,
       description: 'Answers unmatched paths and methods with 404/405',
     });
+    this.edge?.guard(this.routeNotFound);
     this.api = new ApiConstruct(this, 'Api', {
       fallback: this.routeNotFound,
       throttle: { rateLimit: config.apiThrottleRate, burstLimit: 2 * config.apiThrottleRate },
+      ...(config.apiDomainName && config.apiCertificateArn
+        ? { customDomain: { domainName: config.apiDomainName, certificateArn: config.apiCertificateArn } }
+        : {}),
     });
     this.identity =
       config.identity === 'cognito'
@@ -331,6 +346,7 @@ export class ServiceStack extends Stack {
       // Machine clients added by org:add are recognised at run time (CognitoIdentityConstruct).
       if (!route.public) this.identity?.grantClientLookup(fn);
       grants(fn, resources);
+      this.edge?.guard(fn);
       if (!route.public) this.grantRequestBudget(fn, config);
       this.api.addRoute(route, fn);
       routeFunctions.set(route.name, fn);
@@ -342,6 +358,8 @@ export class ServiceStack extends Stack {
       accessLogsBucket: this.reports.accessLogsBucket,
       oidc: { ...identity.dashboard, scope: config.dashboardScope, audience: config.dashboardAudience },
       identityProviderOrigins: identity.connectOrigins,
+      ...(config.apiDomainName ? { apiOriginDomainName: config.apiDomainName } : {}),
+      ...(this.edge ? { apiOriginHeaders: this.edge.apiOriginHeaders, webAclArn: this.edge.webAclArn } : {}),
     });
     this.reports.allowBrowserDownloadsFrom(this.dashboard.origin);
     DashboardConstruct.suppressNagFindings(this.dashboard);
@@ -366,8 +384,10 @@ export class ServiceStack extends Stack {
     this.alarms.addHttpApiServerErrorsAlarm(this.api.httpApi);
     this.addOperatorOutputs();
     // Cost reports and access policies can tell the service and its stages apart.
-    Tags.of(this).add('service', SERVICE_TAG);
-    Tags.of(this).add('stage', config.stage);
+    for (const stack of [this, ...(this.edge ? [this.edge.webAclStack] : [])]) {
+      Tags.of(stack).add('service', SERVICE_TAG);
+      Tags.of(stack).add('stage', config.stage);
+    }
     // Its handler drains it within seconds: the receive count pages for every dead letter, and a message the
     // handler cannot finish pages through the handler's Errors alarm or DeadLetterMessagesAbandoned.
     this.alarms.addDeadLetterReceivesAlarm(this.reports.deadLetterQueue);

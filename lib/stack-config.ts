@@ -12,6 +12,11 @@ import {
   MAX_EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR,
 } from '#shared/domain/onboarding/email-quota.ts';
 
+/** 200 requests per second from one address, 60-second window: four organizations' budgets behind one NAT. */
+export const DEFAULT_EDGE_RATE_LIMIT_PER_IP = 12_000;
+/** 100 per second for one token: twice the contract's budget per organization (50/s), so the budget answers first. */
+export const DEFAULT_EDGE_RATE_LIMIT_PER_AUTHORIZATION = 6_000;
+
 /**
  * The deployment's configuration, read from CDK context (`cdk.json` "context", or `-c key=value`)
  * and validated once, before any construct is built. A missing or malformed key stops the synth
@@ -70,6 +75,15 @@ const flag = (key: string) =>
   v.pipe(
     v.optional(v.union([v.boolean(), v.picklist(['true', 'false'])], `${key} must be true or false`), false),
     v.transform((value) => value === true || value === 'true'),
+  );
+
+/** A flag whose default depends on other keys: undefined when not given. */
+const optionalFlag = (key: string) =>
+  v.optional(
+    v.pipe(
+      v.union([v.boolean(), v.picklist(['true', 'false'])], `${key} must be true or false`),
+      v.transform((value) => value === true || value === 'true'),
+    ),
   );
 
 export const stackConfigSchema = v.pipe(
@@ -215,6 +229,51 @@ export const stackConfigSchema = v.pipe(
      * by default. Their event sources' maximum concurrency bounds them either way.
      */
     reservedConcurrency,
+    /**
+     * CloudFront with an AWS WAF web ACL in front of the API, and the functions refusing calls that bypass it
+     * (lib/edge-construct.ts, docs/deploy.md "The edge"); default on for `stage=prod`, off otherwise.
+     */
+    edgeProtection: optionalFlag('edgeProtection'),
+    /**
+     * Requests one client IP may send to `/v1/*` in any 60 seconds before the web ACL answers 429; above the
+     * per-token limit, since several clients of an organization may share an address (NAT).
+     */
+    edgeRateLimitPerIp: positiveInteger('edgeRateLimitPerIp', DEFAULT_EDGE_RATE_LIMIT_PER_IP, 2_000_000_000),
+    /**
+     * Requests one `Authorization` header value may send in any 60 seconds: above one organization's budget
+     * (requestBudgetRate x 60 + requestBudgetBurst; the contract's 3,100), so the edge refuses only a flood.
+     */
+    edgeRateLimitPerAuthorization: positiveInteger(
+      'edgeRateLimitPerAuthorization',
+      DEFAULT_EDGE_RATE_LIMIT_PER_AUTHORIZATION,
+      2_000_000_000,
+    ),
+    /** Secrets Manager version id of the origin-verify secret to deploy (after a rotation); default the current. */
+    originVerifySecretVersion: v.optional(
+      v.pipe(
+        v.string('originVerifySecretVersion must be a string'),
+        v.regex(/^[A-Za-z0-9-]{32,64}$/, 'originVerifySecretVersion must be a Secrets Manager version id'),
+      ),
+    ),
+    /** A custom domain for the HTTP API (with `apiCertificateArn`); the execute-api endpoint is then disabled. */
+    apiDomainName: v.optional(
+      v.pipe(
+        v.string('apiDomainName must be a domain name'),
+        v.trim(),
+        v.toLowerCase(),
+        v.regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,}$/, 'apiDomainName must be a domain name'),
+      ),
+    ),
+    /** ACM certificate for `apiDomainName`, in the stack's own region (a regional API Gateway domain). */
+    apiCertificateArn: v.optional(
+      v.pipe(
+        v.string('apiCertificateArn must be an ACM certificate ARN'),
+        v.regex(
+          /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[\w-]+$/,
+          'apiCertificateArn must be an ACM certificate ARN',
+        ),
+      ),
+    ),
   }),
   v.forward(
     v.partialCheck(
@@ -260,8 +319,36 @@ export const stackConfigSchema = v.pipe(
     ),
     ['senderIdentity'],
   ),
+  v.forward(
+    v.partialCheck(
+      [['apiDomainName'], ['apiCertificateArn']],
+      ({ apiDomainName, apiCertificateArn }) => (apiDomainName === undefined) === (apiCertificateArn === undefined),
+      'apiDomainName and apiCertificateArn go together',
+    ),
+    ['apiCertificateArn'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['stage'], ['edgeProtection'], ['edgeRateLimitPerAuthorization'], ['requestBudgetRate'], ['requestBudgetBurst']],
+      (input) =>
+        !edgeOn(input) || input.edgeRateLimitPerAuthorization > input.requestBudgetRate * 60 + input.requestBudgetBurst,
+      'edgeRateLimitPerAuthorization must be above one organization’s budget per minute (requestBudgetRate x 60 + requestBudgetBurst)',
+    ),
+    ['edgeRateLimitPerAuthorization'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['stage'], ['edgeProtection'], ['edgeRateLimitPerIp'], ['edgeRateLimitPerAuthorization'], ['apiThrottleRate']],
+      (input) =>
+        !edgeOn(input) ||
+        Math.max(input.edgeRateLimitPerIp, input.edgeRateLimitPerAuthorization) < input.apiThrottleRate * 60,
+      'apiThrottleRate x 60 must be above edgeRateLimitPerIp and edgeRateLimitPerAuthorization (no single client may fill the stage)',
+    ),
+    ['apiThrottleRate'],
+  ),
   v.transform((config) => ({
     ...config,
+    edgeProtection: edgeOn(config),
     senderIdentity: config.senderIdentity?.toLowerCase() ?? domainOf(config.senderEmail),
     // Cognito prefixes resource server scopes with the server's identifier; so must the dashboard's request.
     dashboardScope:
@@ -269,6 +356,11 @@ export const stackConfigSchema = v.pipe(
       dashboardScopeWith(config.identity === 'cognito' ? COGNITO_SCOPE_PREFIX : (config.scopePrefix ?? '')),
   })),
 );
+
+/** `edgeProtection` as given, else on for `stage=prod` alone. */
+function edgeOn(config: { stage: string; edgeProtection?: boolean | undefined }): boolean {
+  return config.edgeProtection ?? config.stage === 'prod';
+}
 
 /** What the pages use: every scope but `onboarding:redeem` (the onboarded user's, not staff's). */
 const DASHBOARD_SCOPES: readonly Scope[] = SCOPES.filter((scope) => scope !== 'onboarding:redeem');

@@ -13,6 +13,8 @@ import type { ApiEvent, ApiResult, LambdaContext, Principal, Scope } from './api
 import type { TokenVerifier } from './auth.ts';
 import type { IdempotentRequests } from './idempotent-requests.ts';
 import { requestBudgetFromEnvironment, spendRequestBudget } from './request-budget.ts';
+import { originVerifySecretsFrom } from '#shared/config/origin-verify.ts';
+import { requireOriginVerification } from './origin-verify.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import type { LeasedRequestBudget } from '#shared/domain/request-budget.ts';
 import {
@@ -56,12 +58,14 @@ export interface ApiHandlerOptions<TSchema extends v.GenericSchema | undefined> 
   audit?: AuditRecorder;
   /** The organization's request budget (CONTRACT.md §15); default: the one the environment configures. */
   requestBudget?: LeasedRequestBudget;
+  /** Origin-verify values accepted (the edge is on); default: the environment's (`ORIGIN_VERIFY_SECRETS`), none when unset. */
+  originVerifySecrets?: readonly string[];
   handle(request: ApiRequest<TSchema extends v.GenericSchema ? v.InferOutput<TSchema> : undefined>): Promise<ApiResult>;
 }
 
 /**
  * The middleware chain every API function uses, in order: logger context, request id and error
- * mapping, bearer token and scope, the organization's request budget, route-specific checks, body size and JSON parsing, then
+ * mapping, the edge's origin-verify header (when the edge is on), bearer token and scope, the organization's request budget, route-specific checks, body size and JSON parsing, then
  * validation and the route's use case. A function entry point is this call and nothing else.
  */
 export function createApiHandler<TSchema extends v.GenericSchema | undefined = undefined>(
@@ -71,8 +75,9 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
     .use(traceInvocation())
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(publishRecordedMetrics())
-    .use(httpBoundary())
-    .use(authenticate(options.verifyToken, options.requiredScope));
+    .use(httpBoundary());
+  useOriginVerification(chain, options.originVerifySecrets ?? originVerifySecretsFrom());
+  chain.use(authenticate(options.verifyToken, options.requiredScope));
   const requestBudget = options.requestBudget ?? requestBudgetFromEnvironment();
   if (requestBudget) chain.use(spendRequestBudget(requestBudget, systemClock));
   for (const middleware of options.beforeBody ?? []) chain.use(middleware);
@@ -134,10 +139,22 @@ function answeringBeforeTimeout(handler: LambdaHandler): LambdaHandler {
   return (event, context) => runBeforeTimeout(context, ANSWER_RESERVE_MS, () => handler(event, context));
 }
 
-/** The same boundary (logger, request id, error bodies) for routes that need no token. */
-export function createPublicHandler(handle: (event: ApiEvent) => ApiResult | Promise<ApiResult>) {
-  return middy<ApiEvent, ApiResult, Error, ApiContext>()
+/** The same boundary (logger, request id, error bodies, the edge's origin check) for routes that need no token. */
+export function createPublicHandler(
+  handle: (event: ApiEvent) => ApiResult | Promise<ApiResult>,
+  originVerifySecrets: readonly string[] | undefined = originVerifySecretsFrom(),
+) {
+  const chain = middy<ApiEvent, ApiResult, Error, ApiContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(httpBoundary())
-    .handler(async (event) => await handle(event));
+    .use(httpBoundary());
+  useOriginVerification(chain, originVerifySecrets);
+  return chain.handler(async (event) => await handle(event));
+}
+
+/** With the edge on, the first check after the error boundary; with it off, no middleware at all. */
+function useOriginVerification(
+  chain: { use: (middleware: ApiMiddleware) => unknown },
+  secrets: readonly string[] | undefined,
+): void {
+  if (secrets && secrets.length > 0) chain.use(requireOriginVerification(secrets));
 }

@@ -20,9 +20,10 @@ function fixedNames(template: Template): string[] {
 }
 
 describe('a deployment', () => {
-  // Named as bin/app.ts names them.
-  const dev = buildServiceStack({ bundle: false, context: { stage: 'dev' }, stackId: serviceStackName('dev') });
-  const prod = buildServiceStack({ bundle: false, context: { stage: 'prod' }, stackId: serviceStackName('prod') });
+  // Named as bin/app.ts names them, in one account and region (prod's edge needs them at synth).
+  const env = { account: '123456789012', region: 'eu-west-1' };
+  const dev = buildServiceStack({ bundle: false, env, context: { stage: 'dev' }, stackId: serviceStackName('dev') });
+  const prod = buildServiceStack({ bundle: false, env, context: { stage: 'prod' }, stackId: serviceStackName('prod') });
   const devTemplate = Template.fromStack(dev.stack);
   const prodTemplate = Template.fromStack(prod.stack);
 

@@ -130,3 +130,73 @@ describe('stack configuration from CDK context', () => {
     expect(() => parseStackConfig({ ...exampleContext, senderIdentity: 'other.example' })).toThrow(/senderIdentity: /);
   });
 });
+
+describe('the edge’s context values', () => {
+  it('turns the edge on for stage=prod alone unless edgeProtection says otherwise (true/false as -c strings)', () => {
+    expect(parseStackConfig(exampleContext).edgeProtection).toBe(false);
+    expect(parseStackConfig({ ...exampleContext, stage: 'prod' }).edgeProtection).toBe(true);
+    expect(parseStackConfig({ ...exampleContext, stage: 'prod', edgeProtection: 'false' }).edgeProtection).toBe(false);
+    expect(parseStackConfig({ ...exampleContext, edgeProtection: 'true' }).edgeProtection).toBe(true);
+    expect(() => parseStackConfig({ ...exampleContext, edgeProtection: 'yes' })).toThrow(
+      /edgeProtection must be true or false/,
+    );
+  });
+
+  it('defaults the rate limits to 12,000 per address and 6,000 per Authorization value a minute', () => {
+    expect(parseStackConfig({ ...exampleContext, stage: 'prod' })).toMatchObject({
+      edgeRateLimitPerIp: 12_000,
+      edgeRateLimitPerAuthorization: 6_000,
+    });
+  });
+
+  it('refuses, with the edge on, a per-token limit at or below one organization’s budget per minute', () => {
+    // 50 x 60 + 100 = 3,100.
+    expect(() => parseStackConfig({ ...exampleContext, stage: 'prod', edgeRateLimitPerAuthorization: '3100' })).toThrow(
+      /edgeRateLimitPerAuthorization must be above one organization’s budget per minute/,
+    );
+    expect(
+      parseStackConfig({ ...exampleContext, stage: 'prod', edgeRateLimitPerAuthorization: '3101' })
+        .edgeRateLimitPerAuthorization,
+    ).toBe(3101);
+    // With the edge off the value is not used, so it is not checked against the budget.
+    expect(() => parseStackConfig({ ...exampleContext, edgeRateLimitPerAuthorization: '100' })).not.toThrow();
+  });
+
+  it('refuses, with the edge on, a stage throttle that one client could fill through the edge', () => {
+    expect(() => parseStackConfig({ ...exampleContext, stage: 'prod', apiThrottleRate: '200' })).toThrow(
+      /apiThrottleRate x 60 must be above edgeRateLimitPerIp and edgeRateLimitPerAuthorization/,
+    );
+    expect(() => parseStackConfig({ ...exampleContext, stage: 'prod', apiThrottleRate: '201' })).not.toThrow();
+    expect(() => parseStackConfig({ ...exampleContext, apiThrottleRate: '200' })).not.toThrow();
+  });
+
+  it('takes a custom domain only with its certificate, and checks both', () => {
+    const certificate = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-0000-4000-8000-000000000000';
+    expect(
+      parseStackConfig({ ...exampleContext, apiDomainName: 'API.example.org', apiCertificateArn: certificate }),
+    ).toMatchObject({ apiDomainName: 'api.example.org', apiCertificateArn: certificate });
+    expect(() => parseStackConfig({ ...exampleContext, apiDomainName: 'api.example.org' })).toThrow(
+      /apiDomainName and apiCertificateArn go together/,
+    );
+    expect(() =>
+      parseStackConfig({ ...exampleContext, apiDomainName: 'not a domain', apiCertificateArn: certificate }),
+    ).toThrow(/apiDomainName must be a domain name/);
+    expect(() =>
+      parseStackConfig({
+        ...exampleContext,
+        apiDomainName: 'api.example.org',
+        apiCertificateArn: 'arn:aws:iam::1:role/x',
+      }),
+    ).toThrow(/apiCertificateArn must be an ACM certificate ARN/);
+  });
+
+  it('takes a Secrets Manager version id for the origin secret', () => {
+    const version = '0d1e2f3a-4b5c-4d6e-8f70-81920a3b4c5d';
+    expect(parseStackConfig({ ...exampleContext, originVerifySecretVersion: version }).originVerifySecretVersion).toBe(
+      version,
+    );
+    expect(() => parseStackConfig({ ...exampleContext, originVerifySecretVersion: 'AWSCURRENT' })).toThrow(
+      /originVerifySecretVersion must be a Secrets Manager version id/,
+    );
+  });
+});
