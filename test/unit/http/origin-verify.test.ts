@@ -67,6 +67,7 @@ function route(originVerifySecrets?: readonly string[]) {
       keySet,
       orgClaim: 'org_id',
       orgNameClaim: 'org_name',
+      roleClaim: 'role',
     }),
     requestBudget: budget,
     ...(originVerifySecrets ? { originVerifySecrets } : {}),
