@@ -56,7 +56,7 @@ const logMissingGlyph = (codePoint: number): void =>
   });
 
 const processJob = processReportJob({
-  // At least once (CONTRACT.md §9), also when the webhook queue is unreachable: an event SQS did
+  // At least once (docs/contract.md §9), also when the webhook queue is unreachable: an event SQS did
   // not take is kept as pending (republished every minute); one that could not be kept either
   // fails the message instead of being lost, and a redelivered message of a finished job publishes
   // its event again (below). The event id is the job's, so receivers see one event.

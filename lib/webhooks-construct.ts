@@ -31,7 +31,7 @@ export interface WebhooksConstructProps {
 }
 
 /**
- * Webhook delivery (CONTRACT.md §9, §15): the KMS key that seals endpoint secrets, two lanes
+ * Webhook delivery (docs/contract.md §9, §15): the KMS key that seals endpoint secrets, two lanes
  * (shared/domain/webhooks/webhook-lanes.ts), each a queue with a delivery function of its own,
  * and their dead-letter queue. The fast lane's queue carries events to fan out and every first
  * attempt; the slow lane's the messages of endpoints that left an attempt unanswered. Both are

@@ -4,7 +4,7 @@ import { ROLE_SCOPES, ROLES, type Role } from '#shared/domain/identity/staff-rol
 import { DEMO_ORG_ID, DEMO_ORGANIZATION_NAME } from './demo-users.ts';
 
 /**
- * The people who sign in to the local identity provider (CONTRACT.md §20): the demo organization's
+ * The people who sign in to the local identity provider (docs/contract.md §20): the demo organization's
  * staff, one per role, with well-known passwords the `npm start` banner prints (local only, so
  * the passwords are plain data in local/demo-data/demo-staff.json).
  */

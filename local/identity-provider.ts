@@ -7,7 +7,7 @@ import { DEMO_STAFF, KNOWN_ORGANIZATION_NAMES, type StaffMember } from './demo-s
 import { MACHINE_CLIENT_PREFIX, REQUESTED_LIFETIME_HEADER } from './machine-token.ts';
 
 /**
- * The local OpenID Connect provider (CONTRACT.md §14): `oidc-provider`, a maintained, certified
+ * The local OpenID Connect provider (docs/contract.md §14): `oidc-provider`, a maintained, certified
  * implementation, in this process on 127.0.0.1. It signs with the key set in
  * `.local/idp-jwks.json` (dev-keys.ts), so tokens survive a restart of `npm start`; everything
  * else (sessions, grants, refresh tokens) lives in its in-memory adapter and ends with the process.

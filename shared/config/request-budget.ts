@@ -3,7 +3,7 @@ import { DEFAULT_REQUEST_BUDGET, type RequestBudgetPolicy } from '#shared/domain
 import { ConfigurationError, loadConfig } from './load-config.ts';
 
 /**
- * The per-organization request budget every authenticated function spends (CONTRACT.md §15):
+ * The per-organization request budget every authenticated function spends (docs/contract.md §15):
  * `REQUEST_BUDGET_RATE` requests per second, bursts of `REQUEST_BUDGET_BURST`, the buckets in the
  * table `REQUEST_BUDGETS_TABLE_NAME`. CDK sets them from the `requestBudgetRate` and
  * `requestBudgetBurst` context values, the local stack from the developer's variables of the same

@@ -1,7 +1,7 @@
 import type { QuotaDecision } from './rate-limit.ts';
 
 /**
- * Every organization's request budget (CONTRACT.md §15): a token bucket of `burst` tokens that
+ * Every organization's request budget (docs/contract.md §15): a token bucket of `burst` tokens that
  * refills at `ratePerSecond`, one token per authenticated request.
  *
  * The bucket is kept as GCRA state, one number: the theoretical arrival time `tat` (epoch ms) at

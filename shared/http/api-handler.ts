@@ -56,7 +56,7 @@ export interface ApiHandlerOptions<TSchema extends v.GenericSchema | undefined> 
   idempotency?: IdempotentRequests;
   /** The audit trail of a route that changes state (`request.audit`). */
   audit?: AuditRecorder;
-  /** The organization's request budget (CONTRACT.md §15); default: the one the environment configures. */
+  /** The organization's request budget (docs/contract.md §15); default: the one the environment configures. */
   requestBudget?: LeasedRequestBudget;
   /** Origin-verify values accepted (the edge is on); default: the environment's (`ORIGIN_VERIFY_SECRETS`), none when unset. */
   originVerifySecrets?: readonly string[];

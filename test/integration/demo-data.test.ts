@@ -38,7 +38,7 @@ describe('demo users', () => {
     expect(new Set(users.map((u) => u.mobile_registration_status))).toEqual(new Set(MOBILE_REGISTRATION_STATUSES));
   });
 
-  it('have names and addresses in every script a report renders (CONTRACT.md §10)', () => {
+  it('have names and addresses in every script a report renders (docs/contract.md §10)', () => {
     const scripts: Array<[string, RegExp, RegExp]> = [
       ['Latin with accents', /[À-ÿĀ-ž]/u, /[À-ÿĀ-ž]/u],
       ['Greek', /\p{Script=Greek}/u, /\p{Script=Greek}/u],

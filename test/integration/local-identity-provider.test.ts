@@ -11,7 +11,7 @@ import { repoRoot } from '#lib/repo-root.ts';
 import { callApi, uniqueOrg } from './api-client.ts';
 
 /**
- * The local OpenID Connect provider (CONTRACT.md §14) as the API meets it: `npm run -s token`
+ * The local OpenID Connect provider (docs/contract.md §14) as the API meets it: `npm run -s token`
  * gets a token from it by client credentials and the API accepts it (through the provider's JWKS
  * URL, as in AWS); a token of another issuer is refused; the signing keys in `idp-jwks.json`
  * survive a restart of the provider.

@@ -5,7 +5,7 @@ import type { WebhookResponse, WebhookSender } from '#shared/domain/webhooks/por
 import { ATTEMPT_BUDGET_MS, type VettedTarget } from '#shared/domain/webhooks/ssrf-guard.ts';
 
 /**
- * A receiver has this long, connection included, to answer (CONTRACT.md §9): the sender's own
+ * A receiver has this long, connection included, to answer (docs/contract.md §9): the sender's own
  * bound. A target checked by `vetWebhookUrl` also carries the attempt's deadline, which started
  * before name resolution; the attempt ends at whichever comes first, so lookup, connection and
  * answer share the 15 s (contract §15).

@@ -1,5 +1,5 @@
 /**
- * The API's scopes and the staff roles that hold them (CONTRACT.md §17, §20): the one list the
+ * The API's scopes and the staff roles that hold them (docs/contract.md §17, §20): the one list the
  * API's authorization, the Cognito pre-token trigger, the local identity provider, the dashboard
  * and the OpenAPI document read. docs/identity-providers.md#staff-roles.
  */

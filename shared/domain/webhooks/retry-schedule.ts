@@ -1,5 +1,5 @@
 /**
- * Delays before each retry of a failed delivery (CONTRACT.md §9): the n-th entry is the wait
+ * Delays before each retry of a failed delivery (docs/contract.md §9): the n-th entry is the wait
  * after the n-th failed attempt; past the last one the message is `failed`.
  */
 export const AWS_RETRY_DELAYS_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000] as const;

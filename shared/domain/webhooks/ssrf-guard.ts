@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * Server-side request forgery guard for webhook URLs (CONTRACT.md §9), pure but for the resolver
+ * Server-side request forgery guard for webhook URLs (docs/contract.md §9), pure but for the resolver
  * port. The WHATWG URL parser already canonicalises every IPv4 spelling (decimal `2130706433`,
  * octal `0177.0.0.1`, hex `0x7f.1`) to dotted decimal and brackets IPv6, so what reaches the
  * address check is a canonical literal or a name; a name is resolved and every address it has

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { RateLimitPolicy } from '#shared/domain/rate-limit.ts';
 
-/** The event types an endpoint subscribes to (CONTRACT.md §9). */
+/** The event types an endpoint subscribes to (docs/contract.md §9). */
 export const WEBHOOK_EVENT_TYPES = [
   'report.completed',
   'report.failed',

@@ -4,7 +4,7 @@ import type { WebhookEndpoint } from './webhook-endpoint.ts';
 
 /**
  * Two lanes keep one organization's slow or hanging endpoints from delaying another's deliveries
- * (CONTRACT.md §15, docs/webhooks.md "Isolation between organizations"):
+ * (docs/contract.md §15, docs/webhooks.md "Isolation between organizations"):
  *
  * - the fast lane, where every message starts: an attempt there gets FAST_LANE_ATTEMPT_MS,
  *   name resolution included. A receiver that has not answered by then is not failed: the

@@ -19,7 +19,7 @@ import {
   useSubmission,
 } from '#web/src/components.tsx';
 
-/** The event types an endpoint may subscribe to (CONTRACT.md §9). */
+/** The event types an endpoint may subscribe to (docs/contract.md §9). */
 const EVENT_TYPES: readonly WebhookEventType[] = [
   'report.completed',
   'report.failed',

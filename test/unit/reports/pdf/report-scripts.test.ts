@@ -6,7 +6,7 @@ import { pdfText, squashed, textLines } from './pdf-text.ts';
 import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, screeningEntry, typicalUser } from './user-report-fixtures.ts';
 
 /**
- * CONTRACT.md §10: every script renders, and text copied out of the PDF (pdftotext, as a reader
+ * docs/contract.md §10: every script renders, and text copied out of the PDF (pdftotext, as a reader
  * copies) gives back each stored value: the user's names and address, and the name, aliases,
  * address and notes of a screening match.
  */
