@@ -94,7 +94,7 @@ describe('dashboard hosting', () => {
       issuer: 'https://idp.example.org/',
       clientId: 'onboarding-dashboard',
       scope:
-        'openid onboarding:read onboarding:write reports:read reports:write users:read users:erase webhooks:manage audit:read',
+        'openid onboarding:write onboarding:read reports:write reports:read users:read users:erase webhooks:manage audit:read',
     });
   });
 

@@ -100,10 +100,10 @@ describe('API token settings with an external issuer', () => {
     expect(config.identity).toBe('cognito');
     expect(config.dashboardScope.split(' ')).toEqual([
       'openid',
-      'onboarding-api/onboarding:read',
       'onboarding-api/onboarding:write',
-      'onboarding-api/reports:read',
+      'onboarding-api/onboarding:read',
       'onboarding-api/reports:write',
+      'onboarding-api/reports:read',
       'onboarding-api/users:read',
       'onboarding-api/users:erase',
       'onboarding-api/webhooks:manage',
