@@ -12,8 +12,7 @@ import { createOnboardingToken } from '#shared/domain/onboarding/create-onboardi
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
-import { rateLimitHeaders } from '#shared/http/rate-limit.ts';
-import { created } from '#shared/http/responses.ts';
+import { created, rateLimitHeaders } from '#shared/http/responses.ts';
 import type { OnboardingTokenBody } from '#shared/schemas/onboarding-token-responses.ts';
 import { onboardingTokenRequestSchema } from '#shared/schemas/onboarding-token-schemas.ts';
 import { logger } from '#shared/observability/logger.ts';

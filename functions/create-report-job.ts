@@ -11,7 +11,7 @@ import { positiveIntegerString, requiredString } from '#shared/config/load-confi
 import { reportRateLimitPolicy, reportRateLimitVariable } from '#shared/config/report-rate-limit.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
-import { toCreateResponse } from '#shared/domain/reports/report-job.ts';
+import { reportJobCreatedBody } from '#shared/presenters/report-job-bodies.ts';
 import { requestReport } from '#shared/domain/reports/request-report.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import {
@@ -76,6 +76,6 @@ export const handler = createApiHandler({
     });
     await audit('report.requested', job.jobId);
     metrics.addMetric(BusinessMetric.ReportsRequested, MetricUnit.Count, 1);
-    return accepted(toCreateResponse(job), { location: `/v1/document/api/${job.jobId}` });
+    return accepted(reportJobCreatedBody(job), { location: `/v1/document/api/${job.jobId}` });
   },
 });

@@ -10,6 +10,7 @@ import { createWebhookEndpoint } from '#shared/domain/webhooks/manage-webhook-en
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { created } from '#shared/http/responses.ts';
+import { webhookEndpointCreatedBody } from '#shared/presenters/webhook-bodies.ts';
 import { webhookEndpointRequestSchema } from '#shared/schemas/webhook-schemas.ts';
 
 const config = loadApiConfig({ ...webhookEnvironment, ...auditEnvironment });
@@ -30,8 +31,8 @@ export const handler = createApiHandler({
   audit: auditRecorderFor(dynamoDb.documents, config),
   bodySchema: webhookEndpointRequestSchema,
   handle: async ({ body, principal, audit }) => {
-    const endpoint = await createEndpoint({ orgId: principal.orgId, url: body.url, events: body.events });
-    await audit('webhook.created', endpoint.id);
-    return created(endpoint);
+    const registered = await createEndpoint({ orgId: principal.orgId, url: body.url, events: body.events });
+    await audit('webhook.created', registered.endpoint.endpointId);
+    return created(webhookEndpointCreatedBody(registered));
   },
 });

@@ -10,6 +10,7 @@ import { getReportDownload } from '#shared/domain/reports/read-report-job.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { reportJobIdFrom } from '#shared/http/path-parameters.ts';
 import { ok } from '#shared/http/responses.ts';
+import { reportDownloadBody } from '#shared/presenters/report-job-bodies.ts';
 import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
 import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
@@ -40,6 +41,6 @@ export const handler = createApiHandler({
     const jobId = reportJobIdFrom(event);
     const download = await downloadFor({ orgId: principal.orgId, jobId });
     await audit('report.download_url_issued', jobId);
-    return ok(download);
+    return ok(reportDownloadBody(download));
   },
 });

@@ -5,7 +5,7 @@ import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { getReportJob } from '#shared/domain/reports/read-report-job.ts';
-import { toStatusResponse } from '#shared/domain/reports/report-job.ts';
+import { reportJobBody } from '#shared/presenters/report-job-bodies.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { reportJobIdFrom } from '#shared/http/path-parameters.ts';
 import { ok } from '#shared/http/responses.ts';
@@ -31,5 +31,5 @@ export const handler = createApiHandler({
   requiredScope: 'reports:read',
   verifyToken: tokenVerifierFrom(config),
   handle: async ({ event, principal }) =>
-    ok(toStatusResponse(await readJob({ orgId: principal.orgId, jobId: reportJobIdFrom(event) }))),
+    ok(reportJobBody(await readJob({ orgId: principal.orgId, jobId: reportJobIdFrom(event) }))),
 });

@@ -7,6 +7,7 @@ import { systemClock } from '#shared/domain/clock.ts';
 import { listOnboardingTokens } from '#shared/domain/onboarding/list-onboarding-tokens.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { onboardingTokenPageBody } from '#shared/presenters/onboarding-token-bodies.ts';
 import { onboardingTokenListQuerySchema } from '#shared/schemas/onboarding-token-schemas.ts';
 import { parseInput } from '#shared/http/validation.ts';
 
@@ -23,8 +24,12 @@ export const handler = createApiHandler({
   verifyToken: tokenVerifierFrom(config),
   handle: async ({ event, principal }) => {
     const query = parseInput(onboardingTokenListQuerySchema, event.queryStringParameters ?? {});
-    return ok(
-      await listTokens({ orgId: principal.orgId, limit: query.limit, cursor: query.cursor, status: query.status }),
-    );
+    const listing = await listTokens({
+      orgId: principal.orgId,
+      limit: query.limit,
+      cursor: query.cursor,
+      status: query.status,
+    });
+    return ok(onboardingTokenPageBody(listing));
   },
 });

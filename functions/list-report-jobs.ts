@@ -7,6 +7,7 @@ import { listReportJobs } from '#shared/domain/reports/list-report-jobs.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { ok } from '#shared/http/responses.ts';
+import { reportJobPageBody } from '#shared/presenters/report-job-bodies.ts';
 import { reportJobListQuerySchema } from '#shared/schemas/report-job-schemas.ts';
 import { parseInput } from '#shared/http/validation.ts';
 
@@ -23,8 +24,12 @@ export const handler = createApiHandler({
   verifyToken: tokenVerifierFrom(config),
   handle: async ({ event, principal }) => {
     const query = parseInput(reportJobListQuerySchema, event.queryStringParameters ?? {});
-    return ok(
-      await listJobs({ orgId: principal.orgId, limit: query.limit, cursor: query.cursor, userId: query.userId }),
-    );
+    const listing = await listJobs({
+      orgId: principal.orgId,
+      limit: query.limit,
+      cursor: query.cursor,
+      userId: query.userId,
+    });
+    return ok(reportJobPageBody(listing));
   },
 });

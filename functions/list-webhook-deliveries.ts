@@ -8,6 +8,7 @@ import { createApiHandler } from '#shared/http/api-handler.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { webhookEndpointIdFrom } from '#shared/http/path-parameters.ts';
 import { ok } from '#shared/http/responses.ts';
+import { webhookDeliveryPageBody } from '#shared/presenters/webhook-bodies.ts';
 import { webhookDeliveryListQuerySchema } from '#shared/schemas/webhook-schemas.ts';
 import { parseInput } from '#shared/http/validation.ts';
 
@@ -26,13 +27,12 @@ export const handler = createApiHandler({
   verifyToken: tokenVerifierFrom(config),
   handle: async ({ event, principal }) => {
     const query = parseInput(webhookDeliveryListQuerySchema, event.queryStringParameters ?? {});
-    return ok(
-      await listDeliveries({
-        orgId: principal.orgId,
-        endpointId: webhookEndpointIdFrom(event),
-        limit: query.limit,
-        cursor: query.cursor,
-      }),
-    );
+    const listing = await listDeliveries({
+      orgId: principal.orgId,
+      endpointId: webhookEndpointIdFrom(event),
+      limit: query.limit,
+      cursor: query.cursor,
+    });
+    return ok(webhookDeliveryPageBody(listing));
   },
 });

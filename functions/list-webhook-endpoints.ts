@@ -7,6 +7,7 @@ import { listWebhookEndpoints } from '#shared/domain/webhooks/manage-webhook-end
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { ok } from '#shared/http/responses.ts';
+import { webhookEndpointListBody } from '#shared/presenters/webhook-bodies.ts';
 
 const config = loadApiConfig({ WEBHOOKS_TABLE_NAME: requiredString('WEBHOOKS_TABLE_NAME') });
 const dynamoDb = containerDynamoDbClients();
@@ -20,5 +21,5 @@ const listEndpoints = listWebhookEndpoints({
 export const handler = createApiHandler({
   requiredScope: 'webhooks:manage',
   verifyToken: tokenVerifierFrom(config),
-  handle: async ({ principal }) => ok(await listEndpoints({ orgId: principal.orgId })),
+  handle: async ({ principal }) => ok(webhookEndpointListBody(await listEndpoints({ orgId: principal.orgId }))),
 });

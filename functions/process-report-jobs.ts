@@ -120,7 +120,7 @@ async function processRecord(record: SQSRecord, lambdaContext: Context): Promise
 async function publishFinishedEventAgain(message: { jobId: string }): Promise<void> {
   const job = await jobStore.get(message.jobId);
   if (job?.status !== 'COMPLETE' && job?.status !== 'FAILED') return;
-  const event = reportFinishedEvent(job);
+  const event = reportFinishedEvent(job, eventPublishing);
   await eventPublishing.queue.publishEvent(event).catch((error: unknown) => {
     throw new ReportEventNotPublishedError(event, { cause: error });
   });

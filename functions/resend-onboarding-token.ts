@@ -14,8 +14,7 @@ import { tokenEventMetrics } from '#shared/observability/token-event-metrics.ts'
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
 import { onboardingTokenIdFrom } from '#shared/http/path-parameters.ts';
-import { rateLimitHeaders } from '#shared/http/rate-limit.ts';
-import { created } from '#shared/http/responses.ts';
+import { created, rateLimitHeaders } from '#shared/http/responses.ts';
 import type { OnboardingTokenBody } from '#shared/schemas/onboarding-token-responses.ts';
 import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
 import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';

@@ -14,6 +14,7 @@ import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { webhookEndpointIdFrom } from '#shared/http/path-parameters.ts';
 import { limitRate } from '#shared/http/rate-limit.ts';
 import { accepted } from '#shared/http/responses.ts';
+import { webhookTestQueuedBody } from '#shared/presenters/webhook-bodies.ts';
 
 const config = loadApiConfig({
   ...auditEnvironment,
@@ -52,6 +53,6 @@ export const handler = createApiHandler({
     const endpointId = webhookEndpointIdFrom(event);
     const test = await testEndpoint({ orgId: principal.orgId, endpointId, requestId });
     await audit('webhook.tested', endpointId);
-    return accepted(test);
+    return accepted(webhookTestQueuedBody(test));
   },
 });

@@ -5,6 +5,7 @@ import type { UrlPolicy } from '#shared/domain/webhooks/ssrf-guard.ts';
 import type { WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import type { EventPublishing } from '#shared/domain/webhooks/webhook-events.ts';
 import { systemClock } from '#shared/domain/clock.ts';
+import { reportJobBody } from '#shared/presenters/report-job-bodies.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import { containerDynamoDbClients, createKmsClient, createSqsClient } from './aws-clients.ts';
@@ -42,6 +43,7 @@ export function webhookEventPublishing(config: {
     queue: new SqsWebhookQueue(createSqsClient(), config.WEBHOOK_QUEUE_URL),
     pending: new DynamoDbPendingWebhookEvents(containerDynamoDbClients().documents, config.WEBHOOKS_TABLE_NAME),
     clock: systemClock,
+    reportJobPayload: reportJobBody,
     onKept: (event: WebhookEvent, error: unknown) => {
       logger.warn('webhook queue unreachable: event kept for the republish schedule', {
         eventId: event.eventId,

@@ -10,8 +10,7 @@ import {
 } from '#shared/domain/errors.ts';
 import { MethodNotAllowedError, PayloadTooLargeError, RouteNotFoundError, UnauthorizedError } from './http-errors.ts';
 import type { ApiEvent, ApiResult } from './api-types.ts';
-import { rateLimitHeaders } from './rate-limit.ts';
-import { jsonResponse } from './responses.ts';
+import { jsonResponse, rateLimitHeaders } from './responses.ts';
 import { STATUS_NAMES, type StandardErrorBody, type ValidationErrorBody } from '#shared/schemas/error-responses.ts';
 
 /** The standard body's `error` member for each status (the OpenAPI document lists these values). */

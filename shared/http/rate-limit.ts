@@ -3,14 +3,7 @@ import { RateLimitedError } from '#shared/domain/errors.ts';
 import type { OrganizationRateLimiter, QuotaDecision } from '#shared/domain/rate-limit.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import type { ApiMiddleware } from './middlewares.ts';
-
-export function rateLimitHeaders(decision: QuotaDecision): Record<string, string> {
-  return {
-    'ratelimit-limit': String(decision.limit),
-    'ratelimit-remaining': String(decision.remaining),
-    'ratelimit-reset': String(decision.resetSeconds),
-  };
-}
+import { rateLimitHeaders } from './responses.ts';
 
 /**
  * Spends one of the organization's tokens for every authenticated request, before the body is

@@ -6,7 +6,7 @@ import { DependencyUnavailableError, RateLimitedError } from '#shared/domain/err
 import { LeasedRequestBudget, RequestBudgetContentionError } from '#shared/domain/request-budget.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import type { ApiMiddleware } from './middlewares.ts';
-import { rateLimitHeaders } from './rate-limit.ts';
+import { rateLimitHeaders } from './responses.ts';
 
 /**
  * Spends one token of the caller's organization's request budget, after authentication and before

@@ -1,3 +1,4 @@
+import type { QuotaDecision } from '#shared/domain/rate-limit.ts';
 import type { ApiResult } from './api-types.ts';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -17,3 +18,12 @@ export const accepted = (body: unknown, headers?: Record<string, string>): ApiRe
 
 /** 204: done, nothing to say. */
 export const noContent = (): ApiResult => ({ statusCode: 204, headers: { 'cache-control': 'no-store' }, body: '' });
+
+/** The RateLimit-* headers of an organization's quota decision (limit, what remains, seconds to reset). */
+export function rateLimitHeaders(decision: QuotaDecision): Record<string, string> {
+  return {
+    'ratelimit-limit': String(decision.limit),
+    'ratelimit-remaining': String(decision.remaining),
+    'ratelimit-reset': String(decision.resetSeconds),
+  };
+}

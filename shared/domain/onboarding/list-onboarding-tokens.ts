@@ -1,14 +1,18 @@
 import type { Clock } from '#shared/domain/clock.ts';
-import { tokenStatus, type OnboardingTokenStatus } from './onboarding-token.ts';
-import type {
-  OnboardingTokenPageBody,
-  OnboardingTokenSummaryBody,
-} from '#shared/schemas/onboarding-token-responses.ts';
+import { tokenStatus, type OnboardingTokenRecord, type OnboardingTokenStatus } from './onboarding-token.ts';
 import type { OnboardingTokenStore } from './ports.ts';
 
-/** A row of the dashboard; `firstName` and `lastName` are the first answers' names, kept for their clients. */
-export type OnboardingTokenSummary = OnboardingTokenSummaryBody;
-export type OnboardingTokenListing = OnboardingTokenPageBody;
+export interface ListedOnboardingToken {
+  record: OnboardingTokenRecord;
+  /** Derived at the time of listing: an Issued token past its expiry is Expired. */
+  status: OnboardingTokenStatus;
+}
+
+/** One page of an organization's tokens, newest first; `nextCursor` is null on the last page. */
+export interface OnboardingTokenListing {
+  tokens: ListedOnboardingToken[];
+  nextCursor: string | null;
+}
 
 /** The organization's dashboard: its tokens, newest first, one page at a time, optionally in one status. */
 export function listOnboardingTokens(deps: { tokens: OnboardingTokenStore; clock: Clock }) {
@@ -26,21 +30,7 @@ export function listOnboardingTokens(deps: { tokens: OnboardingTokenStore; clock
       now,
     });
     return {
-      results: page.records.map((record) => ({
-        tokenId: record.tokenId,
-        email: record.email,
-        first_name: record.firstName,
-        last_name: record.lastName,
-        firstName: record.firstName,
-        lastName: record.lastName,
-        status: tokenStatus(record, now),
-        tokenHint: record.tokenHint,
-        createdAt: record.createdAt,
-        expiresAt: record.expiresAt,
-        ...(record.usedAt ? { usedAt: record.usedAt } : {}),
-        ...(record.revokedAt ? { revokedAt: record.revokedAt } : {}),
-        ...(record.revokedBy ? { revokedBy: record.revokedBy } : {}),
-      })),
+      tokens: page.records.map((record) => ({ record, status: tokenStatus(record, now) })),
       nextCursor: page.nextCursor ?? null,
     };
   };

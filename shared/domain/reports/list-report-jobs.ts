@@ -1,13 +1,16 @@
 import type { Clock } from '#shared/domain/clock.ts';
 import type { ReportJobStore } from './ports.ts';
-import type { ReportJobPageBody } from '#shared/schemas/report-job-responses.ts';
-import { isPastDeadline, REPORT_DEADLINE_MS, toStatusResponse, type ReportJob } from './report-job.ts';
+import { isPastDeadline, REPORT_DEADLINE_MS, type ReportJob } from './report-job.ts';
 
-export type ReportJobListing = ReportJobPageBody;
+/** One page of an organization's jobs, newest first; `nextCursor` is null on the last page. */
+export interface ReportJobListing {
+  jobs: ReportJob[];
+  nextCursor: string | null;
+}
 
 /**
  * Primary course: the organization's report jobs, newest first, one page at a time, optionally of
- * one user, each as the status response. A listing only reads: an open job past its deadline is
+ * one user. A listing only reads: an open job past its deadline is
  * shown as the FAILED/TIMED_OUT it is (the sweep or the next status read writes that down).
  */
 export function listReportJobs(deps: { jobs: ReportJobStore; clock: Clock }) {
@@ -25,7 +28,7 @@ export function listReportJobs(deps: { jobs: ReportJobStore; clock: Clock }) {
       now,
     });
     return {
-      results: page.jobs.map((job) => toStatusResponse(isPastDeadline(job, now) ? timedOut(job) : job)),
+      jobs: page.jobs.map((job) => (isPastDeadline(job, now) ? timedOut(job) : job)),
       nextCursor: page.nextCursor ?? null,
     };
   };

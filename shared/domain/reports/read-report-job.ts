@@ -1,6 +1,5 @@
 import type { Clock } from '#shared/domain/clock.ts';
 import { ForbiddenError, NotFoundError, UnprocessableError } from '#shared/domain/errors.ts';
-import type { ReportDownloadBody } from '#shared/schemas/report-job-responses.ts';
 import type { ReportDownloadLinks, ReportJobStore } from './ports.ts';
 import {
   DOWNLOAD_URL_TTL_SECONDS,
@@ -33,7 +32,13 @@ export function getReportJob(deps: { jobs: ReportJobStore; clock: Clock }) {
   return (input: { orgId: string; jobId: string }): Promise<ReportJob> => readOwnJob(deps, input.orgId, input.jobId);
 }
 
-export type ReportDownload = ReportDownloadBody;
+/** A pre-signed address of a COMPLETE job's PDF and when it stops working. */
+export interface ReportDownload {
+  url: string;
+  expiresInSeconds: typeof DOWNLOAD_URL_TTL_SECONDS;
+  expiresAt: Date;
+  filename: string;
+}
 
 /** A fresh pre-signed address on every call; only a COMPLETE job has one. */
 export function getReportDownload(deps: { jobs: ReportJobStore; storage: ReportDownloadLinks; clock: Clock }) {
@@ -55,7 +60,7 @@ export function getReportDownload(deps: { jobs: ReportJobStore; storage: ReportD
     return {
       url,
       expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
-      expiresAt: new Date(issuedAt.getTime() + DOWNLOAD_URL_TTL_SECONDS * 1000).toISOString(),
+      expiresAt: new Date(issuedAt.getTime() + DOWNLOAD_URL_TTL_SECONDS * 1000),
       filename,
     };
   };

@@ -1,5 +1,3 @@
-import type { ReportJobBody, ReportJobCreatedBody } from '#shared/schemas/report-job-responses.ts';
-
 export const REPORT_JOB_STATUSES = ['PENDING', 'IN_PROGRESS', 'COMPLETE', 'FAILED'] as const;
 export type ReportJobStatus = (typeof REPORT_JOB_STATUSES)[number];
 
@@ -68,43 +66,4 @@ export function downloadFilename(userId: string, generatedAt: string): string {
 /** Processing time: from the moment a worker took the job (or creation, if none did) to `endedAt`. */
 export function processingDurationMs(job: Pick<ReportJob, 'startedAt' | 'createdAt'>, endedAt: Date): number {
   return Math.max(0, endedAt.getTime() - Date.parse(job.startedAt ?? job.createdAt));
-}
-
-export function toCreateResponse(job: ReportJob): ReportJobCreatedBody {
-  return {
-    jobId: job.jobId,
-    status: job.status,
-    userId: job.userId,
-    createdAt: job.createdAt,
-    updatedAt: job.updatedAt,
-  };
-}
-
-/**
- * The status response. The store writes a COMPLETE job's size, digest, duration and completion
- * time, and a FAILED job's error code and duration, in the same update as the status.
- */
-export function toStatusResponse(job: ReportJob): ReportJobBody {
-  const common = {
-    jobId: job.jobId,
-    userId: job.userId,
-    templateVersion: job.templateVersion,
-    createdAt: job.createdAt,
-    updatedAt: job.updatedAt,
-  };
-  switch (job.status) {
-    case 'COMPLETE':
-      return {
-        ...common,
-        status: job.status,
-        sizeBytes: job.sizeBytes!,
-        sha256: job.sha256!,
-        durationMs: job.durationMs!,
-        completedAt: job.completedAt!,
-      };
-    case 'FAILED':
-      return { ...common, status: job.status, errorCode: job.errorCode!, durationMs: job.durationMs! };
-    default:
-      return { ...common, status: job.status };
-  }
 }

@@ -1,13 +1,5 @@
 import type { Clock } from '#shared/domain/clock.ts';
 import { InvalidInputError, NotFoundError } from '#shared/domain/errors.ts';
-import type {
-  WebhookDeliveryBody,
-  WebhookDeliveryPageBody,
-  WebhookEndpointBody,
-  WebhookEndpointCreatedBody,
-  WebhookEndpointListBody,
-  WebhookTestQueuedBody,
-} from '#shared/schemas/webhook-responses.ts';
 import type { HostResolver, SecretSealer, WebhookDeliveryLog, WebhookEndpointStore, WebhookQueue } from './ports.ts';
 import { UnsafeWebhookUrlError, vetWebhookUrl, type UrlPolicy } from './ssrf-guard.ts';
 import {
@@ -27,28 +19,20 @@ export interface WebhookManagementDeps {
 
 const notFound = () => new NotFoundError('webhook endpoint not found');
 
-/** An endpoint as every listing shows it: never its secret. */
-export function toEndpointResponse(endpoint: WebhookEndpoint): WebhookEndpointBody {
-  return {
-    id: endpoint.endpointId,
-    url: endpoint.url,
-    events: endpoint.events,
-    createdAt: endpoint.createdAt,
-    disabled: endpoint.disabled,
-  };
+/** A new endpoint with its signing secret in the clear: the one time it is ever answered. */
+export interface CreatedWebhookEndpoint {
+  endpoint: WebhookEndpoint;
+  secret: string;
 }
 
-export function toDeliveryResponse(delivery: WebhookDelivery): WebhookDeliveryBody {
-  return {
-    messageId: delivery.messageId,
-    type: delivery.type,
-    status: delivery.status,
-    attempts: delivery.attempts,
-    lastResponseStatus: delivery.lastResponseStatus ?? null,
-    createdAt: delivery.createdAt,
-    lastAttemptAt: delivery.lastAttemptAt ?? null,
-    nextAttemptAt: delivery.nextAttemptAt ?? null,
-  };
+export interface QueuedWebhookTest {
+  eventId: string;
+}
+
+/** One page of an endpoint's delivery log, newest first; `nextCursor` is null on the last page. */
+export interface WebhookDeliveryListing {
+  deliveries: WebhookDelivery[];
+  nextCursor: string | null;
 }
 
 /**
@@ -62,7 +46,7 @@ export function createWebhookEndpoint(
     orgId: string;
     url: string;
     events: SubscribableEventType[];
-  }): Promise<WebhookEndpointCreatedBody> => {
+  }): Promise<CreatedWebhookEndpoint> => {
     try {
       await vetWebhookUrl(input.url, deps.policy, deps.resolver);
     } catch (error) {
@@ -81,14 +65,12 @@ export function createWebhookEndpoint(
       disabled: false,
     };
     await deps.endpoints.create(endpoint, MAX_ENDPOINTS_PER_ORGANIZATION);
-    return { ...toEndpointResponse(endpoint), disabled: false, secret };
+    return { endpoint, secret };
   };
 }
 
 export function listWebhookEndpoints(deps: WebhookManagementDeps) {
-  return async (input: { orgId: string }): Promise<WebhookEndpointListBody> => ({
-    results: (await deps.endpoints.list(input.orgId)).map(toEndpointResponse),
-  });
+  return (input: { orgId: string }): Promise<WebhookEndpoint[]> => deps.endpoints.list(input.orgId);
 }
 
 export function deleteWebhookEndpoint(deps: WebhookManagementDeps) {
@@ -99,7 +81,7 @@ export function deleteWebhookEndpoint(deps: WebhookManagementDeps) {
 
 /** Queues a `webhook.test` event for this endpoint alone (even a disabled one is not re-enabled by it). */
 export function testWebhookEndpoint(deps: WebhookManagementDeps & { queue: WebhookQueue }) {
-  return async (input: { orgId: string; endpointId: string; requestId: string }): Promise<WebhookTestQueuedBody> => {
+  return async (input: { orgId: string; endpointId: string; requestId: string }): Promise<QueuedWebhookTest> => {
     const endpoint = await deps.endpoints.get(input.orgId, input.endpointId);
     if (!endpoint) throw notFound();
     const timestamp = deps.clock.now().toISOString();
@@ -122,12 +104,12 @@ export function listWebhookDeliveries(deps: WebhookManagementDeps & { deliveries
     endpointId: string;
     limit: number;
     cursor: string | undefined;
-  }): Promise<WebhookDeliveryPageBody> => {
+  }): Promise<WebhookDeliveryListing> => {
     if (!(await deps.endpoints.get(input.orgId, input.endpointId))) throw notFound();
     const page = await deps.deliveries.list(input.orgId, input.endpointId, {
       limit: input.limit,
       cursor: input.cursor,
     });
-    return { results: page.records.map(toDeliveryResponse), nextCursor: page.nextCursor ?? null };
+    return { deliveries: page.records, nextCursor: page.nextCursor ?? null };
   };
 }

@@ -1,12 +1,7 @@
 import type { OnboardingTokenEvents } from '#shared/domain/onboarding/ports.ts';
 import type { OnboardingTokenRecord } from '#shared/domain/onboarding/onboarding-token.ts';
 import type { CompletedReport, ReportJobStore } from '#shared/domain/reports/ports.ts';
-import {
-  processingDurationMs,
-  toStatusResponse,
-  type ReportErrorCode,
-  type ReportJob,
-} from '#shared/domain/reports/report-job.ts';
+import { processingDurationMs, type ReportErrorCode, type ReportJob } from '#shared/domain/reports/report-job.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { PendingWebhookEvents, WebhookQueue } from './ports.ts';
 import { eventIdFor, type WebhookEvent } from './webhook-endpoint.ts';
@@ -24,6 +19,8 @@ export interface EventPublishing {
   queue: WebhookQueue;
   pending: PendingWebhookEvents;
   clock: Clock;
+  /** A finished job as its event's `data` carries it: the status response (the HTTP edge's presenter). */
+  reportJobPayload(job: ReportJob): Record<string, unknown>;
   /** The queue refused the event and it was kept as pending: logged and counted, to tell an outage from a loss. */
   onKept(event: WebhookEvent, error: unknown): void;
   onLost(event: WebhookEvent, error: unknown): void;
@@ -46,14 +43,17 @@ async function publishQuietly(publishing: EventPublishing, event: WebhookEvent):
   }
 }
 
-export function reportFinishedEvent(job: ReportJob): WebhookEvent {
+export function reportFinishedEvent(
+  job: ReportJob,
+  publishing: Pick<EventPublishing, 'reportJobPayload'>,
+): WebhookEvent {
   const type = job.status === 'COMPLETE' ? 'report.completed' : 'report.failed';
   return {
     eventId: eventIdFor(type, job.jobId),
     orgId: job.orgId,
     type,
     timestamp: job.updatedAt,
-    data: toStatusResponse(job),
+    data: publishing.reportJobPayload(job),
   };
 }
 
@@ -81,7 +81,7 @@ export function emittingReportEvents(jobs: ReportJobStore, publishing: EventPubl
         const { leaseExpiresAt: _lease, ...rest } = job;
         await publishQuietly(
           publishing,
-          reportFinishedEvent({ ...rest, ...result, status: 'COMPLETE', updatedAt: result.completedAt }),
+          reportFinishedEvent({ ...rest, ...result, status: 'COMPLETE', updatedAt: result.completedAt }, publishing),
         );
       }
       return completed;
@@ -91,13 +91,16 @@ export function emittingReportEvents(jobs: ReportJobStore, publishing: EventPubl
       if (failed) {
         await publishQuietly(
           publishing,
-          reportFinishedEvent({
-            ...job,
-            status: 'FAILED',
-            errorCode,
-            durationMs: processingDurationMs(job, now),
-            updatedAt: now.toISOString(),
-          }),
+          reportFinishedEvent(
+            {
+              ...job,
+              status: 'FAILED',
+              errorCode,
+              durationMs: processingDurationMs(job, now),
+              updatedAt: now.toISOString(),
+            },
+            publishing,
+          ),
         );
       }
       return failed;

@@ -21,7 +21,9 @@ import type {
   WebhookEndpointRequest,
   WebhookEventType,
 } from '#client/index.ts';
-import type { toDeliveryResponse, toEndpointResponse } from '#shared/domain/webhooks/manage-webhook-endpoints.ts';
+import type { webhookDeliveryBody, webhookEndpointBody } from '#shared/presenters/webhook-bodies.ts';
+import type { reportJobCreatedBody } from '#shared/presenters/report-job-bodies.ts';
+import type { onboardingTokenPageBody } from '#shared/presenters/onboarding-token-bodies.ts';
 import type { SubscribableEventType } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import type { FieldProblem } from '#shared/domain/errors.ts';
 import type {
@@ -29,12 +31,10 @@ import type {
   AuditEvent as ServiceAuditEvent,
   AuditEventPage as ServiceAuditEventPage,
 } from '#shared/domain/audit/audit-event.ts';
-import type { OnboardingTokenListing } from '#shared/domain/onboarding/list-onboarding-tokens.ts';
 import type { OnboardingTokenStatus as ServiceTokenStatus } from '#shared/domain/onboarding/onboarding-token.ts';
 import type {
   ReportErrorCode as ServiceErrorCode,
   ReportJobStatus as ServiceJobStatus,
-  toCreateResponse,
 } from '#shared/domain/reports/report-job.ts';
 import type { UserRecord, USER_RECORD_FIELDS } from '#shared/domain/users/user-record.ts';
 import type { UserStatusPage as ServiceUserStatusPage } from '#shared/domain/users/user-status-query.ts';
@@ -45,7 +45,7 @@ import type { webhookEndpointRequestSchema } from '#shared/schemas/webhook-schem
 
 // The client's response types are the response schemas' output types (type-only imports); its
 // request types are written out. These checks run under `tsc -p .` (npm run typecheck): they pin
-// the written-out types to the handlers' schemas, the use cases' results to the response schemas,
+// the written-out types to the handlers' schemas, the presenters' results to the response schemas,
 // and the schemas' enumerations to the domain's constants, so a drift on any side fails it.
 describe('client types match the service', () => {
   it('request bodies are what the handlers’ schemas accept', () => {
@@ -54,17 +54,17 @@ describe('client types match the service', () => {
     expectTypeOf<WebhookEndpointRequest>().toEqualTypeOf<v.InferInput<typeof webhookEndpointRequestSchema>>();
   });
 
-  it('response bodies are what the use cases return', () => {
-    expectTypeOf<ReportJobCreated>().toEqualTypeOf<ReturnType<typeof toCreateResponse>>();
-    expectTypeOf<OnboardingTokenPage>().toEqualTypeOf<OnboardingTokenListing>();
+  it('response bodies are what the presenters return', () => {
+    expectTypeOf<ReportJobCreated>().toEqualTypeOf<ReturnType<typeof reportJobCreatedBody>>();
+    expectTypeOf<OnboardingTokenPage>().toEqualTypeOf<ReturnType<typeof onboardingTokenPageBody>>();
     // Listed as create takes them; firstName and lastName stay as deprecated aliases.
     expectTypeOf<OnboardingTokenPage['results'][number]>().toMatchTypeOf<
       OnboardingTokenRequest & { firstName: string }
     >();
     expectTypeOf<UserStatusPage['pagination']>().toEqualTypeOf<ServiceUserStatusPage['pagination']>();
     expectTypeOf<FieldError>().toEqualTypeOf<FieldProblem>();
-    expectTypeOf<WebhookEndpoint>().toEqualTypeOf<ReturnType<typeof toEndpointResponse>>();
-    expectTypeOf<WebhookDelivery>().toEqualTypeOf<ReturnType<typeof toDeliveryResponse>>();
+    expectTypeOf<WebhookEndpoint>().toEqualTypeOf<ReturnType<typeof webhookEndpointBody>>();
+    expectTypeOf<WebhookDelivery>().toEqualTypeOf<ReturnType<typeof webhookDeliveryBody>>();
     expectTypeOf<WebhookEventType>().toEqualTypeOf<SubscribableEventType>();
     expectTypeOf<AuditEvent>().toEqualTypeOf<ServiceAuditEvent>();
     expectTypeOf<AuditEventPage>().toEqualTypeOf<ServiceAuditEventPage>();

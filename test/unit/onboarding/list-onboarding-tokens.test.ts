@@ -6,6 +6,7 @@ import { encodeCursor } from '#shared/adapters/dynamodb/page-cursor.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { InvalidInputError } from '#shared/domain/errors.ts';
 import { listOnboardingTokens } from '#shared/domain/onboarding/list-onboarding-tokens.ts';
+import { onboardingTokenPageBody } from '#shared/presenters/onboarding-token-bodies.ts';
 
 const documentsMock = mockClient(DynamoDBDocumentClient);
 const NOW = new Date('2026-03-20T00:00:00.000Z');
@@ -25,12 +26,14 @@ const item = (n: number, createdAt: string, expiresAt: string) => ({
   ttl: 1,
 });
 
+/** The listing as `GET /v1/onboarding-tokens` answers it: the use case over the store, then the presenter. */
 function listing() {
   const documents = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
-  return listOnboardingTokens({
+  const list = listOnboardingTokens({
     tokens: new DynamoDbOnboardingTokenStore(documents, 'OnboardingTokens'),
     clock: { now: () => NOW },
   });
+  return async (input: Parameters<typeof list>[0]) => onboardingTokenPageBody(await list(input));
 }
 
 describe('listOnboardingTokens', () => {

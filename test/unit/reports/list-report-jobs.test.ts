@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { listReportJobs } from '#shared/domain/reports/list-report-jobs.ts';
-import { REPORT_DEADLINE_MS, toStatusResponse } from '#shared/domain/reports/report-job.ts';
+import { REPORT_DEADLINE_MS } from '#shared/domain/reports/report-job.ts';
 import { FakeClock, InMemoryReportJobStore, ORG_ID, OTHER_ORG_ID, reportJob, T0 } from './fakes.ts';
 
 let clock: FakeClock;
@@ -37,7 +37,7 @@ describe('listReportJobs', () => {
     const newer = jobs.seed(reportJob({ jobId: JOB_IDS[1], createdAt: at(2), userId: 'user-2' }));
     jobs.seed(reportJob({ jobId: JOB_IDS[2], createdAt: at(3), orgId: OTHER_ORG_ID }));
 
-    expect(await list()).toEqual({ results: [toStatusResponse(newer), toStatusResponse(older)], nextCursor: null });
+    expect(await list()).toEqual({ jobs: [newer, older], nextCursor: null });
   });
 
   it('pages with the cursor and filters by user', async () => {
@@ -48,22 +48,22 @@ describe('listReportJobs', () => {
     const firstPage = await list({ limit: 2 });
     const secondPage = await list({ limit: 2, cursor: firstPage.nextCursor ?? undefined });
 
-    expect(firstPage.results.map((job) => job.jobId)).toEqual([JOB_IDS[2], JOB_IDS[1]]);
-    expect(secondPage).toEqual({ results: [expect.objectContaining({ jobId: JOB_IDS[0] })], nextCursor: null });
-    expect((await list({ userId: 'user-2' })).results.map((job) => job.jobId)).toEqual([JOB_IDS[1]]);
+    expect(firstPage.jobs.map((job) => job.jobId)).toEqual([JOB_IDS[2], JOB_IDS[1]]);
+    expect(secondPage).toEqual({ jobs: [expect.objectContaining({ jobId: JOB_IDS[0] })], nextCursor: null });
+    expect((await list({ userId: 'user-2' })).jobs.map((job) => job.jobId)).toEqual([JOB_IDS[1]]);
   });
 
   it('shows an open job past its deadline as FAILED/TIMED_OUT without writing it', async () => {
     const job = jobs.seed(reportJob({ jobId: JOB_IDS[0], status: 'IN_PROGRESS', attemptId: 'a-1', startedAt: at(1) }));
     clock.advance(REPORT_DEADLINE_MS + 1);
 
-    const [listed] = (await list()).results;
+    const [listed] = (await list()).jobs;
 
     expect(listed).toMatchObject({ jobId: job.jobId, status: 'FAILED', errorCode: 'TIMED_OUT', durationMs: 299_000 });
     expect(jobs.jobs.get(job.jobId)?.status).toBe('IN_PROGRESS');
   });
 
   it('answers an organization without jobs with an empty page', async () => {
-    expect(await list()).toEqual({ results: [], nextCursor: null });
+    expect(await list()).toEqual({ jobs: [], nextCursor: null });
   });
 });

@@ -8,7 +8,8 @@ import { createApiHandler } from '#shared/http/api-handler.ts';
 import type { ApiEvent, ApiResult } from '#shared/http/api-types.ts';
 import { createTokenVerifier, type TokenVerifier } from '#shared/http/auth.ts';
 import type { ApiContext } from '#shared/http/middlewares.ts';
-import { limitRate, rateLimitHeaders } from '#shared/http/rate-limit.ts';
+import { limitRate } from '#shared/http/rate-limit.ts';
+import { rateLimitHeaders } from '#shared/http/responses.ts';
 import { accepted } from '#shared/http/responses.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-event.ts';
 import {

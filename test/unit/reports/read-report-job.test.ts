@@ -153,7 +153,7 @@ describe('getReportDownload', () => {
     expect(result).toEqual({
       url: `https://reports.storage.test/reports/${ORG_ID}/${job.jobId}.pdf?expires=300`,
       expiresInSeconds: 300,
-      expiresAt: new Date(T0.getTime() + 60_000 + 300_000).toISOString(),
+      expiresAt: new Date(T0.getTime() + 60_000 + 300_000),
       filename: 'report-a_b_c-20260301.pdf',
     });
   });
@@ -166,6 +166,6 @@ describe('getReportDownload', () => {
     const second = await download(job.jobId);
 
     expect(storage.urlRequests).toHaveLength(2);
-    expect(Date.parse(second.expiresAt) - Date.parse(first.expiresAt)).toBe(1_000);
+    expect(second.expiresAt.getTime() - first.expiresAt.getTime()).toBe(1_000);
   });
 });

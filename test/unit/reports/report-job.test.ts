@@ -6,29 +6,11 @@ import {
   processingDurationMs,
   REPORT_DEADLINE_MS,
   reportObjectKey,
-  toCreateResponse,
-  toStatusResponse,
-  type ReportJob,
   type ReportJobStatus,
 } from '#shared/domain/reports/report-job.ts';
 import { reportJob, T0 } from './fakes.ts';
 
 const at = (msAfterT0: number) => new Date(T0.getTime() + msAfterT0);
-
-const completeJob = (): ReportJob =>
-  reportJob({
-    status: 'COMPLETE',
-    updatedAt: '2026-03-01T12:00:03.000Z',
-    startedAt: '2026-03-01T12:00:01.000Z',
-    attemptId: 'attempt-1',
-    completedAt: '2026-03-01T12:00:03.000Z',
-    sizeBytes: 2048,
-    sha256: 'ab'.repeat(32),
-    durationMs: 2000,
-  });
-
-const failedJob = (): ReportJob =>
-  reportJob({ status: 'FAILED', updatedAt: '2026-03-01T12:00:02.000Z', errorCode: 'RENDER_FAILED', durationMs: 1500 });
 
 describe('isOpen', () => {
   it.each<[ReportJobStatus, boolean]>([
@@ -95,72 +77,5 @@ describe('processingDurationMs', () => {
 
   it('counts from creation when no worker took it', () => {
     expect(processingDurationMs({ createdAt: T0.toISOString() }, at(3_500))).toBe(3_500);
-  });
-});
-
-describe('toCreateResponse', () => {
-  it('has exactly jobId, status, userId, createdAt and updatedAt', () => {
-    const job = reportJob({ attemptId: 'internal', leaseExpiresAt: 'internal' });
-
-    expect(toCreateResponse(job)).toStrictEqual({
-      jobId: job.jobId,
-      status: 'PENDING',
-      userId: job.userId,
-      createdAt: job.createdAt,
-      updatedAt: job.updatedAt,
-    });
-  });
-});
-
-describe('toStatusResponse', () => {
-  const always = (job: ReportJob) => ({
-    jobId: job.jobId,
-    status: job.status,
-    userId: job.userId,
-    templateVersion: job.templateVersion,
-    createdAt: job.createdAt,
-    updatedAt: job.updatedAt,
-  });
-
-  it.each<ReportJobStatus>(['PENDING', 'IN_PROGRESS'])(
-    'for %s has only the six members every status carries',
-    (status) => {
-      const job = reportJob({
-        status,
-        startedAt: T0.toISOString(),
-        attemptId: 'attempt-1',
-        leaseExpiresAt: at(60_000).toISOString(),
-      });
-
-      expect(toStatusResponse(job)).toStrictEqual(always(job));
-    },
-  );
-
-  it('for COMPLETE adds sizeBytes, sha256, durationMs and completedAt, and no errorCode', () => {
-    const job = completeJob();
-
-    expect(toStatusResponse(job)).toStrictEqual({
-      ...always(job),
-      sizeBytes: 2048,
-      sha256: 'ab'.repeat(32),
-      durationMs: 2000,
-      completedAt: '2026-03-01T12:00:03.000Z',
-    });
-  });
-
-  it('for FAILED adds errorCode and durationMs, and none of the COMPLETE members', () => {
-    const job = failedJob();
-
-    expect(toStatusResponse(job)).toStrictEqual({ ...always(job), errorCode: 'RENDER_FAILED', durationMs: 1500 });
-  });
-
-  it('never exposes the internal attempt and lease fields', () => {
-    const inProgress = reportJob({ status: 'IN_PROGRESS', attemptId: 'a', leaseExpiresAt: 'b', startedAt: 'c' });
-    for (const job of [completeJob(), failedJob(), inProgress]) {
-      expect(toStatusResponse(job)).not.toHaveProperty('attemptId');
-      expect(toStatusResponse(job)).not.toHaveProperty('leaseExpiresAt');
-      expect(toStatusResponse(job)).not.toHaveProperty('startedAt');
-      expect(toStatusResponse(job)).not.toHaveProperty('orgId');
-    }
   });
 });

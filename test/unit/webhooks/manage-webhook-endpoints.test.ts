@@ -7,6 +7,7 @@ import {
   listWebhookEndpoints,
   testWebhookEndpoint,
 } from '#shared/domain/webhooks/manage-webhook-endpoints.ts';
+import { webhookEndpointCreatedBody, webhookEndpointListBody } from '#shared/presenters/webhook-bodies.ts';
 import { FakeClock } from '#test/unit/reports/fakes.ts';
 import { fakeSealer, fixedResolver, InMemoryDeliveryLog, InMemoryEndpoints, RecordingQueue } from './fakes.ts';
 
@@ -18,7 +19,8 @@ const resolver = fixedResolver({
 function setup(localMode = false) {
   const endpoints = new InMemoryEndpoints();
   const clock = new FakeClock();
-  const create = createWebhookEndpoint({ endpoints, sealer: fakeSealer, resolver, policy: { localMode }, clock });
+  const register = createWebhookEndpoint({ endpoints, sealer: fakeSealer, resolver, policy: { localMode }, clock });
+  const create = async (input: Parameters<typeof register>[0]) => webhookEndpointCreatedBody(await register(input));
   return { endpoints, clock, create };
 }
 
@@ -61,7 +63,9 @@ describe('registering a webhook endpoint (AWS-mode configuration)', () => {
     expect(JSON.stringify(stored)).not.toContain(created.secret);
     await expect(fakeSealer.open(stored.sealedSecret, stored)).resolves.toBe(created.secret);
 
-    const listed = await listWebhookEndpoints({ endpoints, clock: new FakeClock() })({ orgId: 'org-a' });
+    const listed = webhookEndpointListBody(
+      await listWebhookEndpoints({ endpoints, clock: new FakeClock() })({ orgId: 'org-a' }),
+    );
     expect(JSON.stringify(listed)).not.toContain('whsec_');
   });
 });

@@ -8,16 +8,20 @@ import { discardTokenEvents } from '#shared/domain/onboarding/ports.ts';
 import { InMemoryReportJobStore, ORG_ID, reportJob, T0 } from '#test/unit/reports/fakes.ts';
 import type { WebhookQueue } from '#shared/domain/webhooks/ports.ts';
 import type { EventPublishing } from '#shared/domain/webhooks/webhook-events.ts';
+import { reportJobBody } from '#shared/presenters/report-job-bodies.ts';
 import { InMemoryPendingEvents, OutageQueue, RecordingQueue } from './fakes.ts';
 
 const publishingTo = (queue: WebhookQueue, overrides: Partial<EventPublishing> = {}): EventPublishing => ({
   queue,
   pending: new InMemoryPendingEvents(),
   clock: { now: () => T0 },
+  reportJobPayload: reportJobBody,
   onKept: vi.fn(),
   onLost: vi.fn(),
   ...overrides,
 });
+
+const presenting = { reportJobPayload: reportJobBody };
 
 describe('report events', () => {
   it('publishes report.completed with the job’s status response after complete() succeeded', async () => {
@@ -30,7 +34,7 @@ describe('report events', () => {
     await jobs.complete(job, { sizeBytes: 10, sha256: 'ab', durationMs: 1500, completedAt, templateVersion: 't' });
     expect(queue.events).toEqual([
       {
-        eventId: reportFinishedEvent({ ...job, status: 'COMPLETE' }).eventId,
+        eventId: reportFinishedEvent({ ...job, status: 'COMPLETE' }, presenting).eventId,
         orgId: ORG_ID,
         type: 'report.completed',
         timestamp: completedAt,
@@ -89,8 +93,10 @@ describe('report events', () => {
 
   it('derives the event id from the job, so a repeated emission deduplicates', () => {
     const job = reportJob({ status: 'COMPLETE' });
-    expect(reportFinishedEvent(job).eventId).toBe(reportFinishedEvent({ ...job }).eventId);
-    expect(reportFinishedEvent(job).eventId).not.toBe(reportFinishedEvent({ ...job, status: 'FAILED' }).eventId);
+    expect(reportFinishedEvent(job, presenting).eventId).toBe(reportFinishedEvent({ ...job }, presenting).eventId);
+    expect(reportFinishedEvent(job, presenting).eventId).not.toBe(
+      reportFinishedEvent({ ...job, status: 'FAILED' }, presenting).eventId,
+    );
   });
 });
 
