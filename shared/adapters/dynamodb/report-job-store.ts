@@ -233,21 +233,23 @@ export class DynamoDbReportJobStore implements ReportJobStore {
   }
 
   async complete(job: ReportJob, result: CompletedReport): Promise<boolean> {
+    // Every member of the result is stored as it is named: a new field of a finished report needs no change here.
+    const members = Object.entries(result);
     return this.finish(job, {
       UpdateExpression:
-        'SET #status = :complete, sizeBytes = :sizeBytes, sha256 = :sha256, durationMs = :durationMs, ' +
-        'completedAt = :completedAt, templateVersion = :templateVersion, updatedAt = :completedAt REMOVE leaseExpiresAt',
+        `SET #status = :complete, ${members.map(([name]) => `#r_${name} = :r_${name}`).join(', ')}, ` +
+        'updatedAt = :completedAt REMOVE leaseExpiresAt',
       ConditionExpression: '#status = :inProgress AND attemptId = :attemptId',
-      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        ...Object.fromEntries(members.map(([name]) => [`#r_${name}`, name])),
+      },
       ExpressionAttributeValues: {
         ':complete': 'COMPLETE',
         ':inProgress': 'IN_PROGRESS',
         ':attemptId': job.attemptId,
-        ':sizeBytes': result.sizeBytes,
-        ':sha256': result.sha256,
-        ':durationMs': result.durationMs,
         ':completedAt': result.completedAt,
-        ':templateVersion': result.templateVersion,
+        ...Object.fromEntries(members.map(([name, value]) => [`:r_${name}`, value])),
       },
     });
   }

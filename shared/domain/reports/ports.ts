@@ -1,6 +1,6 @@
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import type { RateLimitDecision } from './rate-limit.ts';
-import type { ReportErrorCode, ReportJob } from './report-job.ts';
+import type { CompletedReport, ReportErrorCode, ReportJob } from './report-job.ts';
 
 export interface ReportJobStore {
   /**
@@ -59,13 +59,8 @@ export interface ReportJobPage {
   nextCursor?: string;
 }
 
-export interface CompletedReport {
-  sizeBytes: number;
-  sha256: string;
-  durationMs: number;
-  completedAt: string;
-  templateVersion: string;
-}
+/** What a worker stores with COMPLETE: defined beside the job's fields (report-job.ts). */
+export type { CompletedReport };
 
 export interface ReportRateLimiter {
   /** Spends one of the organization's tokens if one is left; atomic under concurrent calls. */

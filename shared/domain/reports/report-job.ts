@@ -46,6 +46,14 @@ export interface ReportJob {
   provisionalUntil?: string;
 }
 
+/**
+ * What a worker stores with COMPLETE, in the same update as the status. A new stored field of a
+ * finished report is added to ReportJob and here; the store writes every member it is given.
+ */
+export type CompletedReport = Required<
+  Pick<ReportJob, 'sizeBytes' | 'sha256' | 'durationMs' | 'completedAt' | 'templateVersion'>
+>;
+
 export const isVoid = (job: Pick<ReportJob, 'provisionalUntil'>, now: Date): boolean =>
   job.provisionalUntil !== undefined && Date.parse(job.provisionalUntil) <= now.getTime();
 

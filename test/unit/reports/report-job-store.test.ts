@@ -303,12 +303,22 @@ describe('DynamoDbReportJobStore.complete', () => {
       ExpressionAttributeValues: {
         ':complete': 'COMPLETE',
         ':attemptId': 'attempt-1',
-        ':sizeBytes': 4096,
-        ':sha256': 'cd'.repeat(32),
-        ':durationMs': 2_000,
         ':completedAt': '2026-03-01T12:00:03.000Z',
-        ':templateVersion': 'tv-2',
+        ':r_sizeBytes': 4096,
+        ':r_sha256': 'cd'.repeat(32),
+        ':r_durationMs': 2_000,
+        ':r_completedAt': '2026-03-01T12:00:03.000Z',
+        ':r_templateVersion': 'tv-2',
       },
+    });
+    // Every member of the result is written under its own name, with the status and updatedAt.
+    expect(update!.Update!.UpdateExpression).toBe(
+      'SET #status = :complete, #r_sizeBytes = :r_sizeBytes, #r_sha256 = :r_sha256, #r_durationMs = :r_durationMs, ' +
+        '#r_completedAt = :r_completedAt, #r_templateVersion = :r_templateVersion, updatedAt = :completedAt REMOVE leaseExpiresAt',
+    );
+    expect(update!.Update!.ExpressionAttributeNames).toMatchObject({
+      '#r_sizeBytes': 'sizeBytes',
+      '#r_sha256': 'sha256',
     });
     expect(guardDelete).toEqual(expectedGuardDelete(job));
   });
