@@ -2,6 +2,8 @@ import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider, { errors, type Adapter, type AdapterPayload, type KoaContextWithOIDC } from 'oidc-provider';
+import { escapeHtml } from '#shared/adapters/html/escape-html.ts';
+import { ORGANIZATION_ID } from '#shared/domain/identity/organization-claim.ts';
 import { ALL_SCOPES, issuerAt, LOCAL_AUDIENCE, loadOrCreateProviderKeys, machineClientSecret } from './dev-keys.ts';
 import { DEMO_STAFF, KNOWN_ORGANIZATION_NAMES, type StaffMember } from './demo-staff.ts';
 import { MACHINE_CLIENT_PREFIX, REQUESTED_LIFETIME_HEADER } from './machine-token.ts';
@@ -204,7 +206,7 @@ function clientAdapter(options: IdentityProviderOptions): Adapter {
         };
       }
       const orgId = id.startsWith(MACHINE_CLIENT_PREFIX) ? id.slice(MACHINE_CLIENT_PREFIX.length) : '';
-      if (!/^[A-Za-z0-9_.-]{1,64}$/.test(orgId)) return undefined;
+      if (!ORGANIZATION_ID.test(orgId)) return undefined;
       return {
         client_id: id,
         client_secret: await machineClientSecret(orgId, { keysDir: options.keysDir }),
@@ -348,9 +350,6 @@ button{padding:.6rem;margin-top:.5rem;cursor:pointer}.error{color:#a00}.hint{col
 <body><main>${body}</main></body>
 </html>`;
 }
-
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function readForm(req: IncomingMessage): Promise<string> {
   return new Promise((resolveText, reject) => {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { escapeHtml } from '#shared/adapters/html/escape-html.ts';
 
 /**
  * The local inbox at `/local/inbox`: every e-mail the SES emulator holds, newest first. The
@@ -20,16 +21,6 @@ interface StoredEmail {
 
 export const INBOX_CONTENT_SECURITY_POLICY =
   "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-/** Escapes text for an HTML text node or a double-quoted attribute. */
-export function escapeHtml(value: string): string {
-  return value
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
-}
 
 export function renderInbox(emails: readonly StoredEmail[]): string {
   const items = [...emails]

@@ -3,7 +3,7 @@
 /** A mistake in how the command was called: printed with the usage text, exit status 2. */
 export class UsageError extends Error {}
 
-export const ORGANIZATION_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+export { ORGANIZATION_ID } from '#shared/domain/identity/organization-claim.ts';
 export const ORGANIZATION_ID_RULE = '--org must be 1-64 characters of A-Z a-z 0-9 _ . -';
 
 /**

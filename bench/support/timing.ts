@@ -46,4 +46,4 @@ export function timeProcess(command: string, args: readonly string[], env: Recor
   return elapsed;
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export { setTimeout as sleep } from 'node:timers/promises';

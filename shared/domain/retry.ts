@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 /**
  * The one retry loop of the deployed code: DynamoDB transaction conflicts, quota races and SQL
  * batches all retry through it, with the same exponential backoff and full or equal jitter.
@@ -45,8 +46,6 @@ export interface RetryPolicy {
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Runs `operation` until it resolves, throws an error `isRetryable` refuses, has run

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ORGANIZATION_QUOTA_KEY, recipientQuotaKey } from '#shared/adapters/dynamodb/email-quota.ts';
@@ -25,7 +26,6 @@ interface TimedResponse extends ApiResponse {
 
 const pause = () => process.kill(inject('databaseProcessId'), 'SIGSTOP');
 const resume = () => process.kill(inject('databaseProcessId'), 'SIGCONT');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function timed(label: string, call: Promise<ApiResponse>): Promise<TimedResponse> {
   const startedAt = Date.now();

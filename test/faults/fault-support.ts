@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { expect, inject } from 'vitest';
@@ -18,7 +19,7 @@ export type FaultyDependency = 'dynamodb' | 's3' | 'ses' | 'sqs' | 'kms' | 'post
 export const fault = (dependency: FaultyDependency, mode: FaultMode, matching?: string) =>
   setFault(inject('faultControl'), dependency, mode, matching);
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export { sleep };
 
 export interface TimedResponse extends ApiResponse {
   elapsedMs: number;

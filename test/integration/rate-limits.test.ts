@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
@@ -15,7 +16,6 @@ import { emailsTo } from '#test/support/ses-inbox.ts';
 const person = (email: string) => ({ email, first_name: 'Zoë', last_name: 'Ångström' });
 const uniqueEmail = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}@example.com`;
 const statuses = (responses: ReadonlyArray<{ status: number }>) => responses.map((response) => response.status).sort();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const resend = (token: string, tokenId: string) =>
   callApi('POST', `/v1/onboarding-tokens/${tokenId}/resend`, { token });

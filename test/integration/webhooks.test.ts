@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -33,8 +34,6 @@ async function registerEndpoint(token: string, url: string, events: string[]) {
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body as { id: string; secret: string; url: string; events: string[] };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitForDelivery(token: string, endpointId: string, status: string, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;

@@ -2,6 +2,7 @@ import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
 import type { OnboardingMailConfig } from '#shared/config/mail-config.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { createSesClient } from '#shared/adapters/aws-clients.ts';
+import { escapeHtml } from '#shared/adapters/html/escape-html.ts';
 import type { OnboardingEmail, OnboardingMailer } from '#shared/domain/onboarding/ports.ts';
 
 /** All attempts together: the API request waits for the e-mail, and the function times out after 10 s. */
@@ -65,21 +66,6 @@ export function onboardingTemplateData(email: OnboardingEmail): Record<string, s
   };
   const html = Object.fromEntries(Object.entries(text).map(([name, value]) => [`${name}Html`, escapeHtml(value)]));
   return { ...text, ...html };
-}
-
-/** The characters Handlebars' `{{…}}` escapes, as the same entities: text in element content and in quoted attributes. */
-const HTML_ENTITIES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#x27;',
-  '`': '&#x60;',
-  '=': '&#x3D;',
-};
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"'`=]/g, (character) => HTML_ENTITIES[character] ?? character);
 }
 
 /** The mailer of a function configured with `onboardingMailEnvironment`, with its own SES client. */

@@ -23,7 +23,7 @@ describe('the local inbox viewer', () => {
     expect(frames).toHaveLength(1);
     expect(frames[0]).toMatch(/^sandbox="" /);
     expect(frames[0]).toContain(
-      'srcdoc="&lt;p&gt;Hi&lt;/p&gt;&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;&quot; onload=&quot;alert(3)"',
+      'srcdoc="&lt;p&gt;Hi&lt;/p&gt;&lt;img src&#x3D;x onerror&#x3D;&quot;alert(1)&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;&quot; onload&#x3D;&quot;alert(3)"',
     );
     // Nothing of the e-mail is markup of the page: no script, no handler, no element it brought.
     expect(page).not.toMatch(/<script|<img|<b>Zoë|onerror="|onload="/);

@@ -2,7 +2,8 @@ import { createRequire } from 'node:module';
 import { compileTemplateParts } from 'aws-ses-v2-local/dist/v2/renderTemplate.js';
 import { describe, expect, it } from 'vitest';
 import { onboardingEmailTemplate } from '#lib/onboarding-email-template.ts';
-import { escapeHtml, onboardingTemplateData } from '#shared/adapters/ses/onboarding-mailer.ts';
+import { escapeHtml } from '#shared/adapters/html/escape-html.ts';
+import { onboardingTemplateData } from '#shared/adapters/ses/onboarding-mailer.ts';
 
 /**
  * Contract §15: names reach e-mails as text. The HTML part is rendered here the two ways a

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { FAST_LANE_ATTEMPT_MS } from '#shared/domain/webhooks/webhook-lanes.ts';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -117,7 +118,6 @@ const slowResolver = (ms: number, addresses: string[]): HostResolver => ({
 });
 
 const LOCAL = { localMode: true };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('name resolution inside the attempt’s 15 s (contract §15)', () => {
   it('has one 15 s budget for the attempt, and the sender’s own bound is the same', () => {
