@@ -22,6 +22,7 @@ import {
   type UserStatusRecord,
   type UserStatusRequest,
   type WebhookEventType,
+  WEBHOOK_EVENT_TYPES,
 } from '#client/index.ts';
 import * as help from './help.ts';
 import { createReportProgressView, type ProgressStream } from './report-progress.ts';
@@ -272,13 +273,6 @@ const commands: Record<string, Record<string, Command>> = {
     },
   },
 };
-
-const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
-  'report.completed',
-  'report.failed',
-  'onboarding_token.used',
-  'onboarding_token.revoked',
-];
 
 commands.webhook = {
   create: {

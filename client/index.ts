@@ -22,6 +22,8 @@ export {
 export type { DownloadedReport, DownloadReportOptions } from './download-report.ts';
 export { fetchReport, sha256Hex, type FetchedReport, type FetchReportOptions } from './fetch-report.ts';
 export * from './user-status-fields.ts';
+/** The event types a webhook endpoint can subscribe to. */
+export { WEBHOOK_EVENT_TYPES } from '#shared/domain/webhooks/event-types.ts';
 export { systemTimers, type Timers } from './timers.ts';
 export { verifyWebhook, WebhookVerificationError, type WebhookHeaders } from './verify-webhook.ts';
 export * from './errors.ts';

@@ -2,6 +2,7 @@ import type { SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
 import type { DeliveryMessage } from '#shared/domain/webhooks/ports.ts';
 import type { WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '#shared/domain/webhooks/event-types.ts';
 
 /**
  * The webhook queue's two kinds of message: an event to fan out, and one delivery attempt.
@@ -19,13 +20,7 @@ export const WEBHOOK_MAX_RECEIVES = 5;
 const eventSchema = v.object({
   eventId: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
   orgId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
-  type: v.picklist([
-    'report.completed',
-    'report.failed',
-    'onboarding_token.used',
-    'onboarding_token.revoked',
-    'webhook.test',
-  ]),
+  type: v.picklist([...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT]),
   timestamp: v.pipe(v.string(), v.isoTimestamp()),
   data: v.record(v.string(), v.unknown()),
   endpointId: v.optional(v.string()),

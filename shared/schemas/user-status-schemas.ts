@@ -14,6 +14,8 @@ import {
   NUMBER_FILTER_FIELDS,
   RANGE_OPERATORS,
   REGISTRATION_CATEGORIES,
+  REGISTRATION_CATEGORY_NAMES,
+  type RegistrationCategory,
   STRING_FILTER_FIELDS,
   isIsoDateOrTimestamp,
   toCalendarDate,
@@ -107,7 +109,7 @@ const filterEntries = {
   ),
   search: v.optional(searchText),
   // A category or a stored value; anything else (including `constructor` & co.) is an isIn.
-  registration_status: v.optional(v.picklist([...Object.keys(REGISTRATION_CATEGORIES), ...REGISTRATION_STATUSES])),
+  registration_status: v.optional(v.picklist([...REGISTRATION_CATEGORY_NAMES, ...REGISTRATION_STATUSES])),
   mobile_registration_status: v.optional(v.pipe(v.string(), v.trim(), v.picklist(MOBILE_REGISTRATION_STATUSES))),
   ...Object.fromEntries(BOOLEAN_FILTER_FIELDS.map((field) => [field, v.optional(v.boolean())])),
   ...Object.fromEntries(NUMBER_FILTER_FIELDS.map((field) => [field, v.optional(rangeOf(comparableNumber))])),
@@ -155,7 +157,7 @@ export function toUserFilters(filters: Record<string, unknown>): UserFilter[] {
     const field = name as UserField;
     if (field === 'registration_status') {
       const category = Object.hasOwn(REGISTRATION_CATEGORIES, raw as string)
-        ? REGISTRATION_CATEGORIES[raw as string]
+        ? REGISTRATION_CATEGORIES[raw as RegistrationCategory]
         : undefined;
       result.push({ kind: 'equals', field, values: category ?? [raw as string] });
     } else if (field === 'email') {

@@ -35,7 +35,9 @@ function matches(user: UserRecord, filters: Filters): boolean {
     if (field === 'email')
       return typeof actual === 'string' && actual.toLowerCase() === String(wanted).trim().toLowerCase();
     if (field === 'registration_status') {
-      const allowed = REGISTRATION_CATEGORIES[wanted as string] ?? [wanted];
+      const allowed: readonly string[] = Object.hasOwn(REGISTRATION_CATEGORIES, wanted as string)
+        ? REGISTRATION_CATEGORIES[wanted as keyof typeof REGISTRATION_CATEGORIES]
+        : [wanted as string];
       return allowed.includes(actual as string);
     }
     if (field === 'mobile_registration_status') return actual === String(wanted).trim();

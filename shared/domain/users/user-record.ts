@@ -48,6 +48,7 @@ export const REGISTRATION_STATUSES = [
   'Complete',
   'Deleted',
 ] as const;
+export type RegistrationStatus = (typeof REGISTRATION_STATUSES)[number];
 
 export const MOBILE_REGISTRATION_STATUSES = [
   'INCOMPLETE',

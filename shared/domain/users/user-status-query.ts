@@ -1,4 +1,4 @@
-import { USER_RECORD_FIELDS, type UserRecord } from './user-record.ts';
+import { USER_RECORD_FIELDS, type RegistrationStatus, type UserRecord } from './user-record.ts';
 
 export type UserField = (typeof USER_RECORD_FIELDS)[number];
 export const RANGE_OPERATORS = ['gt', 'gte', 'lt', 'lte', 'eq'] as const;
@@ -53,7 +53,7 @@ export const INSTANT_FILTER_FIELDS = [
   'updated_at',
 ] as const satisfies readonly UserField[];
 
-export const DEFAULT_RESULT_KEYS: readonly UserField[] = [
+export const DEFAULT_RESULT_KEYS = [
   'id',
   'name',
   'email',
@@ -62,17 +62,20 @@ export const DEFAULT_RESULT_KEYS: readonly UserField[] = [
   'connection_status',
   'created_at',
   'updated_at',
-];
+] as const satisfies readonly UserField[];
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 1000;
 
 /** The seed's four registration categories, each standing for the stored values it covers. */
-export const REGISTRATION_CATEGORIES: Readonly<Record<string, readonly string[]>> = {
+export const REGISTRATION_CATEGORIES: Readonly<Record<RegistrationCategory, readonly RegistrationStatus[]>> = {
   active: ['Activated', 'Complete'],
   pending: ['For Review', 'Referred'],
   suspended: ['Rejected'],
   inactive: ['Deleted'],
 };
+export type RegistrationCategory = 'active' | 'pending' | 'suspended' | 'inactive';
+/** The categories `registration_status` accepts besides the statuses themselves. */
+export const REGISTRATION_CATEGORY_NAMES = Object.keys(REGISTRATION_CATEGORIES) as RegistrationCategory[];
 
 export type UserFilter =
   /** Matches when the field equals any of `values`. */

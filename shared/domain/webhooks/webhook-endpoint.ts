@@ -1,16 +1,9 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { RateLimitPolicy } from '#shared/domain/rate-limit.ts';
 
-/** The event types an endpoint subscribes to (docs/contract.md §9). */
-export const WEBHOOK_EVENT_TYPES = [
-  'report.completed',
-  'report.failed',
-  'onboarding_token.used',
-  'onboarding_token.revoked',
-] as const;
-export type SubscribableEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-/** `webhook.test` goes only to the endpoint it was asked for, whatever it subscribes to. */
-export type WebhookEventType = SubscribableEventType | 'webhook.test';
+import type { SubscribableEventType, WebhookEventType } from './event-types.ts';
+
+export { WEBHOOK_EVENT_TYPES, type SubscribableEventType, type WebhookEventType } from './event-types.ts';
 
 export const MAX_ENDPOINTS_PER_ORGANIZATION = 10;
 /** `POST /v1/webhooks/{id}/test`: at most 10 per organization in any minute (contract §15). */

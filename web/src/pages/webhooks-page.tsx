@@ -6,6 +6,7 @@ import type {
   WebhookEndpointCreated,
   WebhookEventType,
 } from '#client/index.ts';
+import { WEBHOOK_EVENT_TYPES } from '#client/index.ts';
 import { api } from '#web/src/api.ts';
 import {
   CursorPager,
@@ -19,13 +20,6 @@ import {
   useSubmission,
 } from '#web/src/components.tsx';
 
-/** The event types an endpoint may subscribe to (docs/contract.md §9). */
-const EVENT_TYPES: readonly WebhookEventType[] = [
-  'report.completed',
-  'report.failed',
-  'onboarding_token.used',
-  'onboarding_token.revoked',
-];
 const DELIVERY_PAGE_SIZE = 10;
 /** While a shown delivery is pending, the list is read again this often. */
 const DELIVERY_POLL_MS = 2000;
@@ -269,7 +263,7 @@ function CreateEndpointForm({
   onCreated: (endpoint: WebhookEndpointCreated) => void;
 }) {
   const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<WebhookEventType[]>([...EVENT_TYPES]);
+  const [events, setEvents] = useState<WebhookEventType[]>([...WEBHOOK_EVENT_TYPES]);
   const { busy, error, run } = useSubmission();
   const problems = fieldErrors(error);
 
@@ -281,7 +275,7 @@ function CreateEndpointForm({
       const endpoint = await api.createWebhookEndpoint({ url: url.trim(), events });
       onCreated(endpoint);
       setUrl('');
-      setEvents([...EVENT_TYPES]);
+      setEvents([...WEBHOOK_EVENT_TYPES]);
     });
   }
 
@@ -299,7 +293,7 @@ function CreateEndpointForm({
       />
       <fieldset class="columns" aria-describedby={problems.events ? 'events-error' : undefined}>
         <legend>Events</legend>
-        {EVENT_TYPES.map((type) => (
+        {WEBHOOK_EVENT_TYPES.map((type) => (
           <label key={type} class="check">
             <input
               type="checkbox"
@@ -309,7 +303,7 @@ function CreateEndpointForm({
               onChange={(event) =>
                 setEvents(
                   event.currentTarget.checked
-                    ? EVENT_TYPES.filter((t) => t === type || events.includes(t))
+                    ? WEBHOOK_EVENT_TYPES.filter((t) => t === type || events.includes(t))
                     : events.filter((t) => t !== type),
                 )
               }
