@@ -43,6 +43,20 @@ export default tseslint.config(
     },
   },
   {
+    // The deployed code reads its environment in shared/config alone: validated once per cold start.
+    files: ['shared/**/*.ts', 'functions/**/*.ts'],
+    ignores: ['shared/config/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='process'][property.name='env']",
+          message: 'Read the environment in shared/config (loadConfig, or processEnvironment for the shared modules).',
+        },
+      ],
+    },
+  },
+  {
     // Tests and benchmarks read untyped JSON bodies and stub async ports; the promise rules above still apply.
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {

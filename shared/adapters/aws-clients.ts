@@ -11,6 +11,7 @@ import { awsSdkLogger } from '#shared/observability/logger.ts';
 import { traceAwsClient } from '#shared/observability/tracer.ts';
 import { isDependencyUnavailable } from './aws-errors.ts';
 import { isDeadlineAbort, requestDeadline } from './request-deadline.ts';
+import { processEnvironment } from '#shared/config/process-environment.ts';
 
 /**
  * AWS clients are created once per cold start, at module scope of each function entry point.
@@ -126,7 +127,7 @@ export function createS3Client(): S3Client {
   const client = new S3Client({
     logger: awsSdkLogger,
     maxAttempts: 3,
-    forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true',
+    forcePathStyle: processEnvironment.s3ForcePathStyle(),
     // The adapter sends its own SHA-256 checksum, which S3 verifies; no second (CRC32) one.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',

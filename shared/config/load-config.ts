@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { processEnvironment } from './process-environment.ts';
 
 export class ConfigurationError extends Error {
   override name = 'ConfigurationError';
@@ -11,7 +12,7 @@ export class ConfigurationError extends Error {
  */
 export function loadConfig<TSchema extends v.GenericSchema>(
   schema: TSchema,
-  source: Record<string, string | undefined> = process.env,
+  source: Record<string, string | undefined> = processEnvironment.variables(),
 ): v.InferOutput<TSchema> {
   const result = v.safeParse(schema, source, { abortEarly: false });
   if (result.success) return result.output;

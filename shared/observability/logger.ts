@@ -1,11 +1,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Logger as AwsSdkLogger } from '@smithy/types';
+import { processEnvironment } from '#shared/config/process-environment.ts';
 
 /**
  * One structured JSON logger per cold start. Every line carries the request id and organization
  * (appended by the HTTP layer); never log tokens, e-mail addresses or names.
  */
-export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'onboarding-api' });
+export const logger = new Logger({ serviceName: processEnvironment.serviceName() });
 
 /**
  * The logger handed to AWS SDK clients. The SDK's warnings (e.g. all sockets busy) reach our logs;

@@ -1,4 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { processEnvironment } from '#shared/config/process-environment.ts';
 
 /** The CloudWatch namespace of the business metrics; the CDK dashboard reads the same constant. */
 export const METRICS_NAMESPACE = 'OnboardingService';
@@ -9,9 +10,9 @@ export const METRICS_NAMESPACE = 'OnboardingService';
  * (cardinality and personal data); put such context in the log line instead.
  */
 export const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE,
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'onboarding-api',
-  defaultDimensions: { stage: process.env.STAGE ?? 'local' },
+  namespace: processEnvironment.metricsNamespace() ?? METRICS_NAMESPACE,
+  serviceName: processEnvironment.serviceName(),
+  defaultDimensions: { stage: processEnvironment.stage() },
 });
 
 /** Business metric names, one place, so dashboards and alarms match what the code emits. */

@@ -1,5 +1,6 @@
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import { processEnvironment } from '#shared/config/process-environment.ts';
 
 /**
  * One X-Ray tracer per cold start (the functions run with active tracing). It records a segment
@@ -8,7 +9,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
  * tracer disables itself, since `AWS_EXECUTION_ENV` is unset.
  */
 export const tracer = new Tracer({
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'onboarding-api',
+  serviceName: processEnvironment.serviceName(),
   captureHTTPsRequests: false,
 });
 

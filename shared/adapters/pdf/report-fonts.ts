@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { processEnvironment, REPORT_FONTS_DIR_ENV } from '#shared/config/process-environment.ts';
 
 /**
  * The font files a report may be drawn with: Noto Sans families (SIL Open Font Licence) from the
@@ -69,7 +70,7 @@ export function allReportFontFiles(): ReportFontFile[] {
   return REPORT_FONT_FAMILIES.flatMap((family) => [REPORT_FONT_FILES[family].regular, REPORT_FONT_FILES[family].bold]);
 }
 
-export const REPORT_FONTS_DIR_ENV = 'REPORT_FONTS_DIR';
+export { REPORT_FONTS_DIR_ENV };
 
 /** Reads a font file on first use; the same bytes afterwards. */
 export interface ReportFonts {
@@ -110,7 +111,7 @@ function readFontFile(font: ReportFontFile, key: string): Uint8Array {
 
 /** Where `font` is on this machine. */
 export function fontFilePath(font: ReportFontFile): string {
-  const dir = process.env[REPORT_FONTS_DIR_ENV];
+  const dir = processEnvironment.reportFontsDir();
   if (dir) return path.join(dir, font.file);
   return installedPath(font.packagePath);
 }

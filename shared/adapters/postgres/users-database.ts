@@ -6,6 +6,7 @@ import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
 import { loadConfig, optionalString, positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
 import { requestDeadline } from '#shared/adapters/request-deadline.ts';
 import { type BackendKey, type CancelTarget, sendCancelRequest } from './cancel-request.ts';
+import { processEnvironment } from '#shared/config/process-environment.ts';
 
 /**
  * The users database: Aurora DSQL in AWS (IAM authentication, a fresh token per connection), a
@@ -71,7 +72,7 @@ export function eraserDatabaseConfig(
   };
 }
 
-export const loadUsersDatabaseConfig = (source: Record<string, string | undefined> = process.env) =>
+export const loadUsersDatabaseConfig = (source: Record<string, string | undefined> = processEnvironment.variables()) =>
   loadConfig(v.object(usersDatabaseEnvironment), source);
 
 /** What adapters need of the database: parameterized statements and short transactions. */
@@ -128,7 +129,7 @@ export class PostgresUsersDatabase implements SqlRunner {
     config: UsersDatabaseConfig,
     private readonly options: UsersDatabaseOptions = {},
   ) {
-    const region = options.region ?? process.env.AWS_REGION;
+    const region = options.region ?? processEnvironment.awsRegion();
     const signer =
       config.USERS_DATABASE_AUTH === 'dsql'
         ? new DsqlSigner({ hostname: config.USERS_DATABASE_HOST, ...(region ? { region } : {}) })
