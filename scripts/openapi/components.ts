@@ -13,7 +13,7 @@ import { userStatusRequestSchema } from '#shared/schemas/user-status-schemas.ts'
 import { webhookDeliveryListQuerySchema, webhookEndpointRequestSchema } from '#shared/schemas/webhook-schemas.ts';
 import { WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import { DEFAULT_EMAIL_QUOTA, EMAIL_QUOTA_WINDOW_MS } from '#shared/domain/onboarding/email-quota.ts';
-import { responseSchemas, type ResponseSchemaName } from './response-schemas.ts';
+import { responseSchemas, type ResponseSchemaName } from '#shared/schemas/response-schemas.ts';
 import { componentSchemasOf, jsonSchemaOf, type SchemaObject } from './valibot-json-schema.ts';
 
 export type { SchemaObject };
@@ -21,7 +21,7 @@ export type { SchemaObject };
 /**
  * The document's components. Request bodies and query parameters are converted from the valibot
  * schemas the handlers validate with, response and error bodies from the response schemas in
- * shared/schemas/*-responses.ts (named in response-schemas.ts). What is written here is
+ * shared/schemas/*-responses.ts (named in shared/schemas/response-schemas.ts). What is written here is
  * what no schema says: request wording, parameters, headers and the response objects.
  */
 

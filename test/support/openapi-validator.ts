@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { responseSchemas } from '#scripts/openapi/response-schemas.ts';
+import { responseSchemas } from '#shared/schemas/response-schemas.ts';
 
 type Json = Record<string, any>;
 

@@ -16,7 +16,7 @@ import { STATUS_NAMES } from '#shared/schemas/error-responses.ts';
 import { onboardingTokenRequestSchema } from '#shared/schemas/onboarding-token-schemas.ts';
 import { reportJobRequestSchema } from '#shared/schemas/report-job-schemas.ts';
 import { userStatusRequestSchema } from '#shared/schemas/user-status-schemas.ts';
-import { responseSchemas, type ResponseSchemaName } from '#scripts/openapi/response-schemas.ts';
+import { responseSchemas, type ResponseSchemaName } from '#shared/schemas/response-schemas.ts';
 import type { ApiContext } from '#shared/http/middlewares.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-event.ts';
 import { openApiValidator } from '#test/support/openapi-validator.ts';
