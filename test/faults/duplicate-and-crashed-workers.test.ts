@@ -15,7 +15,7 @@ import { startSqsPoller } from '#local/sqs-poller.ts';
 import { repoRoot } from '#lib/repo-root.ts';
 import { MAX_RECEIVES } from '#shared/queue/report-job-messages.ts';
 import { WORKER_TIMEOUT_SECONDS } from '#shared/queue/report-pipeline-timing.ts';
-import { tokenFor, uniqueOrg } from '#test/integration/api-client.ts';
+import { tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 import {
   coldStart,
   lambdaContext,
@@ -24,7 +24,7 @@ import {
   seedOrganization,
   sqsEvent,
   writeOpenJob,
-} from '#test/integration/report-support.ts';
+} from '#test/support/report-support.ts';
 import {
   expectOneEventPerFinishedJob,
   expectOnePdfPerCompleteJob,

@@ -4,7 +4,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { expect, inject } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators.ts';
 import { REPORT_ERROR_CODES } from '#shared/domain/reports/report-job.ts';
-import { callApi, type ApiResponse } from '#test/integration/api-client.ts';
+import { callApi, type ApiResponse } from '#test/support/api-client.ts';
 import { setFault, type FaultMode } from '#test/support/fault-proxy.ts';
 import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
 

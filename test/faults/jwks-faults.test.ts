@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { issueDevToken, type PrivateJwks } from '#local/dev-keys.ts';
 import { DEFAULT_REMOTE_KEY_SET_OPTIONS } from '#shared/http/remote-key-set.ts';
-import { callApi, tokenFor, uniqueOrg } from '#test/integration/api-client.ts';
+import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 import {
   expectServiceUnavailable,
   fault,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callApi, tokenFor, uniqueOrg } from '#test/integration/api-client.ts';
+import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
 import {
   expectContractAnswers,

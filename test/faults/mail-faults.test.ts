@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callApi, tokenFor, uniqueOrg } from '#test/integration/api-client.ts';
+import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 import { emailsTo } from '#test/support/ses-inbox.ts';
 import {
   expectContractAnswers,

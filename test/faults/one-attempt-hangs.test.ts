@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { ATTEMPT_TIMEOUT_MS } from '#shared/adapters/aws-clients.ts';
-import { callApi, tokenFor, uniqueOrg } from '#test/integration/api-client.ts';
-import { seedOrganization } from '#test/integration/report-support.ts';
+import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
+import { seedOrganization } from '#test/support/report-support.ts';
 import { faultStats } from '#test/support/fault-proxy.ts';
 import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
 import { expectOnePdfPerCompleteJob, fault, finalJobs, timed, type FaultyDependency } from './fault-support.ts';

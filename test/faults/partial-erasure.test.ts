@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { callApi, tokenFor, uniqueOrg } from '#test/integration/api-client.ts';
-import { seedOrganization, waitForJob } from '#test/integration/report-support.ts';
+import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
+import { seedOrganization, waitForJob } from '#test/support/report-support.ts';
 import { expectServiceUnavailable, fault, storedReports, timed } from './fault-support.ts';
 
 /**

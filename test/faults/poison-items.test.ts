@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ScheduledEvent } from 'aws-lambda';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { tokenFor, uniqueOrg, callApi } from '#test/integration/api-client.ts';
+import { tokenFor, uniqueOrg, callApi } from '#test/support/api-client.ts';
 import {
   coldStart,
   documentClient,
@@ -11,7 +11,7 @@ import {
   reportJobStore,
   seedOrganization,
   writeOpenJob,
-} from '#test/integration/report-support.ts';
+} from '#test/support/report-support.ts';
 
 const scheduledEvent = (): ScheduledEvent => ({
   version: '0',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callApi, tokenFor, uniqueOrg } from '#test/integration/api-client.ts';
-import { reportJobStore, seedOrganization, writeOpenJob } from '#test/integration/report-support.ts';
+import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
+import { reportJobStore, seedOrganization, writeOpenJob } from '#test/support/report-support.ts';
 import {
   expectContractAnswers,
   expectOneEventPerFinishedJob,

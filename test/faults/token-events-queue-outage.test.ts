@@ -4,7 +4,7 @@ import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { PENDING_EVENTS_PARTITION_PREFIX } from '#shared/config/table-definitions.ts';
 import { eventIdFor } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
-import { callApi, tokenFor, uniqueOrg } from '#test/integration/api-client.ts';
+import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 import { fault, FUNCTION_TIMEOUT_MS, receivedEvents, sleep, timed, type TimedResponse } from './fault-support.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { childProcessIds } from '#local/users-postgres.ts';
-import { callApi, tokenFor, uniqueOrg, type ApiResponse } from '#test/integration/api-client.ts';
-import { seedOrganization } from '#test/integration/report-support.ts';
+import { callApi, tokenFor, uniqueOrg, type ApiResponse } from '#test/support/api-client.ts';
+import { seedOrganization } from '#test/support/report-support.ts';
 import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
-import { callApi, tokenFor, uniqueOrg, type ApiResponse } from './api-client.ts';
-import { seedOrganization, waitForJob } from './report-support.ts';
+import { callApi, tokenFor, uniqueOrg, type ApiResponse } from '#test/support/api-client.ts';
+import { seedOrganization, waitForJob } from '#test/support/report-support.ts';
 
 interface AuditEvent {
   eventId: string;

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { repoRoot } from '#lib/repo-root.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
-import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
-import { seedOrganization } from './report-support.ts';
+import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
+import { seedOrganization } from '#test/support/report-support.ts';
 
 /** The `onboarding` command (package.json bin: cli/onboarding.mjs) as a child process against the local stack. */
 

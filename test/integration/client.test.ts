@@ -16,8 +16,8 @@ import {
   type UserStatusPage,
 } from '#client/index.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
-import { tokenFor, uniqueOrg } from './api-client.ts';
-import { reportJobStore, seedOrganization, writeOpenJob } from './report-support.ts';
+import { tokenFor, uniqueOrg } from '#test/support/api-client.ts';
+import { reportJobStore, seedOrganization, writeOpenJob } from '#test/support/report-support.ts';
 
 /** The client against the local stack, as a user of the API would run it. */
 

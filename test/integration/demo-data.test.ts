@@ -8,7 +8,7 @@ import {
   REGISTRATION_STATUSES,
   USER_RECORD_FIELDS,
 } from '#shared/domain/users/user-record.ts';
-import { uniqueOrg } from './api-client.ts';
+import { uniqueOrg } from '#test/support/api-client.ts';
 import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;

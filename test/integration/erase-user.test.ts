@@ -7,7 +7,7 @@ import { hashOnboardingToken } from '#shared/domain/onboarding/onboarding-token.
 import { reportObjectKey } from '#shared/domain/reports/report-job.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
-import { callApi, tokenFor, uniqueOrg, userStatusTotal } from './api-client.ts';
+import { callApi, tokenFor, uniqueOrg, userStatusTotal } from '#test/support/api-client.ts';
 import {
   documentClient,
   reportJobStore,
@@ -15,7 +15,7 @@ import {
   seedOrganization,
   waitForJob,
   writeOpenJob,
-} from './report-support.ts';
+} from '#test/support/report-support.ts';
 
 /**
  * DELETE /v1/users/{id} (contract §16) against the local stack: what is left in PostgreSQL,

@@ -8,7 +8,7 @@ import { issueDevToken, LOCAL_AUDIENCE } from '#local/dev-keys.ts';
 import { startIdentityProvider } from '#local/identity-provider.ts';
 import { requestMachineToken } from '#local/machine-token.ts';
 import { repoRoot } from '#lib/repo-root.ts';
-import { callApi, uniqueOrg } from './api-client.ts';
+import { callApi, uniqueOrg } from '#test/support/api-client.ts';
 
 /**
  * The local OpenID Connect provider (docs/contract.md §14) as the API meets it: `npm run -s token`

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
+import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 import { emailsTo } from '#test/support/ses-inbox.ts';
 
 /** Contract §15, through the local stack: the e-mail as the SES emulator rendered and stored it. */

@@ -4,7 +4,7 @@ import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { onboardingEmailTemplate } from '#lib/onboarding-email-template.ts';
 import { putEmailTemplate } from '#local/resources.ts';
-import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
+import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 
 interface StoredEmail {
   destination: { to: string[] };

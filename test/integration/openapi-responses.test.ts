@@ -3,8 +3,8 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '#lib/repo-root.ts';
 import { openApiValidator } from '#test/support/openapi-validator.ts';
-import { callApi, tokenFor, uniqueOrg, type ApiResponse } from './api-client.ts';
-import { reportJobStore, seedOrganization, waitForJob, writeOpenJob } from './report-support.ts';
+import { callApi, tokenFor, uniqueOrg, type ApiResponse } from '#test/support/api-client.ts';
+import { reportJobStore, seedOrganization, waitForJob, writeOpenJob } from '#test/support/report-support.ts';
 
 /**
  * Real responses of the local stack against openapi.json: each status is listed for its

@@ -4,8 +4,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { ORIGIN_VERIFY_HEADER } from '#shared/config/origin-verify.ts';
 import { apiEvent } from '#test/support/api-event.ts';
-import { tokenFor, uniqueOrg } from './api-client.ts';
-import { coldStart, lambdaContext } from './report-support.ts';
+import { tokenFor, uniqueOrg } from '#test/support/api-client.ts';
+import { coldStart, lambdaContext } from '#test/support/report-support.ts';
 
 /**
  * The edge's origin check through a real function module on the local stack (the stack itself runs

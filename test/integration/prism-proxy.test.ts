@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { repoRoot } from '#lib/repo-root.ts';
 import { findFreePort } from '#local/free-port.ts';
-import { tokenFor, uniqueOrg } from './api-client.ts';
+import { tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 
 /**
  * openapi.json as a third-party tool reads it: Stoplight Prism in proxy mode with `--errors`

@@ -3,8 +3,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
 import { apiEvent } from '#test/support/api-event.ts';
-import { callApi, tokenFor, uniqueOrg, type ApiResponse } from './api-client.ts';
-import { coldStart, lambdaContext } from './report-support.ts';
+import { callApi, tokenFor, uniqueOrg, type ApiResponse } from '#test/support/api-client.ts';
+import { coldStart, lambdaContext } from '#test/support/report-support.ts';
 import { emailsTo } from '#test/support/ses-inbox.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
-import { reportJobStore, seedOrganization, waitForJob, writeOpenJob } from './report-support.ts';
+import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
+import { reportJobStore, seedOrganization, waitForJob, writeOpenJob } from '#test/support/report-support.ts';
 
 const LIST = '/v1/document/api';
 const jobs = reportJobStore();

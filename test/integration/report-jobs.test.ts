@@ -4,7 +4,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, describe, expect, inject, it, vi } from 'vitest';
-import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
+import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 import {
   coldStart,
   documentClient,
@@ -16,7 +16,7 @@ import {
   sqsEvent,
   waitForJob,
   writeOpenJob,
-} from './report-support.ts';
+} from '#test/support/report-support.ts';
 
 const CREATE = '/v1/document/api';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -2,8 +2,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { leaseSize, overAdmissionBound } from '#shared/domain/request-budget.ts';
 import { apiEvent } from '#test/support/api-event.ts';
-import { tokenFor, uniqueOrg } from './api-client.ts';
-import { coldStart, lambdaContext } from './report-support.ts';
+import { tokenFor, uniqueOrg } from '#test/support/api-client.ts';
+import { coldStart, lambdaContext } from '#test/support/report-support.ts';
 
 /**
  * Contract §15's request budget on DynamoDB Local, through real function modules: each

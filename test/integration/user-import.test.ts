@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { generateDemoUsers } from '#local/demo-users.ts';
 import { importUserLines } from '#scripts/users-import/import-user-lines.ts';
-import { uniqueOrg, userStatusTotal } from './api-client.ts';
+import { uniqueOrg, userStatusTotal } from '#test/support/api-client.ts';
 import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
 
 const run = promisify(execFile);

@@ -10,7 +10,7 @@ import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { foldForSearch } from '#shared/domain/users/user-search.ts';
 import { seededRandom } from '#test/unit/users/json-corpus.ts';
 import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
-import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
+import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 
 /**
  * `filters.search` end to end: the local stack's API over the real PostgreSQL, its word table

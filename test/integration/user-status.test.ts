@@ -11,7 +11,7 @@ import {
   toInstant,
 } from '#shared/domain/users/user-status-query.ts';
 import { seededRandom, type Random } from '#test/unit/users/json-corpus.ts';
-import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
+import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
 
 /**

@@ -5,7 +5,7 @@ import { PostgresUserWriter } from '#shared/adapters/postgres/user-writer.ts';
 import { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
 import { nameWordsOf } from '#shared/domain/users/user-search.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
-import { uniqueOrg } from './api-client.ts';
+import { uniqueOrg } from '#test/support/api-client.ts';
 
 /**
  * Concurrent writers of the same users on the tier's PostgreSQL, which runs in repeatable read as

@@ -8,7 +8,7 @@ import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.
 import { parseUserRecord } from '#shared/domain/users/user-record-schema.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
-import { uniqueOrg, userStatusTotal } from './api-client.ts';
+import { uniqueOrg, userStatusTotal } from '#test/support/api-client.ts';
 
 /** An item as the DynamoDB Users table of earlier releases stored it: the record, its keys and index attributes. */
 const legacyItem = (orgId: string, user: UserRecord) => ({

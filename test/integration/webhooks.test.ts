@@ -6,7 +6,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { verifyWebhook } from '#client/index.ts';
 import { repoRoot } from '#lib/repo-root.ts';
 import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
-import { callApi, tokenFor, uniqueOrg } from './api-client.ts';
+import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import {
   coldStart,
@@ -16,7 +16,7 @@ import {
   seedOrganization,
   waitForJob,
   writeOpenJob,
-} from './report-support.ts';
+} from '#test/support/report-support.ts';
 
 const receivers: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
