@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ATTEMPT_TIMEOUT_MS, createDynamoDbClients, dynamoDbAttemptTimeoutMs } from '#shared/adapters/aws-clients.ts';
 import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
+import { useAwsEndpoint } from '#test/support/aws-endpoint-environment.ts';
 
 /**
  * A DynamoDB endpoint whose first request on a fresh count hangs (read, never answered) and whose
@@ -35,18 +36,9 @@ afterAll(async () => {
   await new Promise((resolve) => endpoint.close(resolve));
 });
 
-const environment = () => ({
-  AWS_REGION: 'eu-west-1',
-  AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
-  AWS_SECRET_ACCESS_KEY: 'secret',
-  AWS_ENDPOINT_URL_DYNAMODB: endpointUrl,
-});
+useAwsEndpoint(() => endpointUrl, ['DYNAMODB']);
 beforeEach(() => {
   requests = [];
-  Object.assign(process.env, environment());
-});
-afterEach(() => {
-  for (const name of Object.keys(environment())) delete process.env[name];
 });
 
 describe('an attempt that hangs', () => {

@@ -1,10 +1,11 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import { useAwsEndpoint } from '#test/support/aws-endpoint-environment.ts';
 
 /** A TCP endpoint that accepts connections and reads requests but never answers: a stalled service. */
 let stalledEndpoint: Server;
@@ -26,17 +27,7 @@ afterAll(async () => {
   await new Promise((resolve) => stalledEndpoint.close(resolve));
 });
 
-const environment = () => ({
-  AWS_REGION: 'eu-west-1',
-  AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
-  AWS_SECRET_ACCESS_KEY: 'secret',
-  AWS_ENDPOINT_URL_DYNAMODB: endpointUrl,
-  AWS_ENDPOINT_URL_SQS: endpointUrl,
-});
-beforeEach(() => Object.assign(process.env, environment()));
-afterEach(() => {
-  for (const name of Object.keys(environment())) delete process.env[name];
-});
+useAwsEndpoint(() => endpointUrl, ['DYNAMODB', 'SQS']);
 
 describe('an AWS call to a stalled service inside an invocation deadline', () => {
   it('ends at the deadline as DependencyUnavailableError, outcome unknown, with a Retry-After of the stall', async () => {

@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingEmailQuota } from '#shared/adapters/dynamodb/email-quota.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
@@ -9,6 +9,7 @@ import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { createOnboardingToken } from '#shared/domain/onboarding/create-onboarding-token.ts';
 import { DEFAULT_EMAIL_QUOTA } from '#shared/domain/onboarding/email-quota.ts';
 import { WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoint.ts';
+import { useAwsEndpoint } from '#test/support/aws-endpoint-environment.ts';
 
 /** A DynamoDB endpoint that reads requests and never answers; records each request's operation. */
 let stalledDatabase: Server;
@@ -35,18 +36,9 @@ afterAll(async () => {
   await new Promise((resolve) => stalledDatabase.close(resolve));
 });
 
-const environment = () => ({
-  AWS_REGION: 'eu-west-1',
-  AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
-  AWS_SECRET_ACCESS_KEY: 'secret',
-  AWS_ENDPOINT_URL_DYNAMODB: endpointUrl,
-});
+useAwsEndpoint(() => endpointUrl, ['DYNAMODB']);
 beforeEach(() => {
-  Object.assign(process.env, environment());
   operations.length = 0;
-});
-afterEach(() => {
-  for (const name of Object.keys(environment())) delete process.env[name];
 });
 
 describe('the limiters under the request deadline, DynamoDB stalled', () => {
