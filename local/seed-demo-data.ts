@@ -62,3 +62,22 @@ export async function seedUsers({
   await writer.close();
   return { written: users.length };
 }
+
+/**
+ * `count` generated users in an organization of their own, written through a connection that is
+ * closed afterwards (the tests' and the bench's organizations); returns their records.
+ */
+export async function seedGeneratedOrganization(input: {
+  database: SqlRunner;
+  orgId: string;
+  count: number;
+  organizationName: string;
+}): Promise<UserRecord[]> {
+  const users = generateDemoUsers({ orgId: input.orgId, count: input.count, organizationName: input.organizationName });
+  try {
+    await seedUsers({ database: input.database, orgId: input.orgId, users });
+  } finally {
+    await input.database.close();
+  }
+  return users;
+}

@@ -1,7 +1,6 @@
 import { Agent } from 'node:http';
 import { Worker } from 'node:worker_threads';
-import { generateDemoUsers } from '#local/demo-users.ts';
-import { connectAsAdmin, seedUsers } from '#local/seed-demo-data.ts';
+import { connectAsAdmin, seedGeneratedOrganization } from '#local/seed-demo-data.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { requestOnAgent } from './agent-request.ts';
 import type { MeasurementContext } from './measurement.ts';
@@ -53,14 +52,12 @@ export async function seedOrganization(
   count: number,
 ): Promise<UserRecord[]> {
   const stack = await context.localStack();
-  const users = generateDemoUsers({ orgId, count, organizationName: `Benchmark ${orgId}` });
-  const database = connectAsAdmin(stack.usersDatabase);
-  try {
-    await seedUsers({ database, orgId, users });
-  } finally {
-    await database.close();
-  }
-  return users;
+  return seedGeneratedOrganization({
+    database: connectAsAdmin(stack.usersDatabase),
+    orgId,
+    count,
+    organizationName: `Benchmark ${orgId}`,
+  });
 }
 
 /** Polls a report job every `intervalMs` until it is COMPLETE; throws on FAILED or after `timeoutMs`. */

@@ -76,6 +76,8 @@ export function apiEvent(options: ApiEventOptions = {}): APIGatewayProxyEventV2 
 export interface LambdaContextOptions {
   /** What `getRemainingTimeInMillis()` returns; default 30 s. */
   remainingTimeInMillis?: number;
+  /** Count the remaining time down from the call, as the runtime does (a worker run for real). */
+  countsDown?: boolean;
   functionName?: string;
 }
 
@@ -83,6 +85,7 @@ export interface LambdaContextOptions {
 export function lambdaContext(options: LambdaContextOptions = {}): Context {
   const functionName = options.functionName ?? 'test-function';
   const remaining = options.remainingTimeInMillis ?? 30_000;
+  const deadline = Date.now() + remaining;
   return {
     callbackWaitsForEmptyEventLoop: true,
     functionName,
@@ -92,7 +95,7 @@ export function lambdaContext(options: LambdaContextOptions = {}): Context {
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: '2025/01/01/[$LATEST]00000000000000000000000000000000',
-    getRemainingTimeInMillis: () => remaining,
+    getRemainingTimeInMillis: () => (options.countsDown ? Math.max(0, deadline - Date.now()) : remaining),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

@@ -3,11 +3,11 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { inject, vi } from 'vitest';
-import { generateDemoUsers } from '#local/demo-users.ts';
-import { seedUsers } from '#local/seed-demo-data.ts';
+import { seedGeneratedOrganization } from '#local/seed-demo-data.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import type { ReportJob, ReportJobStatus } from '#shared/domain/reports/report-job.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
+import { lambdaContext as lambdaContextOf } from '#test/support/api-event.ts';
 import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
 import { callApi } from './api-client.ts';
 
@@ -30,15 +30,13 @@ export function reportJobStore(documents = documentClient()): DynamoDbReportJobS
 }
 
 /** `count` demo users written into the organization's users table; returns their records. */
-export async function seedOrganization(orgId: string, count: number): Promise<UserRecord[]> {
-  const users = generateDemoUsers({ orgId, count, organizationName: `Org ${orgId}` });
-  const database = usersDatabaseAsAdmin();
-  try {
-    await seedUsers({ database, orgId, users });
-  } finally {
-    await database.close();
-  }
-  return users;
+export function seedOrganization(orgId: string, count: number): Promise<UserRecord[]> {
+  return seedGeneratedOrganization({
+    database: usersDatabaseAsAdmin(),
+    orgId,
+    count,
+    organizationName: `Org ${orgId}`,
+  });
 }
 
 /** An open job written straight into the table, with its guard, and never queued: no worker will touch it. */
@@ -104,23 +102,9 @@ export async function coldStart<E, R>(
   return { handler: module.handler, logger };
 }
 
-export function lambdaContext(functionName: string, timeoutMs = 60_000): Context {
-  const deadline = Date.now() + timeoutMs;
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'test',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
+/** The context of a function run for real: its remaining time counts down from `timeoutMs`. */
+export const lambdaContext = (functionName: string, timeoutMs = 60_000): Context =>
+  lambdaContextOf({ functionName, remainingTimeInMillis: timeoutMs, countsDown: true });
 
 /** One SQS record of a report job message, as Lambda delivers it. */
 export function reportJobRecord(message: { orgId: string; jobId: string }, receiveCount = 1): SQSRecord {
