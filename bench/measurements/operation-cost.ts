@@ -1,5 +1,9 @@
 import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/reports/rate-limit.ts';
-import { reportPipelineFunctions, webhookDeliveryFunction, webhookRepublishFunction } from '#shared/config/api-routes.ts';
+import {
+  reportPipelineFunctions,
+  webhookDeliveryFunction,
+  webhookRepublishFunction,
+} from '#shared/config/api-routes.ts';
 import { single, type Row } from '#bench/report.ts';
 import { costAccounting, FUNCTION_NAMES, type FunctionTally } from '#bench/support/cost-accounting.ts';
 import { callLocalApi, seedOrganization } from '#bench/support/local-api.ts';
@@ -69,7 +73,7 @@ export default {
     await createToken(-1);
     costAccounting.take();
     for (let i = 0; i < TOKENS; i++) await createToken(i);
-    const tokens = countsOf(costAccounting.take(), settings, { operations: TOKENS });
+    const tokens = countsOf(costAccounting.take(), settings, { operations: TOKENS, log: context.log });
 
     // User-status queries.
     const queryOrgId = `bench-cost-users-${context.runId}`;
@@ -78,7 +82,7 @@ export default {
     await call(queryOrg, 'POST', '/v1/user-status', USER_STATUS_QUERY);
     costAccounting.take();
     for (let i = 0; i < QUERIES; i++) await call(queryOrg, 'POST', '/v1/user-status', USER_STATUS_QUERY);
-    const queries = countsOf(costAccounting.take(), settings, { operations: QUERIES });
+    const queries = countsOf(costAccounting.take(), settings, { operations: QUERIES, log: context.log });
 
     // Reports end to end, each delivered as a report.completed webhook.
     const receiver = await startWebhookReceiver();
@@ -109,12 +113,12 @@ export default {
     const deliveries = receiver.received.length - 1;
     const deliveryTallies = new Map([...taken].filter(([name]) => name === webhookDeliveryFunction.name));
     const reportTallies = new Map([...taken].filter(([name]) => name !== webhookDeliveryFunction.name));
-    const reports: OperationCounts = {
-      ...countsOf(reportTallies, settings, { operations: REPORTS, s3StoredDays: storedDays }),
+    const reports: Counted = {
+      ...countsOf(reportTallies, settings, { operations: REPORTS, s3StoredDays: storedDays, log: context.log }),
       s3ReadRequests: download.requests,
       s3BytesOut: download.bytes,
     };
-    const webhooks = countsOf(deliveryTallies, settings, { operations: deliveries });
+    const webhooks = countsOf(deliveryTallies, settings, { operations: deliveries, log: context.log });
 
     const rows: Row[] = [];
     for (const [subject, counts, max] of [
@@ -136,7 +140,12 @@ export default {
           `per operation: ${describe(counts)}`,
       });
     }
-    const metrics = new Set([...tokens.metricNames, ...reports.metricNames, ...queries.metricNames, ...webhooks.metricNames]);
+    const metrics = new Set([
+      ...tokens.metricNames,
+      ...reports.metricNames,
+      ...queries.metricNames,
+      ...webhooks.metricNames,
+    ]);
     rows.push({
       measurement: this.title,
       subject: 'custom metrics these operations emit, a month',
@@ -159,12 +168,13 @@ type Counted = OperationCounts & { metricNames: ReadonlySet<string> };
 function countsOf(
   tallies: ReadonlyMap<string, FunctionTally>,
   settings: ReadonlyMap<string, FunctionSettings>,
-  options: { operations: number; s3StoredDays?: number },
+  options: { operations: number; s3StoredDays?: number; log: (line: string) => void },
 ): Counted {
   const chosen = [...tallies].filter(([name]) => !SCHEDULES.has(name));
   for (const [name, tally] of chosen)
-    process.stderr.write(
-      `  ${name}: ${tally.invocations} invocations, RRU ${tally.dynamoDbReadUnits} WRU ${tally.dynamoDbWriteUnits}, ${JSON.stringify(Object.fromEntries(tally.requests))}\n`,
+    options.log(
+      `operation cost: ${name}: ${tally.invocations} invocations, ${tally.dynamoDbReadUnits} RRU, ${tally.dynamoDbWriteUnits} WRU, ` +
+        JSON.stringify(Object.fromEntries(tally.requests)),
     );
   const sum = (pick: (tally: FunctionTally, name: string) => number) =>
     chosen.reduce((total, [name, tally]) => total + pick(tally, name), 0);

@@ -77,8 +77,7 @@ export function operationCost(counts: OperationCounts, table: PriceTable): Opera
     [
       'SQS requests',
       'sqs-request',
-      counts.sqsRequests +
-        counts.sqsMessagesConsumed * assumption(table, 'sqs-event-source-requests-per-message'),
+      counts.sqsRequests + counts.sqsMessagesConsumed * assumption(table, 'sqs-event-source-requests-per-message'),
     ],
     ['S3 PUT requests', 's3-put-request', counts.s3WriteRequests],
     ['S3 GET requests', 's3-get-request', counts.s3ReadRequests],
