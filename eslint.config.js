@@ -13,6 +13,7 @@ export default tseslint.config(
       'web/dist/',
       '**/*.js',
       '**/*.mjs',
+      '**/*.cjs',
     ],
   },
   eslint.configs.recommended,

@@ -57,6 +57,8 @@ const MEASUREMENTS = [
   },
   // Dollars: an idle stage from the synthesized template (scripts/cost/).
   { id: 'cost', title: '15 cost', timeoutMs: 240_000 },
+  // Its own process and stack, every invocation counted (support/cost-accounting.ts).
+  { id: 'operation-cost', title: '16 cost per operation', timeoutMs: 300_000, localStack: true, costAccounting: true },
 ] as const;
 
 type MeasurementId = (typeof MEASUREMENTS)[number]['id'];
@@ -89,7 +91,7 @@ const progress = (message: string): void => void process.stderr.write(`${message
 
 /** One process per measurement, except that the local-stack ones share one (but the one that needs its own stack). */
 const ownsStack = (m: (typeof selected)[number]) =>
-  !('localStack' in m) || 'contractBudget' in m || 'dynamoDbFaults' in m;
+  !('localStack' in m) || 'contractBudget' in m || 'dynamoDbFaults' in m || 'costAccounting' in m;
 const groups: Array<typeof selected> = [
   ...selected.filter(ownsStack).map((m) => [m]),
   selected.filter((m) => !ownsStack(m)),
@@ -114,6 +116,7 @@ for (const group of groups) {
     {
       ...(group.some((m) => 'contractBudget' in m) ? { BENCH_REQUEST_BUDGET: 'contract' } : {}),
       ...(group.some((m) => 'dynamoDbFaults' in m) ? { BENCH_DYNAMODB_FAULTS: '1' } : {}),
+      ...(group.some((m) => 'costAccounting' in m) ? { BENCH_COST_ACCOUNTING: '1' } : {}),
     },
   );
   for (const measurement of group) {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { HandlerLoader } from '#local/handler-modules.ts';
 import type { LocalStack } from '#local/local-stack.ts';
 import type { Row } from '#bench/report.ts';
 import { FaultProxy } from '#test/support/fault-proxy.ts';
@@ -34,6 +35,17 @@ export interface MeasurementContext {
   onClose(cleanup: () => Promise<void>): void;
 }
 
+/**
+ * A process started with BENCH_COST_ACCOUNTING=1 (measurement 16, its own stack) counts what every
+ * invocation causes (support/cost-accounting.ts): the stack loads its handlers through the counting loader.
+ */
+async function countedHandlers(): Promise<{ quiet: false; loadHandler: HandlerLoader }> {
+  const { costAccounting, functionNameOf } = await import('./cost-accounting.ts');
+  const { createHandlerLoader } = await import('#local/handler-modules.ts');
+  costAccounting.install();
+  return { quiet: false, loadHandler: costAccounting.wrapLoader(createHandlerLoader(), functionNameOf) };
+}
+
 /** Far above any measurement's rate, so no measurement but the noisy neighbour meets the budget. */
 const MEASUREMENT_REQUEST_BUDGET = { ratePerSecond: 10_000, burst: 20_000 };
 
@@ -52,7 +64,8 @@ export async function createContext(
       const { startLocalStack } = await import('#local/local-stack.ts');
       // With the dashboard at / (measurement 9 builds it first; the files are read per request).
       const started = await startLocalStack({
-        quiet: true,
+        // Counted for the per-operation cost: logged as deployed (INFO), so the log bytes are the deployed ones.
+        ...(process.env.BENCH_COST_ACCOUNTING === '1' ? await countedHandlers() : { quiet: true }),
         keysDir: join(workDir, 'keys'),
         dashboard: true,
         // The measurements drive one organization far beyond 50 requests a second on purpose; only the

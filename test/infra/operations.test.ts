@@ -167,6 +167,14 @@ describe('alarms', () => {
     expect(quiet.monthlyUsd).toBeLessThanOrEqual(8);
   });
 
+  it('price every stack a stage deploys: stage=prod’s web ACL, in its us-east-1 stack, is in its idle cost', () => {
+    const prod = idleCost(synthesizeStage({ stage: 'prod' }), readPriceTable());
+    const item = (name: string) => prod.items.find((entry) => entry.item === name)!;
+    expect(item('WAF web ACLs')).toMatchObject({ quantity: 1, monthlyUsd: 5 });
+    expect(item('WAF rules').quantity).toBeGreaterThan(0);
+    expect(prod.monthlyUsd).toBeGreaterThan(idleCost(synthesizeStage({}), readPriceTable()).monthlyUsd + 5);
+  });
+
   it('watch both webhook delivery lanes: each function’s errors, each logging to its own group kept one month', () => {
     const lanes = [stack.webhooks.delivery, stack.webhooks.slowDelivery];
     const logGroups = lanes.map((fn) => resources[logicalIdOf(fn)].Properties.LoggingConfig.LogGroup.Ref as string);
