@@ -310,10 +310,96 @@ async function checkRepositoryPath(root: string, candidate: string): Promise<str
 }
 
 // ---------------------------------------------------------------------------------------------
+// Paths named in code
+
+/** The folders whose sources may name repository paths in strings and comments. */
+const CODE_FOLDERS = [
+  'shared',
+  'functions',
+  'lib',
+  'local',
+  'cli',
+  'client',
+  'scripts',
+  'bench',
+  'web/src',
+  'bin',
+  'test',
+  '.ci',
+];
+/** Test fixtures that name missing paths on purpose (the checker's own tests). */
+const CODE_FILES_NOT_CHECKED = new Set(['test/unit/docs/doc-links.test.ts']);
+const CODE_EXTENSIONS = new Set(['.ts', '.tsx', '.mjs', '.cjs', '.js', '']);
+/** A path with at least one folder and a known extension, not part of a longer word, URL or `#import`. */
+const PATH_IN_CODE =
+  /(?<![\w./#:@-])((?:[\w@-][\w@.-]*\/)+[\w@-][\w@.-]*\.(?:ts|tsx|md|json|ya?ml|cjs|mjs|css|html))(?![\w/])/g;
+/** `contract.md §n` and `docs/contract.md §n`: a section of the contract, which must exist. */
+const CONTRACT_SECTION = /contract\.md,? §\s?(\d+)/g;
+
+/**
+ * Stale paths in the code: every repository path a source file names (in an error message, a
+ * comment, a script) exists, and every `contract.md §n` names a section of docs/contract.md.
+ */
+export async function findStaleCodeReferences(repoRoot: string): Promise<string[]> {
+  const root = path.resolve(repoRoot);
+  // A path into a folder the repository no longer has is stale too.
+  const topLevelFolders = new Set([
+    ...(await topLevelFoldersOf(root)),
+    ...CODE_FOLDERS.map((folder) => folder.split('/')[0]!),
+    'docs',
+  ]);
+  const sections = contractSections(await readFile(path.join(root, 'docs', 'contract.md'), 'utf8'));
+  const problems: string[] = [];
+  for (const file of await codeFilesIn(root, CODE_FOLDERS)) {
+    if (CODE_FILES_NOT_CHECKED.has(file)) continue;
+    const lines = (await readFile(path.join(root, file), 'utf8')).split('\n');
+    for (const [index, line] of lines.entries()) {
+      for (const match of line.matchAll(PATH_IN_CODE)) {
+        const candidate = repositoryPathIn(match[1]!, topLevelFolders);
+        if (candidate === undefined || !topLevelFolders.has(candidate.split('/')[0]!)) continue;
+        const problem = await checkRepositoryPath(root, candidate);
+        if (problem) problems.push(`${file}:${index + 1}: ${problem}`);
+      }
+      for (const match of line.matchAll(CONTRACT_SECTION)) {
+        if (!sections.has(Number(match[1]))) {
+          problems.push(`${file}:${index + 1}: docs/contract.md has no section §${match[1]}`);
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+/** The numbers of the contract's `## n. Title` sections. */
+export function contractSections(markdown: string): Set<number> {
+  return new Set([...markdown.matchAll(/^## (\d+)\. /gm)].map((match) => Number(match[1])));
+}
+
+async function codeFilesIn(root: string, folders: readonly string[]): Promise<string[]> {
+  const files: string[] = [];
+  const walk = async (folder: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await readdir(path.join(root, folder), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const relative = `${folder}/${entry.name}`;
+      if (UNCHECKED_PREFIXES.some((prefix) => `${relative}/`.startsWith(prefix))) continue;
+      if (entry.isDirectory()) await walk(relative);
+      else if (CODE_EXTENSIONS.has(path.extname(entry.name))) files.push(relative);
+    }
+  };
+  for (const folder of folders) await walk(folder);
+  return files.sort();
+}
+
+// ---------------------------------------------------------------------------------------------
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const repoRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-  const problems = await findBrokenReferences(repoRoot);
+  const problems = [...(await findBrokenReferences(repoRoot)), ...(await findStaleCodeReferences(repoRoot))];
   for (const problem of problems) process.stderr.write(`${problem}\n`);
   process.stdout.write(problems.length === 0 ? 'documentation links and paths: all found\n' : '');
   process.exitCode = problems.length === 0 ? 0 : 1;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -151,6 +152,6 @@ describe('what the cost accounting counts per function', () => {
   it('names every function the local stack runs by its entry file', () => {
     expect(functionNameOf('functions/deliver-webhooks.ts')).toBe('DeliverWebhooks');
     expect(functionNameOf('/repo/functions/process-report-jobs.ts')).toBe('ProcessReportJobs');
-    expect(() => functionNameOf('functions/unknown.ts')).toThrow(/no function/);
+    expect(() => functionNameOf(path.join('functions', 'unknown.ts'))).toThrow(/no function/);
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '#lib/repo-root.ts';
-import { findBrokenReferences, githubSlug, githubSlugs } from '#scripts/check-doc-links.ts';
+import { findBrokenReferences, findStaleCodeReferences, githubSlug, githubSlugs } from '#scripts/check-doc-links.ts';
 
 const README_MAX_LINES = 300;
 const TRACKER_ISSUE = /\bissue\s+#?\d+/i;
@@ -18,6 +18,10 @@ async function documentationFiles(root: string): Promise<string[]> {
 describe('the README and docs/', () => {
   it('link only to files, headings and repository paths that exist', async () => {
     expect(await findBrokenReferences(repoRoot)).toEqual([]);
+  });
+
+  it('are matched by the code: every repository path and contract section a source file names exists', async () => {
+    expect(await findStaleCodeReferences(repoRoot)).toEqual([]);
   });
 
   it(`keep the README a front door of at most ${README_MAX_LINES} lines`, async () => {
@@ -143,5 +147,42 @@ describe('githubSlug', () => {
 
   it('numbers repeated headings', () => {
     expect([...githubSlugs(['Notes', 'Notes', 'Notes'])]).toEqual(['notes', 'notes-1', 'notes-2']);
+  });
+});
+
+describe('findStaleCodeReferences', () => {
+  let root: string;
+
+  const write = async (file: string, text: string) => {
+    await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+    await writeFile(path.join(root, file), text);
+  };
+
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'code-paths-'));
+    await write('docs/contract.md', '# Contract\n\n## 1. Everywhere\n\n## 9. Webhooks\n');
+    await write('shared/config/api-routes.ts', '');
+    await write(
+      'functions/handler.ts',
+      [
+        "import { routes } from '#shared/config/api-routes.ts';",
+        "import { local } from './sibling.ts';",
+        '// Routes are listed in shared/config/api-routes.ts (docs/contract.md §9).',
+        "throw new Error('add the route to lib/routes.ts');",
+        '// Fairness: docs/contract.md §15.',
+        "const address = 'https://example.com/docs/missing.md';",
+      ].join('\n'),
+    );
+  });
+
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('reports a missing path in a string and a missing contract section, and nothing else', async () => {
+    expect(await findStaleCodeReferences(root)).toEqual([
+      'functions/handler.ts:4: path `lib/routes.ts` does not exist',
+      'functions/handler.ts:5: docs/contract.md has no section §15',
+    ]);
   });
 });
