@@ -1,28 +1,35 @@
-import { createHash } from 'node:crypto';
 import { CustomResource, Duration, Lazy, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
 import { CfnCluster } from 'aws-cdk-lib/aws-dsql';
 import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-// Plain data (the migrations' SQL text and the role name): importing it does not pull pg into the CDK app.
-import {
-  USERS_ERASER_ROLE,
-  USERS_MIGRATIONS,
-  USERS_READER_ROLE,
-  type Migration,
-} from '#shared/adapters/postgres/users-schema.ts';
+// Plain data (the role names, the migration files and their checksums): importing them does not pull pg into the CDK app.
+import { USERS_ERASER_ROLE, USERS_READER_ROLE } from '#shared/adapters/postgres/users-schema.ts';
+import { USERS_MIGRATIONS_FOLDER, usersMigrationsHash } from '#shared/adapters/postgres/users-migrations.ts';
 import { usersDatabaseMigrationFunction } from '#shared/config/api-routes.ts';
 import { ServiceFunction } from './service-function.ts';
 
+/** The migration files, from the repository root, where CDK bundles from. */
+export const USERS_MIGRATIONS_SOURCE = `shared/adapters/postgres/${USERS_MIGRATIONS_FOLDER}`;
+
+const shellQuote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+
 /**
- * Hash of the migration statements. The migration custom resource carries it, so a change to
- * USERS_MIGRATIONS changes the resource and CloudFormation runs the migration again (an Update).
+ * After esbuild, copies the migration files into `migrations/` next to `index.js`, where the
+ * bundled runner reads them (shared/adapters/postgres/users-migrations.ts `defaultMigrationsFolder`).
  */
-export const usersMigrationsHash = (migrations: readonly Migration[] = USERS_MIGRATIONS): string =>
-  createHash('sha256').update(JSON.stringify(migrations)).digest('hex');
+export const copyUsersMigrations: ICommandHooks = {
+  beforeBundling: () => [],
+  beforeInstall: () => [],
+  afterBundling: (inputDir, outputDir) => [
+    `mkdir -p ${shellQuote(`${outputDir}/${USERS_MIGRATIONS_FOLDER}`)}`,
+    `cp ${shellQuote(`${inputDir}/${USERS_MIGRATIONS_SOURCE}`)}/*.sql ${shellQuote(`${outputDir}/${USERS_MIGRATIONS_FOLDER}`)}/`,
+  ],
+};
 
 /** DSQL's built-in role: the only one that may run DDL and create roles (`dsql:DbConnectAdmin`). */
 export const DSQL_ADMIN_USER = 'admin';
@@ -76,8 +83,9 @@ export class UsersDatabaseConstruct extends Construct {
     this.migrationFunction = new ServiceFunction(this, usersDatabaseMigrationFunction.name, {
       entry: usersDatabaseMigrationFunction.entry,
       description: 'Deploy time: migrates the users database and grants its reader role to the reading functions',
-      // Each statement is idempotent and DSQL builds indexes asynchronously (CREATE INDEX ASYNC): seconds, not minutes.
-      timeout: Duration.minutes(2),
+      // It waits for every index it builds (sys.wait_for_job): on a large table that takes minutes.
+      timeout: Duration.minutes(15),
+      commandHooks: copyUsersMigrations,
       environment: usersDatabaseEnvironmentFor(this.endpoint, DSQL_ADMIN_USER),
     });
     this.migrationFunction.addToRolePolicy(
@@ -106,6 +114,7 @@ export class UsersDatabaseConstruct extends Construct {
       serviceToken: this.migrationProvider.serviceToken,
       resourceType: USERS_DATABASE_MIGRATION_TYPE,
       properties: {
+        // The files' names and checksums: a new file updates the resource, so the deploy applies it.
         MigrationsHash: usersMigrationsHash(),
         // A replaced cluster (a new ARN) updates the resource, so its empty database is migrated too.
         ClusterArn: this.clusterArn,
