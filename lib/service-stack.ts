@@ -264,7 +264,10 @@ export class ServiceStack extends Stack {
       : undefined;
 
     this.data = new DataConstruct(this, 'Data');
-    this.usersDatabase = new UsersDatabaseConstruct(this, 'UsersDatabase');
+    this.usersDatabase = new UsersDatabaseConstruct(this, 'UsersDatabase', {
+      backupSchedule: config.usersBackupSchedule,
+      backupRetentionDays: config.usersBackupRetentionDays,
+    });
     this.mail = new MailConstruct(this, 'Mail', {
       senderEmail: config.senderEmail,
       senderIdentity: config.senderIdentity,

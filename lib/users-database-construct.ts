@@ -1,6 +1,8 @@
 import { CustomResource, Duration, Lazy, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
+import { BackupPlan, BackupPlanRule, BackupResource, BackupVault } from 'aws-cdk-lib/aws-backup';
+import { Schedule } from 'aws-cdk-lib/aws-events';
 import { CfnCluster } from 'aws-cdk-lib/aws-dsql';
-import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
+import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -46,6 +48,19 @@ export function usersDatabaseEnvironmentFor(endpoint: string, user: string): Rec
   return { USERS_DATABASE_HOST: endpoint, USERS_DATABASE_USER: user, USERS_DATABASE_AUTH: 'dsql' };
 }
 
+export interface UsersDatabaseProps {
+  /** AWS Backup schedule of the cluster's backups (context `usersBackupSchedule`); default daily at 03:00 UTC. */
+  readonly backupSchedule?: string;
+  /** Days each backup is kept (context `usersBackupRetentionDays`); default 35. */
+  readonly backupRetentionDays?: number;
+}
+
+/** The AWS managed policies AWS Backup's own role takes to back up and restore the supported resources, DSQL clusters among them. */
+export const AWS_BACKUP_SERVICE_POLICIES = [
+  'service-role/AWSBackupServiceRolePolicyForBackup',
+  'service-role/AWSBackupServiceRolePolicyForRestores',
+] as const;
+
 /**
  * The users database: one single-Region Aurora DSQL cluster (IAM authentication, no VPC, no
  * password), protected from deletion and retained with its data when the stack goes.
@@ -55,6 +70,10 @@ export function usersDatabaseEnvironmentFor(endpoint: string, user: string): Rec
  * IAM role of every function given `grantReadUsers` (DSQL's `AWS IAM GRANT`), and `users_eraser`
  * (SELECT and DELETE) to the erasure's (`grantEraseUsers`). Those functions may only
  * `dsql:DbConnect` (never DbConnectAdmin), so in the database they can only do what their role may.
+ *
+ * DSQL keeps no point-in-time history of its own: an AWS Backup plan backs the cluster up on a
+ * schedule into a vault of its own, retained with the stack's data (docs/operate.md "Restoring the
+ * users database").
  */
 export class UsersDatabaseConstruct extends Construct {
   readonly cluster: CfnCluster;
@@ -68,10 +87,13 @@ export class UsersDatabaseConstruct extends Construct {
   /** The CDK Provider framework (its own small function) that calls `migrationFunction` for CloudFormation. */
   readonly migrationProvider: Provider;
   readonly migration: CustomResource;
+  /** Backs the cluster up (AWS Backup) into `backupVault`. */
+  readonly backupPlan: BackupPlan;
+  readonly backupVault: BackupVault;
   private readonly readerRoles: IRole[] = [];
   private readonly eraserRoles: IRole[] = [];
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: UsersDatabaseProps = {}) {
     super(scope, id);
     this.cluster = new CfnCluster(this, 'Cluster', { deletionProtectionEnabled: true });
     // Users outlive a mistaken `cdk destroy` or a replacement, as the DynamoDB tables do.
@@ -79,6 +101,8 @@ export class UsersDatabaseConstruct extends Construct {
     this.endpoint = this.cluster.attrEndpoint;
     this.clusterIdentifier = this.cluster.attrIdentifier;
     this.clusterArn = this.cluster.attrResourceArn;
+
+    ({ plan: this.backupPlan, vault: this.backupVault } = this.backUp(props));
 
     this.migrationFunction = new ServiceFunction(this, usersDatabaseMigrationFunction.name, {
       entry: usersDatabaseMigrationFunction.entry,
@@ -164,6 +188,34 @@ export class UsersDatabaseConstruct extends Construct {
     }
     this.eraserRoles.push(role);
     fn.node.addDependency(this.migration);
+  }
+
+  private backUp(props: UsersDatabaseProps): { plan: BackupPlan; vault: BackupVault } {
+    // The recovery points outlive the stack, as the cluster does.
+    const vault = new BackupVault(this, 'BackupVault', { removalPolicy: RemovalPolicy.RETAIN });
+    const plan = new BackupPlan(this, 'BackupPlan', { backupVault: vault });
+    plan.addRule(
+      new BackupPlanRule({
+        ruleName: 'UsersDatabase',
+        scheduleExpression: Schedule.expression(props.backupSchedule ?? 'cron(0 3 * * ? *)'),
+        deleteAfter: Duration.days(props.backupRetentionDays ?? 35),
+      }),
+    );
+    const backupRole = new Role(this, 'BackupRole', {
+      assumedBy: new ServicePrincipal('backup.amazonaws.com'),
+      description: 'AWS Backup: backs up and restores the users database (DSQL cluster)',
+      managedPolicies: AWS_BACKUP_SERVICE_POLICIES.map((name) => ManagedPolicy.fromAwsManagedPolicyName(name)),
+    });
+    plan.addSelection('Cluster', { resources: [BackupResource.fromArn(this.clusterArn)], role: backupRole });
+    NagSuppressions.addResourceSuppressions(backupRole, [
+      {
+        id: 'AwsSolutions-IAM4',
+        reason:
+          'AWS Backup assumes this role only; its two service-role policies are what AWS Backup documents for each resource type it backs up and restores, DSQL clusters included, and AWS keeps them current.',
+        appliesTo: AWS_BACKUP_SERVICE_POLICIES.map((name) => `Policy::arn:<AWS::Partition>:iam::aws:policy/${name}`),
+      },
+    ]);
+    return { plan, vault };
   }
 
   private suppressProviderFindings(providerRole: Role): void {
