@@ -502,6 +502,14 @@ export class ServiceStack extends Stack {
       value: this.usersDatabase.clusterArn,
       description: 'ARN of the users database cluster (for dsql:DbConnect / dsql:DbConnectAdmin policies)',
     });
+    new CfnOutput(this, 'UsersDatabaseBackupVaultName', {
+      value: this.usersDatabase.backupVault.backupVaultName,
+      description: 'AWS Backup vault holding the users database backups (docs/operate.md, "Backups and restoring")',
+    });
+    new CfnOutput(this, 'UsersDatabaseBackupRoleArn', {
+      value: this.usersDatabase.backupRole.roleArn,
+      description: 'Role AWS Backup restores the users database with (start-restore-job --iam-role-arn)',
+    });
     new CfnOutput(this, 'ReportsBucketName', {
       value: this.reports.bucket.bucketName,
       description: 'S3 bucket of the report PDFs',

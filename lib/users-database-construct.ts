@@ -90,6 +90,8 @@ export class UsersDatabaseConstruct extends Construct {
   /** Backs the cluster up (AWS Backup) into `backupVault`. */
   readonly backupPlan: BackupPlan;
   readonly backupVault: BackupVault;
+  /** What AWS Backup acts as, backing up and restoring (docs/operate.md "Backups and restoring"). */
+  readonly backupRole: Role;
   private readonly readerRoles: IRole[] = [];
   private readonly eraserRoles: IRole[] = [];
 
@@ -102,7 +104,7 @@ export class UsersDatabaseConstruct extends Construct {
     this.clusterIdentifier = this.cluster.attrIdentifier;
     this.clusterArn = this.cluster.attrResourceArn;
 
-    ({ plan: this.backupPlan, vault: this.backupVault } = this.backUp(props));
+    ({ plan: this.backupPlan, vault: this.backupVault, role: this.backupRole } = this.backUp(props));
 
     this.migrationFunction = new ServiceFunction(this, usersDatabaseMigrationFunction.name, {
       entry: usersDatabaseMigrationFunction.entry,
@@ -190,7 +192,7 @@ export class UsersDatabaseConstruct extends Construct {
     fn.node.addDependency(this.migration);
   }
 
-  private backUp(props: UsersDatabaseProps): { plan: BackupPlan; vault: BackupVault } {
+  private backUp(props: UsersDatabaseProps): { plan: BackupPlan; vault: BackupVault; role: Role } {
     // The recovery points outlive the stack, as the cluster does.
     const vault = new BackupVault(this, 'BackupVault', { removalPolicy: RemovalPolicy.RETAIN });
     const plan = new BackupPlan(this, 'BackupPlan', { backupVault: vault });
@@ -215,7 +217,7 @@ export class UsersDatabaseConstruct extends Construct {
         appliesTo: AWS_BACKUP_SERVICE_POLICIES.map((name) => `Policy::arn:<AWS::Partition>:iam::aws:policy/${name}`),
       },
     ]);
-    return { plan, vault };
+    return { plan, vault, role: backupRole };
   }
 
   private suppressProviderFindings(providerRole: Role): void {
