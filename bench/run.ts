@@ -29,7 +29,7 @@ const MEASUREMENTS = [
   { id: 'pdf-render', title: '4 PDF render', timeoutMs: 180_000 },
   { id: 'jwt-verify', title: '5 JWT verify', timeoutMs: 60_000 },
   { id: 'report-end-to-end', title: '6 report end to end', timeoutMs: 180_000, localStack: true },
-  // Seeding 2 x --users rows, the import and VACUUM grow with --users: ~10 s at 10,000 users, ~40 s at
+  // Seeding 2 x --users rows and the import (with its ANALYZE) grow with --users: ~10 s at 10,000 users, ~40 s at
   // 100,000, 6-8 min at 1,000,000 on two busy cores. Timeout: 4 min + 2 ms per user (37 min at 1,000,000).
   {
     id: 'user-status-queries',

@@ -7,10 +7,10 @@ import { PostgresUsersDatabase, usersDatabaseEnvironment } from '#shared/adapter
 import {
   ensureRole,
   grantRoleToIamRoles,
-  migrateUsersDatabase,
   USERS_ERASER_ROLE,
   USERS_READER_ROLE,
 } from '#shared/adapters/postgres/users-schema.ts';
+import { migrateUsersDatabase } from '#shared/adapters/postgres/users-migrations.ts';
 import { loadConfig } from '#shared/config/load-config.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { traceInvocation } from '#shared/observability/tracer.ts';
@@ -19,7 +19,8 @@ import { publishRecordedMetrics, recordUsersDatabaseConflictRetry } from '#share
 /**
  * The users database's deploy-time step, behind a CloudFormation custom resource (the CDK
  * Provider framework calls it and answers CloudFormation; lib/users-database-construct.ts). On
- * Create and Update it connects as DSQL's `admin`, applies the migrations not yet applied, makes
+ * Create and Update it connects as DSQL's `admin`, applies the migration files not yet applied
+ * (waiting for each index it builds; an applied file that changed stops it, naming the file), makes
  * sure the reader role exists with SELECT on users and the eraser role with SELECT and DELETE, and
  * maps each to its functions' IAM roles. On Delete it does nothing: the cluster and its data are retained.
  */
@@ -33,7 +34,7 @@ const migrationProperties = v.object({
   ReaderRoleArns: v.optional(v.array(v.string()), []),
   /** IAM roles of the functions that erase users (DELETE /v1/users/{id}); each is granted the eraser role. */
   EraserRoleArns: v.optional(v.array(v.string()), []),
-  /** Hash of the migrations: only there so that a schema change updates the resource and runs this again. */
+  /** Hash of the migration files: only there so that a new file updates the resource and runs this again. */
   MigrationsHash: v.string(),
   /** The cluster: only there so that a replaced cluster updates the resource and is migrated. */
   ClusterArn: v.optional(v.string()),

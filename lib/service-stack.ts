@@ -264,7 +264,10 @@ export class ServiceStack extends Stack {
       : undefined;
 
     this.data = new DataConstruct(this, 'Data');
-    this.usersDatabase = new UsersDatabaseConstruct(this, 'UsersDatabase');
+    this.usersDatabase = new UsersDatabaseConstruct(this, 'UsersDatabase', {
+      backupSchedule: config.usersBackupSchedule,
+      backupRetentionDays: config.usersBackupRetentionDays,
+    });
     this.mail = new MailConstruct(this, 'Mail', {
       senderEmail: config.senderEmail,
       senderIdentity: config.senderIdentity,
@@ -498,6 +501,14 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'UsersDatabaseClusterArn', {
       value: this.usersDatabase.clusterArn,
       description: 'ARN of the users database cluster (for dsql:DbConnect / dsql:DbConnectAdmin policies)',
+    });
+    new CfnOutput(this, 'UsersDatabaseBackupVaultName', {
+      value: this.usersDatabase.backupVault.backupVaultName,
+      description: 'AWS Backup vault holding the users database backups (docs/operate.md, "Backups and restoring")',
+    });
+    new CfnOutput(this, 'UsersDatabaseBackupRoleArn', {
+      value: this.usersDatabase.backupRole.roleArn,
+      description: 'Role AWS Backup restores the users database with (start-restore-job --iam-role-arn)',
     });
     new CfnOutput(this, 'ReportsBucketName', {
       value: this.reports.bucket.bucketName,

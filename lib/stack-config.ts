@@ -174,6 +174,23 @@ export const stackConfigSchema = v.pipe(
     retentionDays: positiveInteger('retentionDays', 30, 3650),
     /** Days audit events are kept (DynamoDB TTL). */
     auditRetentionDays: positiveInteger('auditRetentionDays', 400, 3650),
+    /**
+     * When AWS Backup backs up the users database (the DSQL cluster): an AWS Backup schedule
+     * expression, `cron(...)` in UTC; default daily at 03:00.
+     */
+    usersBackupSchedule: v.optional(
+      v.pipe(
+        v.string('usersBackupSchedule must be a string'),
+        v.trim(),
+        v.regex(
+          /^cron\((\S+ ){5}\S+\)$/,
+          'usersBackupSchedule must be an AWS cron expression with six fields, e.g. cron(0 3 * * ? *)',
+        ),
+      ),
+      'cron(0 3 * * ? *)',
+    ),
+    /** Days each backup of the users database is kept (AWS Backup); default 35. */
+    usersBackupRetentionDays: positiveInteger('usersBackupRetentionDays', 35, 36_500),
     /** Report requests per organization in any 10 minutes (the contract's 10); CreateReportJob's REPORT_RATE_LIMIT. */
     reportRateLimit: positiveInteger('reportRateLimit', DEFAULT_REPORT_RATE_LIMIT, MAX_REPORT_RATE_LIMIT),
     /** Requests per second each organization may send to the authenticated routes (the contract's 50); REQUEST_BUDGET_RATE. */

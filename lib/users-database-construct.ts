@@ -1,28 +1,37 @@
-import { createHash } from 'node:crypto';
 import { CustomResource, Duration, Lazy, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
+import { BackupPlan, BackupPlanRule, BackupResource, BackupVault } from 'aws-cdk-lib/aws-backup';
+import { Schedule } from 'aws-cdk-lib/aws-events';
 import { CfnCluster } from 'aws-cdk-lib/aws-dsql';
-import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
+import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-// Plain data (the migrations' SQL text and the role name): importing it does not pull pg into the CDK app.
-import {
-  USERS_ERASER_ROLE,
-  USERS_MIGRATIONS,
-  USERS_READER_ROLE,
-  type Migration,
-} from '#shared/adapters/postgres/users-schema.ts';
+// Plain data (the role names, the migration files and their checksums): importing them does not pull pg into the CDK app.
+import { USERS_ERASER_ROLE, USERS_READER_ROLE } from '#shared/adapters/postgres/users-schema.ts';
+import { USERS_MIGRATIONS_FOLDER, usersMigrationsHash } from '#shared/adapters/postgres/users-migrations.ts';
 import { usersDatabaseMigrationFunction } from '#shared/config/api-routes.ts';
 import { ServiceFunction } from './service-function.ts';
 
+/** The migration files, from the repository root, where CDK bundles from. */
+export const USERS_MIGRATIONS_SOURCE = `shared/adapters/postgres/${USERS_MIGRATIONS_FOLDER}`;
+
+const shellQuote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+
 /**
- * Hash of the migration statements. The migration custom resource carries it, so a change to
- * USERS_MIGRATIONS changes the resource and CloudFormation runs the migration again (an Update).
+ * After esbuild, copies the migration files into `migrations/` next to `index.js`, where the
+ * bundled runner reads them (shared/adapters/postgres/users-migrations.ts `defaultMigrationsFolder`).
  */
-export const usersMigrationsHash = (migrations: readonly Migration[] = USERS_MIGRATIONS): string =>
-  createHash('sha256').update(JSON.stringify(migrations)).digest('hex');
+export const copyUsersMigrations: ICommandHooks = {
+  beforeBundling: () => [],
+  beforeInstall: () => [],
+  afterBundling: (inputDir, outputDir) => [
+    `mkdir -p ${shellQuote(`${outputDir}/${USERS_MIGRATIONS_FOLDER}`)}`,
+    `cp ${shellQuote(`${inputDir}/${USERS_MIGRATIONS_SOURCE}`)}/*.sql ${shellQuote(`${outputDir}/${USERS_MIGRATIONS_FOLDER}`)}/`,
+  ],
+};
 
 /** DSQL's built-in role: the only one that may run DDL and create roles (`dsql:DbConnectAdmin`). */
 export const DSQL_ADMIN_USER = 'admin';
@@ -39,6 +48,19 @@ export function usersDatabaseEnvironmentFor(endpoint: string, user: string): Rec
   return { USERS_DATABASE_HOST: endpoint, USERS_DATABASE_USER: user, USERS_DATABASE_AUTH: 'dsql' };
 }
 
+export interface UsersDatabaseProps {
+  /** AWS Backup schedule of the cluster's backups (context `usersBackupSchedule`); default daily at 03:00 UTC. */
+  readonly backupSchedule?: string;
+  /** Days each backup is kept (context `usersBackupRetentionDays`); default 35. */
+  readonly backupRetentionDays?: number;
+}
+
+/** The AWS managed policies AWS Backup's own role takes to back up and restore the supported resources, DSQL clusters among them. */
+export const AWS_BACKUP_SERVICE_POLICIES = [
+  'service-role/AWSBackupServiceRolePolicyForBackup',
+  'service-role/AWSBackupServiceRolePolicyForRestores',
+] as const;
+
 /**
  * The users database: one single-Region Aurora DSQL cluster (IAM authentication, no VPC, no
  * password), protected from deletion and retained with its data when the stack goes.
@@ -48,6 +70,10 @@ export function usersDatabaseEnvironmentFor(endpoint: string, user: string): Rec
  * IAM role of every function given `grantReadUsers` (DSQL's `AWS IAM GRANT`), and `users_eraser`
  * (SELECT and DELETE) to the erasure's (`grantEraseUsers`). Those functions may only
  * `dsql:DbConnect` (never DbConnectAdmin), so in the database they can only do what their role may.
+ *
+ * DSQL keeps no point-in-time history of its own: an AWS Backup plan backs the cluster up on a
+ * schedule into a vault of its own, retained with the stack's data (docs/operate.md "Restoring the
+ * users database").
  */
 export class UsersDatabaseConstruct extends Construct {
   readonly cluster: CfnCluster;
@@ -61,10 +87,15 @@ export class UsersDatabaseConstruct extends Construct {
   /** The CDK Provider framework (its own small function) that calls `migrationFunction` for CloudFormation. */
   readonly migrationProvider: Provider;
   readonly migration: CustomResource;
+  /** Backs the cluster up (AWS Backup) into `backupVault`. */
+  readonly backupPlan: BackupPlan;
+  readonly backupVault: BackupVault;
+  /** What AWS Backup acts as, backing up and restoring (docs/operate.md "Backups and restoring"). */
+  readonly backupRole: Role;
   private readonly readerRoles: IRole[] = [];
   private readonly eraserRoles: IRole[] = [];
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: UsersDatabaseProps = {}) {
     super(scope, id);
     this.cluster = new CfnCluster(this, 'Cluster', { deletionProtectionEnabled: true });
     // Users outlive a mistaken `cdk destroy` or a replacement, as the DynamoDB tables do.
@@ -73,11 +104,14 @@ export class UsersDatabaseConstruct extends Construct {
     this.clusterIdentifier = this.cluster.attrIdentifier;
     this.clusterArn = this.cluster.attrResourceArn;
 
+    ({ plan: this.backupPlan, vault: this.backupVault, role: this.backupRole } = this.backUp(props));
+
     this.migrationFunction = new ServiceFunction(this, usersDatabaseMigrationFunction.name, {
       entry: usersDatabaseMigrationFunction.entry,
       description: 'Deploy time: migrates the users database and grants its reader role to the reading functions',
-      // Each statement is idempotent and DSQL builds indexes asynchronously (CREATE INDEX ASYNC): seconds, not minutes.
-      timeout: Duration.minutes(2),
+      // It waits for every index it builds (sys.wait_for_job): on a large table that takes minutes.
+      timeout: Duration.minutes(15),
+      commandHooks: copyUsersMigrations,
       environment: usersDatabaseEnvironmentFor(this.endpoint, DSQL_ADMIN_USER),
     });
     this.migrationFunction.addToRolePolicy(
@@ -106,6 +140,7 @@ export class UsersDatabaseConstruct extends Construct {
       serviceToken: this.migrationProvider.serviceToken,
       resourceType: USERS_DATABASE_MIGRATION_TYPE,
       properties: {
+        // The files' names and checksums: a new file updates the resource, so the deploy applies it.
         MigrationsHash: usersMigrationsHash(),
         // A replaced cluster (a new ARN) updates the resource, so its empty database is migrated too.
         ClusterArn: this.clusterArn,
@@ -155,6 +190,34 @@ export class UsersDatabaseConstruct extends Construct {
     }
     this.eraserRoles.push(role);
     fn.node.addDependency(this.migration);
+  }
+
+  private backUp(props: UsersDatabaseProps): { plan: BackupPlan; vault: BackupVault; role: Role } {
+    // The recovery points outlive the stack, as the cluster does.
+    const vault = new BackupVault(this, 'BackupVault', { removalPolicy: RemovalPolicy.RETAIN });
+    const plan = new BackupPlan(this, 'BackupPlan', { backupVault: vault });
+    plan.addRule(
+      new BackupPlanRule({
+        ruleName: 'UsersDatabase',
+        scheduleExpression: Schedule.expression(props.backupSchedule ?? 'cron(0 3 * * ? *)'),
+        deleteAfter: Duration.days(props.backupRetentionDays ?? 35),
+      }),
+    );
+    const backupRole = new Role(this, 'BackupRole', {
+      assumedBy: new ServicePrincipal('backup.amazonaws.com'),
+      description: 'AWS Backup: backs up and restores the users database (DSQL cluster)',
+      managedPolicies: AWS_BACKUP_SERVICE_POLICIES.map((name) => ManagedPolicy.fromAwsManagedPolicyName(name)),
+    });
+    plan.addSelection('Cluster', { resources: [BackupResource.fromArn(this.clusterArn)], role: backupRole });
+    NagSuppressions.addResourceSuppressions(backupRole, [
+      {
+        id: 'AwsSolutions-IAM4',
+        reason:
+          'AWS Backup assumes this role only; its two service-role policies are what AWS Backup documents for each resource type it backs up and restores, DSQL clusters included, and AWS keeps them current.',
+        appliesTo: AWS_BACKUP_SERVICE_POLICIES.map((name) => `Policy::arn:<AWS::Partition>:iam::aws:policy/${name}`),
+      },
+    ]);
+    return { plan, vault, role: backupRole };
   }
 
   private suppressProviderFindings(providerRole: Role): void {

@@ -3,12 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
-import {
-  ensureRole,
-  migrateUsersDatabase,
-  USERS_ERASER_ROLE,
-  USERS_READER_ROLE,
-} from '#shared/adapters/postgres/users-schema.ts';
+import { ensureRole, USERS_ERASER_ROLE, USERS_READER_ROLE } from '#shared/adapters/postgres/users-schema.ts';
+import { migrateUsersDatabase } from '#shared/adapters/postgres/users-migrations.ts';
 import { startPostgresServer } from './postgres-server.ts';
 
 /**

@@ -19,7 +19,8 @@ with its line number and reasons and is never written; the other lines are still
 Records are written with multi-row INSERT ... ON CONFLICT (500 rows per statement, inside Aurora
 DSQL's 3,000 rows per transaction), a few statements at a time; a database that is unavailable
 is retried with backoff. A record with an id that is already stored is replaced. If an id occurs
-on several lines of the file, the last of those lines wins.
+on several lines of the file, the last of those lines wins. At the end the table's statistics are
+refreshed (ANALYZE), so the first queries after the import are planned as well as later ones.
 
 ${USERS_DATABASE_TARGET_HELP}
 

@@ -1,5 +1,9 @@
 import type { SqlRunner } from '#shared/adapters/postgres/users-database.ts';
-import { PostgresUserWriter, type UserWriterOptions } from '#shared/adapters/postgres/user-writer.ts';
+import {
+  PostgresUserWriter,
+  refreshUsersStatistics,
+  type UserWriterOptions,
+} from '#shared/adapters/postgres/user-writer.ts';
 import { parseUserLine } from './user-line.ts';
 
 export interface ImportCounts {
@@ -43,8 +47,9 @@ export class ImportAbortedError extends Error {
 
 /**
  * Primary course: read each line, validate it (a bad line is reported and never written), hand
- * valid records to the writer (batched upserts), then wait for every batch. Duplicate ids: the
- * last line wins.
+ * valid records to the writer (batched upserts), then wait for every batch, and refresh the
+ * table's statistics (refreshUsersStatistics) so the first queries after the import plan as well as
+ * later ones. Duplicate ids: the last line wins.
  */
 export async function importUserLines(input: ImportUserLinesInput): Promise<ImportCounts> {
   const counts: ImportCounts = { lines: 0, imported: 0, rejected: 0, duplicateIds: 0 };
@@ -88,6 +93,7 @@ export async function importUserLines(input: ImportUserLinesInput): Promise<Impo
   }
   try {
     await writer.close();
+    if (counts.imported > 0) await refreshUsersStatistics(input.database);
   } catch (error) {
     throw new ImportAbortedError({ ...counts }, { cause: error });
   }

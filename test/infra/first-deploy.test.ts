@@ -120,6 +120,8 @@ describe('stack outputs', () => {
     ...tables.map((table) => `${table}TableName`),
     'UsersDatabaseEndpoint',
     'UsersDatabaseClusterArn',
+    'UsersDatabaseBackupVaultName',
+    'UsersDatabaseBackupRoleArn',
     'ReportsBucketName',
     'ReportQueueUrl',
     'ReportDeadLetterQueueUrl',

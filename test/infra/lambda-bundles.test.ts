@@ -4,10 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { PDFDocument } from 'pdf-lib';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleFileName, esbuildOptionsFor } from '#lib/bundling.ts';
+import { repoRoot } from '#lib/repo-root.ts';
+import { copyUsersMigrations } from '#lib/users-database-construct.ts';
+import { USERS_MIGRATIONS_FOLDER, usersMigrations } from '#shared/adapters/postgres/users-migrations.ts';
 import {
   reportPipelineFunctions,
   userStatusRoutes,
@@ -145,6 +148,20 @@ describe('Lambda bundles', () => {
       expect(packages).not.toContain('@aws-sdk/credential-provider-node');
     },
   );
+
+  it('read the migration files the build copies next to index.js', async () => {
+    const { exports } = await bundle<{
+      defaultMigrationsFolder: () => string;
+      usersMigrations: () => ReadonlyArray<{ file: string; sha256: string }>;
+    }>('test/infra/fixtures/users-migrations-entry.ts');
+    const bundleDir = path.join(outDir, 'users-migrations-entry');
+    for (const command of copyUsersMigrations.afterBundling(repoRoot, bundleDir)) execFileSync('sh', ['-c', command]);
+
+    expect(exports.defaultMigrationsFolder()).toBe(`${path.join(bundleDir, USERS_MIGRATIONS_FOLDER)}/`);
+    expect(exports.usersMigrations().map(({ file, sha256 }) => [file, sha256])).toEqual(
+      usersMigrations().map(({ file, sha256 }) => [file, sha256]),
+    );
+  });
 
   it('sign DSQL connection tokens from a bundle with the environment’s credentials, and load pg without pg-native', async () => {
     const { exports, inputs } = await bundle<{

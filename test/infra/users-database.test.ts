@@ -4,13 +4,24 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AURORA_DSQL_NAMESPACE } from '#lib/alarms-construct.ts';
 import type { ServiceStack } from '#lib/service-stack.ts';
 import { allTables } from '#shared/config/table-definitions.ts';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import {
+  copyUsersMigrations,
   USERS_DATABASE_MIGRATION_TYPE,
   usersDatabaseEnvironmentFor,
-  usersMigrationsHash,
 } from '#lib/users-database-construct.ts';
+import { repoRoot } from '#lib/repo-root.ts';
 import { usersDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
-import { USERS_MIGRATIONS, USERS_READER_ROLE } from '#shared/adapters/postgres/users-schema.ts';
+import { USERS_READER_ROLE } from '#shared/adapters/postgres/users-schema.ts';
+import {
+  readMigrations,
+  USERS_MIGRATIONS_FOLDER,
+  usersMigrations,
+  usersMigrationsHash,
+} from '#shared/adapters/postgres/users-migrations.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 import { actionsOf, resourcesOf, templateQueries, type Resource } from './template-queries.ts';
 
@@ -191,15 +202,37 @@ describe('the migration', () => {
     expect(migration().Properties.ClusterArn).toEqual(clusterAttribute('ResourceArn'));
   });
 
-  it('carries a hash of the migration statements, so a schema change runs it again', () => {
+  it('carries a hash of the migration files, so a new file runs it again', () => {
+    const USERS_MIGRATIONS = usersMigrations();
     const hash = migration().Properties.MigrationsHash as string;
     expect(hash).toMatch(/^[0-9a-f]{64}$/);
     expect(hash).toBe(usersMigrationsHash(USERS_MIGRATIONS));
-    const added = { version: 99, description: 'another index', statements: ['CREATE INDEX ASYNC x ON users (org_id)'] };
+    const added = {
+      version: USERS_MIGRATIONS.length + 1,
+      file: '0099_another_index.sql',
+      sha256: 'f'.repeat(64),
+      statements: ['CREATE INDEX ASYNC x ON users (org_id)'],
+    };
     expect(usersMigrationsHash([...USERS_MIGRATIONS, added])).not.toBe(hash);
     const [first, ...rest] = USERS_MIGRATIONS;
-    const edited = { ...first!, statements: first!.statements.map((statement) => `${statement} `) };
-    expect(usersMigrationsHash([edited, ...rest])).not.toBe(hash);
+    expect(usersMigrationsHash([{ ...first!, sha256: '0'.repeat(64) }, ...rest])).not.toBe(hash);
+  });
+
+  it('has the minutes its index builds may take (the Lambda maximum)', () => {
+    expect(queries.propertiesOf(stack.usersDatabase.migrationFunction).Timeout).toBe(900);
+  });
+
+  it('bundles the migration files next to index.js, where the bundled runner reads them', () => {
+    const outputDir = mkdtempSync(path.join(tmpdir(), 'migration-bundle-'));
+    try {
+      for (const command of copyUsersMigrations.afterBundling(repoRoot, outputDir)) execFileSync('sh', ['-c', command]);
+      const bundled = readMigrations(path.join(outputDir, USERS_MIGRATIONS_FOLDER));
+      expect(bundled.map(({ file, sha256 }) => [file, sha256])).toEqual(
+        usersMigrations().map(({ file, sha256 }) => [file, sha256]),
+      );
+    } finally {
+      rmSync(outputDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -22,17 +22,6 @@ const WORD_ROWS_PER_STATEMENT = 2_500;
  */
 const USERS_PER_REPLACE = 80;
 
-export const USER_NAME_WORDS_STATEMENTS = [
-  `CREATE TABLE IF NOT EXISTS ${USER_NAME_WORDS_TABLE} (
-  org_id text NOT NULL,
-  user_id text NOT NULL,
-  word text NOT NULL,
-  created_at text NOT NULL,
-  PRIMARY KEY (org_id, user_id, word)
-)`,
-  `CREATE INDEX ASYNC IF NOT EXISTS user_name_words_by_prefix ON ${USER_NAME_WORDS_TABLE} (org_id, word, created_at, user_id)`,
-] as const;
-
 type Database = Pick<SqlRunner, 'query'>;
 /** What the words of a user are made from, and what they carry. */
 type NamedUser = { id: string; created_at: string; name?: string | null | undefined };
@@ -98,7 +87,7 @@ export async function deleteNameWords(database: Database, orgId: string, userId:
 const BACKFILL_PAGE = 1_000;
 
 /**
- * Writes the words of every stored user (migration 4: users written before the word table
+ * Writes the words of every stored user (0004_user_name_words.sql: users written before the word table
  * existed), in key order, a page at a time. Safe to run again: existing words stay.
  */
 export async function backfillNameWords(database: Database): Promise<number> {

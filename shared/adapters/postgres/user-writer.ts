@@ -207,3 +207,15 @@ function isRecordError(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && (/^2[23]/.test(code) || code === '54000');
 }
+
+/**
+ * Refreshes the planner's statistics of the users table and its search words (ANALYZE, which both
+ * Aurora DSQL and PostgreSQL run; DSQL has no VACUUM). A bulk write changes an organization's share
+ * of the table faster than automatic analysis follows, and a plan made from stale counts can turn
+ * the first queries after an import into scans; the import runs this at its end, so the table is
+ * ready for queries without a manual step.
+ */
+export async function refreshUsersStatistics(database: Pick<SqlRunner, 'query'>): Promise<void> {
+  await database.query('ANALYZE users');
+  await database.query('ANALYZE user_name_words');
+}

@@ -1,13 +1,17 @@
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { USERS_MIGRATIONS } from '#shared/adapters/postgres/users-schema.ts';
+import { usersMigrations } from '#shared/adapters/postgres/users-migrations.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { lambdaContext } from '#test/support/api-event.ts';
 
-/** Stands in for the DSQL connection: records each statement, answers the two the schema code reads. */
+/** Stands in for the DSQL connection: records each statement, answers those the schema code reads. */
 const database = vi.hoisted(() => ({
   statements: [] as Array<{ text: string; values: readonly unknown[] }>,
-  appliedVersions: [] as number[],
+  /** Rows of schema_migration_files. */
+  applied: [] as Array<{ version: number; file_name: string; sha256: string }>,
+  /** Job ids CREATE INDEX ASYNC answered, in order, and the ones waited for. */
+  jobs: [] as string[],
+  waited: [] as unknown[],
   configs: [] as unknown[],
 }));
 
@@ -19,8 +23,16 @@ vi.mock('#shared/adapters/postgres/users-database.ts', async (importOriginal) =>
     }
     async query(text: string, values: readonly unknown[] = []) {
       database.statements.push({ text, values });
-      if (text === 'SELECT version FROM schema_migrations')
-        return database.appliedVersions.map((version) => ({ version }));
+      if (text.startsWith('SELECT version, file_name, sha256 FROM schema_migration_files')) return database.applied;
+      if (text.startsWith('CREATE INDEX ASYNC')) {
+        const jobId = `job-${database.jobs.length + 1}`;
+        database.jobs.push(jobId);
+        return [{ job_id: jobId }];
+      }
+      if (text.startsWith('SELECT sys.wait_for_job(')) {
+        database.waited.push(values[0]);
+        return [{ succeeded: true }];
+      }
       return [];
     }
     async close() {}
@@ -49,6 +61,9 @@ const properties = (arns: string[] = readerRoles) => ({
 });
 
 const texts = () => database.statements.map((statement) => statement.text);
+const USERS_MIGRATIONS = usersMigrations();
+const recordsOf = (migrations = USERS_MIGRATIONS) =>
+  migrations.map(({ version, file, sha256 }) => ({ version, file_name: file, sha256 }));
 
 beforeAll(async () => {
   Object.assign(process.env, {
@@ -64,7 +79,9 @@ beforeAll(async () => {
 
 beforeEach(() => {
   database.statements.length = 0;
-  database.appliedVersions = [];
+  database.applied = [];
+  database.jobs = [];
+  database.waited = [];
   vi.spyOn(logger, 'info').mockImplementation(() => undefined);
 });
 
@@ -103,6 +120,46 @@ describe('the users database migration custom resource', () => {
     });
   });
 
+  it('waits for each index job before the next statement, so a DROP follows the build of its replacement', async () => {
+    await handler({ ...common, RequestType: 'Create', ResourceProperties: properties() }, lambdaContext());
+
+    const indexStatements = USERS_MIGRATIONS.flatMap((migration) => migration.statements).filter((statement) =>
+      statement.startsWith('CREATE INDEX ASYNC'),
+    );
+    expect(database.jobs).toHaveLength(indexStatements.length);
+    expect(database.waited).toEqual(database.jobs);
+    for (const [index, statement] of indexStatements.entries()) {
+      // Right after the CREATE INDEX ASYNC comes the wait for its job, then anything else.
+      const at = texts().indexOf(statement);
+      expect(texts()[at + 1]).toBe('SELECT sys.wait_for_job($1) AS succeeded');
+      expect(database.statements[at + 1]!.values).toEqual([`job-${index + 1}`]);
+    }
+    const dropCountry = texts().indexOf('DROP INDEX IF EXISTS users_by_country');
+    const waitForScores = texts().indexOf(
+      'CREATE INDEX ASYNC IF NOT EXISTS users_by_country_scores ON users (org_id, country, selfie_liveness_score, fmc_score)',
+    );
+    expect(dropCountry).toBeGreaterThan(waitForScores + 1);
+  });
+
+  it('fails the deployment naming the file, and applies nothing, when an applied migration file was changed', async () => {
+    const [first, ...rest] = recordsOf();
+    database.applied = [first!, { ...rest[0]!, sha256: '0'.repeat(64) }];
+
+    await expect(
+      handler(
+        {
+          ...common,
+          RequestType: 'Update',
+          PhysicalResourceId: 'users-database-schema',
+          ResourceProperties: properties(),
+          OldResourceProperties: properties(),
+        },
+        lambdaContext(),
+      ),
+    ).rejects.toThrow(`applied migration ${USERS_MIGRATIONS[1]!.file} was changed`);
+    expect(texts().filter((text) => !text.includes('schema_migration_files'))).toEqual([]);
+  });
+
   it('creates the eraser role with SELECT and DELETE on users and maps it to the erasing roles alone', async () => {
     const eraserRole = 'arn:aws:iam::123456789012:role/OnboardingReportsService-dev-EraseUserRole-GHI';
 
@@ -130,7 +187,7 @@ describe('the users database migration custom resource', () => {
   });
 
   it('on Update applies only what is new, grants again, and keeps the resource’s id (no replacement)', async () => {
-    database.appliedVersions = USERS_MIGRATIONS.map((migration) => migration.version);
+    database.applied = recordsOf();
 
     const response = await handler(
       {

@@ -175,6 +175,30 @@ describe('importUserLines', () => {
     expect(storedRows(database).map((row) => row.id)).toEqual(['u-1', 'u-3']);
   });
 
+  it('ends by refreshing the statistics of users and their words, after the last write, so the table is ready for queries', async () => {
+    const database = new FakeDatabase();
+
+    await importUserLines({ lines: linesOf([user('u-1'), user('u-2')]), orgId: 'acme', database });
+
+    const texts = database.statements.map((statement) => statement.text);
+    expect(texts.slice(-2)).toEqual(['ANALYZE users', 'ANALYZE user_name_words']);
+    expect(texts.filter((text) => text.startsWith('ANALYZE'))).toHaveLength(2);
+  });
+
+  it('analyzes nothing when nothing was imported, and reports a failed refresh as a stopped import', async () => {
+    const nothing = new FakeDatabase();
+    await importUserLines({ lines: linesOf(['not json']), orgId: 'acme', database: nothing });
+    expect(nothing.statements.filter((statement) => statement.text.startsWith('ANALYZE'))).toEqual([]);
+
+    const refusing = new FakeDatabase(({ text }) => {
+      if (text.startsWith('ANALYZE')) throw dataError('42501', 'must be owner of table users');
+      return [];
+    });
+    await expect(importUserLines({ lines: linesOf([user('u-1')]), orgId: 'acme', database: refusing })).rejects.toThrow(
+      'import stopped: must be owner of table users',
+    );
+  });
+
   it('writes one multi-row INSERT ... ON CONFLICT (org_id, id) DO UPDATE with every value bound', async () => {
     const database = new FakeDatabase();
     const city = "Saint-Lô' OR '1'='1";

@@ -3,17 +3,17 @@ import type { SqlRunner } from '#shared/adapters/postgres/users-database.ts';
 import {
   columnTypeOf,
   ensureReaderRole,
+  REQUIRED_FIELDS,
   ensureRole,
-  forDialect,
   grantReaderToIamRoles,
   grantRoleToIamRoles,
-  migrateUsersDatabase,
-  USERS_MIGRATIONS,
   USERS_ERASER_ROLE,
   USERS_READER_ROLE,
-  type Migration,
 } from '#shared/adapters/postgres/users-schema.ts';
+import { forDialect, migrateUsersDatabase, usersMigrations } from '#shared/adapters/postgres/users-migrations.ts';
 import { USER_RECORD_FIELDS } from '#shared/domain/users/user-record.ts';
+
+const USERS_MIGRATIONS = usersMigrations();
 
 // ---------------------------------------------------------------------------------------------
 // What Aurora DSQL accepts: a checker over statement text. Quoted text (string literals, quoted
@@ -281,9 +281,7 @@ describe('the Aurora DSQL checker (self-test)', () => {
 
 describe('users schema: only what Aurora DSQL supports', () => {
   const migrationStatements = USERS_MIGRATIONS.flatMap((migration) =>
-    migration.statements.map(
-      (statement, i) => [`migration ${migration.version}, statement ${i + 1}`, statement] as const,
-    ),
+    migration.statements.map((statement, i) => [`${migration.file}, statement ${i + 1}`, statement] as const),
   );
 
   it.each(migrationStatements)('%s is in the DSQL subset', (_, statement) => {
@@ -299,17 +297,19 @@ describe('users schema: only what Aurora DSQL supports', () => {
     );
   });
 
-  it('checks every column of the users table (the checker sees them all) and every index (their PostgreSQL form is refused)', () => {
-    const createUsers = USERS_MIGRATIONS[0]!.statements[0]!;
+  it('creates a column of its type for every record field, in the migration files as they are (the checker sees them all), and checks every index (their PostgreSQL form is refused)', () => {
+    const usersColumns = USERS_MIGRATIONS.flatMap((migration) => migration.statements)
+      .filter((statement) => /^(CREATE TABLE IF NOT EXISTS users \(|ALTER TABLE users )/.test(statement))
+      .flatMap((statement) => columnDefinitions(maskQuotedText(statement)));
     const indexes = USERS_MIGRATIONS.flatMap((migration) => migration.statements).filter((s) =>
       /CREATE INDEX/i.test(s),
     );
 
-    expect(columnDefinitions(maskQuotedText(createUsers)).map(({ name }) => name)).toEqual([
-      'org_id',
-      'email_key',
-      ...USER_RECORD_FIELDS,
-    ]);
+    const typeOf = new Map(usersColumns.map(({ name, type }) => [name, type]));
+    expect(usersColumns.slice(0, 2).map(({ name }) => name)).toEqual(['org_id', 'email_key']);
+    for (const field of USER_RECORD_FIELDS) {
+      expect(typeOf.get(field), field).toBe(`${columnTypeOf(field)}${REQUIRED_FIELDS.has(field) ? ' NOT NULL' : ''}`);
+    }
     expect(indexes.length).toBeGreaterThan(0);
     for (const index of indexes)
       expect(dsqlProblems(forDialect(index, 'postgres'))).toContain('synchronous CREATE INDEX');
@@ -337,106 +337,6 @@ describe('users schema: only what Aurora DSQL supports', () => {
     const versions = USERS_MIGRATIONS.map((migration) => migration.version);
 
     expect(versions).toEqual([...new Set(versions)].sort((a, b) => a - b));
-  });
-});
-
-describe('forDialect', () => {
-  it('turns CREATE INDEX ASYNC into CREATE INDEX for a local PostgreSQL', () => {
-    expect(forDialect('CREATE INDEX ASYNC IF NOT EXISTS users_x ON users (org_id)', 'postgres')).toBe(
-      'CREATE INDEX IF NOT EXISTS users_x ON users (org_id)',
-    );
-    expect(forDialect('CREATE UNIQUE INDEX ASYNC users_y ON users (org_id, id)', 'postgres')).toBe(
-      'CREATE UNIQUE INDEX users_y ON users (org_id, id)',
-    );
-  });
-
-  it('leaves every other statement alone for PostgreSQL', () => {
-    const others = [
-      USERS_MIGRATIONS[0]!.statements[0]!,
-      "SELECT 'CREATE INDEX ASYNC x' FROM users",
-      'GRANT SELECT ON users TO users_reader',
-    ];
-
-    for (const statement of others) expect(forDialect(statement, 'postgres')).toBe(statement);
-  });
-
-  it('gives DSQL every statement as it is', () => {
-    for (const statement of USERS_MIGRATIONS.flatMap((migration) => migration.statements)) {
-      expect(forDialect(statement, 'dsql')).toBe(statement);
-    }
-  });
-});
-
-describe('migrateUsersDatabase', () => {
-  const migrations: Migration[] = [
-    { version: 1, description: 'one', statements: ['CREATE TABLE IF NOT EXISTS a (x text PRIMARY KEY)'] },
-    {
-      version: 2,
-      description: 'two',
-      statements: [
-        'CREATE INDEX ASYNC IF NOT EXISTS a_x ON a (x)',
-        'CREATE TABLE IF NOT EXISTS b (y text PRIMARY KEY)',
-      ],
-    },
-    { version: 3, description: 'three', statements: ['CREATE INDEX ASYNC IF NOT EXISTS b_y ON b (y)'] },
-  ];
-
-  it('skips the versions already recorded and records each one it applies, in order', async () => {
-    const database = new FakeDatabase((text) =>
-      text === 'SELECT version FROM schema_migrations' ? [{ version: 1 }, { version: 3 }] : [],
-    );
-
-    const applied = await migrateUsersDatabase(database, { dialect: 'postgres', migrations });
-
-    expect(applied).toEqual([2]);
-    const texts = database.statements.map((statement) => statement.text);
-    expect(texts[0]).toMatch(/^CREATE TABLE IF NOT EXISTS schema_migrations \(/);
-    expect(texts.slice(1)).toEqual([
-      'SELECT version FROM schema_migrations',
-      'CREATE INDEX IF NOT EXISTS a_x ON a (x)',
-      'CREATE TABLE IF NOT EXISTS b (y text PRIMARY KEY)',
-      expect.stringMatching(
-        /^INSERT INTO schema_migrations \(version, description, applied_at\) VALUES \(\$1, \$2, \$3\)/,
-      ),
-    ]);
-    expect(database.statements.at(-1)!.values).toEqual([2, 'two', expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/)]);
-  });
-
-  it('applies every migration to a new database, DSQL statements as written', async () => {
-    const database = new FakeDatabase();
-
-    const applied = await migrateUsersDatabase(database, { dialect: 'dsql' });
-
-    expect(applied).toEqual(USERS_MIGRATIONS.map((migration) => migration.version));
-    const texts = database.statements.map((statement) => statement.text);
-    for (const statement of USERS_MIGRATIONS.flatMap((migration) => migration.statements)) {
-      expect(texts).toContain(statement);
-    }
-    expect(texts.filter((text) => text.startsWith('INSERT INTO schema_migrations'))).toHaveLength(
-      USERS_MIGRATIONS.length,
-    );
-  });
-
-  it('does nothing but look when every version is recorded', async () => {
-    const database = new FakeDatabase((text) =>
-      text === 'SELECT version FROM schema_migrations' ? migrations.map(({ version }) => ({ version })) : [],
-    );
-
-    expect(await migrateUsersDatabase(database, { dialect: 'dsql', migrations })).toEqual([]);
-    expect(database.statements).toHaveLength(2);
-  });
-
-  it('stops at a failing statement without recording its migration', async () => {
-    const database = new FakeDatabase((text) => {
-      if (text.startsWith('CREATE TABLE IF NOT EXISTS b')) throw new Error('boom');
-      return [];
-    });
-
-    await expect(migrateUsersDatabase(database, { dialect: 'dsql', migrations })).rejects.toThrow('boom');
-    const recorded = database.statements.filter((statement) =>
-      statement.text.startsWith('INSERT INTO schema_migrations'),
-    );
-    expect(recorded.map((statement) => statement.values[0])).toEqual([1]);
   });
 });
 
