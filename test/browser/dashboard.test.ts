@@ -19,10 +19,10 @@ import { apiToken as tokenForOrg, signIn, staffIdOf } from './sign-in.ts';
  * field, the secret shown once, a signed test event to a receiver on loopback, deliveries, delete),
  * activity (a token's audit events, the action filter, each row's History link), errors with request ids,
  * keyboard reachability, labels and a 375 px wide layout. `UPDATE_SCREENSHOTS=1` writes each
- * page's screenshot to docs/ (the README shows them); otherwise they go to a temporary folder.
+ * page's screenshot to docs/images/ (docs/dashboard.md shows them); otherwise they go to a temporary folder.
  */
 const screenshotDir = process.env.UPDATE_SCREENSHOTS
-  ? join(import.meta.dirname, '../../docs')
+  ? join(import.meta.dirname, '../../docs/images')
   : join(tmpdir(), 'dashboard-screenshots');
 mkdirSync(screenshotDir, { recursive: true });
 
