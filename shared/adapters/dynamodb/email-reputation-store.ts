@@ -84,9 +84,11 @@ export class DynamoDbEmailReputationStore implements EmailReputationStore {
     return {
       version: stored.version ?? 0,
       state: {
-        recent: (stored.recent ?? []).map(
-          ([messageId, bounced, complained]): RecentEmail => ({ messageId, bounced, complained }),
-        ),
+        recent: (stored.recent ?? []).map(([messageId, bounced, complained]): RecentEmail => ({
+          messageId,
+          bounced,
+          complained,
+        })),
         early: (stored.early ?? []).map(([messageId, kind]) => ({ messageId, kind })),
         paused: stored.paused,
       },

@@ -37,7 +37,9 @@ export function emailEventFrom(detail: unknown): EmailEvent | { ignored: string 
   if (type === 'Send') return { ...base, kind: 'send' };
   if (type === 'Complaint') return { ...base, kind: 'complaint' };
   if (type === 'Bounce') {
-    return record.bounce?.bounceType === 'Permanent' ? { ...base, kind: 'bounce' } : { ignored: 'not a permanent bounce' };
+    return record.bounce?.bounceType === 'Permanent'
+      ? { ...base, kind: 'bounce' }
+      : { ignored: 'not a permanent bounce' };
   }
   return { ignored: `event type ${type ?? 'missing'}` };
 }

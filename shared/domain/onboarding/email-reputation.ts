@@ -154,11 +154,7 @@ export type EmailEventOutcome = 'counted' | 'paused' | 'unchanged';
  * Counts one SES event in its organization's reputation (the counter function): duplicates and
  * unknown message ids change nothing; the event that takes the organization past a limit pauses it.
  */
-export function countEmailEvent(deps: {
-  store: EmailReputationStore;
-  clock: Clock;
-  policy?: EmailReputationPolicy;
-}) {
+export function countEmailEvent(deps: { store: EmailReputationStore; clock: Clock; policy?: EmailReputationPolicy }) {
   return async (event: EmailEvent): Promise<EmailEventOutcome> => {
     let wasPaused = false;
     const next = await deps.store.update(event.orgId, (state) => {
