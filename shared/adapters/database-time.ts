@@ -1,10 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * The time a request spent waiting on its databases (PostgreSQL statements and DynamoDB calls),
- * carried through every await of the request (AsyncLocalStorage), so the adapters add to it
+ * The time a request spent in the users database's statements (PostgreSQL, Aurora DSQL deployed),
+ * carried through every await of the request (AsyncLocalStorage), so the adapter adds to it
  * without each caller passing a meter along. The request budget charges it when the request ends
- * (contract §19: 1 unit, plus 1 per 100 ms of database time).
+ * (contract §19: 1 unit, plus 1 per 100 ms of database time). DynamoDB calls are not metered:
+ * each request's are few and bounded (pages, bounded reads), single-digit milliseconds deployed,
+ * and their wall time locally measures the emulator's queue rather than the request's work.
  */
 export interface DatabaseTime {
   ms: number;

@@ -219,8 +219,8 @@ describe('tracing', () => {
     const functions = Object.entries(template.findResources('AWS::Lambda::Function')) as [string, any][];
     const service = functions.filter(([, fn]) => fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME);
     // Route functions, the fallback, the report worker, dead-letter handler and sweep, the webhook delivery of
-    // each lane, the republish of pending webhook events, the users database migration.
-    expect(service.length).toBe(stack.routeFunctions.size + 8);
+    // each lane, the republish of pending webhook events, the users database migration, the SES event counter.
+    expect(service.length).toBe(stack.routeFunctions.size + 9);
     for (const fn of [stack.webhooks.delivery, stack.webhooks.slowDelivery])
       expect(service.map(([id]) => id)).toContain(logicalIdOf(fn));
     // The every-minute schedules start no trace: active tracing would record one for every run, nearly all idle.

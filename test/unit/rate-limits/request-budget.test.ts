@@ -375,7 +375,7 @@ describe('the budget in the API chain', () => {
         verifyToken,
         requestBudget: budgetOn(newDocuments(), { ratePerSecond: 1, burst: 9 }),
         handle: () => {
-          // What the adapters do after each statement (users-database.ts, aws-clients.ts).
+          // What the users database adapter does after each statement (users-database.ts).
           addDatabaseTime(performance.now() - databaseMsPerRequest);
           return Promise.resolve(ok({ fine: true }));
         },
