@@ -377,8 +377,6 @@ export class ServiceStack extends Stack {
         this.webhooks.delivery,
         this.webhooks.slowDelivery,
         this.webhooks.republish,
-        // A counter that keeps failing leaves bounces uncounted: pauses come late (the event path fails open).
-        this.mail.eventCounter,
         // A failed migration fails the deploy too; the alarm tells whoever did not start it.
         this.usersDatabase.migrationFunction,
         // A failing trigger fails every sign-in and every machine token.

@@ -136,7 +136,10 @@ describe('alarms', () => {
       (id) => !id.startsWith('CustomCDKBucketDeployment') && !id.startsWith('AWS') && id !== providerFramework,
     );
     const withErrorAlarm = alarmOn('Errors').map((alarm) => alarm.Properties.Dimensions[0].Value.Ref as string);
-    expect(withErrorAlarm.sort()).toEqual(functions.filter((fn) => !routes.has(fn)).sort());
+    // The SES event counter has none: its failures are retried by EventBridge for an hour and fail open (a pause
+    // comes late, e-mail never stops), and one more alarm would take the idle stage past its metric budget.
+    const counter = logicalIdOf(stack.mail.eventCounter);
+    expect(withErrorAlarm.sort()).toEqual(functions.filter((fn) => !routes.has(fn) && fn !== counter).sort());
     // Every route is behind the API, whose integration answers a function's error or timeout with a 5XX.
     const integrated = Object.values(template.findResources('AWS::ApiGatewayV2::Integration')).map(
       (integration: any) => integration.Properties.IntegrationUri['Fn::GetAtt'][0],
