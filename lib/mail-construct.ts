@@ -147,7 +147,7 @@ export class MailConstruct extends Construct {
     );
     counter.addEnvironment(table.definition.envVar, table.tableName);
     const rule = new Rule(this, 'SesEventRule', {
-      description: 'Hands the onboarding configuration set\'s send, bounce and complaint events to the counter',
+      description: "Hands the onboarding configuration set's send, bounce and complaint events to the counter",
       eventBus: defaultBus,
       eventPattern: {
         source: ['aws.ses'],

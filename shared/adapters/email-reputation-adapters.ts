@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EmailReputationConfig } from '#shared/config/mail-config.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
-import type { EmailSendingStatus } from '#shared/domain/onboarding/ports.ts';
+import type { EmailSendingStatus } from '#shared/domain/onboarding/email-reputation.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import { DynamoDbEmailReputationStore } from './dynamodb/email-reputation-store.ts';

@@ -1,5 +1,4 @@
-import type { EmailPause } from '#shared/domain/onboarding/email-reputation.ts';
-import type { EmailSendingStatus } from '#shared/domain/onboarding/ports.ts';
+import type { EmailPause, EmailSendingStatus } from '#shared/domain/onboarding/email-reputation.ts';
 
 /** An organization's e-mail pause as the use cases see it: none, or the reason given. */
 export const emailSendingPausedFor = (reason?: EmailPause['reason']): EmailSendingStatus => ({

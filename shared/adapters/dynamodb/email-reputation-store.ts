@@ -4,10 +4,10 @@ import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import {
   emptyEmailReputation,
   type EmailPause,
+  type EmailReputationStore,
   type EmailReputationState,
   type RecentEmail,
 } from '#shared/domain/onboarding/email-reputation.ts';
-import type { EmailReputationStore } from '#shared/domain/onboarding/ports.ts';
 
 /**
  * An organization's e-mail reputation: one item in the OnboardingTokens table, in a partition of

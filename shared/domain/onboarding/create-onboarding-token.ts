@@ -3,13 +3,8 @@ import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import type { QuotaDecision } from '#shared/domain/rate-limit.ts';
 import { spendingEmailQuota } from './email-quota.ts';
 import { issueTokenFor, type OnboardingTokenRecord } from './onboarding-token.ts';
-import type {
-  EmailSendingStatus,
-  OnboardingEmail,
-  OnboardingEmailQuota,
-  OnboardingMailer,
-  OnboardingTokenStore,
-} from './ports.ts';
+import type { EmailSendingStatus } from './email-reputation.ts';
+import type { OnboardingEmail, OnboardingEmailQuota, OnboardingMailer, OnboardingTokenStore } from './ports.ts';
 
 export interface CreateOnboardingTokenInput {
   /** When the caller stops waiting: a token not confirmed by then is void (see `issue`). */

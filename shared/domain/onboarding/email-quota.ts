@@ -1,7 +1,8 @@
 import { DependencyUnavailableError, EmailPausedError, EmailQuotaExceededError } from '#shared/domain/errors.ts';
 import { QuotaChangedError, type QuotaDecision } from '#shared/domain/rate-limit.ts';
 import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
-import type { EmailQuotaSpend, EmailSendingStatus, OnboardingEmailQuota } from './ports.ts';
+import type { EmailSendingStatus } from './email-reputation.ts';
+import type { EmailQuotaSpend, OnboardingEmailQuota } from './ports.ts';
 
 /**
  * The onboarding e-mail quotas (contract §15): at most `perRecipientPerHour` e-mails to one

@@ -1,5 +1,4 @@
 import type { Clock } from '#shared/domain/clock.ts';
-import type { EmailReputationStore } from './ports.ts';
 
 /**
  * An organization's e-mail reputation (contract §19): its last e-mails, which of them bounced or
@@ -146,6 +145,27 @@ export function applyEmailEvent(
  * the pause do not pause the organization again on its next bounce.
  */
 export const resumed = (): EmailReputationState => emptyEmailReputation();
+
+/**
+ * Whether an organization's e-mail is paused for its bounces and complaints (contract §19).
+ * `pausedFor` answers the pause's reason, or `undefined` when the organization may send.
+ */
+export interface EmailSendingStatus {
+  pausedFor(orgId: string, now: Date): Promise<EmailPause['reason'] | undefined>;
+}
+
+/**
+ * Where each organization's e-mail reputation is kept. `change` runs on the state as stored and
+ * returns the next state, or `undefined` to write nothing; a concurrent change meanwhile makes the
+ * store run it again on fresh state, so every event is applied exactly once to what it sees.
+ */
+export interface EmailReputationStore {
+  read(orgId: string): Promise<EmailReputationState>;
+  update(
+    orgId: string,
+    change: (state: EmailReputationState) => EmailReputationState | undefined,
+  ): Promise<EmailReputationState | undefined>;
+}
 
 /** What counting one event did, for the counter's log line. */
 export type EmailEventOutcome = 'counted' | 'paused' | 'unchanged';

@@ -1,5 +1,4 @@
 import type { QuotaDecision } from '#shared/domain/rate-limit.ts';
-import type { EmailPause, EmailReputationState } from './email-reputation.ts';
 import type { OnboardingTokenRecord, OnboardingTokenStatus } from './onboarding-token.ts';
 
 export interface OnboardingTokenPage {
@@ -129,25 +128,4 @@ export interface OnboardingEmailQuota {
    * (trimmed and lower-cased before it is counted). Writes nothing.
    */
   reserve(orgId: string, email: string, now: Date): Promise<EmailQuotaReservation | EmailQuotaRefusal>;
-}
-
-/**
- * Whether an organization's e-mail is paused for its bounces and complaints (contract §19).
- * `pausedFor` answers the pause's reason, or `undefined` when the organization may send.
- */
-export interface EmailSendingStatus {
-  pausedFor(orgId: string, now: Date): Promise<EmailPause['reason'] | undefined>;
-}
-
-/**
- * Where each organization's e-mail reputation is kept. `change` runs on the state as stored and
- * returns the next state, or `undefined` to write nothing; a concurrent change meanwhile makes the
- * store run it again on fresh state, so every event is applied exactly once to what it sees.
- */
-export interface EmailReputationStore {
-  read(orgId: string): Promise<EmailReputationState>;
-  update(
-    orgId: string,
-    change: (state: EmailReputationState) => EmailReputationState | undefined,
-  ): Promise<EmailReputationState | undefined>;
 }

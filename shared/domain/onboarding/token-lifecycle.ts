@@ -4,13 +4,8 @@ import type { QuotaDecision } from '#shared/domain/rate-limit.ts';
 import { onboardingEmail } from './create-onboarding-token.ts';
 import { spendingEmailQuota } from './email-quota.ts';
 import { hashOnboardingToken, issueTokenFor, tokenStatus, type OnboardingTokenRecord } from './onboarding-token.ts';
-import type {
-  EmailSendingStatus,
-  OnboardingEmailQuota,
-  OnboardingMailer,
-  OnboardingTokenEvents,
-  OnboardingTokenStore,
-} from './ports.ts';
+import type { EmailSendingStatus } from './email-reputation.ts';
+import type { OnboardingEmailQuota, OnboardingMailer, OnboardingTokenEvents, OnboardingTokenStore } from './ports.ts';
 
 export interface TokenLifecycleDeps {
   tokens: OnboardingTokenStore;

@@ -134,7 +134,14 @@ describe('resendOnboardingToken', () => {
 
     const emailQuota = new FakeEmailQuota();
 
-    const result = await resendOnboardingToken({ tokens, events: lifecycle, clock, mailer: send, emailQuota, emailSending: sendingNotPaused })({
+    const result = await resendOnboardingToken({
+      tokens,
+      events: lifecycle,
+      clock,
+      mailer: send,
+      emailQuota,
+      emailSending: sendingNotPaused,
+    })({
       orgId: 'acme',
       tokenId: issued.tokenId,
       organizationName: 'Acme',
@@ -189,7 +196,14 @@ describe('resendOnboardingToken', () => {
     for (const state of [{ usedAt: NOW.toISOString() }, { revokedAt: NOW.toISOString() }]) {
       const tokens = storeAnswering('Issued', { ...issued, ...state });
       const emailQuota = new FakeEmailQuota();
-      const run = resendOnboardingToken({ tokens, events: events(), clock, mailer: mailer(), emailQuota, emailSending: sendingNotPaused });
+      const run = resendOnboardingToken({
+        tokens,
+        events: events(),
+        clock,
+        mailer: mailer(),
+        emailQuota,
+        emailSending: sendingNotPaused,
+      });
       await expect(
         run({ orgId: 'acme', tokenId: issued.tokenId, organizationName: 'Acme', revokedBy: undefined }),
       ).rejects.toBeInstanceOf(TokenNotIssuedError);
@@ -221,7 +235,14 @@ describe('resendOnboardingToken', () => {
     const lifecycle = events();
     const emailQuota = new FakeEmailQuota();
     emailQuota.refusal = RECIPIENT_REFUSAL;
-    const run = resendOnboardingToken({ tokens, events: lifecycle, clock, mailer: send, emailQuota, emailSending: sendingNotPaused });
+    const run = resendOnboardingToken({
+      tokens,
+      events: lifecycle,
+      clock,
+      mailer: send,
+      emailQuota,
+      emailSending: sendingNotPaused,
+    });
 
     await expect(
       run({ orgId: 'acme', tokenId: issued.tokenId, organizationName: 'Acme', revokedBy: undefined }),
@@ -236,7 +257,14 @@ describe('resendOnboardingToken', () => {
     tokens.replace.mockImplementationOnce(() => Promise.reject(new QuotaChangedError()));
     const send = mailer();
     const emailQuota = new FakeEmailQuota();
-    const run = resendOnboardingToken({ tokens, events: events(), clock, mailer: send, emailQuota, emailSending: sendingNotPaused });
+    const run = resendOnboardingToken({
+      tokens,
+      events: events(),
+      clock,
+      mailer: send,
+      emailQuota,
+      emailSending: sendingNotPaused,
+    });
 
     await run({ orgId: 'acme', tokenId: issued.tokenId, organizationName: 'Acme', revokedBy: undefined });
 
@@ -254,7 +282,14 @@ describe('resendOnboardingToken', () => {
     tokens.replace.mockImplementation(() => Promise.reject(refusal));
     const send = mailer();
     const emailQuota = new FakeEmailQuota();
-    const run = resendOnboardingToken({ tokens, events: events(), clock, mailer: send, emailQuota, emailSending: sendingNotPaused });
+    const run = resendOnboardingToken({
+      tokens,
+      events: events(),
+      clock,
+      mailer: send,
+      emailQuota,
+      emailSending: sendingNotPaused,
+    });
 
     await expect(
       run({ orgId: 'acme', tokenId: issued.tokenId, organizationName: 'Acme', revokedBy: undefined }),
