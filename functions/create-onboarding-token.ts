@@ -1,12 +1,17 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
 import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { onboardingEmailQuotaFor } from '#shared/adapters/email-quota-adapters.ts';
+import { emailSendingStatusFor } from '#shared/adapters/email-reputation-adapters.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { onboardingMailerFrom } from '#shared/adapters/ses/onboarding-mailer.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { requiredString } from '#shared/config/load-config.ts';
-import { emailQuotaEnvironment, onboardingMailEnvironment } from '#shared/config/mail-config.ts';
+import {
+  emailQuotaEnvironment,
+  emailReputationEnvironment,
+  onboardingMailEnvironment,
+} from '#shared/config/mail-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { createOnboardingToken } from '#shared/domain/onboarding/create-onboarding-token.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
@@ -23,6 +28,7 @@ const config = loadApiConfig({
   IDEMPOTENCY_TABLE_NAME: requiredString('IDEMPOTENCY_TABLE_NAME'),
   ...onboardingMailEnvironment,
   ...emailQuotaEnvironment,
+  ...emailReputationEnvironment,
 });
 const dynamoDb = containerDynamoDbClients();
 
@@ -30,6 +36,7 @@ const createToken = createOnboardingToken({
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
   mailer: onboardingMailerFrom(config),
   emailQuota: onboardingEmailQuotaFor(dynamoDb.documents, config),
+  emailSending: emailSendingStatusFor(dynamoDb.documents, config),
   clock: systemClock,
   onWithdrawFailed: (tokenId, error) =>
     logger.warn('could not withdraw a token after a failed e-mail; it voids itself as provisional', {

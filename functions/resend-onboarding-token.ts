@@ -1,11 +1,16 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
 import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { onboardingEmailQuotaFor } from '#shared/adapters/email-quota-adapters.ts';
+import { emailSendingStatusFor } from '#shared/adapters/email-reputation-adapters.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { onboardingMailerFrom } from '#shared/adapters/ses/onboarding-mailer.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { requiredString } from '#shared/config/load-config.ts';
-import { emailQuotaEnvironment, onboardingMailEnvironment } from '#shared/config/mail-config.ts';
+import {
+  emailQuotaEnvironment,
+  emailReputationEnvironment,
+  onboardingMailEnvironment,
+} from '#shared/config/mail-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { resendOnboardingToken } from '#shared/domain/onboarding/token-lifecycle.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
@@ -27,6 +32,7 @@ const config = loadApiConfig({
   IDEMPOTENCY_TABLE_NAME: requiredString('IDEMPOTENCY_TABLE_NAME'),
   ...onboardingMailEnvironment,
   ...emailQuotaEnvironment,
+  ...emailReputationEnvironment,
 });
 const dynamoDb = containerDynamoDbClients();
 
@@ -34,6 +40,7 @@ const resend = resendOnboardingToken({
   tokens: new DynamoDbOnboardingTokenStore(dynamoDb.documents, config.ONBOARDING_TOKENS_TABLE_NAME),
   mailer: onboardingMailerFrom(config),
   emailQuota: onboardingEmailQuotaFor(dynamoDb.documents, config),
+  emailSending: emailSendingStatusFor(dynamoDb.documents, config),
   events: emittingTokenEvents(tokenEventMetrics, webhookEventPublishing(config)),
   clock: systemClock,
 });

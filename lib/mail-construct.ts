@@ -1,4 +1,6 @@
-import { CfnOutput, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import {
@@ -11,7 +13,10 @@ import {
   Identity,
 } from 'aws-cdk-lib/aws-ses';
 import { Construct } from 'constructs';
+import { emailEventsFunction } from '#shared/config/api-routes.ts';
 import { onboardingEmailTemplate } from './onboarding-email-template.ts';
+import { ServiceFunction } from './service-function.ts';
+import type { ServiceTable } from './service-table.ts';
 
 export interface MailConstructProps {
   /** From address of every e-mail. */
@@ -27,7 +32,12 @@ export interface MailConstructProps {
    * sandbox, where SES also authorizes the send against each recipient's identity.
    */
   readonly sandboxRecipients?: readonly string[];
+  /** Where each organization's e-mail reputation is counted (`EMAIL_REPUTATION#{org}` items). */
+  readonly reputationTable: ServiceTable;
 }
+
+/** The SES events counted per organization (contract §19), as EventBridge names their detail types. */
+export const COUNTED_SES_EVENT_TYPES = ['Email Sent', 'Email Bounced', 'Email Complaint Received'] as const;
 
 /** The dimension SES's CloudWatch event destination counts sends, deliveries, bounces and complaints by. */
 export const CONFIGURATION_SET_DIMENSION = 'ses:configuration-set';
@@ -42,6 +52,10 @@ export class MailConstruct extends Construct {
   readonly onboardingTemplateArn: string;
   /** Every onboarding e-mail is sent through it: reputation metrics and event counts per stage. */
   readonly configurationSet: ConfigurationSet;
+  /** Counts the set's send, bounce and complaint events per organization (`org_id` tag) and pauses past the limits. */
+  readonly eventCounter: ServiceFunction;
+  /** The default bus's rule that hands the set's events to `eventCounter`. */
+  readonly eventRule: Rule;
   private readonly senderEmail: string;
   private readonly sandboxRecipientArns: string[];
 
@@ -100,10 +114,49 @@ export class MailConstruct extends Construct {
         EmailSendingEvent.REJECT,
       ],
     });
+    ({ counter: this.eventCounter, rule: this.eventRule } = this.countEventsPerOrganization(props.reputationTable));
     this.sandboxRecipientArns = (props.sandboxRecipients ?? []).map((address) =>
       Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: address }),
     );
     this.addDkimOutputs(props.senderIdentity);
+  }
+
+  /**
+   * Contract §19: the set publishes sends, bounces and complaints to the account's default event
+   * bus (SES copies the e-mail's `org_id` tag onto each); a rule matching this set's events invokes
+   * the counter. EventBridge retries a failed invocation for up to an hour; an event lost beyond
+   * that is not counted, so a failing event path fails open (docs/api.md "Limits").
+   */
+  private countEventsPerOrganization(table: ServiceTable): { counter: ServiceFunction; rule: Rule } {
+    const defaultBus = EventBus.fromEventBusName(this, 'DefaultEventBus', 'default');
+    this.configurationSet.addEventDestination('ToEventBridge', {
+      destination: EventDestination.eventBus(defaultBus),
+      events: [EmailSendingEvent.SEND, EmailSendingEvent.BOUNCE, EmailSendingEvent.COMPLAINT],
+    });
+    const counter = new ServiceFunction(this, emailEventsFunction.name, {
+      entry: emailEventsFunction.entry,
+      description: 'Counts SES sends, bounces and complaints per organization; pauses its e-mail past the limits',
+    });
+    // Its own items only: the reputation partitions of the OnboardingTokens table, read and replaced whole.
+    counter.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EMAIL_REPUTATION#*'] } },
+      }),
+    );
+    counter.addEnvironment(table.definition.envVar, table.tableName);
+    const rule = new Rule(this, 'SesEventRule', {
+      description: "Hands the onboarding configuration set's send, bounce and complaint events to the counter",
+      eventBus: defaultBus,
+      eventPattern: {
+        source: ['aws.ses'],
+        detailType: [...COUNTED_SES_EVENT_TYPES],
+        detail: { mail: { tags: { 'ses:configuration-set': [this.configurationSet.configurationSetName] } } },
+      },
+      targets: [new LambdaTarget(counter, { retryAttempts: 8, maxEventAge: Duration.hours(1) })],
+    });
+    return { counter, rule };
   }
 
   /**

@@ -274,6 +274,7 @@ export class ServiceStack extends Stack {
       senderIdentityExists: config.senderIdentityExists,
       stage: config.stage,
       sandboxRecipients: config.sesSandboxRecipients,
+      reputationTable: this.data.tables.OnboardingTokens,
     });
     // Its functions run outside the API: they get no token settings.
     this.reports = new ReportPipelineConstruct(this, 'Reports', {
@@ -328,6 +329,7 @@ export class ServiceStack extends Stack {
       applyEmailQuotas: (fn) => {
         fn.addEnvironment('EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR', String(config.emailQuotaPerRecipientPerHour));
         fn.addEnvironment('EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR', String(config.emailQuotaPerOrganizationPerHour));
+        fn.addEnvironment('EMAIL_REPUTATION_FAIL_OPEN_SECONDS', String(config.emailReputationFailOpenSeconds));
       },
       recordAudit: (fn) => {
         bindTable(fn, this.data.tables.AuditEvents, 'append');

@@ -6,6 +6,7 @@ import { SCOPES, type Scope } from '#shared/domain/identity/staff-roles.ts';
 import { DEFAULT_REPORT_RATE_LIMIT, MAX_REPORT_RATE_LIMIT } from '#shared/config/report-rate-limit.ts';
 import { MAX_REQUEST_BUDGET_BURST, MAX_REQUEST_BUDGET_RATE } from '#shared/config/request-budget.ts';
 import { DEFAULT_REQUEST_BUDGET } from '#shared/domain/request-budget.ts';
+import { DEFAULT_EMAIL_REPUTATION_FAIL_OPEN_SECONDS } from '#shared/config/mail-config.ts';
 import {
   DEFAULT_EMAIL_QUOTA,
   MAX_EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR,
@@ -218,6 +219,15 @@ export const stackConfigSchema = v.pipe(
       'emailQuotaPerOrganizationPerHour',
       DEFAULT_EMAIL_QUOTA.perOrganizationPerHour,
       MAX_EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR,
+    ),
+    /**
+     * How long a sending function keeps sending while it cannot read an organization's e-mail pause
+     * (then 503 until it can again); EMAIL_REPUTATION_FAIL_OPEN_SECONDS.
+     */
+    emailReputationFailOpenSeconds: positiveInteger(
+      'emailReputationFailOpenSeconds',
+      DEFAULT_EMAIL_REPUTATION_FAIL_OPEN_SECONDS,
+      86_400,
     ),
     /**
      * While the account is in the SES sandbox: the verified recipient addresses the service may

@@ -9,6 +9,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitForOutput } from './child-output.ts';
 import { portOrFree } from './free-port.ts';
+import { startMailboxSimulator } from './ses-mailbox-simulator.ts';
 import { startUsersPostgres, type LocalUsersDatabase } from './users-postgres.ts';
 
 const require = createRequire(import.meta.url);
@@ -197,16 +198,23 @@ async function startS3(port: number): Promise<{ stop: () => Promise<void> }> {
   };
 }
 
+/** aws-ses-v2-local on a port of its own, behind the mailbox simulator (ses-mailbox-simulator.ts) on `port`. */
 async function startSes(port: number): Promise<{ stop: () => Promise<void> }> {
   const { default: startSesServer } = await import('aws-ses-v2-local');
-  const server: Server = await startSesServer({ host: LOOPBACK, port });
-  return {
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections?.();
-        server.close(() => resolve());
-      }),
-  };
+  const emulatorPort = await portOrFree(undefined);
+  const emulator: Server = await startSesServer({ host: LOOPBACK, port: emulatorPort });
+  const close = (server: Server) =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections?.();
+      server.close(() => resolve());
+    });
+  try {
+    const front = await startMailboxSimulator(LOOPBACK, port, `http://${LOOPBACK}:${emulatorPort}`);
+    return { stop: async () => void (await Promise.all([close(front.server), close(emulator)])) };
+  } catch (error) {
+    await close(emulator);
+    throw error;
+  }
 }
 
 /** DynamoDB Local prints its banner before the port accepts requests. */

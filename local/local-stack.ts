@@ -134,6 +134,8 @@ export class PortInUseError extends Error {
 }
 
 const ROUTER_HOST = '127.0.0.1';
+/** The configuration set the functions send through locally: its events are counted per organization. */
+const LOCAL_SES_CONFIGURATION_SET = 'onboarding-local';
 /** Invocations of one function the router runs at once (see fair-invocation-slots.ts). */
 const LOCAL_CONTAINERS_PER_FUNCTION = 10;
 /** API Gateway never refuses a connection for want of accepting it; Node's default backlog of 511 does under a burst. */
@@ -344,6 +346,8 @@ export function handlerEnvironment({
     ROLE_CLAIM: 'role',
     SENDER_EMAIL: 'no-reply@onboarding.local',
     ONBOARDING_TEMPLATE_NAME: resources.emailTemplateName,
+    // The SES emulator publishes a configuration set's events (ses-mailbox-simulator.ts), as SES does.
+    SES_CONFIGURATION_SET: LOCAL_SES_CONFIGURATION_SET,
     POWERTOOLS_SERVICE_NAME: 'onboarding-api',
     LOG_LEVEL: quiet ? 'WARN' : 'INFO',
     ...(prettyLogs ? { POWERTOOLS_DEV: 'true' } : {}),

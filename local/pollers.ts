@@ -4,6 +4,7 @@ import {
   WORKER_TIMEOUT_SECONDS,
 } from '#shared/queue/report-pipeline-timing.ts';
 import {
+  emailEventsFunction,
   reportPipelineFunctions,
   webhookDeliveryFunction,
   webhookRepublishFunction,
@@ -21,6 +22,7 @@ import type { RunningPoller } from './lambda-invocation.ts';
 export type { RunningPoller };
 import { startSchedule } from './scheduler.ts';
 import { startSqsPoller } from './sqs-poller.ts';
+import { startSesEventDestination } from './ses-event-destination.ts';
 
 /**
  * Background work the local stack runs beside the router, standing in for what invokes the
@@ -151,5 +153,25 @@ export function webhookDeliveryPollers(options: WebhookPollerOptions = {}): Poll
   return [...deliveries, republish];
 }
 
+/**
+ * The SES configuration set's event destination (EventBridge in AWS, lib/mail-construct.ts): the
+ * events the SES emulator publishes go to the function that counts them per organization.
+ */
+export function emailEventPollers(): PollerFactory[] {
+  return [
+    (context) =>
+      startSesEventDestination({
+        sesEndpoint: context.endpoints.ses,
+        function: emailEventsFunction,
+        loadHandler: context.loadHandler,
+        log: context.quiet ? undefined : (line: string) => console.log(line),
+      }),
+  ];
+}
+
 /** The pollers `startLocalStack` starts by default. */
-export const localPollers: readonly PollerFactory[] = [...reportPipelinePollers(), ...webhookDeliveryPollers()];
+export const localPollers: readonly PollerFactory[] = [
+  ...reportPipelinePollers(),
+  ...webhookDeliveryPollers(),
+  ...emailEventPollers(),
+];

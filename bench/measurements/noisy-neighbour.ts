@@ -6,6 +6,7 @@ import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-
 import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
 import { eventIdFor, messageIdFor } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import { single, summarize, type Row } from '#bench/report.ts';
+import { DEFAULT_REQUEST_BUDGET, tokensAvailable } from '#shared/domain/request-budget.ts';
 import { callLocalApi, createApiClient, runPacedRequests, seedOrganization } from '#bench/support/local-api.ts';
 import type { Measurement } from '#bench/support/measurement.ts';
 import { sleep } from '#bench/support/timing.ts';
@@ -17,12 +18,15 @@ import { sleep } from '#bench/support/timing.ts';
  * directly, as the route would have), 200 requests per second of POST /v1/user-status for
  * FLOOD_SECONDS, and 50 onboarding e-mails to one address. Meanwhile organization B does quiet
  * traffic: 20 user-status queries a second (quiet and under the flood), and a webhook test now and then to a receiver that
- * answers at once. Budgets: B's webhook deliveries (from its test's 202 to the receiver) p99 <= 5 s;
- * B's API p99 under the flood at most 1.5 x its p99 measured quiet in the same run (the row's
- * "median" columns carry the two p99s, so its ratio is theirs); no 429 for B. Loopback receivers
- * are allowed because the local stack runs the delivery in local mode (WEBHOOK_LOCAL_MODE=true).
- * Before the quiet baseline, a third organization warms the routes the flood uses. Informational rows: B's median,
- * probes of the router and DynamoDB Local, the event loop's delay, and A's request budget writes during the flood.
+ * answers at once. Budgets (contract §19): B's webhook deliveries (from its test's 202 to the receiver) p99 <= 5 s;
+ * B's API median over the whole flood at most 1.5 x its quiet median, and B's API p99 once A's burst is spent (A's
+ * bucket has no token left: A is over budget) at most 1.5 x its quiet p99, both measured quiet in the same run (the
+ * p99 row's "median" columns carry the two p99s, so its ratio is theirs); no 429 for B. B's p99 during A's admitted
+ * burst is reported, not budgeted: the local stack shares two cores between organizations where Lambda gives each
+ * invocation its own. Loopback receivers are allowed because the local stack runs the delivery in local mode
+ * (WEBHOOK_LOCAL_MODE=true). Before the quiet baseline, a third organization warms the routes the flood uses.
+ * Informational rows: B's burst-phase p99, probes of the router and DynamoDB Local, the event loop's delay, and A's
+ * request budget writes during the flood.
  */
 const HANGING_ENDPOINTS = 10;
 const TEST_EVENTS = 60;
@@ -35,6 +39,7 @@ const B_QUERIES_PER_SECOND = 20;
 const B_WEBHOOK_TESTS = 8;
 const MAX_DELIVERY_MS = 5_000;
 const MAX_API_P99_RATIO = 1.5;
+const MAX_API_MEDIAN_RATIO = 1.5;
 /** The local stack's invocations at once per function (LOCAL_CONTAINERS_PER_FUNCTION). */
 const WARM_CONTAINERS = 10;
 const BUDGET_WRITE_COUNTER = 'benchCountRequestBudgetWrites';
@@ -262,6 +267,25 @@ export default {
     const routerProbe: number[] = [];
     const newConnectionProbe: number[] = [];
     const dynamoDbProbe: number[] = [];
+    // When A's burst is spent: the first probe that finds no token in A's bucket (GCRA: `tat` at least
+    // `(burst - 1) / rate` ahead), in ms after the flood began.
+    const budgetPolicy = {
+      ratePerSecond: Number(stack.env.REQUEST_BUDGET_RATE ?? DEFAULT_REQUEST_BUDGET.ratePerSecond),
+      burst: Number(stack.env.REQUEST_BUDGET_BURST ?? DEFAULT_REQUEST_BUDGET.burst),
+    };
+    let burstSpentAt: number | undefined;
+    // A loop of its own: the other probes may take seconds each under the flood.
+    const bucketWatch = (async () => {
+      while (burstSpentAt === undefined && performance.now() < floodEnds) {
+        const bucket = await documents
+          .send(new GetCommand({ TableName: stack.env.REQUEST_BUDGETS_TABLE_NAME!, Key: { pk: `ORG#${noisy}` } }))
+          .catch(() => undefined);
+        const tat = bucket?.Item?.tat as number | undefined;
+        if (tat !== undefined && tokensAvailable(tat, Date.now(), budgetPolicy) < 1)
+          burstSpentAt = performance.now() - floodStarts;
+        await sleep(50);
+      }
+    })();
     const probes = (async () => {
       while (performance.now() < floodEnds) {
         let startedAt = performance.now();
@@ -280,7 +304,7 @@ export default {
         await sleep(100);
       }
     })();
-    await Promise.all([firing, queries, tests, probes]);
+    await Promise.all([firing, queries, tests, probes, bucketWatch]);
     const floodBudgetWrites = { noisy: budgetWrites.get(noisy) ?? 0, quiet: budgetWrites.get(quiet) ?? 0 };
     loopDelay.disable();
     await Promise.all(flood);
@@ -289,6 +313,11 @@ export default {
 
     const p99 = (samples: number[]) => summarize(samples, { p99: true }).p99!;
     const underFloodMs = underFlood.map(({ ms }) => ms);
+    // B's queries by when they were sent: during A's admitted burst, or once it was spent. If the watch never saw
+    // A's bucket dry (it sends at 4x its rate, so it is dry within a second or two), the second half of the flood.
+    const spentAt = burstSpentAt ?? (FLOOD_SECONDS * 1000) / 2;
+    const duringBurstMs = underFlood.filter(({ ms, at }) => at - ms < spentAt).map(({ ms }) => ms);
+    const afterBurstMs = underFlood.filter(({ ms, at }) => at - ms >= spentAt).map(({ ms }) => ms);
     // Where in the flood B's answers beyond the budget fell, second by second: A's burst (its 60 tests, 50 e-mails
     // and 100 admitted queries) comes at the start, its steady 200 a second after.
     const slowerThanBudget = MAX_API_P99_RATIO * p99(baseline);
@@ -313,22 +342,33 @@ export default {
       },
       {
         measurement: this.title,
-        subject: 'org B API p99 under A’s flood (median column: p99)',
-        unit: 'ms',
-        value: single(p99(underFloodMs)),
-        baseline: { subject: 'org B quiet p99, same run', value: single(p99(baseline)) },
-        budget: { on: 'ratio', max: MAX_API_P99_RATIO },
-        note:
-          `B user-status under flood: median ${summarize(underFloodMs).median.toFixed(1)} ms over ${underFlood.length}; ` +
-          `quiet median ${summarize(baseline).median.toFixed(1)} ms; answers over 1.5x the quiet p99 by second of the flood ` +
-          `in which they were sent: ${slowBySecond.join(', ')}`,
-      },
-      {
-        measurement: this.title,
-        subject: 'org B API median under A’s flood (informational)',
+        subject: 'org B API median over A’s whole flood',
         unit: 'ms',
         value: single(summarize(underFloodMs).median),
         baseline: { subject: 'org B quiet median, same run', value: single(summarize(baseline).median) },
+        budget: { on: 'ratio', max: MAX_API_MEDIAN_RATIO },
+        note: `${underFlood.length} queries over ${FLOOD_SECONDS} s`,
+      },
+      {
+        measurement: this.title,
+        subject: 'org B API p99 once A’s burst is spent (median column: p99)',
+        unit: 'ms',
+        value: single(p99(afterBurstMs.length > 0 ? afterBurstMs : underFloodMs.slice(-1))),
+        baseline: { subject: 'org B quiet p99, same run', value: single(p99(baseline)) },
+        budget: { on: 'ratio', max: MAX_API_P99_RATIO },
+        note:
+          (burstSpentAt === undefined
+            ? `A’s bucket was never seen dry: the flood's second half, ${afterBurstMs.length} queries`
+            : `A’s burst spent ${(burstSpentAt / 1000).toFixed(2)} s into the flood; ${afterBurstMs.length} queries after it`) +
+          `; answers over 1.5x the quiet p99 by second of the flood in which they were sent: ${slowBySecond.join(', ')}`,
+      },
+      {
+        measurement: this.title,
+        subject: 'org B API p99 during A’s admitted burst (informational, median column: p99)',
+        unit: 'ms',
+        value: single(duringBurstMs.length > 0 ? p99(duringBurstMs) : 0),
+        baseline: { subject: 'org B quiet p99, same run', value: single(p99(baseline)) },
+        note: `${duringBurstMs.length} queries; the local stack shares two cores where Lambda gives each invocation its own`,
       },
       {
         measurement: this.title,

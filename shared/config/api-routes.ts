@@ -175,3 +175,12 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...auditRoutes,
   ...documentationRoutes,
 ];
+
+/**
+ * Counts the SES configuration set's send, bounce and complaint events per organization, and
+ * pauses an organization's e-mail past the limits (contract §19; shared/domain/onboarding/email-reputation.ts).
+ */
+export const emailEventsFunction = {
+  entry: 'functions/count-email-events.ts',
+  name: 'CountEmailEvents',
+} as const;

@@ -29,3 +29,19 @@ export const emailQuotaEnvironment = {
 };
 
 export type EmailQuotaConfig = v.InferOutput<v.ObjectSchema<typeof emailQuotaEnvironment, undefined>>;
+
+/** How long a container sends while it cannot read the e-mail pause (contract §19), by default. */
+export const DEFAULT_EMAIL_REPUTATION_FAIL_OPEN_SECONDS = 300;
+
+/**
+ * What a sending function needs to honour an organization's e-mail pause: CDK sets it from the
+ * context value `emailReputationFailOpenSeconds`.
+ */
+export const emailReputationEnvironment = {
+  EMAIL_REPUTATION_FAIL_OPEN_SECONDS: positiveIntegerString(
+    'EMAIL_REPUTATION_FAIL_OPEN_SECONDS',
+    DEFAULT_EMAIL_REPUTATION_FAIL_OPEN_SECONDS,
+  ),
+};
+
+export type EmailReputationConfig = v.InferOutput<v.ObjectSchema<typeof emailReputationEnvironment, undefined>>;

@@ -79,6 +79,23 @@ export class EmailQuotaExceededError extends RateLimitedError {
   }
 }
 
+/** An operator resumes a paused organization's e-mail; until then a client retrying sooner is refused again. */
+export const EMAIL_PAUSED_RETRY_AFTER_SECONDS = 3600;
+
+/**
+ * The organization's e-mail is paused (contract §19): its bounces or complaints over its last
+ * e-mails went past the limits, and only an operator's resume lets it send again.
+ */
+export class EmailPausedError extends RateLimitedError {
+  override name = 'EmailPausedError';
+  constructor(readonly reason: 'bounces' | 'complaints') {
+    super(EMAIL_PAUSED_RETRY_AFTER_SECONDS);
+    this.message =
+      `e-mail is paused for this organization: too many ${reason} among its recent onboarding e-mails; ` +
+      'an operator must resume it';
+  }
+}
+
 /** A dependency (database, queue, storage, mail) is throttling or unavailable; the client may retry. */
 export class DependencyUnavailableError extends Error {
   override name = 'DependencyUnavailableError';

@@ -51,6 +51,33 @@ export function overAdmissionBound(policy: RequestBudgetPolicy, intervalMs: numb
   return policy.burst + Math.floor((policy.ratePerSecond * intervalMs) / 1000) + containers * (leaseSize(policy) - 1);
 }
 
+/** Contract §19: a request costs 1 unit, plus 1 per this many milliseconds of database time. */
+export const DATABASE_MS_PER_UNIT = 100;
+
+/** The units a request owes when it ends, beyond the one spent when it was admitted. */
+export function extraCostUnits(databaseMs: number): number {
+  return Math.max(0, Math.floor(databaseMs / DATABASE_MS_PER_UNIT));
+}
+
+/** A debt beyond this is not charged further (the bucket item's TTL follows `highest`): far above any bounded statement. */
+const MAX_DEBT_MS = 3_600_000;
+
+/**
+ * How the shared bucket is moved to charge `count` units a finished request owes: unconditionally
+ * (the request has run), so the bucket may go into debt, `tat` past `now + burst * interval`, and
+ * the organization is refused until it has paid it off.
+ */
+export function planCharge(
+  tat: number | undefined,
+  nowMs: number,
+  count: number,
+  policy: RequestBudgetPolicy,
+): Exclude<LeasePlan, { kind: 'refused' }> {
+  const cost = count * tokenIntervalMs(policy);
+  if (tat === undefined || tat <= nowMs) return { kind: 'refill', count, now: nowMs, fresh: nowMs + cost };
+  return { kind: 'spend', count, now: nowMs, cost, highest: nowMs + MAX_DEBT_MS };
+}
+
 export function tokenIntervalMs(policy: RequestBudgetPolicy): number {
   return 1000 / policy.ratePerSecond;
 }
@@ -208,6 +235,38 @@ export class LeasedRequestBudget {
         throw error;
       }
     }
+  }
+
+  /**
+   * Charges `units` a finished request owes (contract §19, `extraCostUnits`): from the container's
+   * lease first, the rest straight from the shared bucket, which may go into debt. Never refuses:
+   * the request has run; what it cost makes the organization's next requests wait.
+   */
+  async charge(orgId: string, units: number, now: () => number): Promise<void> {
+    if (units <= 0) return;
+    const lease = this.leases.get(orgId);
+    if (lease?.pending) await lease.pending.catch(() => undefined);
+    const held = this.leases.get(orgId);
+    const nowMs = now();
+    let owed = units;
+    if (held && !held.pending && held.expiresAt > nowMs && held.tokens > 0) {
+      const fromLease = Math.min(held.tokens, owed);
+      held.tokens -= fromLease;
+      owed -= fromLease;
+    }
+    if (owed === 0) return;
+    let tat = this.knownTat.get(orgId);
+    for (let attempt = 0; attempt < MAX_PLANS; attempt++) {
+      const result = await this.buckets.take(orgId, planCharge(tat, nowMs, owed, this.policy));
+      if (result.tat !== undefined) this.knownTat.set(orgId, result.tat);
+      if (result.applied) {
+        // The container's own unspent tokens stay valid; what it knows of the bucket is now the debt.
+        if (held && result.tat !== undefined) held.tat = result.tat;
+        return;
+      }
+      tat = result.tat;
+    }
+    throw new RequestBudgetContentionError(`request budget of ${orgId}: could not charge ${owed} units`);
   }
 
   /** An admitted request's decision: what is left is the bucket's available tokens plus the container's due ones. */

@@ -3,6 +3,7 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type * as v from 'valibot';
+import { measuringDatabaseTime } from '#shared/adapters/database-time.ts';
 import { requestDeadline, runBeforeTimeout } from '#shared/adapters/request-deadline.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { publishRecordedMetrics } from '#shared/observability/metrics.ts';
@@ -121,7 +122,8 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
       () => options.handle(request),
     );
   });
-  return answeringBeforeTimeout((event, context) => handler(event, context as ApiContext));
+  // Every request meters its database time, which the request budget charges when it ends.
+  return answeringBeforeTimeout((event, context) => measuringDatabaseTime(() => handler(event, context as ApiContext)));
 }
 
 /**

@@ -33,6 +33,8 @@ export const BusinessMetric = {
   AuditEventsLost: 'AuditEventsLost',
   WebhookDeliveries: 'WebhookDeliveries',
   UsersDatabaseConflictRetries: 'UsersDatabaseConflictRetries',
+  EmailPauses: 'EmailPauses',
+  EmailReputationFailOpen: 'EmailReputationFailOpen',
 } as const;
 
 export { MetricUnit };

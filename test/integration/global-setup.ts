@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { reportPipelinePollers, webhookDeliveryPollers } from '#local/pollers.ts';
+import { emailEventPollers, reportPipelinePollers, webhookDeliveryPollers } from '#local/pollers.ts';
 import { setUpLocalStack } from '#test/support/local-stack-setup.ts';
 
 /**
@@ -16,6 +16,10 @@ const REPUBLISH_INTERVAL_MS = 3_600_000;
  */
 export default function setup(project: TestProject): Promise<() => Promise<void>> {
   return setUpLocalStack(project, 'test', {
-    pollers: [...reportPipelinePollers(), ...webhookDeliveryPollers({ republishIntervalMs: REPUBLISH_INTERVAL_MS })],
+    pollers: [
+      ...reportPipelinePollers(),
+      ...webhookDeliveryPollers({ republishIntervalMs: REPUBLISH_INTERVAL_MS }),
+      ...emailEventPollers(),
+    ],
   });
 }

@@ -1,9 +1,11 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import type { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
 import { leaseSize, overAdmissionBound } from '#shared/domain/request-budget.ts';
 import { apiEvent } from '#test/support/api-event.ts';
 import { tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 import { coldStart, lambdaContext } from '#test/support/report-support.ts';
+import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
 
 /**
  * Contract §15's request budget on DynamoDB Local, through real function modules: each
@@ -98,4 +100,66 @@ describe('each organization’s request budget (1 per second, bursts of 20, two 
     // A bucket full at the start carries no lease into the interval: the containers' term is 0.
     expect(passed).toBeLessThanOrEqual(overAdmissionBound(policy, elapsedMs, 0));
   });
+});
+
+describe('the budget weighted by cost (contract §19: 1 unit, plus 1 per 100 ms of database time)', () => {
+  const DATABASE_HOLD_MS = 400;
+  let admin: PostgresUsersDatabase;
+  beforeAll(() => {
+    admin = usersDatabaseAsAdmin();
+  });
+  afterAll(() => admin.close());
+
+  const queryUsers = (handler: ApiHandler, token: string) =>
+    handler(
+      apiEvent({
+        method: 'POST',
+        path: '/v1/user-status',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ filters: { city: 'Nowhere' }, pagination: { limit: 10, offset: 5_000 } }),
+      }),
+      lambdaContext('QueryUserStatus', 10_000),
+    );
+
+  /**
+   * One request whose statements the database holds `DATABASE_HOLD_MS` (a lock on the users table
+   * the test takes first and keeps that long): the database time of a slow scan, made certain.
+   */
+  async function heldByTheDatabase(request: () => Promise<APIGatewayProxyStructuredResultV2>) {
+    let answer: Promise<APIGatewayProxyStructuredResultV2> | undefined;
+    await admin.transaction(async (run) => {
+      await run.query('LOCK TABLE users IN ACCESS EXCLUSIVE MODE');
+      answer = request();
+      await new Promise((resolve) => setTimeout(resolve, DATABASE_HOLD_MS));
+    });
+    return answer!;
+  }
+
+  it('with time standing still, refuses a flood of slow queries sooner than a flood of quick ones (burst 20)', async () => {
+    const { handler } = await coldStart<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(
+      'query-user-status',
+      BUDGET,
+    );
+    const quick = await organizationToken('cost-quick');
+    const slow = await organizationToken('cost-slow');
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+
+    const admittedUntilRefused = async (send: () => Promise<APIGatewayProxyStructuredResultV2>) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 30 && !statuses.includes(429); i++) statuses.push((await send()).statusCode ?? 0);
+      expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([]);
+      return statuses.filter((status) => status === 200).length;
+    };
+
+    const quickAdmitted = await admittedUntilRefused(() => queryUsers(handler as ApiHandler, quick));
+    const slowAdmitted = await admittedUntilRefused(() =>
+      heldByTheDatabase(() => queryUsers(handler as ApiHandler, slow)),
+    );
+
+    // Quick: 1 unit each, the whole burst. Slow: at least 100 ms of database time each, at least
+    // 2 units, so at most half the burst; with the lock's 400 ms, about 5 units each.
+    expect(quickAdmitted).toBe(20);
+    expect(slowAdmitted).toBeGreaterThanOrEqual(1);
+    expect(slowAdmitted).toBeLessThanOrEqual(10);
+  }, 120_000);
 });

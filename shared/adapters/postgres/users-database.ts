@@ -5,6 +5,7 @@ import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
 import { loadConfig, optionalString, positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
 import { requestDeadline } from '#shared/adapters/request-deadline.ts';
+import { addDatabaseTime } from '#shared/adapters/database-time.ts';
 import { type BackendKey, type CancelTarget, sendCancelRequest } from './cancel-request.ts';
 import { processEnvironment } from '#shared/config/process-environment.ts';
 
@@ -309,12 +310,14 @@ function runStatement<TRow extends object>(
   const deadline = requestDeadline();
   const remainingMs = deadline ? deadline.at - Date.now() : DEFAULT_STATEMENT_MS;
   if (remainingMs <= 0) return Promise.reject(new StatementTimeoutError());
+  const startedAt = performance.now();
   return client
     .query<TRow>({ text, values: values as unknown[], query_timeout: remainingMs } as pg.QueryConfig)
     .then((result) => result.rows)
     .catch((error: unknown) => {
       throw (error as Error).message === 'Query read timeout' ? new StatementTimeoutError({ cause: error }) : error;
-    });
+    })
+    .finally(() => addDatabaseTime(startedAt));
 }
 
 /** A statement ran into the invocation's deadline (or, without one, the default limit). */

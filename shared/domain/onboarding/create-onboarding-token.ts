@@ -3,6 +3,7 @@ import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import type { QuotaDecision } from '#shared/domain/rate-limit.ts';
 import { spendingEmailQuota } from './email-quota.ts';
 import { issueTokenFor, type OnboardingTokenRecord } from './onboarding-token.ts';
+import type { EmailSendingStatus } from './email-reputation.ts';
 import type { OnboardingEmail, OnboardingEmailQuota, OnboardingMailer, OnboardingTokenStore } from './ports.ts';
 
 export interface CreateOnboardingTokenInput {
@@ -45,6 +46,8 @@ export interface CreateOnboardingTokenDeps {
   mailer: OnboardingMailer;
   /** Spent with the token's first write: a request beyond the quota, or refused, stores, sends and spends nothing. */
   emailQuota: OnboardingEmailQuota;
+  /** An organization whose e-mail is paused (bounces, complaints) is refused before anything is written. */
+  emailSending: EmailSendingStatus;
   clock: Clock;
   /** Told when a withdrawal after a failed e-mail itself failed, so an operator can clean up. */
   onWithdrawFailed?: (tokenId: string, error: unknown) => void;
@@ -70,8 +73,12 @@ export function createOnboardingToken(deps: CreateOnboardingTokenDeps) {
     const provisionalUntil = new Date(input.answerBy.getTime() + PROVISIONAL_MARGIN_MS);
     const { token, record } = issueTokenFor(input, now);
 
-    const { decision: emailQuota } = await spendingEmailQuota(deps.emailQuota, record, now, (spend) =>
-      deps.tokens.issue(record, now, provisionalUntil, spend),
+    const { decision: emailQuota } = await spendingEmailQuota(
+      deps.emailQuota,
+      record,
+      now,
+      (spend) => deps.tokens.issue(record, now, provisionalUntil, spend),
+      deps.emailSending,
     );
     try {
       await deps.mailer.sendOnboardingToken(onboardingEmail(record, token, input.organizationName));

@@ -1,6 +1,7 @@
-import { DependencyUnavailableError, EmailQuotaExceededError } from '#shared/domain/errors.ts';
+import { DependencyUnavailableError, EmailPausedError, EmailQuotaExceededError } from '#shared/domain/errors.ts';
 import { QuotaChangedError, type QuotaDecision } from '#shared/domain/rate-limit.ts';
 import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
+import type { EmailSendingStatus } from './email-reputation.ts';
 import type { EmailQuotaSpend, OnboardingEmailQuota } from './ports.ts';
 
 /**
@@ -54,6 +55,8 @@ const MAX_QUOTA_ATTEMPTS = 25;
  * - the store refuses the write for another reason (a live token holds the e-mail, the token is no
  *   longer Issued): that error, and nothing of the quota spent, since it was one transaction;
  * - a concurrent request spent meanwhile (`QuotaChangedError`): decided again on fresh state.
+ * An organization whose e-mail is paused (`sending`, contract §19) is refused first:
+ * `EmailPausedError` (429), nothing read, written or sent.
  * Returns the write's result and the quota nearest to refusing. A stalled write may still land
  * later, quota and all; a failed send afterwards keeps the e-mail counted (SES may have delivered
  * it after all): the quota errs on the side of fewer e-mails.
@@ -63,7 +66,10 @@ export async function spendingEmailQuota<T>(
   to: { orgId: string; email: string },
   now: Date,
   write: (spend: EmailQuotaSpend) => Promise<T>,
+  sending: EmailSendingStatus,
 ): Promise<{ result: T; decision: QuotaDecision }> {
+  const paused = await sending.pausedFor(to.orgId, now);
+  if (paused) throw new EmailPausedError(paused);
   try {
     return await withRetries(
       async () => {

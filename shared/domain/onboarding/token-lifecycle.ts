@@ -4,6 +4,7 @@ import type { QuotaDecision } from '#shared/domain/rate-limit.ts';
 import { onboardingEmail } from './create-onboarding-token.ts';
 import { spendingEmailQuota } from './email-quota.ts';
 import { hashOnboardingToken, issueTokenFor, tokenStatus, type OnboardingTokenRecord } from './onboarding-token.ts';
+import type { EmailSendingStatus } from './email-reputation.ts';
 import type { OnboardingEmailQuota, OnboardingMailer, OnboardingTokenEvents, OnboardingTokenStore } from './ports.ts';
 
 export interface TokenLifecycleDeps {
@@ -61,7 +62,11 @@ export interface ResentOnboardingToken {
  * e-mail stays counted) and the old token is as it was.
  */
 export function resendOnboardingToken(
-  deps: TokenLifecycleDeps & { mailer: OnboardingMailer; emailQuota: OnboardingEmailQuota },
+  deps: TokenLifecycleDeps & {
+    mailer: OnboardingMailer;
+    emailQuota: OnboardingEmailQuota;
+    emailSending: EmailSendingStatus;
+  },
 ) {
   return async (input: {
     orgId: string;
@@ -76,8 +81,12 @@ export function resendOnboardingToken(
     if (status === 'Used' || status === 'Revoked') throw new TokenNotIssuedError(status);
 
     const { token, record: next } = issueTokenFor(previous, now);
-    const { decision: emailQuota } = await spendingEmailQuota(deps.emailQuota, next, now, (spend) =>
-      deps.tokens.replace(previous, next, input.revokedBy, now, spend),
+    const { decision: emailQuota } = await spendingEmailQuota(
+      deps.emailQuota,
+      next,
+      now,
+      (spend) => deps.tokens.replace(previous, next, input.revokedBy, now, spend),
+      deps.emailSending,
     );
     try {
       await deps.mailer.sendOnboardingToken(onboardingEmail(next, token, input.organizationName));

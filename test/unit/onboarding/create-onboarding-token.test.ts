@@ -7,6 +7,7 @@ import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboardi
 import {
   ConflictError,
   DependencyUnavailableError,
+  EmailPausedError,
   EmailQuotaExceededError,
   RateLimitedError,
 } from '#shared/domain/errors.ts';
@@ -14,6 +15,7 @@ import { createOnboardingToken } from '#shared/domain/onboarding/create-onboardi
 import { hashOnboardingToken } from '#shared/domain/onboarding/onboarding-token.ts';
 import type { OnboardingEmail, OnboardingMailer } from '#shared/domain/onboarding/ports.ts';
 import { ALLOWED, FakeEmailQuota, quotaWrite, RECIPIENT_REFUSAL } from './fake-email-quota.ts';
+import { emailSendingPausedFor, sendingNotPaused } from '#test/support/email-sending.ts';
 
 const TABLE = 'OnboardingTokens';
 const NOW = new Date('2026-03-01T12:00:00.000Z');
@@ -37,13 +39,14 @@ const cancelled = (...codes: string[]) =>
     CancellationReasons: codes.map((Code) => ({ Code })),
   });
 
-function useCase(onWithdrawFailed = vi.fn(), emailQuota = new FakeEmailQuota()) {
+function useCase(onWithdrawFailed = vi.fn(), emailQuota = new FakeEmailQuota(), emailSending = sendingNotPaused) {
   const mailer = new FakeMailer();
   const documents = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
   const run = createOnboardingToken({
     tokens: new DynamoDbOnboardingTokenStore(documents, TABLE),
     mailer,
     emailQuota,
+    emailSending,
     clock: { now: () => NOW },
     onWithdrawFailed,
   });
@@ -216,6 +219,20 @@ describe('createOnboardingToken', () => {
       expect(issue!.args[0].input.TransactItems).toHaveLength(5);
       expect(issue!.args[0].input.TransactItems![4]).toEqual(quotaWrite(1));
       expect(result.emailQuota).toEqual(ALLOWED);
+    });
+
+    it('refuses a paused organization with 429 (EmailPausedError) before the quota: nothing spent, stored or sent', async () => {
+      const emailQuota = new FakeEmailQuota();
+      const { run, mailer } = useCase(vi.fn(), emailQuota, emailSendingPausedFor('bounces'));
+
+      const failure = await run(input).catch((error: unknown) => error);
+
+      expect(failure).toBeInstanceOf(EmailPausedError);
+      expect(failure).toBeInstanceOf(RateLimitedError);
+      expect((failure as Error).message).toMatch(/^e-mail is paused for this organization: too many bounces/);
+      expect(emailQuota.reserved).toEqual([]);
+      expect(documentsMock).not.toHaveReceivedCommand(TransactWriteCommand);
+      expect(mailer.sent).toEqual([]);
     });
 
     it('refuses with 429 (EmailQuotaExceededError) and stores and sends nothing when it is used up', async () => {

@@ -18,6 +18,7 @@ import {
   revokeOnboardingToken,
 } from '#shared/domain/onboarding/token-lifecycle.ts';
 import { ALLOWED, FakeEmailQuota, quotaWrite, RECIPIENT_REFUSAL } from './fake-email-quota.ts';
+import { sendingNotPaused } from '#test/support/email-sending.ts';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const TOKEN = 'Q2hhbmdlIG1lIGlmIHlvdSBjYW4gcmVhZA';
@@ -133,7 +134,14 @@ describe('resendOnboardingToken', () => {
 
     const emailQuota = new FakeEmailQuota();
 
-    const result = await resendOnboardingToken({ tokens, events: lifecycle, clock, mailer: send, emailQuota })({
+    const result = await resendOnboardingToken({
+      tokens,
+      events: lifecycle,
+      clock,
+      mailer: send,
+      emailQuota,
+      emailSending: sendingNotPaused,
+    })({
       orgId: 'acme',
       tokenId: issued.tokenId,
       organizationName: 'Acme',
@@ -168,6 +176,7 @@ describe('resendOnboardingToken', () => {
       clock,
       mailer: mailer(new Error('SES down')),
       emailQuota,
+      emailSending: sendingNotPaused,
     });
 
     const failure = await run({
@@ -187,7 +196,14 @@ describe('resendOnboardingToken', () => {
     for (const state of [{ usedAt: NOW.toISOString() }, { revokedAt: NOW.toISOString() }]) {
       const tokens = storeAnswering('Issued', { ...issued, ...state });
       const emailQuota = new FakeEmailQuota();
-      const run = resendOnboardingToken({ tokens, events: events(), clock, mailer: mailer(), emailQuota });
+      const run = resendOnboardingToken({
+        tokens,
+        events: events(),
+        clock,
+        mailer: mailer(),
+        emailQuota,
+        emailSending: sendingNotPaused,
+      });
       await expect(
         run({ orgId: 'acme', tokenId: issued.tokenId, organizationName: 'Acme', revokedBy: undefined }),
       ).rejects.toBeInstanceOf(TokenNotIssuedError);
@@ -204,6 +220,7 @@ describe('resendOnboardingToken', () => {
       clock,
       mailer: mailer(),
       emailQuota,
+      emailSending: sendingNotPaused,
     });
 
     await expect(
@@ -218,7 +235,14 @@ describe('resendOnboardingToken', () => {
     const lifecycle = events();
     const emailQuota = new FakeEmailQuota();
     emailQuota.refusal = RECIPIENT_REFUSAL;
-    const run = resendOnboardingToken({ tokens, events: lifecycle, clock, mailer: send, emailQuota });
+    const run = resendOnboardingToken({
+      tokens,
+      events: lifecycle,
+      clock,
+      mailer: send,
+      emailQuota,
+      emailSending: sendingNotPaused,
+    });
 
     await expect(
       run({ orgId: 'acme', tokenId: issued.tokenId, organizationName: 'Acme', revokedBy: undefined }),
@@ -233,7 +257,14 @@ describe('resendOnboardingToken', () => {
     tokens.replace.mockImplementationOnce(() => Promise.reject(new QuotaChangedError()));
     const send = mailer();
     const emailQuota = new FakeEmailQuota();
-    const run = resendOnboardingToken({ tokens, events: events(), clock, mailer: send, emailQuota });
+    const run = resendOnboardingToken({
+      tokens,
+      events: events(),
+      clock,
+      mailer: send,
+      emailQuota,
+      emailSending: sendingNotPaused,
+    });
 
     await run({ orgId: 'acme', tokenId: issued.tokenId, organizationName: 'Acme', revokedBy: undefined });
 
@@ -251,7 +282,14 @@ describe('resendOnboardingToken', () => {
     tokens.replace.mockImplementation(() => Promise.reject(refusal));
     const send = mailer();
     const emailQuota = new FakeEmailQuota();
-    const run = resendOnboardingToken({ tokens, events: events(), clock, mailer: send, emailQuota });
+    const run = resendOnboardingToken({
+      tokens,
+      events: events(),
+      clock,
+      mailer: send,
+      emailQuota,
+      emailSending: sendingNotPaused,
+    });
 
     await expect(
       run({ orgId: 'acme', tokenId: issued.tokenId, organizationName: 'Acme', revokedBy: undefined }),

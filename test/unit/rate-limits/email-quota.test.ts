@@ -14,6 +14,7 @@ import { QuotaChangedError } from '#shared/domain/rate-limit.ts';
 import { BusinessMetric, metrics } from '#shared/observability/metrics.ts';
 import { FakeClock } from '#test/unit/reports/fakes.ts';
 import { InMemoryLimiterTable } from './in-memory-limiter-table.ts';
+import { sendingNotPaused } from '#test/support/email-sending.ts';
 
 const TABLE = 'OnboardingTokens';
 const ORG = 'acme';
@@ -48,7 +49,7 @@ async function commitAlone(spend: EmailQuotaSpend): Promise<void> {
 
 /** One e-mail to `email`, as create and resend spend it: the decision, or the 429 error. */
 const send = (limiter: OnboardingEmailQuota, email: string, orgId = ORG) =>
-  spendingEmailQuota(limiter, { orgId, email }, clock.now(), commitAlone).then(
+  spendingEmailQuota(limiter, { orgId, email }, clock.now(), commitAlone, sendingNotPaused).then(
     ({ decision }) => decision,
     (error: unknown) => {
       if (error instanceof EmailQuotaExceededError) return error;
@@ -236,7 +237,7 @@ describe('the e-mail quotas under parallel requests', () => {
     const alwaysChanged = () => Promise.reject(new QuotaChangedError());
 
     await expect(
-      spendingEmailQuota(quota(), { orgId: ORG, email: 'zoe@example.com' }, T0, alwaysChanged),
+      spendingEmailQuota(quota(), { orgId: ORG, email: 'zoe@example.com' }, T0, alwaysChanged, sendingNotPaused),
     ).rejects.toBeInstanceOf(DependencyUnavailableError);
     expect(table.writes).toEqual([]);
   });

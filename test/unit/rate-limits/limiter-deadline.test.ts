@@ -10,6 +10,7 @@ import { createOnboardingToken } from '#shared/domain/onboarding/create-onboardi
 import { DEFAULT_EMAIL_QUOTA } from '#shared/domain/onboarding/email-quota.ts';
 import { WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import { useAwsEndpoint } from '#test/support/aws-endpoint-environment.ts';
+import { sendingNotPaused } from '#test/support/email-sending.ts';
 
 /** A DynamoDB endpoint that reads requests and never answers; records each request's operation. */
 let stalledDatabase: Server;
@@ -49,6 +50,7 @@ describe('the limiters under the request deadline, DynamoDB stalled', () => {
       tokens: new DynamoDbOnboardingTokenStore(documents, 'OnboardingTokens'),
       mailer: { sendOnboardingToken },
       emailQuota: new DynamoDbOnboardingEmailQuota(documents, 'OnboardingTokens', DEFAULT_EMAIL_QUOTA),
+      emailSending: sendingNotPaused,
       clock: { now: () => new Date() },
     });
     const startedAt = Date.now();

@@ -6,12 +6,14 @@ import { createLocalJWKSet } from 'jose';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbRequestBudgetBuckets } from '#shared/adapters/dynamodb/request-budget-buckets.ts';
+import { addDatabaseTime } from '#shared/adapters/database-time.ts';
 import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
 import { requestBudgetPolicyFrom, requestBudgetSettingsFrom } from '#shared/config/request-budget.ts';
 import { ConfigurationError } from '#shared/config/load-config.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import {
   DEFAULT_REQUEST_BUDGET,
+  extraCostUnits,
   LeasedRequestBudget,
   leaseSize,
   overAdmissionBound,
@@ -282,6 +284,39 @@ describe('LeasedRequestBudget on DynamoDB (aws-sdk-client-mock)', () => {
   });
 });
 
+describe('cost-weighted charges (contract §19: 1 unit, plus 1 per 100 ms of database time)', () => {
+  it('owes nothing below 100 ms of database time, 1 unit per whole 100 ms above', () => {
+    expect([0, 99.9, 100, 250, 999, 9_000].map(extraCostUnits)).toEqual([0, 0, 1, 2, 9, 90]);
+  });
+
+  it('charges from the container’s lease first, without a write', async () => {
+    mockBuckets();
+    const budget = budgetOn(newDocuments());
+    await budget.spend('acme', () => NOW); // a lease of 2: one spent, one held
+    await budget.charge('acme', 1, () => NOW);
+
+    expect(documents).toHaveReceivedCommandTimes(UpdateCommand, 1);
+    // The held token went to the charge: the next request takes a new lease.
+    await budget.spend('acme', () => NOW);
+    expect(documents).toHaveReceivedCommandTimes(UpdateCommand, 2);
+  });
+
+  it('charges the rest to the shared bucket, into debt: the organization is refused until it is paid off', async () => {
+    const { items } = mockBuckets();
+    const budget = budgetOn(newDocuments());
+    await budget.spend('acme', () => NOW);
+    // A 3-second query: 30 units owed, 1 from the lease, 29 from the bucket: with the lease's 2, 31 tokens of 20.
+    await budget.charge('acme', extraCostUnits(3_000), () => NOW);
+
+    expect(items.get('ORG#acme')).toBe(NOW + 31 * 100);
+    expect(await budget.spend('acme', () => NOW)).toMatchObject({ allowed: false, retryAfterSeconds: 2 });
+    // Once the debt and one token have come back (the bucket is 100 ms a token), it is admitted again.
+    expect(await budget.spend('acme', () => NOW + 1_300)).toMatchObject({ allowed: true });
+    // Another organization is untouched.
+    expect(await budget.spend('globex', () => NOW)).toMatchObject({ allowed: true, remaining: 19 });
+  });
+});
+
 describe('the budget in the API chain', () => {
   let token: string;
   let verifyToken: ReturnType<typeof createTokenVerifier>;
@@ -330,6 +365,35 @@ describe('the budget in the API chain', () => {
     });
     expect(refused.headers).toMatchObject({ 'ratelimit-limit': '3', 'ratelimit-remaining': '0', 'retry-after': '1' });
     expect(Number(refused.headers?.['ratelimit-reset'])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('charges each request its database time when it ends: an expensive route is refused sooner than a cheap one', async () => {
+    const admittedOf = async (databaseMsPerRequest: number) => {
+      mockBuckets();
+      const handler = createApiHandler({
+        requiredScope: 'onboarding:read',
+        verifyToken,
+        requestBudget: budgetOn(newDocuments(), { ratePerSecond: 1, burst: 9 }),
+        handle: () => {
+          // What the users database adapter does after each statement (users-database.ts).
+          addDatabaseTime(performance.now() - databaseMsPerRequest);
+          return Promise.resolve(ok({ fine: true }));
+        },
+      }) as (event: ApiEvent, context: ApiContext) => Promise<ApiResult>;
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        const answer = await handler(
+          apiEvent({ method: 'GET', path: '/v1/onboarding-tokens', headers: bearer(token) }),
+          lambdaContext() as ApiContext,
+        );
+        statuses.push(answer.statusCode ?? 0);
+      }
+      return statuses.filter((status) => status === 200).length;
+    };
+
+    // 1 unit each: the burst of 9. 250 ms each: 3 units, so 3 requests use up the burst.
+    expect(await admittedOf(5)).toBe(9);
+    expect(await admittedOf(250)).toBe(3);
   });
 
   it('spends nothing for a request without a valid token (401 before the budget)', async () => {

@@ -1,0 +1,46 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { EmailReputationConfig } from '#shared/config/mail-config.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import type { EmailSendingStatus } from '#shared/domain/onboarding/email-reputation.ts';
+import { logger } from '#shared/observability/logger.ts';
+import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
+import { DynamoDbEmailReputationStore } from './dynamodb/email-reputation-store.ts';
+
+/** A pause read slower than this is treated as failed: the e-mail's decision never waits on it. */
+export const PAUSE_READ_TIMEOUT_MS = 300;
+
+/**
+ * The e-mail pause of a sending function, read from the OnboardingTokens table before each e-mail,
+ * failing open: a read that fails or takes longer than PAUSE_READ_TIMEOUT_MS lets the e-mail go
+ * (logged, and counted in `EmailReputationFailOpen`), for at most `failOpenSeconds` since this
+ * container last read a pause; past that the e-mail is refused as a dependency failure (503) until
+ * a read answers again. So a failing reputation store neither stops e-mail at once nor leaves an
+ * organization's pause unenforced for long.
+ */
+export function emailSendingStatusFor(
+  documents: DynamoDBDocumentClient,
+  config: EmailReputationConfig & { ONBOARDING_TOKENS_TABLE_NAME: string },
+  options: { readTimeoutMs?: number; startedAt?: number } = {},
+): EmailSendingStatus {
+  const store = new DynamoDbEmailReputationStore(documents, config.ONBOARDING_TOKENS_TABLE_NAME);
+  const failOpenMs = config.EMAIL_REPUTATION_FAIL_OPEN_SECONDS * 1000;
+  const readTimeoutMs = options.readTimeoutMs ?? PAUSE_READ_TIMEOUT_MS;
+  let lastAnsweredAt = options.startedAt ?? Date.now();
+  return {
+    pausedFor: async (orgId, now) => {
+      try {
+        const reason = await store.pausedFor(orgId, AbortSignal.timeout(readTimeoutMs));
+        lastAnsweredAt = now.getTime();
+        if (reason) metrics.addMetric(BusinessMetric.RateLimitedRequests, MetricUnit.Count, 1);
+        return reason;
+      } catch (error) {
+        if (now.getTime() - lastAnsweredAt > failOpenMs) {
+          throw new DependencyUnavailableError('e-mail reputation', { cause: error });
+        }
+        metrics.addMetric(BusinessMetric.EmailReputationFailOpen, MetricUnit.Count, 1);
+        logger.warn('could not read the e-mail pause; sending (fail open)', { orgId, error: error as Error });
+        return undefined;
+      }
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import { Aspects } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { COUNTED_SES_EVENT_TYPES } from '#lib/mail-construct.ts';
+import { emailEventsFunction } from '#shared/config/api-routes.ts';
+import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
+
+const { stack } = buildServiceStack({ bundle: false, context: { emailReputationFailOpenSeconds: 120 } });
+const template = Template.fromStack(stack);
+const resources = template.toJSON().Resources as Record<string, any>;
+const counterId = logicalIdOf(stack.mail.eventCounter);
+const configurationSetRef = { Ref: logicalIdOf(stack.mail.configurationSet) };
+
+describe('the SES configuration set’s event path (contract §19)', () => {
+  it('publishes sends, bounces and complaints to the default EventBridge bus', () => {
+    template.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
+      ConfigurationSetName: configurationSetRef,
+      EventDestination: {
+        Enabled: true,
+        MatchingEventTypes: ['send', 'bounce', 'complaint'],
+        EventBridgeDestination: {
+          EventBusArn: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([':event-bus/default'])]) }),
+        },
+      },
+    });
+  });
+
+  it('hands this set’s events alone to the counter, retried for up to an hour', () => {
+    const rules = Object.values(template.findResources('AWS::Events::Rule')).filter((rule: any) =>
+      JSON.stringify(rule.Properties.Targets).includes(counterId),
+    ) as any[];
+    expect(rules).toHaveLength(1);
+    const [rule] = rules;
+    expect(rule.Properties.EventPattern).toEqual({
+      source: ['aws.ses'],
+      'detail-type': [...COUNTED_SES_EVENT_TYPES],
+      detail: { mail: { tags: { 'ses:configuration-set': [configurationSetRef] } } },
+    });
+    expect(rule.Properties.EventBusName).toBe('default');
+    expect(rule.Properties.Targets[0].RetryPolicy).toEqual({ MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 3600 });
+  });
+
+  it('lets the counter read and replace the reputation items of the OnboardingTokens table, nothing else', () => {
+    const counter = resources[counterId];
+    expect(counter.Properties.Handler).toBe('index.handler');
+    expect(counter.Properties.Environment.Variables.ONBOARDING_TOKENS_TABLE_NAME).toEqual({
+      Ref: logicalIdOf(stack.data.tables.OnboardingTokens),
+    });
+    const roleId = logicalIdOf(stack.mail.eventCounter.role!);
+    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[])
+      .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(roleId))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
+      .filter((statement) => JSON.stringify(statement.Action).includes('dynamodb:'));
+    expect(statements).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        Resource: { 'Fn::GetAtt': [logicalIdOf(stack.data.tables.OnboardingTokens), 'Arn'] },
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EMAIL_REPUTATION#*'] } },
+      },
+    ]);
+    expect(emailEventsFunction.entry).toBe('functions/count-email-events.ts');
+  });
+
+  it('tells create and resend the fail-open window of the pause read (context emailReputationFailOpenSeconds)', () => {
+    for (const name of ['CreateOnboardingToken', 'ResendOnboardingToken']) {
+      const fn = resources[logicalIdOf(stack.routeFunctions.get(name)!)];
+      expect(fn.Properties.Environment.Variables.EMAIL_REPUTATION_FAIL_OPEN_SECONDS, name).toBe('120');
+    }
+  });
+
+  it('passes cdk-nag AwsSolutions: no finding on the mail construct (configuration set, rule, counter and its role)', () => {
+    const { stack: checked } = buildServiceStack({ bundle: false });
+    Aspects.of(checked).add(new AwsSolutionsChecks({ verbose: true }));
+    const annotations = Annotations.fromStack(checked);
+    const findings = [
+      ...annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*')),
+      ...annotations.findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*')),
+    ].filter((finding) => finding.id.includes('/Mail/'));
+    // The construct's resources were checked: the counter's role is among the paths cdk-nag visits.
+    expect(checked.mail.eventCounter.node.path).toContain('/Mail/');
+    expect(findings.map((finding) => `${finding.id}: ${String(finding.entry.data)}`)).toEqual([]);
+  });
+});

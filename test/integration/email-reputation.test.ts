@@ -1,0 +1,104 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, inject, it } from 'vitest';
+import { DynamoDbEmailReputationStore } from '#shared/adapters/dynamodb/email-reputation-store.ts';
+import { reputationFigures, type EmailReputationFigures } from '#shared/domain/onboarding/email-reputation.ts';
+import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
+
+const run = promisify(execFile);
+
+function reputationStore(): DynamoDbEmailReputationStore {
+  const env = inject('localEnv');
+  const client = new DynamoDBClient({
+    endpoint: env.AWS_ENDPOINT_URL_DYNAMODB,
+    region: env.AWS_REGION,
+    credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID!, secretAccessKey: env.AWS_SECRET_ACCESS_KEY! },
+  });
+  return new DynamoDbEmailReputationStore(DynamoDBDocumentClient.from(client), env.ONBOARDING_TOKENS_TABLE_NAME!);
+}
+
+/** The figures once the local event destination has counted `sent` e-mails (events arrive within a second). */
+async function figuresAfter(orgId: string, sent: number): Promise<EmailReputationFigures> {
+  const store = reputationStore();
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const figures = reputationFigures(await store.read(orgId));
+    if (figures.sent >= sent || Date.now() > deadline) return figures;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** `npm run -s org:email -- …` against the tier's DynamoDB. */
+function orgEmail(...args: string[]) {
+  const env = inject('localEnv');
+  return run('npx', ['tsx', 'scripts/email-reputation.ts', ...args], {
+    env: {
+      ...process.env,
+      AWS_ENDPOINT_URL_DYNAMODB: env.AWS_ENDPOINT_URL_DYNAMODB,
+      AWS_REGION: env.AWS_REGION,
+      AWS_ACCESS_KEY_ID: env.AWS_ACCESS_KEY_ID,
+      AWS_SECRET_ACCESS_KEY: env.AWS_SECRET_ACCESS_KEY,
+      ONBOARDING_TOKENS_TABLE_NAME: env.ONBOARDING_TOKENS_TABLE_NAME,
+    },
+  });
+}
+
+const person = (email: string) => ({ email, first_name: 'Zoë', last_name: 'Ångström' });
+const create = (token: string, email: string) =>
+  callApi('POST', '/v1/onboarding-token', { token, body: person(email) });
+const uniqueEmail = () => `user-${Math.random().toString(36).slice(2, 10)}@example.com`;
+
+describe('e-mail reputation per organization (SES mailbox simulator, end to end)', () => {
+  it('pauses an organization past 5% bounces once it has sent 20, answers 429 to create and resend, and the command resumes it', async () => {
+    const orgId = uniqueOrg('bouncy');
+    const otherOrg = uniqueOrg('quiet');
+    const token = await tokenFor(orgId);
+
+    // Two permanent bounces (the simulator's `bounce@`, with labels) among 19 e-mails: 10.5%, but fewer than 20 sent.
+    for (const label of ['a', 'b'])
+      expect((await create(token, `bounce+${label}@simulator.amazonses.com`)).status).toBe(201);
+    const delivered: string[] = [];
+    for (let i = 0; i < 17; i++) {
+      const response = await create(token, uniqueEmail());
+      expect(response.status).toBe(201);
+      delivered.push(response.body.tokenId);
+    }
+    expect(await figuresAfter(orgId, 19)).toMatchObject({ sent: 19, bounces: 2, paused: undefined });
+
+    // The 20th e-mail goes out; once its send is counted, 2 of 20 (10%) pauses the organization.
+    expect((await create(token, 'success@simulator.amazonses.com')).status).toBe(201);
+    const paused = await figuresAfter(orgId, 20);
+    expect(paused).toMatchObject({ sent: 20, bounces: 2, complaints: 0, paused: { reason: 'bounces' } });
+
+    const refused = await create(token, uniqueEmail());
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: 429, error: 'TOO_MANY_REQUESTS' });
+    expect(refused.body.message).toMatch(/e-mail is paused/);
+    expect(refused.headers.get('retry-after')).toBe('3600');
+    const resent = await callApi('POST', `/v1/onboarding-tokens/${delivered[0]}/resend`, { token });
+    expect(resent.status).toBe(429);
+    expect(resent.body.message).toMatch(/e-mail is paused/);
+    // Another organization sends as before.
+    expect((await create(await tokenFor(otherOrg), uniqueEmail())).status).toBe(201);
+
+    const shown = await orgEmail('show', orgId);
+    expect(shown.stdout).toMatch(/paused since .* \(bounces\); last 20 e-mail\(s\): 2 bounce\(s\) \(10\.0%\)/);
+
+    const resumed = await orgEmail('resume', orgId);
+    expect(resumed.stdout).toContain('resumed');
+    expect((await create(token, uniqueEmail())).status).toBe(201);
+    expect((await orgEmail('show', orgId)).stdout).toMatch(/not paused/);
+  }, 120_000);
+
+  it('pauses on one complaint among the organization’s first 20 e-mails (0.1%)', async () => {
+    const orgId = uniqueOrg('complained');
+    const token = await tokenFor(orgId);
+    expect((await create(token, 'complaint@simulator.amazonses.com')).status).toBe(201);
+    for (let i = 0; i < 19; i++) expect((await create(token, uniqueEmail())).status).toBe(201);
+
+    expect(await figuresAfter(orgId, 20)).toMatchObject({ sent: 20, complaints: 1, paused: { reason: 'complaints' } });
+    expect((await create(token, uniqueEmail())).status).toBe(429);
+  }, 120_000);
+});

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import {
+  applyEmailEvent,
+  DEFAULT_EMAIL_REPUTATION_POLICY,
+  emptyEmailReputation,
+  MAX_EARLY_OUTCOMES,
+  reputationFigures,
+  type EmailEvent,
+  type EmailReputationState,
+} from '#shared/domain/onboarding/email-reputation.ts';
+import { emailEventFrom } from '#shared/adapters/ses/ses-events.ts';
+
+const NOW = new Date('2026-03-01T12:00:00.000Z');
+const ORG = 'acme';
+const send = (messageId: string): EmailEvent => ({ kind: 'send', messageId, orgId: ORG });
+const bounce = (messageId: string): EmailEvent => ({ kind: 'bounce', messageId, orgId: ORG });
+const complaint = (messageId: string): EmailEvent => ({ kind: 'complaint', messageId, orgId: ORG });
+
+/** Applies the events in order; an event that changes nothing leaves the state as it was. */
+function replay(events: EmailEvent[], state: EmailReputationState = emptyEmailReputation()): EmailReputationState {
+  return events.reduce((current, event) => applyEmailEvent(current, event, NOW) ?? current, state);
+}
+
+const sends = (count: number, prefix = 'm') => Array.from({ length: count }, (_, i) => send(`${prefix}${i}`));
+
+describe('an organization’s e-mail reputation', () => {
+  it('counts a bounce that arrives twice once', () => {
+    const state = replay([...sends(3), bounce('m1'), bounce('m1')]);
+
+    expect(reputationFigures(state)).toMatchObject({ sent: 3, bounces: 1, complaints: 0 });
+    expect(applyEmailEvent(state, bounce('m1'), NOW)).toBeUndefined();
+  });
+
+  it('counts a send that arrives twice once', () => {
+    const state = replay([send('m0'), send('m0')]);
+    expect(reputationFigures(state).sent).toBe(1);
+  });
+
+  it('counts a bounce that arrives before its send, once, when the send arrives', () => {
+    const early = replay([bounce('m1'), bounce('m1')]);
+    expect(reputationFigures(early)).toMatchObject({ sent: 0, bounces: 0 });
+
+    const state = replay([send('m1')], early);
+    expect(reputationFigures(state)).toMatchObject({ sent: 1, bounces: 1 });
+    expect(state.early).toEqual([]);
+    expect(reputationFigures(replay([bounce('m1')], state)).bounces).toBe(1);
+  });
+
+  it('ignores outcomes of a message id it never sees sent', () => {
+    const state = replay([...sends(30), ...Array.from({ length: 5 }, (_, i) => bounce(`unknown-${i}`))]);
+
+    expect(reputationFigures(state)).toMatchObject({ sent: 30, bounces: 0 });
+    expect(state.paused).toBeUndefined();
+  });
+
+  it('keeps at most a bounded number of outcomes waiting for their send', () => {
+    const state = replay(Array.from({ length: MAX_EARLY_OUTCOMES + 10 }, (_, i) => bounce(`unknown-${i}`)));
+    expect(state.early).toHaveLength(MAX_EARLY_OUTCOMES);
+    expect(state.early[0]!.messageId).toBe('unknown-10');
+  });
+
+  it('counts over the last 200 e-mails only', () => {
+    const state = replay([...sends(10, 'old'), bounce('old0'), ...sends(200, 'new')]);
+    expect(reputationFigures(state)).toMatchObject({ sent: 200, bounces: 0 });
+    expect(state.recent[0]!.messageId).toBe('new0');
+  });
+
+  it('pauses past 5% bounces, but not before 20 e-mails', () => {
+    // 2 of 19 is 10.5%, but the organization has not sent 20 yet.
+    const before = replay([...sends(19), bounce('m0'), bounce('m1')]);
+    expect(before.paused).toBeUndefined();
+
+    const paused = replay([send('m19')], before);
+    expect(paused.paused).toEqual({ since: NOW.toISOString(), reason: 'bounces' });
+  });
+
+  it('does not pause at exactly 5% bounces (more than 5% pauses)', () => {
+    const state = replay([...sends(40), bounce('m0'), bounce('m1')]);
+    expect(reputationFigures(state).bounceRate).toBe(0.05);
+    expect(state.paused).toBeUndefined();
+    expect(replay([bounce('m2')], state).paused?.reason).toBe('bounces');
+  });
+
+  it('pauses past 0.1% complaints: one complaint among 200', () => {
+    const state = replay([...sends(200), complaint('m5')]);
+    expect(reputationFigures(state).complaintRate).toBe(0.005);
+    expect(state.paused?.reason).toBe('complaints');
+  });
+
+  it('stays paused whatever the figures do afterwards', () => {
+    const paused = replay([...sends(20), bounce('m0'), bounce('m1')]);
+    const later = replay(sends(200, 'later'), paused);
+    expect(reputationFigures(later).bounces).toBe(0);
+    expect(later.paused).toEqual(paused.paused);
+  });
+
+  it('uses the contract’s figures by default', () => {
+    expect(DEFAULT_EMAIL_REPUTATION_POLICY).toEqual({
+      window: 200,
+      minimumSent: 20,
+      maxBounceRate: 0.05,
+      maxComplaintRate: 0.001,
+    });
+  });
+});
+
+describe('SES event records', () => {
+  const record = (eventType: string, extra: Record<string, unknown> = {}, tags: Record<string, string[]> = {}) => ({
+    eventType,
+    mail: { messageId: 'msg-1', tags: { org_id: [ORG], ...tags } },
+    ...extra,
+  });
+
+  it('reads sends, permanent bounces and complaints with the org_id tag', () => {
+    expect(emailEventFrom(record('Send'))).toEqual(send('msg-1'));
+    expect(emailEventFrom(record('Bounce', { bounce: { bounceType: 'Permanent' } }))).toEqual(bounce('msg-1'));
+    expect(emailEventFrom(record('Complaint', { complaint: {} }))).toEqual(complaint('msg-1'));
+  });
+
+  it('counts neither transient bounces, other event types, untagged e-mails nor non-SES records', () => {
+    expect(emailEventFrom(record('Bounce', { bounce: { bounceType: 'Transient' } }))).toEqual({
+      ignored: 'not a permanent bounce',
+    });
+    expect(emailEventFrom(record('Delivery'))).toEqual({ ignored: 'event type Delivery' });
+    expect(emailEventFrom({ eventType: 'Send', mail: { messageId: 'msg-1', tags: {} } })).toEqual({
+      ignored: 'no org_id tag',
+    });
+    expect(emailEventFrom({ hello: 'world' })).toEqual({ ignored: 'not an SES event record' });
+  });
+});
