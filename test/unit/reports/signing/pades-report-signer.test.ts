@@ -50,11 +50,11 @@ describe('padesReportSigner (local key)', () => {
     const bytes = Buffer.from(signed);
     const offsets = {
       header: 10, // the binary comment line after %PDF-1.7
-      pageContent: bytes.indexOf('stream\n') + 20, // inside the first (compressed) stream
+      firstStream: bytes.indexOf('stream\n') + 20, // inside the first (compressed) stream
       signingTime: bytes.indexOf('/M (D:') + 8, // the signature dictionary's /M, after /Contents
     };
     const { byteRange } = signatureOf(signed);
-    expect(offsets.pageContent).toBeLessThan(byteRange[1]);
+    expect(offsets.firstStream).toBeLessThan(byteRange[1]);
     expect(offsets.signingTime).toBeGreaterThan(byteRange[2]);
     for (const offset of Object.values(offsets)) {
       const altered = Uint8Array.from(signed);
