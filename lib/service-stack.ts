@@ -11,6 +11,7 @@ import { DataConstruct } from './data-construct.ts';
 import { EdgeConstruct } from './edge-construct.ts';
 import { MailConstruct } from './mail-construct.ts';
 import { ReportPipelineConstruct, workerTimeout } from './report-pipeline-construct.ts';
+import { ReportSigningConstruct } from './report-signing-construct.ts';
 import {
   apiRoutes,
   fallbackRoute,
@@ -237,6 +238,8 @@ export class ServiceStack extends Stack {
   readonly usersDatabase: UsersDatabaseConstruct;
   readonly mail: MailConstruct;
   readonly reports: ReportPipelineConstruct;
+  /** The report signing key (KMS) and its published certificates. */
+  readonly reportSigning: ReportSigningConstruct;
   readonly webhooks: WebhooksConstruct;
   readonly api: ApiConstruct;
   readonly alarms: AlarmsConstruct;
@@ -280,6 +283,12 @@ export class ServiceStack extends Stack {
     });
     // The worker puts the user's record into the report.
     this.usersDatabase.grantReadUsers(this.reports.worker);
+    this.reportSigning = new ReportSigningConstruct(this, 'ReportSigning', {
+      stage: config.stage,
+      worker: this.reports.worker,
+      bucket: this.reports.bucket,
+      operatorCertificates: config.reportSigningCertificates,
+    });
     this.webhooks = new WebhooksConstruct(this, 'Webhooks', {
       webhooks: this.data.tables.Webhooks,
       reservedConcurrency: config.reservedConcurrency,

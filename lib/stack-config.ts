@@ -172,6 +172,21 @@ export const stackConfigSchema = v.pipe(
     senderIdentityExists: flag('senderIdentityExists'),
     /** Days report jobs and PDFs are kept. */
     retentionDays: positiveInteger('retentionDays', 30, 3650),
+    /**
+     * A certificate for the stage's report signing key issued under the operator's CA, PEM, the
+     * key's certificate first and its CA chain after (docs/reports.md, "The signing key"). Without
+     * it the certificate is self-issued at deploy.
+     */
+    reportSigningCertificates: v.optional(
+      v.pipe(
+        v.string('reportSigningCertificates must be PEM text'),
+        v.transform((value) => value.replaceAll('\\n', '\n')),
+        v.regex(
+          /^\s*(-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+-----END CERTIFICATE-----\s*)+$/,
+          'reportSigningCertificates must be PEM certificates',
+        ),
+      ),
+    ),
     /** Days audit events are kept (DynamoDB TTL). */
     auditRetentionDays: positiveInteger('auditRetentionDays', 400, 3650),
     /** Report requests per organization in any 10 minutes (the contract's 10); CreateReportJob's REPORT_RATE_LIMIT. */

@@ -20,7 +20,7 @@ export class KmsReportSigningKey implements ReportSigningKey {
   ) {}
 
   async certificateAt(at: Date): Promise<SigningCertificate> {
-    const [publicKey, certificates] = await Promise.all([this.keyPublicKey(), this.certificates()]);
+    const [publicKey, certificates] = await Promise.all([this.publicKeyDer(), this.certificates()]);
     const current = certificates.find((certificate) => publicKey.equals(certificate.publicKeyDer));
     if (!current || !isValidAt(current, at)) throw new SigningCertificateNotValidError(at, current);
     return current;
@@ -40,7 +40,8 @@ export class KmsReportSigningKey implements ReportSigningKey {
     return Signature;
   };
 
-  private keyPublicKey(): Promise<Buffer> {
+  /** The key's SubjectPublicKeyInfo (DER), asked of KMS once. */
+  publicKeyDer(): Promise<Buffer> {
     this.publicKey ??= this.kms.send(new GetPublicKeyCommand({ KeyId: this.keyId })).then(({ PublicKey }) => {
       if (!PublicKey) throw new Error('KMS returned no public key');
       return Buffer.from(PublicKey);

@@ -1,12 +1,12 @@
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { SigningCertificateStore } from '#shared/adapters/signing/publish-signing-certificates.ts';
 import {
   certificatesFromPem,
   describeCertificate,
   type SigningCertificate,
 } from '#shared/adapters/signing/signing-certificate.ts';
 
-/** Where the deploy-time certificate resource publishes the report signing certificates (a PEM bundle, current first). */
-export const SIGNING_CERTIFICATES_OBJECT_KEY = 'report-signing/certificates.pem';
+import { SIGNING_CERTIFICATES_OBJECT_KEY } from '#shared/adapters/signing/report-signer-name.ts';
 
 /**
  * The published report signing certificates, read from the reports bucket once per container: a
@@ -22,5 +22,33 @@ export function publishedSigningCertificates(s3: S3Client, bucketName: string): 
       );
     certificates.catch(() => (certificates = undefined));
     return certificates;
+  };
+}
+
+/** The bundle object as the deploy-time publication reads and replaces it; a missing object is a first publication. */
+export function s3SigningCertificateStore(s3: S3Client, bucketName: string): SigningCertificateStore {
+  return {
+    read: async () => {
+      try {
+        const { Body } = await s3.send(
+          new GetObjectCommand({ Bucket: bucketName, Key: SIGNING_CERTIFICATES_OBJECT_KEY }),
+        );
+        return await Body?.transformToString('utf8');
+      } catch (error) {
+        if ((error as Error).name === 'NoSuchKey') return undefined;
+        throw error;
+      }
+    },
+    write: async (pem) => {
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: bucketName,
+          Key: SIGNING_CERTIFICATES_OBJECT_KEY,
+          Body: pem,
+          ContentType: 'application/x-pem-file',
+          ServerSideEncryption: 'AES256',
+        }),
+      );
+    },
   };
 }

@@ -21,7 +21,7 @@ export async function detachedCadesSignature(
   content: Uint8Array,
   signer: { certificateDer: Uint8Array; signSha256: SignSha256 },
 ): Promise<Uint8Array> {
-  const certificate = pkijs.Certificate.fromBER(signer.certificateDer);
+  const certificate = pkijs.Certificate.fromBER(new Uint8Array(signer.certificateDer));
   const sha256 = new pkijs.AlgorithmIdentifier({ algorithmId: SHA256 });
   const signerInfo = new pkijs.SignerInfo({
     version: 1,

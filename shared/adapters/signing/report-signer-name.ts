@@ -4,3 +4,6 @@ export const reportSignerName = (stage: string): string => `Onboarding reports s
 /** The signature's `/Reason`, shown by PDF readers beside the signer. */
 export const REPORT_SIGNING_REASON =
   'Issued by the onboarding reports service; any change after signing breaks this signature';
+
+/** Where the deploy-time certificate resource publishes the report signing certificates in the reports bucket (a PEM bundle, current first). */
+export const SIGNING_CERTIFICATES_OBJECT_KEY = 'report-signing/certificates.pem';
