@@ -1,15 +1,36 @@
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { chmod, link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  newLocalSigningKey,
   parseLocalSigningKeyFile,
+  signWith,
   type LocalSigningKeyFile,
 } from '#shared/adapters/signing/local-report-signing-key.ts';
+import { issueSigningCertificate } from '#shared/adapters/signing/issue-signing-certificate.ts';
 import { certificatesFromPem, describeCertificate } from '#shared/adapters/signing/signing-certificate.ts';
 import { reportSignerName } from '#shared/adapters/signing/report-signer-name.ts';
 
 export const REPORT_SIGNING_KEY_FILE = 'report-signing-key.json';
+
+/** How long a local certificate is valid: the local stack issues a new key and certificate after that. */
+const LOCAL_CERTIFICATE_DAYS = 5 * 365;
+
+/** A new local key and its self-issued certificate, naming the service and the stage. */
+export async function newLocalSigningKey(
+  commonName: string,
+  now: Date,
+): Promise<{ privateKey: string; certificate: string }> {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const certificate = await issueSigningCertificate({
+    commonName,
+    publicKeyDer: new Uint8Array(publicKey.export({ type: 'spki', format: 'der' })),
+    notBefore: new Date(now.getTime() - 60_000),
+    notAfter: new Date(now.getTime() + LOCAL_CERTIFICATE_DAYS * 86_400_000),
+    signSha256: (message) => Promise.resolve(signWith(privateKey, message)),
+  });
+  return { privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), certificate: certificate.pem };
+}
+
 /** A certificate this close to its end is replaced at the next start, so a running stack never signs with an expired one. */
 const RENEW_BEFORE_MS = 30 * 86_400_000;
 

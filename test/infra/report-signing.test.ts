@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { KEY_ADMINISTRATION_ACTIONS, REPORT_SIGNING_CERTIFICATES_TYPE } from '#lib/report-signing-construct.ts';
 import type { ServiceStack } from '#lib/service-stack.ts';
 import { reportSignerName, SIGNING_CERTIFICATES_OBJECT_KEY } from '#shared/adapters/signing/report-signer-name.ts';
-import { issueSigningCertificate } from '#shared/adapters/signing/signing-certificate.ts';
+import { issueSigningCertificate } from '#shared/adapters/signing/issue-signing-certificate.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 import { actionsOf, resourcesOf, templateQueries, type Statement } from './template-queries.ts';
 

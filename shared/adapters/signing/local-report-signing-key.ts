@@ -1,15 +1,9 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as v from 'valibot';
 import type { ReportSigningKey } from './report-signing-key.ts';
 import { SigningCertificateNotValidError } from './report-signing-key.ts';
-import {
-  certificatesFromPem,
-  describeCertificate,
-  isValidAt,
-  issueSigningCertificate,
-  type SigningCertificate,
-} from './signing-certificate.ts';
+import { certificatesFromPem, describeCertificate, isValidAt, type SigningCertificate } from './signing-certificate.ts';
 
 /**
  * `.local/report-signing-key.json`: the local stack's P-256 key (PKCS #8 PEM) and its certificates,
@@ -21,25 +15,6 @@ export const LocalSigningKeyFile = v.object({
   certificates: v.pipe(v.array(v.pipe(v.string(), v.startsWith('-----BEGIN CERTIFICATE-----'))), v.minLength(1)),
 });
 export type LocalSigningKeyFile = v.InferOutput<typeof LocalSigningKeyFile>;
-
-/** How long a local certificate is valid: the local stack issues a new key and certificate after that. */
-const LOCAL_CERTIFICATE_DAYS = 5 * 365;
-
-/** A new local key and its self-issued certificate, naming the service and the stage. */
-export async function newLocalSigningKey(
-  commonName: string,
-  now: Date,
-): Promise<{ privateKey: string; certificate: string }> {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const certificate = await issueSigningCertificate({
-    commonName,
-    publicKeyDer: new Uint8Array(publicKey.export({ type: 'spki', format: 'der' })),
-    notBefore: new Date(now.getTime() - 60_000),
-    notAfter: new Date(now.getTime() + LOCAL_CERTIFICATE_DAYS * 86_400_000),
-    signSha256: (message) => Promise.resolve(signWith(privateKey, message)),
-  });
-  return { privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), certificate: certificate.pem };
-}
 
 export function parseLocalSigningKeyFile(text: string, file: string): LocalSigningKeyFile {
   const parsed = v.safeParse(LocalSigningKeyFile, JSON.parse(text));
@@ -80,6 +55,6 @@ export class LocalReportSigningKey implements ReportSigningKey {
   }
 }
 
-function signWith(privateKey: KeyObject, message: Uint8Array): Uint8Array {
+export function signWith(privateKey: KeyObject, message: Uint8Array): Uint8Array {
   return new Uint8Array(sign('sha256', message, { key: privateKey, dsaEncoding: 'der' }));
 }

@@ -2,10 +2,10 @@ import {
   certificatesFromPem,
   describeCertificate,
   isValidAt,
-  issueSigningCertificate,
   type SignSha256,
   type SigningCertificate,
 } from './signing-certificate.ts';
+import { issueSigningCertificate } from './issue-signing-certificate.ts';
 
 /** Where the published certificates are kept: a PEM bundle, the current certificate first. */
 export interface SigningCertificateStore {

@@ -1,6 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
-import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
+import { createHash, X509Certificate } from 'node:crypto';
 
 /** ecdsa-with-SHA256: the one signature algorithm of the report signing keys (KMS `ECC_NIST_P256`, or a local P-256 key). */
 export const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
@@ -21,82 +19,24 @@ export interface SigningCertificate {
   commonName: string;
 }
 
-export interface CertificateRequest {
-  /** SubjectPublicKeyInfo (DER) of the key being certified. */
-  publicKeyDer: Uint8Array;
-  /** The certificate's subject and issuer (its one attribute: pkijs would put more in one multi-valued RDN). */
-  commonName: string;
-  notBefore: Date;
-  notAfter: Date;
-  signSha256: SignSha256;
-}
-
-const COMMON_NAME = '2.5.4.3';
-const BASIC_CONSTRAINTS = '2.5.29.19';
-const KEY_USAGE = '2.5.29.15';
-/** digitalSignature and nonRepudiation (contentCommitment): the bits a document signing certificate carries. */
-const DOCUMENT_SIGNING_KEY_USAGE = new Uint8Array([0b1100_0000]);
-
-/**
- * A self-issued X.509 v3 certificate for a report signing key, signed by that key (locally with
- * node:crypto, in AWS through `kms:Sign`): pkijs encodes it, `signSha256` signs the TBS part.
- */
-export async function issueSigningCertificate(request: CertificateRequest): Promise<SigningCertificate> {
-  const name = (): pkijs.RelativeDistinguishedNames =>
-    new pkijs.RelativeDistinguishedNames({
-      typesAndValues: [
-        new pkijs.AttributeTypeAndValue({
-          type: COMMON_NAME,
-          value: new asn1js.Utf8String({ value: request.commonName }),
-        }),
-      ],
-    });
-  const serial = randomBytes(16);
-  serial[0] = serial[0]! & 0x7f; // a positive INTEGER
-  const certificate = new pkijs.Certificate({
-    version: 2,
-    serialNumber: new asn1js.Integer({ valueHex: serial }),
-    signature: new pkijs.AlgorithmIdentifier({ algorithmId: ECDSA_WITH_SHA256 }),
-    issuer: name(),
-    subject: name(),
-    notBefore: new pkijs.Time({ type: pkijs.TimeType.UTCTime, value: request.notBefore }),
-    notAfter: new pkijs.Time({ type: pkijs.TimeType.UTCTime, value: request.notAfter }),
-    subjectPublicKeyInfo: pkijs.PublicKeyInfo.fromBER(new Uint8Array(request.publicKeyDer)),
-    extensions: [
-      new pkijs.Extension({
-        extnID: BASIC_CONSTRAINTS,
-        critical: true,
-        extnValue: new pkijs.BasicConstraints({ cA: false }).toSchema().toBER(),
-      }),
-      new pkijs.Extension({
-        extnID: KEY_USAGE,
-        critical: true,
-        extnValue: new asn1js.BitString({ valueHex: DOCUMENT_SIGNING_KEY_USAGE, unusedBits: 6 }).toBER(),
-      }),
-    ],
-    signatureAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: ECDSA_WITH_SHA256 }),
-  });
-  certificate.tbsView = new Uint8Array(certificate.encodeTBS().toBER());
-  certificate.signatureValue = new asn1js.BitString({
-    valueHex: new Uint8Array(await request.signSha256(certificate.tbsView)),
-  });
-  return describeCertificate(new Uint8Array(certificate.toSchema(true).toBER()));
-}
-
-/** Reads a DER certificate's validity, fingerprint and public key. */
+/** Reads a DER certificate's validity, fingerprint, public key and subject with node:crypto. */
 export function describeCertificate(der: Uint8Array): SigningCertificate {
-  const certificate = pkijs.Certificate.fromBER(new Uint8Array(der));
+  const certificate = new X509Certificate(der);
   return {
     der,
     pem: pemOf(der),
     sha256Fingerprint: createHash('sha256').update(der).digest('hex'),
-    notBefore: certificate.notBefore.value,
-    notAfter: certificate.notAfter.value,
-    publicKeyDer: new Uint8Array(certificate.subjectPublicKeyInfo.toSchema().toBER()),
-    commonName: String(
-      certificate.subject.typesAndValues.find((entry) => entry.type === COMMON_NAME)?.value.valueBlock.value ?? '',
-    ),
+    notBefore: certificate.validFromDate,
+    notAfter: certificate.validToDate,
+    publicKeyDer: new Uint8Array(certificate.publicKey.export({ type: 'spki', format: 'der' })),
+    commonName: commonNameOf(certificate.subject),
   };
+}
+
+/** `CN=` of node's subject text (one attribute a line, `,` `+` `\\` escaped with a backslash). */
+function commonNameOf(subject: string): string {
+  const line = subject.split('\n').find((entry) => entry.startsWith('CN='));
+  return line ? line.slice(3).replace(/\\(.)/g, '$1') : '';
 }
 
 export function pemOf(der: Uint8Array): string {

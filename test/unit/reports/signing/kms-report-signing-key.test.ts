@@ -3,9 +3,10 @@ import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { KmsReportSigningKey } from '#shared/adapters/kms/kms-report-signing-key.ts';
-import { padesReportSigner } from '#shared/adapters/signing/pades-report-signer.ts';
+import { padesReportSigner, padesSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 import { SigningCertificateNotValidError } from '#shared/adapters/signing/report-signing-key.ts';
-import { issueSigningCertificate, type SigningCertificate } from '#shared/adapters/signing/signing-certificate.ts';
+import { issueSigningCertificate } from '#shared/adapters/signing/issue-signing-certificate.ts';
+import type { SigningCertificate } from '#shared/adapters/signing/signing-certificate.ts';
 import { renderUserReport } from '#shared/adapters/pdf/render-user-report.ts';
 import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
 import { signatureOf } from '#test/support/pdf-signature.ts';
@@ -44,6 +45,7 @@ describe('KmsReportSigningKey', () => {
       jobId: JOB_ID,
       generatedAt: GENERATED_AT,
       fonts: loadReportFonts(),
+      signaturePlaceholder: padesSignaturePlaceholder('test', 'test'),
     });
   });
   const publicKey = () => ({ PublicKey: new Uint8Array(kmsKeys.publicKey.export({ type: 'spki', format: 'der' })) });
@@ -56,7 +58,7 @@ describe('KmsReportSigningKey', () => {
   const signerWith = (certificates: SigningCertificate[]) => {
     const published = vi.fn(() => Promise.resolve(certificates));
     const key = new KmsReportSigningKey(new KMSClient({ region: 'eu-west-1' }), KEY_ID, published);
-    return { key, published, signReport: padesReportSigner(key, 'test') };
+    return { key, published, signReport: padesReportSigner(key) };
   };
 
   it('sends KMS the SHA-256 digest of the signed attributes (MessageType DIGEST) and places its signature in the CMS', async () => {

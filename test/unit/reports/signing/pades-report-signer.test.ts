@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderUserReport } from '#shared/adapters/pdf/render-user-report.ts';
 import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
 import { LocalReportSigningKey } from '#shared/adapters/signing/local-report-signing-key.ts';
-import { padesReportSigner } from '#shared/adapters/signing/pades-report-signer.ts';
+import { padesReportSigner, padesSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 import { SigningCertificateNotValidError } from '#shared/adapters/signing/report-signing-key.ts';
-import { REPORT_SIGNING_REASON } from '#shared/adapters/signing/report-signer-name.ts';
+import { REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON } from '#shared/adapters/signing/report-signer-name.ts';
 import { ensureLocalReportSigningKey } from '#local/report-signing-key.ts';
-import { pdfsig, signatureOf } from '#test/support/pdf-signature.ts';
+import { opensslCmsVerify, pdfsig, signatureOf } from '#test/support/pdf-signature.ts';
 import { pdfText } from '#test/unit/reports/pdf/pdf-text.ts';
 import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, typicalUser } from '#test/unit/reports/pdf/user-report-fixtures.ts';
 
@@ -31,8 +31,9 @@ describe('padesReportSigner (local key)', () => {
       jobId: JOB_ID,
       generatedAt: GENERATED_AT,
       fonts: loadReportFonts(),
+      signaturePlaceholder: padesSignaturePlaceholder(REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON),
     });
-    signed = await padesReportSigner(key, REPORT_SIGNING_REASON)(unsigned, signedAt);
+    signed = await padesReportSigner(key)(unsigned, signedAt);
   });
   afterAll(() => rm(keysDir, { recursive: true, force: true }));
 
@@ -101,8 +102,27 @@ describe('padesReportSigner (local key)', () => {
   it('never signs with a certificate that is not valid at the signing time', async () => {
     const afterExpiry = new Date((await key.certificateAt(signedAt)).notAfter.getTime() + 1_000);
 
-    await expect(padesReportSigner(key, REPORT_SIGNING_REASON)(unsigned, afterExpiry)).rejects.toBeInstanceOf(
-      SigningCertificateNotValidError,
-    );
+    await expect(padesReportSigner(key)(unsigned, afterExpiry)).rejects.toBeInstanceOf(SigningCertificateNotValidError);
+  });
+
+  it('refuses a report rendered without the signature placeholder: nothing is returned unsigned', async () => {
+    const withoutPlaceholder = await renderUserReport({
+      user: typicalUser(),
+      organizationName: ORGANIZATION_NAME,
+      jobId: JOB_ID,
+      generatedAt: GENERATED_AT,
+      fonts: loadReportFonts(),
+    });
+
+    await expect(padesReportSigner(key)(withoutPlaceholder, signedAt)).rejects.toThrow(/ByteRange/);
+  });
+
+  it('writes the CMS as DER that OpenSSL reads as a detached SignedData of the signed bytes, verifying with the certificate', async () => {
+    const { signedBytes, der } = signatureOf(signed);
+    const certificate = await key.certificateAt(signedAt);
+    expect(opensslCmsVerify(der, signedBytes, certificate.pem)).toContain('Verification successful');
+    const altered = Uint8Array.from(signedBytes);
+    altered[100] = altered[100]! ^ 0x01;
+    expect(opensslCmsVerify(der, altered, certificate.pem)).toContain('Verification failure');
   });
 });

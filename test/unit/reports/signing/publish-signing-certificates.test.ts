@@ -11,11 +11,8 @@ import {
   SELF_ISSUED_CERTIFICATE_DAYS,
   type SigningCertificateStore,
 } from '#shared/adapters/signing/publish-signing-certificates.ts';
-import {
-  certificatesFromPem,
-  describeCertificate,
-  issueSigningCertificate,
-} from '#shared/adapters/signing/signing-certificate.ts';
+import { issueSigningCertificate } from '#shared/adapters/signing/issue-signing-certificate.ts';
+import { certificatesFromPem, describeCertificate } from '#shared/adapters/signing/signing-certificate.ts';
 
 const NOW = new Date('2026-11-28T10:00:00Z');
 const DAY_MS = 86_400_000;
@@ -60,7 +57,7 @@ describe('publishSigningCertificates', () => {
     expect(fingerprintsIn(store.pem)).toEqual([published.current.sha256Fingerprint]);
     const x509 = new X509Certificate(Buffer.from(published.current.der));
     expect(x509.verify(keys.publicKey)).toBe(true);
-    expect(x509.subject).toBe(`CN=${SIGNER.replaceAll(",", "\\,")}`);
+    expect(x509.subject).toBe(`CN=${SIGNER.replaceAll(',', '\\,')}`);
     expect(published.current.notAfter.getTime()).toBe(NOW.getTime() + SELF_ISSUED_CERTIFICATE_DAYS * DAY_MS);
     expect(published.current.notBefore.getTime()).toBeLessThanOrEqual(NOW.getTime());
   });
