@@ -1,6 +1,10 @@
 import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
 import type { Context, SQSRecord } from 'aws-lambda';
 import { containerDynamoDbClients, createS3Client } from '#shared/adapters/aws-clients.ts';
+import { reportSigningKeyFor } from '#shared/adapters/report-signing-adapters.ts';
+import { padesReportSigner, padesSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
+import { REPORT_SIGNING_REASON, REPORT_SIGNATURE_NAME } from '#shared/adapters/signing/report-signer-name.ts';
+import { reportSigningEnvironment } from '#shared/config/report-signing-config.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
 import { PostgresUsersDatabase, usersDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
@@ -31,6 +35,7 @@ const config = loadConfig(
   v.object({
     ...webhookPublishingEnvironment,
     ...usersDatabaseEnvironment,
+    ...reportSigningEnvironment,
     REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
     REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME'),
   }),
@@ -38,6 +43,7 @@ const config = loadConfig(
 const dynamoDb = containerDynamoDbClients();
 const jobStore = new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME);
 const eventPublishing = webhookEventPublishing(config);
+const s3 = createS3Client();
 
 /** A finished job's event SQS did not take: the message fails, so SQS delivers it again. */
 class ReportEventNotPublishedError extends Error {
@@ -69,8 +75,13 @@ const processJob = processReportJob({
   users: new PostgresUserDirectory(
     new PostgresUsersDatabase(config, { onConflictRetry: recordUsersDatabaseConflictRetry }),
   ),
-  storage: new S3ReportStorage(createS3Client(), config.REPORTS_BUCKET_NAME),
-  render: pdfReportRenderer(loadReportFonts(), logMissingGlyph),
+  storage: new S3ReportStorage(s3, config.REPORTS_BUCKET_NAME),
+  render: pdfReportRenderer(
+    loadReportFonts(),
+    logMissingGlyph,
+    padesSignaturePlaceholder(REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON),
+  ),
+  sign: padesReportSigner(reportSigningKeyFor(config, { s3, bucketName: config.REPORTS_BUCKET_NAME })),
   clock: systemClock,
   templateVersion: REPORT_TEMPLATE_VERSION,
 });

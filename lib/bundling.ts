@@ -39,6 +39,8 @@ export const bundleAliases: Readonly<Record<string, string>> = {
   '@pdf-lib/standard-fonts': './shared/bundle-substitutes/pdf-lib-standard-fonts.ts',
   '@pdf-lib/upng': './shared/bundle-substitutes/pdf-lib-upng.ts',
   'brotli/decompress.js': './shared/bundle-substitutes/brotli-decompress.ts',
+  pako: './shared/bundle-substitutes/pako.ts',
+  semver: './shared/bundle-substitutes/semver.ts',
 };
 
 export const lambdaBundling: BundlingOptions = {

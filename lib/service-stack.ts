@@ -11,6 +11,7 @@ import { DataConstruct } from './data-construct.ts';
 import { EdgeConstruct } from './edge-construct.ts';
 import { MailConstruct } from './mail-construct.ts';
 import { ReportPipelineConstruct, workerTimeout } from './report-pipeline-construct.ts';
+import { ReportSigningConstruct } from './report-signing-construct.ts';
 import {
   apiRoutes,
   fallbackRoute,
@@ -237,10 +238,12 @@ export class ServiceStack extends Stack {
   readonly usersDatabase: UsersDatabaseConstruct;
   readonly mail: MailConstruct;
   readonly reports: ReportPipelineConstruct;
+  /** The report signing key (KMS) and its published certificates. */
+  readonly reportSigning: ReportSigningConstruct;
   readonly webhooks: WebhooksConstruct;
   readonly api: ApiConstruct;
   readonly alarms: AlarmsConstruct;
-  readonly operations: OperationsDashboardConstruct;
+
   readonly dashboard: DashboardConstruct;
   /** The Cognito user pool of `-c identity=cognito`; none with an external OpenID Connect issuer. */
   readonly identity: CognitoIdentityConstruct | undefined;
@@ -284,6 +287,12 @@ export class ServiceStack extends Stack {
     });
     // The worker puts the user's record into the report.
     this.usersDatabase.grantReadUsers(this.reports.worker);
+    this.reportSigning = new ReportSigningConstruct(this, 'ReportSigning', {
+      stage: config.stage,
+      worker: this.reports.worker,
+      bucket: this.reports.bucket,
+      operatorCertificates: config.reportSigningCertificates,
+    });
     this.webhooks = new WebhooksConstruct(this, 'Webhooks', {
       webhooks: this.data.tables.Webhooks,
       reservedConcurrency: config.reservedConcurrency,
@@ -443,29 +452,31 @@ export class ServiceStack extends Stack {
         'them once SQS takes messages again. Check SQS health; nothing is lost while this lasts under 4 days.',
     );
 
-    this.operations = new OperationsDashboardConstruct(this, 'Operations', {
-      serviceName,
-      stage: config.stage,
-      httpApi: this.api.httpApi,
-      routeFunctions,
-      worker: this.reports.worker,
-      reportQueue: this.reports.queue,
-      reportDeadLetterQueue: this.reports.deadLetterQueue,
-      sesConfigurationSetName: this.mail.configurationSet.configurationSetName,
-      webhookQueue: this.webhooks.queue,
-      webhookDelivery: this.webhooks.delivery,
-      webhookSlowQueue: this.webhooks.slowQueue,
-      webhookSlowDelivery: this.webhooks.slowDelivery,
-      webhookDeadLetterQueue: this.webhooks.deadLetterQueue,
-      tables: this.data.tables,
-    });
-    // CloudFormation's schema for dashboards (as cfn-lint ships it) has no Tags property.
-    Tags.of(this.operations.dashboard).remove('service');
-    Tags.of(this.operations.dashboard).remove('stage');
-    new CfnOutput(this, 'OperationsDashboardUrl', {
-      value: `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.operations.dashboard.dashboardName}`,
-      description: 'CloudWatch dashboard of this stage',
-    });
+    if (config.operationsDashboard) {
+      const operations = new OperationsDashboardConstruct(this, 'Operations', {
+        serviceName,
+        stage: config.stage,
+        httpApi: this.api.httpApi,
+        routeFunctions,
+        worker: this.reports.worker,
+        reportQueue: this.reports.queue,
+        reportDeadLetterQueue: this.reports.deadLetterQueue,
+        sesConfigurationSetName: this.mail.configurationSet.configurationSetName,
+        webhookQueue: this.webhooks.queue,
+        webhookDelivery: this.webhooks.delivery,
+        webhookSlowQueue: this.webhooks.slowQueue,
+        webhookSlowDelivery: this.webhooks.slowDelivery,
+        webhookDeadLetterQueue: this.webhooks.deadLetterQueue,
+        tables: this.data.tables,
+      });
+      // CloudFormation's schema for dashboards (as cfn-lint ships it) has no Tags property.
+      Tags.of(operations.dashboard).remove('service');
+      Tags.of(operations.dashboard).remove('stage');
+      new CfnOutput(this, 'OperationsDashboardUrl', {
+        value: `https://console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${operations.dashboard.dashboardName}`,
+        description: 'CloudWatch dashboard of this stage',
+      });
+    }
     // Every function's metrics carry this stage's dimension (shared/observability/metrics.ts).
     for (const fn of this.node.findAll().filter((node) => node instanceof ServiceFunction)) {
       fn.addEnvironment('STAGE', config.stage);

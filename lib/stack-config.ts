@@ -173,6 +173,21 @@ export const stackConfigSchema = v.pipe(
     senderIdentityExists: flag('senderIdentityExists'),
     /** Days report jobs and PDFs are kept. */
     retentionDays: positiveInteger('retentionDays', 30, 3650),
+    /**
+     * A certificate for the stage's report signing key issued under the operator's CA, PEM, the
+     * key's certificate first and its CA chain after (docs/reports.md, "The signing key"). Without
+     * it the certificate is self-issued at deploy.
+     */
+    reportSigningCertificates: v.optional(
+      v.pipe(
+        v.string('reportSigningCertificates must be PEM text'),
+        v.transform((value) => value.replaceAll('\\n', '\n')),
+        v.regex(
+          /^\s*(-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+-----END CERTIFICATE-----\s*)+$/,
+          'reportSigningCertificates must be PEM certificates',
+        ),
+      ),
+    ),
     /** Days audit events are kept (DynamoDB TTL). */
     auditRetentionDays: positiveInteger('auditRetentionDays', 400, 3650),
     /**
@@ -261,6 +276,11 @@ export const stackConfigSchema = v.pipe(
      * (lib/edge-construct.ts, docs/deploy.md "The edge"); default on for `stage=prod`, off otherwise.
      */
     edgeProtection: optionalFlag('edgeProtection'),
+    /**
+     * The CloudWatch operations dashboard ($3 a month, docs/cost.md); default on for `stage=prod`, off
+     * otherwise. The alarms do not depend on it.
+     */
+    operationsDashboard: optionalFlag('operationsDashboard'),
     /**
      * Requests one client IP may send to `/v1/*` in any 60 seconds before the web ACL answers 429; above the
      * per-token limit, since several clients of an organization may share an address (NAT).
@@ -376,6 +396,7 @@ export const stackConfigSchema = v.pipe(
   v.transform((config) => ({
     ...config,
     edgeProtection: edgeOn(config),
+    operationsDashboard: config.operationsDashboard ?? config.stage === 'prod',
     senderIdentity: config.senderIdentity?.toLowerCase() ?? domainOf(config.senderEmail),
     // Cognito prefixes resource server scopes with the server's identifier; so must the dashboard's request.
     dashboardScope:

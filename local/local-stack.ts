@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer as createNetServer } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { fallbackRoute, apiRoutes } from '#shared/config/api-routes.ts';
 import { allTables } from '#shared/config/table-definitions.ts';
 import { DEFAULT_REPORT_RATE_LIMIT } from '#shared/config/report-rate-limit.ts';
@@ -18,6 +19,7 @@ import type { LocalUsersDatabase } from './users-postgres.ts';
 import { createDashboardFrontDoor } from './dashboard.ts';
 import { DASHBOARD_CLIENT_ID, DASHBOARD_SCOPE, startIdentityProvider } from './identity-provider.ts';
 import { requestMachineToken } from './machine-token.ts';
+import { ensureLocalReportSigningKey, REPORT_SIGNING_KEY_FILE } from './report-signing-key.ts';
 import { createHandlerLoader, type HandlerLoader } from './handler-modules.ts';
 import { localPollers, type PollerFactory, type RunningPoller } from './pollers.ts';
 import { createLocalResources, type LocalResources } from './resources.ts';
@@ -189,6 +191,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           keysDir,
         })
       : {};
+    await ensureLocalReportSigningKey(keysDir);
     const env = await handlerEnvironment({
       endpoints: { ...emulators.endpoints, ...routes.endpoints },
       usersDatabase: { ...emulators.usersDatabase, ...routes.usersDatabase },
@@ -351,6 +354,8 @@ export function handlerEnvironment({
     POWERTOOLS_SERVICE_NAME: 'onboarding-api',
     LOG_LEVEL: quiet ? 'WARN' : 'INFO',
     ...(prettyLogs ? { POWERTOOLS_DEV: 'true' } : {}),
+    // The worker's report signing key, created at start (report-signing-key.ts); a KMS key in AWS.
+    REPORT_SIGNING_KEY_FILE: join(keysDir, REPORT_SIGNING_KEY_FILE),
     // Not read by the handlers: lets a test process craft tokens with the provider's key (idp-jwks.json).
     LOCAL_KEYS_DIR: keysDir,
   });

@@ -11,6 +11,7 @@ import { synthesizeStage } from '#scripts/cost/stage-template.ts';
  * is reported without a budget: its edge (a WAF web ACL and its rules, the origin secret) is a
  * choice that costs $11.40 a month on its own.
  */
+/** The idle budget of the default settings (docs/cost.md). */
 const IDLE_STAGE_MAX_USD = 8;
 
 export default {

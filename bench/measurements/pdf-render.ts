@@ -17,6 +17,10 @@ import { copyReportFonts } from '#bench/support/bundles.ts';
 import type { Measurement } from '#bench/support/measurement.ts';
 import { renderer, type PdfSubject } from '#bench/support/render-once.ts';
 import { timeEach } from '#bench/support/timing.ts';
+import { ensureLocalReportSigningKey } from '#local/report-signing-key.ts';
+import { LocalReportSigningKey } from '#shared/adapters/signing/local-report-signing-key.ts';
+import { padesReportSigner, padesSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
+import { REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON } from '#shared/adapters/signing/report-signer-name.ts';
 
 /**
  * 4. The report PDF: the typical user (three pages with the page-1 summary, Latin), a user with enough screening matches for
@@ -33,6 +37,9 @@ const TYPICAL_MAX_KB = 80;
 /** Issue 12: name, address and matches in CJK, Arabic and Devanagari. */
 const MULTI_SCRIPT_MAX_MS = 150;
 const MULTI_SCRIPT_MAX_KB = 400;
+/** Contract §21's budgets: signing adds at most 15 ms to a report; a multi-script report rendered and signed within 200 ms. */
+const SIGNING_MAX_MS = 15;
+const MULTI_SCRIPT_SIGNED_MAX_MS = 200;
 
 export default {
   title: '4 PDF render',
@@ -113,9 +120,59 @@ export default {
         },
       );
     }
+    rows.push(...(await signingRows(this.title, context.workDir)));
     return rows;
   },
 } satisfies Measurement;
+
+/**
+ * What signing adds (contract §21), with a local key (`.local/report-signing-key.json`'s kind, in
+ * the work directory), as the worker signs: the report rendered with its empty signature, then the
+ * signature filled in. Same run, pair by pair: each signed render of the typical report is timed
+ * right after an unsigned one, and the row is the difference. Then render + sign of the
+ * multi-script report. The KMS path adds one `kms:Sign` round trip instead of the local
+ * signature (its one call per report is a unit test).
+ */
+async function signingRows(measurement: string, workDir: string): Promise<Row[]> {
+  const key = new LocalReportSigningKey(await ensureLocalReportSigningKey(path.join(workDir, 'report-signing')));
+  const sign = padesReportSigner(key);
+  const placeholder = padesSignaturePlaceholder(REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON);
+  const signedAt = new Date(); // the fixtures' GENERATED_AT predates the key's certificate
+  const signedRender = (subject: PdfSubject) => {
+    const render = renderer(subject, 0, placeholder);
+    return async () => sign(await render(), signedAt);
+  };
+  const typical = { unsigned: renderer('report', 0), signed: signedRender('report') };
+  await timeEach(typical.signed, { warmup: WARM.warmup, runs: 0 });
+  const unsignedSamples: number[] = [];
+  const added: number[] = [];
+  for (let run = 0; run < WARM.runs; run++) {
+    const [unsigned] = await timeEach(typical.unsigned, { warmup: run === 0 ? WARM.warmup : 0, runs: 1 });
+    const [signed] = await timeEach(typical.signed, { warmup: 0, runs: 1 });
+    unsignedSamples.push(unsigned!);
+    added.push(signed! - unsigned!);
+  }
+  const multiScriptRender = await timeEach(renderer('multi-script', 0), WARM);
+  const multiScriptRenderAndSign = await timeEach(signedRender('multi-script'), WARM);
+  return [
+    {
+      measurement,
+      subject: 'typical report: what signing adds to a render (PAdES, local key), warm',
+      unit: 'ms',
+      value: summarize(added),
+      baseline: { subject: 'the unsigned render, same run', value: summarize(unsignedSamples) },
+      budget: { on: 'median', max: SIGNING_MAX_MS },
+    },
+    {
+      measurement,
+      subject: 'CJK + Arabic + Devanagari report: render + sign, warm',
+      unit: 'ms',
+      value: summarize(multiScriptRenderAndSign),
+      baseline: { subject: 'render alone, same run', value: summarize(multiScriptRender) },
+      budget: { on: 'median', max: MULTI_SCRIPT_SIGNED_MAX_MS },
+    },
+  ];
+}
 
 /** The fewest PEP matches whose report has `pages` pages. */
 function matchesForPages(pages: number): number {

@@ -1,3 +1,4 @@
+import type { SignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 import { performance } from 'node:perf_hooks';
 import { PDFDocument } from 'pdf-lib';
 import { renderUserReport } from '#shared/adapters/pdf/render-user-report.ts';
@@ -20,13 +21,24 @@ import {
  */
 export type PdfSubject = 'empty' | 'report' | 'multi-script';
 
-export function renderer(subject: PdfSubject, pepMatches: number): () => Promise<Uint8Array> {
+export function renderer(
+  subject: PdfSubject,
+  pepMatches: number,
+  signaturePlaceholder?: SignaturePlaceholder,
+): () => Promise<Uint8Array> {
   if (subject === 'empty') return emptyA4;
   const fonts = loadReportFonts();
   const user: UserRecord =
     subject === 'multi-script' ? multiScriptUser() : pepMatches === 0 ? typicalUser() : userWithMatches(pepMatches);
   return () =>
-    renderUserReport({ user, organizationName: ORGANIZATION_NAME, jobId: JOB_ID, generatedAt: GENERATED_AT, fonts });
+    renderUserReport({
+      user,
+      organizationName: ORGANIZATION_NAME,
+      jobId: JOB_ID,
+      generatedAt: GENERATED_AT,
+      fonts,
+      ...(signaturePlaceholder && { signaturePlaceholder }),
+    });
 }
 
 /** The baseline: pdf-lib writing an empty A4 page. */

@@ -160,6 +160,15 @@ export const usersDatabaseMigrationFunction = {
   name: 'MigrateUsersDatabase',
 } as const;
 
+/**
+ * Runs at deploy time only, behind a CloudFormation custom resource (lib/report-signing-construct.ts):
+ * publishes the certificates of the stage's report signing key.
+ */
+export const reportSigningCertificatesFunction = {
+  entry: 'functions/publish-report-signing-certificates.ts',
+  name: 'PublishReportSigningCertificates',
+} as const;
+
 /** Answers every path or method no route matches, with the contract's 404/405 body. */
 export const fallbackRoute = {
   entry: 'functions/route-not-found.ts',

@@ -41,7 +41,7 @@ describe('cdk-nag AwsSolutions', () => {
     for (const suppression of suppressions) expect(suppression.reason.length, suppression.id).toBeGreaterThan(40);
   });
 
-  it('suppresses IAM5 only for the reports/ object prefix of the reports bucket, X-Ray and the migration function’s versions, never for a whole policy', () => {
+  it('suppresses IAM5 only for the reports/ object prefix of the reports bucket, X-Ray and the deploy-time functions’ versions, never for a whole policy', () => {
     // The CDK's own BucketDeployment handler (deploy time only) is checked in the next test.
     const resources = Object.entries(Template.fromStack(stack).toJSON().Resources as Record<string, any>)
       .filter(([logicalId]) => !logicalId.startsWith('CustomCDKBucketDeployment'))
@@ -54,13 +54,15 @@ describe('cdk-nag AwsSolutions', () => {
     expect(iam5.length).toBeGreaterThan(0);
     const bucketArn = `<${stack.getLogicalId(stack.reports.bucket.node.defaultChild as CfnElement)}.Arn>`;
     const migrationFunctionArn = `<${stack.getLogicalId(stack.usersDatabase.migrationFunction.node.defaultChild as CfnElement)}.Arn>`;
-    // Besides X-Ray's `*` on every function role and the Provider framework's invoke of the migration
-    // function (both checked in service-stack.test.ts: X-Ray actions only, lambda:InvokeFunction only).
+    const certificatePublisherArn = `<${stack.getLogicalId(stack.reportSigning.publisherFunction.node.defaultChild as CfnElement)}.Arn>`;
+    // Besides X-Ray's `*` on every function role and the Provider frameworks' invoke of the migration function and
+    // the certificate publisher (checked in service-stack.test.ts: X-Ray actions only, lambda:InvokeFunction only).
     for (const suppression of iam5)
       expect([
         [`Resource::${bucketArn}/reports/*`],
         ['Resource::*'],
         [`Resource::${migrationFunctionArn}:*`],
+        [`Resource::${certificatePublisherArn}:*`],
       ]).toContainEqual(suppression.applies_to);
   });
 

@@ -19,6 +19,8 @@ import {
   usersDatabaseMigrationFunction,
 } from '#shared/config/api-routes.ts';
 import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
+import { ensureLocalReportSigningKey } from '#local/report-signing-key.ts';
+import { pdfsig } from '#test/support/pdf-signature.ts';
 import { renderUserReport, type RenderUserReportInput } from '#shared/adapters/pdf/render-user-report.ts';
 import {
   GENERATED_AT,
@@ -84,13 +86,27 @@ describe('Lambda bundles', () => {
     for (const left of ['@pdf-lib/fontkit', '@pdf-lib/standard-fonts', '@pdf-lib/upng', 'brotli']) {
       expect(packages).not.toContain(left);
     }
+    // Signing: the KMS client and @signpdf, no ASN.1 library (certificates are issued at deploy) and
+    // no CommonJS copy of pdf-lib's API (the signature is placed with its ES modules); pako's deflate alone, no semver.
+    expect(packages).toContain('@aws-sdk/client-kms');
+    expect(packages).toContain('@signpdf/signpdf');
+    for (const left of ['pkijs', 'asn1js', '@signpdf/placeholder-pdf-lib', 'semver'])
+      expect(packages).not.toContain(left);
+    // What the bundle holds: esbuild lists the files it read even when it kept nothing of them.
+    const kept = Object.values(metafile.outputs).flatMap((output) =>
+      Object.entries(output.inputs)
+        .filter(([, input]) => input.bytesInOutput > 0)
+        .map(([file]) => file),
+    );
+    expect(kept.filter((file) => file.includes('pako/lib/inflate'))).toEqual([]);
+    expect(kept).toContain('node_modules/pako/lib/deflate.js');
   });
 
   it('render the report from a bundle, with the stand-ins in place, byte for byte as the sources do', async () => {
     const { exports, inputs } = await bundle<{ renderUserReport: typeof renderUserReport }>(
       'shared/adapters/pdf/render-user-report.ts',
     );
-    for (const standIn of ['pdf-lib-standard-fonts', 'pdf-lib-upng', 'brotli-decompress'])
+    for (const standIn of ['pdf-lib-standard-fonts', 'pdf-lib-upng', 'brotli-decompress', 'pako'])
       expect(inputs).toContain(`shared/bundle-substitutes/${standIn}.ts`);
 
     const fonts = loadReportFonts();
@@ -161,6 +177,29 @@ describe('Lambda bundles', () => {
     expect(exports.usersMigrations().map(({ file, sha256 }) => [file, sha256])).toEqual(
       usersMigrations().map(({ file, sha256 }) => [file, sha256]),
     );
+  });
+
+  it('sign a report from a bundle as the worker does, with a signature pdfsig finds valid', async () => {
+    const { exports } = await bundle<typeof import('./fixtures/signed-report-entry.ts')>(
+      'test/infra/fixtures/signed-report-entry.ts',
+    );
+    const keysDir = mkdtempSync(path.join(tmpdir(), 'bundle-signing-'));
+    try {
+      const key = new exports.LocalReportSigningKey(await ensureLocalReportSigningKey(keysDir));
+      const rendered = await exports.renderUserReport({
+        user: typicalUser(),
+        organizationName: ORGANIZATION_NAME,
+        jobId: JOB_ID,
+        generatedAt: GENERATED_AT,
+        fonts: loadReportFonts(),
+        signaturePlaceholder: exports.padesSignaturePlaceholder('Onboarding reports service', 'test'),
+      });
+      const report = pdfsig(await exports.padesReportSigner(key)(rendered, new Date()));
+      expect(report).toContain('Signature Type: ETSI.CAdES.detached');
+      expect(report).toContain('Signature Validation: Signature is Valid.');
+    } finally {
+      rmSync(keysDir, { recursive: true, force: true });
+    }
   });
 
   it('sign DSQL connection tokens from a bundle with the environment’s credentials, and load pg without pg-native', async () => {

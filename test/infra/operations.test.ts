@@ -9,7 +9,10 @@ import { readPriceTable } from '#scripts/cost/price-table.ts';
 import { synthesizeStage } from '#scripts/cost/stage-template.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 
-const { stack } = buildServiceStack({ bundle: false, context: { alarmEmail: 'ops@example.org' } });
+const { stack } = buildServiceStack({
+  bundle: false,
+  context: { alarmEmail: 'ops@example.org', operationsDashboard: 'true' },
+});
 const template = Template.fromStack(stack);
 const resources = template.toJSON().Resources as Record<string, any>;
 const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as any[];
@@ -126,14 +129,21 @@ describe('alarms', () => {
   });
 
   it('watch every function outside the API for errors, the API for 5XX answers (a route function failing is one), and the tables of the queue consumers for throttling', () => {
-    const providerFramework = logicalIdOf(
-      stack.usersDatabase.migrationProvider.node.findChild('framework-onEvent') as IConstruct,
+    const providerFrameworks = [stack.usersDatabase.migrationProvider, stack.reportSigning.publisherProvider].map(
+      (provider) => logicalIdOf(provider.node.findChild('framework-onEvent') as IConstruct),
     );
+    // The certificate publisher runs during a deploy only, which fails visibly with it; an alarm of its own would
+    // cost a metric every month of the idle budget (docs/cost.md) for nothing.
+    const certificatePublisher = logicalIdOf(stack.reportSigning.publisherFunction);
     const routes = new Set([...stack.routeFunctions.values(), stack.routeNotFound].map((fn) => logicalIdOf(fn)));
     const functions = Object.keys(template.findResources('AWS::Lambda::Function')).filter(
       // The CDK's own deploy-time handlers (BucketDeployment, the Provider framework that calls the
       // users database migration) run only during a deploy; the migration function itself is watched.
-      (id) => !id.startsWith('CustomCDKBucketDeployment') && !id.startsWith('AWS') && id !== providerFramework,
+      (id) =>
+        !id.startsWith('CustomCDKBucketDeployment') &&
+        !id.startsWith('AWS') &&
+        !providerFrameworks.includes(id) &&
+        id !== certificatePublisher,
     );
     const withErrorAlarm = alarmOn('Errors').map((alarm) => alarm.Properties.Dimensions[0].Value.Ref as string);
     // The SES event counter has none: its failures are retried by EventBridge for an hour and fail open (a pause
@@ -222,8 +232,9 @@ describe('tracing', () => {
     const functions = Object.entries(template.findResources('AWS::Lambda::Function')) as [string, any][];
     const service = functions.filter(([, fn]) => fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME);
     // Route functions, the fallback, the report worker, dead-letter handler and sweep, the webhook delivery of
-    // each lane, the republish of pending webhook events, the users database migration, the SES event counter.
-    expect(service.length).toBe(stack.routeFunctions.size + 9);
+    // each lane, the republish of pending webhook events, the users database migration, the SES event counter,
+    // the certificate publisher.
+    expect(service.length).toBe(stack.routeFunctions.size + 10);
     for (const fn of [stack.webhooks.delivery, stack.webhooks.slowDelivery])
       expect(service.map(([id]) => id)).toContain(logicalIdOf(fn));
     // The every-minute schedules start no trace: active tracing would record one for every run, nearly all idle.

@@ -275,12 +275,13 @@ describe('worker', () => {
     expect(queries.environmentOf(reports().worker)).not.toHaveProperty('USERS_TABLE_NAME');
   });
 
-  it('may store PDFs under reports/ (and remove one stored for a job it lost) and nothing else in S3: no reads', () => {
+  it('may store PDFs under reports/ (and remove one stored for a job it lost), read the signing certificates and nothing else in S3: no report reads', () => {
     const s3 = queries.statementsFor(reports().worker, 's3:');
-    expect(s3).toHaveLength(1);
-    expect(actionsOf(s3[0]!).sort()).toEqual(['s3:DeleteObject', 's3:PutObject']);
-    expect(resourcesOf(s3[0]!)).toEqual([reportObjects()]);
-    expect(actionsOfFunction(reports().worker)).not.toContain('s3:GetObject');
+    expect(s3.map((statement) => [actionsOf(statement).sort(), resourcesOf(statement)])).toEqual([
+      [['s3:DeleteObject', 's3:PutObject'], [reportObjects()]],
+      // The published certificates of its signing key (test/infra/report-signing.test.ts).
+      [['s3:GetObject'], [`<${logicalIdOf(reports().bucket)}.Arn>/report-signing/certificates.pem`]],
+    ]);
   });
 
   it('may read and write report jobs, only connect to the users database as a reader, and touch no other table', () => {

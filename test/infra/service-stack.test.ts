@@ -13,6 +13,7 @@ import {
   fallbackRoute,
   reportPipelineFunctions,
   usersDatabaseMigrationFunction,
+  reportSigningCertificatesFunction,
   webhookDeliveryFunction,
   webhookRepublishFunction,
 } from '#shared/config/api-routes.ts';
@@ -57,15 +58,15 @@ const isDeployTimeHelper = (logicalId: string) =>
   logicalId.startsWith('CustomCDKBucketDeployment') || providerFrameworkIds().has(logicalId);
 const providerFrameworkIds = () =>
   new Set(
-    stack.usersDatabase.migrationProvider.node
-      .findAll()
+    [stack.usersDatabase.migrationProvider, stack.reportSigning.publisherProvider]
+      .flatMap((provider) => provider.node.findAll())
       .filter((construct) => construct instanceof CfnResource)
       .map((resource) => stack.getLogicalId(resource as CfnResource)),
   );
 const ofType = (type: string) => queries.ofType(type).filter(([logicalId]) => !isDeployTimeHelper(logicalId));
 // API routes, the fallback, the report pipeline, the webhook delivery functions (one per lane), the republish of
-// pending webhook events and the users database migration.
-const functionCount = apiRoutes.length + 1 + Object.keys(reportPipelineFunctions).length + 2 + 1 + 1;
+// pending webhook events, the users database migration and the report signing certificates' publisher.
+const functionCount = apiRoutes.length + 1 + Object.keys(reportPipelineFunctions).length + 2 + 1 + 1 + 1;
 
 function routeFunction(name: string) {
   const fn = stack.routeFunctions.get(name);
@@ -217,7 +218,10 @@ describe('functions', () => {
     expect(actions).not.toContain('dynamodb:Scan');
     expect(actions.filter((action) => action.includes('*'))).toEqual([]);
     const reportObjects = `<${logicalIdOf(stack.reports.bucket)}.Arn>/reports/*`;
-    const migrationFunctionVersions = `<${logicalIdOf(stack.usersDatabase.migrationFunction)}.Arn>:*`;
+    const deployTimeFunctionVersions = [
+      stack.usersDatabase.migrationFunction,
+      stack.reportSigning.publisherFunction,
+    ].map((fn) => `<${logicalIdOf(fn)}.Arn>:*`);
     for (const statement of statements) {
       const wildcards = resourcesOf(statement).filter((resource) => resource.includes('*'));
       if (wildcards.length === 0) continue;
@@ -226,8 +230,8 @@ describe('functions', () => {
         expect(actionsOf(statement).sort()).toEqual(X_RAY_ACTIONS);
         continue;
       }
-      // The Provider framework invokes the migration function (any version of it: CDK's grantInvoke).
-      if (wildcards[0] === migrationFunctionVersions) {
+      // The Provider frameworks invoke the deploy-time functions (any version of them: CDK's grantInvoke).
+      if (deployTimeFunctionVersions.includes(wildcards[0]!)) {
         expect(actionsOf(statement)).toEqual(['lambda:InvokeFunction']);
         continue;
       }
@@ -437,10 +441,12 @@ describe('mail and alarms', () => {
       .sort();
     // A route function's failure is the API's 5XX answer, which its own alarm pages for.
     const routes = new Set([...stack.routeFunctions.values(), stack.routeNotFound].map((fn) => logicalIdOf(fn)));
+    // The certificate publisher runs during a deploy only, which fails visibly with it (operations.test.ts).
+    const certificatePublisher = logicalIdOf(stack.reportSigning.publisherFunction);
     expect(alarmedFunctions).toEqual(
       ofType('AWS::Lambda::Function')
         .map(([id]) => id)
-        .filter((id) => !routes.has(id))
+        .filter((id) => !routes.has(id) && id !== certificatePublisher)
         .sort(),
     );
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5xx' });
@@ -460,6 +466,7 @@ describe('bundling', () => {
     { entry: webhookDeliveryFunction.entry, fn: stack.webhooks.slowDelivery },
     { entry: webhookRepublishFunction.entry, fn: stack.webhooks.republish },
     { entry: usersDatabaseMigrationFunction.entry, fn: stack.usersDatabase.migrationFunction },
+    { entry: reportSigningCertificatesFunction.entry, fn: stack.reportSigning.publisherFunction },
   ];
 
   it('builds with esbuildOptionsFor exactly the bundle CDK deploys, for every function', async () => {

@@ -5,6 +5,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
+import { pdfsig } from '#test/support/pdf-signature.ts';
 import {
   coldStart,
   documentClient,
@@ -197,7 +198,7 @@ describe('POST /v1/document/api', () => {
 });
 
 describe('a report from request to download', () => {
-  it('completes, and its fresh pre-signed address serves the exact PDF that was recorded', async () => {
+  it('completes, and its fresh pre-signed address serves the exact PDF that was recorded, signed (pdfsig: valid)', async () => {
     const orgId = uniqueOrg('reports');
     const [user] = await seedOrganization(orgId, 1);
     const token = await tokenFor(orgId);
@@ -240,6 +241,12 @@ describe('a report from request to download', () => {
     expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     expect(bytes.length).toBe(job.sizeBytes);
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(job.sha256);
+    const signature = pdfsig(bytes);
+    expect(signature).toContain('Signature Validation: Signature is Valid.');
+    expect(signature).toContain(
+      'Signer Certificate Common Name: Onboarding reports service, report signing, stage local',
+    );
+    expect(signature).toContain('Total document signed');
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
     expect(pdf.headers.get('content-disposition')).toBe(`attachment; filename="${filename}"`);
 

@@ -5,6 +5,7 @@ import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-
 import { REPORT_TITLE, layoutUserReport, type PositionedText, type ReportPage } from './layout-user-report.ts';
 import { PdfFontSubsets, utf16Hex } from './pdf-font-subsets.ts';
 import type { ReportFonts } from './report-fonts.ts';
+import type { SignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 import { COLORS, PAGE, type ReportColor } from './report-style.ts';
 import { Typesetter, type MissingGlyphListener } from './typesetter.ts';
 
@@ -22,11 +23,23 @@ export interface RenderUserReportInput {
   fonts: ReportFonts;
   /** Told each character no shipped font has (drawn as the missing-glyph box), once per render. */
   onMissingGlyph?: MissingGlyphListener;
+  /** Adds the empty signature the report signer fills in (its `/M` is `generatedAt`). */
+  signaturePlaceholder?: SignaturePlaceholder;
 }
 
 /** The renderer port (shared/domain/reports/ports.ts) implemented with these fonts. */
-export function pdfReportRenderer(fonts: ReportFonts, onMissingGlyph?: MissingGlyphListener): ReportRenderer {
-  return (input) => renderUserReport({ ...input, fonts, ...(onMissingGlyph && { onMissingGlyph }) });
+export function pdfReportRenderer(
+  fonts: ReportFonts,
+  onMissingGlyph?: MissingGlyphListener,
+  signaturePlaceholder?: SignaturePlaceholder,
+): ReportRenderer {
+  return (input) =>
+    renderUserReport({
+      ...input,
+      fonts,
+      ...(onMissingGlyph && { onMissingGlyph }),
+      ...(signaturePlaceholder && { signaturePlaceholder }),
+    });
 }
 
 /**
@@ -46,6 +59,7 @@ export async function renderUserReport(input: RenderUserReportInput): Promise<Ui
   for (const page of layout.pages) paintPage(doc, doc.addPage([PAGE.width, PAGE.height]), page, typesetter, subsets);
   subsets.embedAll();
   setMetadata(doc, input);
+  input.signaturePlaceholder?.(doc, input.generatedAt);
   return doc.save({ useObjectStreams: true, addDefaultPage: false });
 }
 

@@ -100,3 +100,10 @@ export type ReportRenderer = (input: {
   /** The `sub` that requested the report, when the job recorded one. */
   requestedBy?: string | undefined;
 }) => Promise<Uint8Array>;
+
+/**
+ * Signs a rendered report (PAdES), returning the file to store. Throws `DependencyUnavailableError`
+ * when the key's service is throttling or down (the job is retried), anything else when it cannot
+ * sign at all (e.g. its certificate has expired): a report is never stored unsigned.
+ */
+export type ReportSigner = (pdf: Uint8Array, signedAt: Date) => Promise<Uint8Array>;

@@ -1,7 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '#shared/domain/clock.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
-import type { ReportJobMessage, ReportJobStore, ReportRenderer, ReportStorage, UserDirectory } from './ports.ts';
+import type {
+  ReportJobMessage,
+  ReportJobStore,
+  ReportRenderer,
+  ReportSigner,
+  ReportStorage,
+  UserDirectory,
+} from './ports.ts';
 import {
   isOpen,
   isPastDeadline,
@@ -17,6 +24,7 @@ export interface ProcessReportJobDeps {
   users: UserDirectory;
   storage: ReportStorage;
   render: ReportRenderer;
+  sign: ReportSigner;
   clock: Clock;
   templateVersion: string;
 }
@@ -38,10 +46,10 @@ export type ProcessOutcome =
 
 /**
  * Primary course: take the PENDING job (conditional, so a duplicate message never renders
- * twice at once), load the user, render, store, then COMPLETE it and release the user's guard
- * in one transaction. Permanent problems end the job FAILED with a code; a transient storage
- * failure gives the job back and throws, so SQS redelivers the message, except on the final
- * attempt, where it ends FAILED/STORAGE_FAILED.
+ * twice at once), load the user, render, sign, store, then COMPLETE it and release the user's
+ * guard in one transaction. Permanent problems end the job FAILED with a code; a transient
+ * signing or storage failure gives the job back and throws, so SQS redelivers the message,
+ * except on the final attempt, where it ends FAILED (RENDER_FAILED or STORAGE_FAILED).
  */
 export function processReportJob(deps: ProcessReportJobDeps) {
   const fail = async (job: ReportJob, errorCode: ReportErrorCode, cause?: unknown): Promise<ProcessOutcome> => {
@@ -82,6 +90,17 @@ export function processReportJob(deps: ProcessReportJobDeps) {
       const organizationName = user.organization_name ?? job.orgId;
       pdf = await deps.render({ user, organizationName, jobId: job.jobId, generatedAt, requestedBy: job.requestedBy });
     } catch (error) {
+      return fail(job, 'RENDER_FAILED', error);
+    }
+    // The contract's error codes have none for signing: a report that cannot be signed was not
+    // produced, so a signing failure is a RENDER_FAILED, and nothing unsigned is ever stored.
+    try {
+      pdf = await deps.sign(pdf, generatedAt);
+    } catch (error) {
+      if (error instanceof DependencyUnavailableError && !attempt.isFinalAttempt) {
+        await deps.jobs.release(job, deps.clock.now());
+        throw error;
+      }
       return fail(job, 'RENDER_FAILED', error);
     }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
-import type { ReportRenderer } from '#shared/domain/reports/ports.ts';
+import type { ReportRenderer, ReportSigner } from '#shared/domain/reports/ports.ts';
 import { processReportJob, type ProcessingAttempt } from '#shared/domain/reports/process-report-job.ts';
 import { REPORT_DEADLINE_MS, reportObjectKey, type ReportJob } from '#shared/domain/reports/report-job.ts';
 import {
@@ -19,6 +19,8 @@ import {
 } from './fakes.ts';
 
 const PDF = new TextEncoder().encode('%PDF-1.7 fake report bytes %%EOF');
+/** What the fake signer returns: the rendered bytes with a signature appended. */
+const SIGNED_PDF = new TextEncoder().encode('%PDF-1.7 fake report bytes %%EOF signed');
 const RENDER_MS = 1_200;
 const firstAttempt: ProcessingAttempt = { isFinalAttempt: false, leaseMs: 60_000 };
 const finalAttempt: ProcessingAttempt = { isFinalAttempt: true, leaseMs: 60_000 };
@@ -29,6 +31,7 @@ describe('processReportJob', () => {
   let users: InMemoryUserDirectory;
   let storage: FakeReportStorage;
   let render: Mock<ReportRenderer>;
+  let sign: Mock<ReportSigner>;
   let process: ReturnType<typeof processReportJob>;
   let job: ReportJob;
 
@@ -45,7 +48,8 @@ describe('processReportJob', () => {
       clock.advance(RENDER_MS);
       return PDF;
     });
-    process = processReportJob({ jobs, users, storage, render, clock, templateVersion: TEMPLATE_VERSION });
+    sign = vi.fn<ReportSigner>(async () => SIGNED_PDF);
+    process = processReportJob({ jobs, users, storage, render, sign, clock, templateVersion: TEMPLATE_VERSION });
     job = jobs.seed(reportJob());
     clock.advance(500); // the message arrives half a second after the job was created
   });
@@ -99,16 +103,17 @@ describe('processReportJob', () => {
     expect(storage.objects.has(reportObjectKey(ORG_ID, job.jobId))).toBe(false);
   });
 
-  it('renders a PENDING job, stores the PDF and marks it COMPLETE with size, SHA-256, duration and template version', async () => {
+  it('renders a PENDING job, signs it, stores the signed PDF and marks it COMPLETE with its size, SHA-256, duration and template version', async () => {
     const startedAt = clock.now();
 
     const result = await process(message(), firstAttempt);
 
     expect(result.outcome).toBe('completed');
-    const sha256 = createHash('sha256').update(PDF).digest('hex');
+    expect(sign).toHaveBeenCalledExactlyOnceWith(PDF, new Date(T0.getTime() + 500));
+    const sha256 = createHash('sha256').update(SIGNED_PDF).digest('hex');
     expect(await stored()).toMatchObject({
       status: 'COMPLETE',
-      sizeBytes: PDF.byteLength,
+      sizeBytes: SIGNED_PDF.byteLength,
       sha256,
       templateVersion: TEMPLATE_VERSION,
       durationMs: RENDER_MS,
@@ -116,7 +121,7 @@ describe('processReportJob', () => {
       completedAt: clock.now().toISOString(),
       updatedAt: clock.now().toISOString(),
     });
-    expect(storage.objects.get(reportObjectKey(ORG_ID, job.jobId))).toEqual({ pdf: PDF, sha256Hex: sha256 });
+    expect(storage.objects.get(reportObjectKey(ORG_ID, job.jobId))).toEqual({ pdf: SIGNED_PDF, sha256Hex: sha256 });
   });
 
   it("releases the user's open-job guard when it completes", async () => {
@@ -223,7 +228,7 @@ describe('processReportJob', () => {
 
   it('fails the job with USER_NOT_FOUND when the user has gone, without rendering', async () => {
     users = new InMemoryUserDirectory();
-    process = processReportJob({ jobs, users, storage, render, clock, templateVersion: TEMPLATE_VERSION });
+    process = processReportJob({ jobs, users, storage, render, sign, clock, templateVersion: TEMPLATE_VERSION });
 
     const result = await process(message(), firstAttempt);
 
@@ -241,6 +246,48 @@ describe('processReportJob', () => {
 
     expect(result).toMatchObject({ outcome: 'failed', errorCode: 'RENDER_FAILED', cause: fontMissing });
     expect(await stored()).toMatchObject({ status: 'FAILED', errorCode: 'RENDER_FAILED' });
+    expect(storage.objects.size).toBe(0);
+    expect(guard()).toBeUndefined();
+  });
+
+  it('gives the job back (PENDING), stores nothing and rethrows when the signing key is unavailable on a non-final attempt', async () => {
+    const unavailable = new DependencyUnavailableError('key management');
+    sign.mockRejectedValueOnce(unavailable);
+
+    await expect(process(message(), firstAttempt)).rejects.toBe(unavailable);
+
+    expect(await stored()).toMatchObject({ status: 'PENDING' });
+    expect(storage.objects.size).toBe(0);
+    expect(guard()?.jobId).toBe(job.jobId);
+  });
+
+  it('lets the retry of the message complete, signed, a job given back while the signing key was unavailable', async () => {
+    sign.mockRejectedValueOnce(new DependencyUnavailableError('key management'));
+    await process(message(), firstAttempt).catch(() => undefined);
+
+    const result = await process(message(), firstAttempt);
+
+    expect(result.outcome).toBe('completed');
+    expect(storage.objects.get(reportObjectKey(ORG_ID, job.jobId))?.pdf).toEqual(SIGNED_PDF);
+  });
+
+  it('fails the job with RENDER_FAILED, storing nothing, when the signing key is still unavailable on the final attempt', async () => {
+    sign.mockRejectedValueOnce(new DependencyUnavailableError('key management'));
+
+    const result = await process(message(), finalAttempt);
+
+    expect(result).toMatchObject({ outcome: 'failed', errorCode: 'RENDER_FAILED' });
+    expect(await stored()).toMatchObject({ status: 'FAILED', errorCode: 'RENDER_FAILED' });
+    expect(storage.objects.size).toBe(0);
+  });
+
+  it('fails the job with RENDER_FAILED at once, storing nothing, when the report cannot be signed (an expired certificate)', async () => {
+    const expired = new Error('the report signing certificate has expired');
+    sign.mockRejectedValueOnce(expired);
+
+    const result = await process(message(), firstAttempt);
+
+    expect(result).toMatchObject({ outcome: 'failed', errorCode: 'RENDER_FAILED', cause: expired });
     expect(storage.objects.size).toBe(0);
     expect(guard()).toBeUndefined();
   });

@@ -363,7 +363,15 @@ describe('eraseUser while the worker renders the user’s report', () => {
   });
 
   const worker = (render: () => Promise<Uint8Array>) =>
-    processReportJob({ jobs, users, storage, render, clock, templateVersion: TEMPLATE_VERSION });
+    processReportJob({
+      jobs,
+      users,
+      storage,
+      render,
+      sign: async (pdf) => pdf,
+      clock,
+      templateVersion: TEMPLATE_VERSION,
+    });
 
   it('stores nothing when the erasure comes while it renders', async () => {
     const result = await worker(async () => {

@@ -1,0 +1,81 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
+import * as v from 'valibot';
+import { createKmsClient, createS3Client } from '#shared/adapters/aws-clients.ts';
+import { KmsReportSigningKey } from '#shared/adapters/kms/kms-report-signing-key.ts';
+import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/adapters/request-deadline.ts';
+import { s3SigningCertificateStore } from '#shared/adapters/s3/published-signing-certificates.ts';
+import { publishSigningCertificates } from '#shared/adapters/signing/publish-signing-certificates.ts';
+import { loadConfig, requiredString } from '#shared/config/load-config.ts';
+import { logger } from '#shared/observability/logger.ts';
+import { traceInvocation } from '#shared/observability/tracer.ts';
+
+/**
+ * The report signing certificates' deploy-time step, behind a CloudFormation custom resource
+ * (lib/report-signing-construct.ts). On Create and Update it publishes the certificates of the
+ * stage's KMS key to the reports bucket (shared/adapters/signing/publish-signing-certificates.ts):
+ * the operator's certificate when configured, else a self-issued one signed with the key itself
+ * (one `kms:Sign`), keeping every earlier certificate listed. On Delete it does nothing: reports
+ * signed earlier must stay verifiable.
+ */
+
+const config = loadConfig(
+  v.object({
+    REPORT_SIGNING_KEY_ID: requiredString('REPORT_SIGNING_KEY_ID'),
+    REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME'),
+  }),
+);
+const key = new KmsReportSigningKey(createKmsClient(), config.REPORT_SIGNING_KEY_ID, () => Promise.resolve([]));
+const store = s3SigningCertificateStore(createS3Client(), config.REPORTS_BUCKET_NAME);
+
+/** The custom resource's properties (CloudFormation passes every scalar as a string). */
+const publicationProperties = v.object({
+  /** The certificate's subject: the service and the stage. */
+  SignerName: v.pipe(v.string(), v.minLength(1)),
+  /** The operator's certificate for the key and its CA chain (PEM), or empty for a self-issued certificate. */
+  OperatorCertificates: v.optional(v.string(), ''),
+  /** The key: only there so that a replaced key updates the resource and gets its certificate. */
+  KeyArn: v.optional(v.string()),
+  /** The month of the synth: only there so that the first deploy of a month checks the certificate's end. */
+  RenewalCheck: v.optional(v.string()),
+});
+
+/** One bundle per stage: the resource's id never changes, so an Update is never a replacement. */
+export const CERTIFICATES_PHYSICAL_ID = 'report-signing-certificates';
+
+export interface PublicationResponse {
+  PhysicalResourceId: string;
+  Data?: { CurrentCertificateSha256: string; CertificateCount: string };
+}
+
+export const handler = middy<CloudFormationCustomResourceEvent, PublicationResponse, Error, Context>()
+  .use(traceInvocation())
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .handler(async (event, context) => {
+    if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId };
+    const properties = v.parse(publicationProperties, event.ResourceProperties);
+    const published = await runBeforeTimeout(context, BACKGROUND_RESERVE_MS, () =>
+      publishSigningCertificates({
+        key,
+        store,
+        commonName: properties.SignerName,
+        operatorCertificatesPem: properties.OperatorCertificates,
+        now: new Date(),
+      }),
+    );
+    logger.info('report signing certificates published', {
+      requestType: event.RequestType,
+      current: published.current.sha256Fingerprint,
+      currentNotAfter: published.current.notAfter.toISOString(),
+      issued: published.issued,
+      count: published.certificates.length,
+    });
+    return {
+      PhysicalResourceId: event.RequestType === 'Update' ? event.PhysicalResourceId : CERTIFICATES_PHYSICAL_ID,
+      Data: {
+        CurrentCertificateSha256: published.current.sha256Fingerprint,
+        CertificateCount: String(published.certificates.length),
+      },
+    };
+  });

@@ -1,0 +1,184 @@
+import { CustomResource, Duration, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
+import {
+  AccountRootPrincipal,
+  ArnPrincipal,
+  PolicyDocument,
+  PolicyStatement,
+  Role,
+  ServicePrincipal,
+} from 'aws-cdk-lib/aws-iam';
+import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import { Provider } from 'aws-cdk-lib/custom-resources';
+import { NagSuppressions } from 'cdk-nag';
+import { Construct } from 'constructs';
+import { reportSigningCertificatesFunction } from '#shared/config/api-routes.ts';
+// Plain constants only: importing them does not pull pkijs into the CDK app.
+import { reportSignerName, SIGNING_CERTIFICATES_OBJECT_KEY } from '#shared/adapters/signing/report-signer-name.ts';
+import { ServiceFunction } from './service-function.ts';
+
+export const REPORT_SIGNING_CERTIFICATES_TYPE = 'Custom::ReportSigningCertificates';
+
+/**
+ * What the key policy lets the account's administrators do: manage the key, never use it (no
+ * `kms:Sign`, no `kms:GetPublicKey`) and never delegate it (no `kms:CreateGrant`), so no IAM policy
+ * or grant can let anything but the two roles the policy names sign.
+ */
+export const KEY_ADMINISTRATION_ACTIONS = [
+  'kms:DescribeKey',
+  'kms:GetKeyPolicy',
+  'kms:PutKeyPolicy',
+  'kms:ListResourceTags',
+  'kms:ListGrants',
+  'kms:ListKeyPolicies',
+  'kms:RevokeGrant',
+  'kms:RetireGrant',
+  'kms:TagResource',
+  'kms:UntagResource',
+  'kms:EnableKey',
+  'kms:DisableKey',
+  'kms:UpdateKeyDescription',
+  'kms:CreateAlias',
+  'kms:DeleteAlias',
+  'kms:UpdateAlias',
+  'kms:ScheduleKeyDeletion',
+  'kms:CancelKeyDeletion',
+];
+
+export interface ReportSigningConstructProps {
+  readonly stage: string;
+  /** The report worker: the one function that signs reports. */
+  readonly worker: LambdaFunction;
+  /** The reports bucket: the certificates are published in it (`report-signing/certificates.pem`). */
+  readonly bucket: Bucket;
+  /** The operator's certificate for the key and its CA chain (PEM); without it the certificate is self-issued. */
+  readonly operatorCertificates?: string | undefined;
+}
+
+/**
+ * The stage's report signing key and its certificates. The key is an asymmetric KMS key
+ * (`ECC_NIST_P256`, `SIGN_VERIFY`) whose policy lets only the worker sign reports with it, and the
+ * deploy-time certificate function sign the key's own certificate; administrators manage it but
+ * cannot use it. A custom resource publishes the certificates to the reports bucket before the
+ * worker is created or updated. The key is retained: it is not needed to verify old reports (their
+ * certificates are), but deleting it by mistake would stop the stage signing.
+ */
+export class ReportSigningConstruct extends Construct {
+  readonly key: Key;
+  readonly publisherFunction: ServiceFunction;
+  readonly publisherProvider: Provider;
+  readonly certificates: CustomResource;
+
+  constructor(scope: Construct, id: string, props: ReportSigningConstructProps) {
+    super(scope, id);
+    const workerRole = props.worker.role;
+    if (!workerRole) throw new Error(`${props.worker.node.path} has no role to let sign reports`);
+    const certificatesObjectArn = props.bucket.arnForObjects(SIGNING_CERTIFICATES_OBJECT_KEY);
+
+    this.publisherFunction = new ServiceFunction(this, reportSigningCertificatesFunction.name, {
+      entry: reportSigningCertificatesFunction.entry,
+      description: 'Deploy time: publishes the certificates of the report signing key to the reports bucket',
+      timeout: Duration.minutes(1),
+    });
+    const publisherRole = this.publisherFunction.role!;
+
+    const signs = (principal: string, sid: string) => [
+      new PolicyStatement({
+        sid: `${sid}Signs`,
+        principals: [new ArnPrincipal(principal)],
+        actions: ['kms:Sign'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'kms:SigningAlgorithm': 'ECDSA_SHA_256' } },
+      }),
+      new PolicyStatement({
+        sid: `${sid}ReadsThePublicKey`,
+        principals: [new ArnPrincipal(principal)],
+        actions: ['kms:GetPublicKey'],
+        resources: ['*'],
+      }),
+    ];
+    this.key = new Key(this, 'Key', {
+      keySpec: KeySpec.ECC_NIST_P256,
+      keyUsage: KeyUsage.SIGN_VERIFY,
+      description: `Signs the reports of stage ${props.stage} (PAdES); only the report worker may sign with it`,
+      removalPolicy: RemovalPolicy.RETAIN,
+      policy: new PolicyDocument({
+        statements: [
+          new PolicyStatement({
+            sid: 'AccountAdministersTheKey',
+            principals: [new AccountRootPrincipal()],
+            actions: KEY_ADMINISTRATION_ACTIONS,
+            resources: ['*'],
+          }),
+          ...signs(workerRole.roleArn, 'ReportWorker'),
+          // It signs the key's self-issued certificate at deploy (one Sign over the certificate's TBS part).
+          ...signs(publisherRole.roleArn, 'CertificatePublisher'),
+        ],
+      }),
+    });
+
+    this.publisherFunction.addEnvironment('REPORT_SIGNING_KEY_ID', this.key.keyArn);
+    this.publisherFunction.addEnvironment('REPORTS_BUCKET_NAME', props.bucket.bucketName);
+    this.publisherFunction.addToRolePolicy(
+      new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [certificatesObjectArn] }),
+    );
+    // Without ListBucket a missing object is AccessDenied, not NoSuchKey: the first publication could not tell.
+    this.publisherFunction.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [props.bucket.bucketArn],
+        conditions: { StringEquals: { 's3:prefix': SIGNING_CERTIFICATES_OBJECT_KEY } },
+      }),
+    );
+
+    const providerLogs = new LogGroup(this, 'PublisherProviderLogs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const providerRole = new Role(this, 'PublisherProviderRole', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Execution role of the report signing certificates provider framework',
+    });
+    providerLogs.grantWrite(providerRole);
+    this.publisherProvider = new Provider(this, 'PublisherProvider', {
+      onEventHandler: this.publisherFunction,
+      logGroup: providerLogs,
+      frameworkOnEventRole: providerRole,
+    });
+    const handlerLogicalId = Stack.of(this).getLogicalId(this.publisherFunction.node.defaultChild as CfnElement);
+    NagSuppressions.addResourceSuppressions(
+      providerRole,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'The CDK Provider framework invokes the certificate publisher by ARN; lambda:InvokeFunction is granted on that one function and its versions (Arn:*), nothing wider.',
+          appliesTo: [`Resource::<${handlerLogicalId}.Arn>:*`],
+        },
+      ],
+      true,
+    );
+
+    this.certificates = new CustomResource(this, 'Certificates', {
+      serviceToken: this.publisherProvider.serviceToken,
+      resourceType: REPORT_SIGNING_CERTIFICATES_TYPE,
+      properties: {
+        SignerName: reportSignerName(props.stage),
+        OperatorCertificates: props.operatorCertificates ?? '',
+        // A replaced key updates the resource, so the new key gets its certificate (the old ones stay listed).
+        KeyArn: this.key.keyArn,
+        // The first deploy of each month runs the publication again, which renews a certificate near its end.
+        RenewalCheck: new Date().toISOString().slice(0, 7),
+      },
+    });
+
+    props.worker.addEnvironment('REPORT_SIGNING_KEY_ID', this.key.keyArn);
+    props.worker.addToRolePolicy(
+      new PolicyStatement({ actions: ['s3:GetObject'], resources: [certificatesObjectArn] }),
+    );
+    // The worker starts signing only once its key's certificate is published.
+    props.worker.node.addDependency(this.certificates);
+  }
+}

@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
+import {
+  describeCertificate,
+  ECDSA_WITH_SHA256,
+  type SignSha256,
+  type SigningCertificate,
+} from './signing-certificate.ts';
+
+/*
+ * Certificates are issued outside the worker only: at deploy by the certificate publisher
+ * (functions/publish-report-signing-certificates.ts) and by the local stack (local/report-signing-key.ts).
+ * pkijs encodes them; the worker's bundle never loads it.
+ */
+
+export interface CertificateRequest {
+  /** SubjectPublicKeyInfo (DER) of the key being certified. */
+  publicKeyDer: Uint8Array;
+  /** The certificate's subject and issuer (its one attribute: pkijs would put more in one multi-valued RDN). */
+  commonName: string;
+  notBefore: Date;
+  notAfter: Date;
+  signSha256: SignSha256;
+}
+
+const COMMON_NAME = '2.5.4.3';
+const BASIC_CONSTRAINTS = '2.5.29.19';
+const KEY_USAGE = '2.5.29.15';
+/** digitalSignature and nonRepudiation (contentCommitment): the bits a document signing certificate carries. */
+const DOCUMENT_SIGNING_KEY_USAGE = new Uint8Array([0b1100_0000]);
+
+/**
+ * A self-issued X.509 v3 certificate for a report signing key, signed by that key (locally with
+ * node:crypto, in AWS through `kms:Sign`): pkijs encodes it, `signSha256` signs the TBS part.
+ */
+export async function issueSigningCertificate(request: CertificateRequest): Promise<SigningCertificate> {
+  const name = (): pkijs.RelativeDistinguishedNames =>
+    new pkijs.RelativeDistinguishedNames({
+      typesAndValues: [
+        new pkijs.AttributeTypeAndValue({
+          type: COMMON_NAME,
+          value: new asn1js.Utf8String({ value: request.commonName }),
+        }),
+      ],
+    });
+  const serial = randomBytes(16);
+  serial[0] = serial[0]! & 0x7f; // a positive INTEGER
+  const certificate = new pkijs.Certificate({
+    version: 2,
+    serialNumber: new asn1js.Integer({ valueHex: serial }),
+    signature: new pkijs.AlgorithmIdentifier({ algorithmId: ECDSA_WITH_SHA256 }),
+    issuer: name(),
+    subject: name(),
+    notBefore: new pkijs.Time({ type: pkijs.TimeType.UTCTime, value: request.notBefore }),
+    notAfter: new pkijs.Time({ type: pkijs.TimeType.UTCTime, value: request.notAfter }),
+    subjectPublicKeyInfo: pkijs.PublicKeyInfo.fromBER(new Uint8Array(request.publicKeyDer)),
+    extensions: [
+      new pkijs.Extension({
+        extnID: BASIC_CONSTRAINTS,
+        critical: true,
+        extnValue: new pkijs.BasicConstraints({ cA: false }).toSchema().toBER(),
+      }),
+      new pkijs.Extension({
+        extnID: KEY_USAGE,
+        critical: true,
+        extnValue: new asn1js.BitString({ valueHex: DOCUMENT_SIGNING_KEY_USAGE, unusedBits: 6 }).toBER(),
+      }),
+    ],
+    signatureAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: ECDSA_WITH_SHA256 }),
+  });
+  certificate.tbsView = new Uint8Array(certificate.encodeTBS().toBER());
+  certificate.signatureValue = new asn1js.BitString({
+    valueHex: new Uint8Array(await request.signSha256(certificate.tbsView)),
+  });
+  return describeCertificate(new Uint8Array(certificate.toSchema(true).toBER()));
+}

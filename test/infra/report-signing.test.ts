@@ -1,0 +1,138 @@
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { KEY_ADMINISTRATION_ACTIONS, REPORT_SIGNING_CERTIFICATES_TYPE } from '#lib/report-signing-construct.ts';
+import type { ServiceStack } from '#lib/service-stack.ts';
+import { reportSignerName, SIGNING_CERTIFICATES_OBJECT_KEY } from '#shared/adapters/signing/report-signer-name.ts';
+import { issueSigningCertificate } from '#shared/adapters/signing/issue-signing-certificate.ts';
+import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
+import { actionsOf, resourcesOf, templateQueries, type Statement } from './template-queries.ts';
+
+let stack: ServiceStack;
+let queries: ReturnType<typeof templateQueries>;
+
+beforeAll(() => {
+  ({ stack } = buildServiceStack({ bundle: false }));
+  queries = templateQueries(Template.fromStack(stack));
+});
+
+const key = () => queries.resources[logicalIdOf(stack.reportSigning.key)]!;
+const keyStatements = () => key().Properties.KeyPolicy.Statement as Array<Statement & { Sid: string }>;
+const roleArnOf = (fn: { role?: unknown }) => ({
+  'Fn::GetAtt': [logicalIdOf(fn.role as Parameters<typeof logicalIdOf>[0]), 'Arn'],
+});
+/** Whether a key policy action pattern (`kms:*`, `kms:Get*`) covers `action`. */
+const covers = (pattern: string, action: string) =>
+  new RegExp(`^${pattern.replaceAll('*', '.*')}$`, 'i').test(action) || pattern === '*';
+const certificates = () => queries.ofType(REPORT_SIGNING_CERTIFICATES_TYPE).map(([, resource]) => resource);
+const certificatesObject = () => `<${logicalIdOf(stack.reports.bucket)}.Arn>/${SIGNING_CERTIFICATES_OBJECT_KEY}`;
+
+describe('the report signing key', () => {
+  it('is an asymmetric P-256 signing key, retained', () => {
+    expect(key().Type).toBe('AWS::KMS::Key');
+    expect(key().Properties).toMatchObject({ KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
+    expect(key().Properties.EnableKeyRotation).toBeUndefined();
+    expect(key().DeletionPolicy).toBe('Retain');
+    expect(queries.ofType('AWS::KMS::Key').filter(([, k]) => k.Properties.KeySpec === 'ECC_NIST_P256')).toHaveLength(1);
+  });
+
+  it('lets only the worker sign reports, and the certificate publisher sign the key’s certificate; nobody else, not even the account', () => {
+    const signers = keyStatements()
+      .filter((statement) => statement.Effect === 'Allow')
+      .filter((statement) => actionsOf(statement).some((action) => covers(action, 'kms:Sign')))
+      .map((statement) => (statement.Principal as { AWS: unknown }).AWS);
+    expect(signers).toEqual([roleArnOf(stack.reports.worker), roleArnOf(stack.reportSigning.publisherFunction)]);
+    for (const statement of keyStatements().filter((s) => actionsOf(s).includes('kms:Sign')))
+      expect(statement.Condition).toEqual({ StringEquals: { 'kms:SigningAlgorithm': 'ECDSA_SHA_256' } });
+  });
+
+  it('gives the public key to the same two roles only', () => {
+    const readers = keyStatements()
+      .filter((statement) => actionsOf(statement).some((action) => covers(action, 'kms:GetPublicKey')))
+      .map((statement) => (statement.Principal as { AWS: unknown }).AWS);
+    expect(readers).toEqual([roleArnOf(stack.reports.worker), roleArnOf(stack.reportSigning.publisherFunction)]);
+  });
+
+  it('lets the account administer the key but not use or delegate it (no Sign, no grants, no wildcard)', () => {
+    const [administration] = keyStatements().filter((statement) => statement.Sid === 'AccountAdministersTheKey');
+    expect(actionsOf(administration!).sort()).toEqual([...KEY_ADMINISTRATION_ACTIONS].sort());
+    for (const action of actionsOf(administration!)) {
+      expect(action).not.toContain('*');
+      expect(['kms:Sign', 'kms:GetPublicKey', 'kms:CreateGrant']).not.toContain(action);
+    }
+    // CloudFormation must be able to update the policy later (KMS's lockout check).
+    expect(actionsOf(administration!)).toContain('kms:PutKeyPolicy');
+  });
+
+  it('is granted by no IAM policy: the key policy alone names who may use it', () => {
+    const kmsStatements = queries
+      .ofType('AWS::IAM::Policy')
+      .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[])
+      .filter((statement) => resourcesOf(statement).includes(`<${logicalIdOf(stack.reportSigning.key)}.Arn>`));
+    expect(kmsStatements).toEqual([]);
+  });
+
+  it('is the worker’s key (REPORT_SIGNING_KEY_ID), and the worker reads the published certificates and nothing else of them', () => {
+    const keyArn = { 'Fn::GetAtt': [logicalIdOf(stack.reportSigning.key), 'Arn'] };
+    expect(queries.environmentOf(stack.reports.worker).REPORT_SIGNING_KEY_ID).toEqual(keyArn);
+    expect(queries.environmentOf(stack.reportSigning.publisherFunction).REPORT_SIGNING_KEY_ID).toEqual(keyArn);
+    const workerReads = queries
+      .statementsFor(stack.reports.worker, 's3:')
+      .filter((statement) => resourcesOf(statement).includes(certificatesObject()));
+    expect(workerReads.flatMap(actionsOf)).toEqual(['s3:GetObject']);
+  });
+});
+
+describe('the certificate resource', () => {
+  it('is one custom resource naming the stage’s signer, the key and no operator certificate by default', () => {
+    expect(certificates()).toHaveLength(1);
+    expect(certificates()[0]!.Properties).toMatchObject({
+      SignerName: reportSignerName('dev'),
+      OperatorCertificates: '',
+      KeyArn: { 'Fn::GetAtt': [logicalIdOf(stack.reportSigning.key), 'Arn'] },
+    });
+    expect(certificates()[0]!.Properties.RenewalCheck).toMatch(/^\d{4}-\d{2}$/);
+  });
+
+  it('is published before the worker is created or updated', () => {
+    const worker = queries.resources[logicalIdOf(stack.reports.worker)]!;
+    expect(worker.DependsOn).toContain(stack.getLogicalId(stack.reportSigning.certificates.node.defaultChild as never));
+  });
+
+  it('is served by the publisher, which may read and replace the one bundle object and list nothing but it', () => {
+    const statements = queries
+      .statementsOf(stack.reportSigning.publisherFunction)
+      .filter((statement) => actionsOf(statement).some((action) => action.startsWith('s3:')));
+    expect(statements.map((statement) => [actionsOf(statement).sort(), resourcesOf(statement)])).toEqual([
+      [['s3:GetObject', 's3:PutObject'], [certificatesObject()]],
+      [['s3:ListBucket'], [`<${logicalIdOf(stack.reports.bucket)}.Arn>`]],
+    ]);
+    expect(statements[1]!.Condition).toEqual({ StringEquals: { 's3:prefix': SIGNING_CERTIFICATES_OBJECT_KEY } });
+    const serviceToken = certificates()[0]!.Properties.ServiceToken as { 'Fn::GetAtt': [string, string] };
+    const framework = queries.resources[serviceToken['Fn::GetAtt'][0]]!;
+    expect(framework.Properties.Environment.Variables.USER_ON_EVENT_FUNCTION_ARN).toEqual({
+      'Fn::GetAtt': [logicalIdOf(stack.reportSigning.publisherFunction), 'Arn'],
+    });
+  });
+
+  it('carries the operator’s certificates given as context (literal \\n accepted), and refuses text that is not PEM', async () => {
+    const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const { pem } = await issueSigningCertificate({
+      commonName: 'Operator CA test',
+      publicKeyDer: new Uint8Array(keys.publicKey.export({ type: 'spki', format: 'der' })),
+      notBefore: new Date('2026-01-01T00:00:00Z'),
+      notAfter: new Date('2028-01-01T00:00:00Z'),
+      signSha256: (message) =>
+        Promise.resolve(new Uint8Array(sign('sha256', message, { key: keys.privateKey, dsaEncoding: 'der' }))),
+    });
+    const { stack: withOperator } = buildServiceStack({
+      bundle: false,
+      context: { reportSigningCertificates: pem.replaceAll('\n', '\\n') },
+    });
+    const [resource] = templateQueries(Template.fromStack(withOperator)).ofType(REPORT_SIGNING_CERTIFICATES_TYPE);
+    expect(resource![1].Properties.OperatorCertificates).toBe(pem);
+    expect(() =>
+      buildServiceStack({ bundle: false, context: { reportSigningCertificates: 'not a certificate' } }),
+    ).toThrow(/reportSigningCertificates must be PEM certificates/);
+  });
+});

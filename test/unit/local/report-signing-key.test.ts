@@ -1,0 +1,53 @@
+import { readFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ensureLocalReportSigningKey } from '#local/report-signing-key.ts';
+import { LocalReportSigningKey } from '#shared/adapters/signing/local-report-signing-key.ts';
+
+const DAY_MS = 86_400_000;
+
+describe('the local report signing key (.local/report-signing-key.json)', () => {
+  let keysDir: string;
+  beforeEach(async () => {
+    keysDir = await mkdtemp(join(tmpdir(), 'report-signing-key-'));
+  });
+  afterEach(() => rm(keysDir, { recursive: true, force: true }));
+
+  it('is created once (file 0600) and kept across restarts', async () => {
+    const file = await ensureLocalReportSigningKey(keysDir);
+    const first = await readFile(file, 'utf8');
+
+    expect(await ensureLocalReportSigningKey(keysDir)).toBe(file);
+    expect(await readFile(file, 'utf8')).toBe(first);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+  });
+
+  it('certifies its own key, naming the service and the local stage, valid for years', async () => {
+    const now = new Date();
+    const key = new LocalReportSigningKey(await ensureLocalReportSigningKey(keysDir, now));
+
+    const certificate = await key.certificateAt(now);
+
+    expect(certificate.commonName).toBe('Onboarding reports service, report signing, stage local');
+    expect(certificate.notAfter.getTime() - now.getTime()).toBeGreaterThan(4 * 365 * DAY_MS);
+    expect(certificate.sha256Fingerprint).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('is replaced by a new key at a start within 30 days of its certificate’s end, the earlier certificate still listed after the new one', async () => {
+    const created = new Date();
+    const file = await ensureLocalReportSigningKey(keysDir, created);
+    const [earlier] = await new LocalReportSigningKey(file).listCertificates();
+    const nearTheEnd = new Date(earlier!.notAfter.getTime() - 10 * DAY_MS);
+
+    await ensureLocalReportSigningKey(keysDir, nearTheEnd);
+    const rotated = new LocalReportSigningKey(file);
+
+    const listed = await rotated.listCertificates();
+    expect(listed.map((certificate) => certificate.sha256Fingerprint)).toEqual([
+      expect.not.stringMatching(earlier!.sha256Fingerprint),
+      earlier!.sha256Fingerprint,
+    ]);
+    expect((await rotated.certificateAt(nearTheEnd)).sha256Fingerprint).toBe(listed[0]!.sha256Fingerprint);
+  });
+});
