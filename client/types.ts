@@ -2,7 +2,7 @@
  * The API's request and response bodies. Response and error bodies are the service's response
  * schemas (shared/schemas/*-responses.ts), the same ones openapi.json is generated from;
  * the imports are type-only, so the client still has no runtime dependency. Request bodies and
- * list options are written out here; test/unit/client/client-types.test.ts pins them to the
+ * list options are written out here; test/unit/client/client-types.test-d.ts pins them to the
  * handlers' schemas.
  */
 import type * as v from 'valibot';
