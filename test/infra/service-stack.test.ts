@@ -14,6 +14,7 @@ import {
   reportPipelineFunctions,
   usersDatabaseMigrationFunction,
   reportSigningCertificatesFunction,
+  emailEventsFunction,
   webhookDeliveryFunction,
   webhookRepublishFunction,
 } from '#shared/config/api-routes.ts';
@@ -66,7 +67,9 @@ const providerFrameworkIds = () =>
 const ofType = (type: string) => queries.ofType(type).filter(([logicalId]) => !isDeployTimeHelper(logicalId));
 // API routes, the fallback, the report pipeline, the webhook delivery functions (one per lane), the republish of
 // pending webhook events, the users database migration and the report signing certificates' publisher.
-const functionCount = apiRoutes.length + 1 + Object.keys(reportPipelineFunctions).length + 2 + 1 + 1 + 1;
+// Routes, the fallback, the report pipeline, both webhook lanes, the republish, the migration, the certificate
+// publisher and the SES event counter.
+const functionCount = apiRoutes.length + 1 + Object.keys(reportPipelineFunctions).length + 2 + 1 + 1 + 1 + 1;
 
 function routeFunction(name: string) {
   const fn = stack.routeFunctions.get(name);
@@ -206,8 +209,16 @@ describe('functions', () => {
     }
   });
 
-  it('use no AWS managed policy in any role', () => {
-    for (const [, role] of ofType('AWS::IAM::Role')) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+  it('use no AWS managed policy in any role but AWS Backup’s, which needs its two service-role policies', () => {
+    const backupRole = logicalIdOf(stack.usersDatabase.backupRole);
+    for (const [id, role] of ofType('AWS::IAM::Role')) {
+      if (id === backupRole) {
+        expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toMatch(
+          /service-role\/AWSBackupServiceRolePolicyForBackup".*service-role\/AWSBackupServiceRolePolicyForRestores"/,
+        );
+        expect(role.Properties.ManagedPolicyArns).toHaveLength(2);
+      } else expect(role.Properties.ManagedPolicyArns, id).toBeUndefined();
+    }
   });
 
   it('grant no action wildcard, no resource wildcard but the reports/ object prefix and the migration function’s versions, and never dynamodb:Scan', () => {
@@ -443,10 +454,12 @@ describe('mail and alarms', () => {
     const routes = new Set([...stack.routeFunctions.values(), stack.routeNotFound].map((fn) => logicalIdOf(fn)));
     // The certificate publisher runs during a deploy only, which fails visibly with it (operations.test.ts).
     const certificatePublisher = logicalIdOf(stack.reportSigning.publisherFunction);
+    // The SES event counter fails open and EventBridge retries it for an hour (operations.test.ts, docs/api.md).
+    const emailEventCounter = logicalIdOf(stack.mail.eventCounter);
     expect(alarmedFunctions).toEqual(
       ofType('AWS::Lambda::Function')
         .map(([id]) => id)
-        .filter((id) => !routes.has(id) && id !== certificatePublisher)
+        .filter((id) => !routes.has(id) && id !== certificatePublisher && id !== emailEventCounter)
         .sort(),
     );
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5xx' });
@@ -467,6 +480,7 @@ describe('bundling', () => {
     { entry: webhookRepublishFunction.entry, fn: stack.webhooks.republish },
     { entry: usersDatabaseMigrationFunction.entry, fn: stack.usersDatabase.migrationFunction },
     { entry: reportSigningCertificatesFunction.entry, fn: stack.reportSigning.publisherFunction },
+    { entry: emailEventsFunction.entry, fn: stack.mail.eventCounter },
   ];
 
   it('builds with esbuildOptionsFor exactly the bundle CDK deploys, for every function', async () => {
