@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createLocalJWKSet } from 'jose';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbRequestBudgetBuckets } from '#shared/adapters/dynamodb/request-budget-buckets.ts';
 import { addDatabaseTime } from '#shared/adapters/database-time.ts';
@@ -28,6 +28,7 @@ import { ok } from '#shared/http/responses.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-event.ts';
 import { bearer, createTestKeySet, signToken, TEST_AUDIENCE, TEST_ISSUER, validClaims } from '#test/support/jwt.ts';
 import { createTokenVerifier } from '#shared/http/auth.ts';
+import { useAwsEndpoint } from '#test/support/aws-endpoint-environment.ts';
 
 vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
@@ -456,16 +457,7 @@ describe('a stalled DynamoDB during a lease', () => {
     for (const socket of sockets) socket.destroy();
     await new Promise((resolve) => stalled.close(resolve));
   });
-  const environment = () => ({
-    AWS_REGION: 'eu-west-1',
-    AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
-    AWS_SECRET_ACCESS_KEY: 'secret',
-    AWS_ENDPOINT_URL_DYNAMODB: endpoint,
-  });
-  beforeEach(() => void Object.assign(process.env, environment()));
-  afterEach(() => {
-    for (const name of Object.keys(environment())) delete process.env[name];
-  });
+  useAwsEndpoint(() => endpoint, ['DYNAMODB']);
 
   it('ends in DependencyUnavailableError (503) at the request deadline, and the container holds no token', async () => {
     const budget = budgetOn(createDynamoDbClients().documents);
