@@ -30,12 +30,14 @@ export interface FixtureOptions {
   readonly stackId?: string;
   /** Account and region; the tests' stacks are environment-agnostic unless given. */
   readonly env?: Environment;
+  /** Where `app.synth()` writes the cloud assembly; the CDK's temporary folder unless given. */
+  readonly outdir?: string;
 }
 
 export function buildServiceStack(options: FixtureOptions = {}): { app: App; stack: ServiceStack } {
   const context: Record<string, unknown> = { ...exampleContext, ...options.context };
   if (options.bundle === false) context['aws:cdk:bundling-stacks'] = [];
-  const app = new App({ context });
+  const app = new App({ context, ...(options.outdir ? { outdir: options.outdir } : {}) });
   const stack = new ServiceStack(app, options.stackId ?? 'ServiceUnderTest', {
     config: readStackConfig(app.node),
     ...(options.env ? { env: options.env } : {}),

@@ -1,12 +1,17 @@
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CfnResource, type App } from 'aws-cdk-lib';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { CfnResource } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '#lib/service-stack.ts';
+import type { IConstruct } from 'constructs';
 import { bundleFileName, esbuildOptionsFor } from '#lib/bundling.ts';
+import { repoRoot } from '#lib/repo-root.ts';
 import { allReportFontFiles, installedPath } from '#shared/adapters/pdf/report-fonts.ts';
 import {
   apiRoutes,
@@ -30,18 +35,21 @@ import {
   type Statement,
 } from './template-queries.ts';
 
+const run = promisify(execFile);
+const SYNTHESIZE_BUNDLED_STACK = fileURLToPath(new URL('./synthesize-bundled-stack.ts', import.meta.url));
+const BUNDLED_STACK_ID = 'ServiceUnderTest';
+
 /** What active tracing grants every function, on `*`. */
 const X_RAY_ACTIONS = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 
-let app: App;
 let stack: ServiceStack;
 let template: Template;
 let resources: Record<string, Resource>;
 let queries: ReturnType<typeof templateQueries>;
 
 beforeAll(() => {
-  // Synthesized once, with the functions bundled by esbuild exactly as `cdk synth` does.
-  ({ app, stack } = buildServiceStack());
+  // The template's rules do not depend on the bundles: those are built once, below, in a process of their own.
+  ({ stack } = buildServiceStack({ bundle: false }));
   template = Template.fromStack(stack);
   queries = templateQueries(template);
   resources = queries.resources;
@@ -468,6 +476,27 @@ describe('mail and alarms', () => {
 });
 
 describe('bundling', () => {
+  /**
+   * The stack synthesized with every function bundled by esbuild exactly as `cdk synth` does, in a
+   * child process: CDK bundles synchronously, and a test worker blocked for minutes misses vitest's
+   * 60-second RPC deadline ("Timeout calling onTaskUpdate") and loses the run.
+   */
+  let assemblyDir: string;
+  let bundledResources: Record<string, Resource>;
+  beforeAll(async () => {
+    assemblyDir = mkdtempSync(path.join(tmpdir(), 'service-assembly-'));
+    await run(process.execPath, ['--import', 'tsx', SYNTHESIZE_BUNDLED_STACK, assemblyDir], { cwd: repoRoot });
+    const template = JSON.parse(readFileSync(path.join(assemblyDir, `${BUNDLED_STACK_ID}.template.json`), 'utf8'));
+    bundledResources = template.Resources;
+  });
+  afterAll(() => rmSync(assemblyDir, { recursive: true, force: true }));
+
+  /** The folder CDK built a function's bundle in. */
+  const assetDirOf = (fn: IConstruct) => {
+    const code = bundledResources[logicalIdOf(fn)]!.Properties.Code as { S3Key: string };
+    return path.join(assemblyDir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+  };
+
   /** Every function with its entry file, as shared/config/api-routes.ts declares them. */
   const deployedFunctions = () => [
     ...apiRoutes.map((route) => ({ entry: route.entry, fn: routeFunction(route.name) })),
@@ -489,8 +518,7 @@ describe('bundling', () => {
     const outDir = mkdtempSync(path.join(tmpdir(), 'bundle-'));
     try {
       for (const { entry, fn } of functions) {
-        const code = resources[logicalIdOf(fn)]!.Properties.Code as { S3Key: string };
-        const assetDir = path.join(app.synth().directory, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+        const assetDir = assetDirOf(fn);
         const file = path.join(outDir, path.basename(entry, '.ts'), bundleFileName);
         await build(esbuildOptionsFor(entry, file));
         const deployed = readFileSync(path.join(assetDir, bundleFileName), 'utf8');
@@ -505,8 +533,7 @@ describe('bundling', () => {
   });
 
   it('copies every report font next to the worker bundle, byte for byte', () => {
-    const code = resources[logicalIdOf(stack.reports.worker)]!.Properties.Code as { S3Key: string };
-    const assetDir = path.join(app.synth().directory, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+    const assetDir = assetDirOf(stack.reports.worker);
     for (const { file, packagePath } of allReportFontFiles()) {
       const deployed = readFileSync(path.join(assetDir, 'fonts', file));
       const installed = readFileSync(installedPath(packagePath));
