@@ -1,14 +1,14 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
 import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
-import { DynamoDbReportRateLimiter } from '#shared/adapters/dynamodb/report-rate-limiter.ts';
+import { DynamoDbReportRateLimiter } from '#shared/adapters/dynamodb/limits/report-rate-limiter.ts';
 import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
 import { PostgresUsersDatabase, usersDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
 import { SqsReportQueue } from '#shared/adapters/sqs/report-queue.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
-import { reportRateLimitPolicy, reportRateLimitVariable } from '#shared/config/report-rate-limit.ts';
+import { reportRateLimitPolicy, reportRateLimitVariable } from '#shared/config/limits/report-rate-limit.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
 import { reportJobCreatedBody } from '#shared/presenters/report-job-bodies.ts';
@@ -21,7 +21,7 @@ import {
   recordUsersDatabaseConflictRetry,
 } from '#shared/observability/metrics.ts';
 import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
-import { limitRate } from '#shared/http/rate-limit.ts';
+import { limitRate } from '#shared/http/limits/rate-limit.ts';
 import { accepted } from '#shared/http/responses.ts';
 import { reportJobRequestSchema } from '#shared/schemas/report-job-schemas.ts';
 

@@ -1,6 +1,6 @@
 import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
 import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
-import { DynamoDbOrganizationRateLimiter } from '#shared/adapters/dynamodb/organization-rate-limiter.ts';
+import { DynamoDbOrganizationRateLimiter } from '#shared/adapters/dynamodb/limits/organization-rate-limiter.ts';
 import { DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
 import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
@@ -12,7 +12,7 @@ import { WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoin
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { webhookEndpointIdFrom } from '#shared/http/path-parameters.ts';
-import { limitRate } from '#shared/http/rate-limit.ts';
+import { limitRate } from '#shared/http/limits/rate-limit.ts';
 import { accepted } from '#shared/http/responses.ts';
 import { webhookTestQueuedBody } from '#shared/presenters/webhook-bodies.ts';
 

@@ -485,7 +485,7 @@ export class ServiceStack extends Stack {
   }
 
   /**
-   * Every authenticated route spends its organization's request budget (shared/http/request-budget.ts):
+   * Every authenticated route spends its organization's request budget (shared/http/limits/request-budget.ts):
    * UpdateItem on the RequestBudgets table and nothing else, and the budget from context.
    */
   private grantRequestBudget(fn: ServiceFunction, config: StackConfig): void {

@@ -3,15 +3,15 @@ import * as v from 'valibot';
 import { COGNITO_SCOPE_PREFIX } from '#shared/config/cognito-identity.ts';
 import { DEFAULT_ROLE_CLAIM } from '#shared/config/auth-config.ts';
 import { SCOPES, type Scope } from '#shared/domain/identity/staff-roles.ts';
-import { DEFAULT_REPORT_RATE_LIMIT, MAX_REPORT_RATE_LIMIT } from '#shared/config/report-rate-limit.ts';
-import { MAX_REQUEST_BUDGET_BURST, MAX_REQUEST_BUDGET_RATE } from '#shared/config/request-budget.ts';
-import { DEFAULT_REQUEST_BUDGET } from '#shared/domain/request-budget.ts';
+import { DEFAULT_REPORT_RATE_LIMIT, MAX_REPORT_RATE_LIMIT } from '#shared/config/limits/report-rate-limit.ts';
+import { MAX_REQUEST_BUDGET_BURST, MAX_REQUEST_BUDGET_RATE } from '#shared/config/limits/request-budget.ts';
+import { DEFAULT_REQUEST_BUDGET } from '#shared/domain/limits/request-budget.ts';
 import { DEFAULT_EMAIL_REPUTATION_FAIL_OPEN_SECONDS } from '#shared/config/mail-config.ts';
 import {
   DEFAULT_EMAIL_QUOTA,
   MAX_EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR,
   MAX_EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR,
-} from '#shared/domain/onboarding/email-quota.ts';
+} from '#shared/domain/limits/email-quota.ts';
 
 /** 200 requests per second from one address, 60-second window: four organizations' budgets behind one NAT. */
 export const DEFAULT_EDGE_RATE_LIMIT_PER_IP = 12_000;

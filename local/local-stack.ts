@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fallbackRoute, apiRoutes } from '#shared/config/api-routes.ts';
 import { allTables } from '#shared/config/table-definitions.ts';
-import { DEFAULT_REPORT_RATE_LIMIT } from '#shared/config/report-rate-limit.ts';
-import { DEFAULT_REQUEST_BUDGET, type RequestBudgetPolicy } from '#shared/domain/request-budget.ts';
+import { DEFAULT_REPORT_RATE_LIMIT } from '#shared/config/limits/report-rate-limit.ts';
+import { DEFAULT_REQUEST_BUDGET, type RequestBudgetPolicy } from '#shared/domain/limits/request-budget.ts';
 import { issueDevToken, keysDirectory, LOCAL_AUDIENCE, type DevTokenOptions } from './dev-keys.ts';
 import {
   LOCAL_CREDENTIALS,

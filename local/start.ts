@@ -1,6 +1,6 @@
 import { ConfigurationError } from '#shared/config/load-config.ts';
-import { reportRateLimitFrom } from '#shared/config/report-rate-limit.ts';
-import { requestBudgetPolicyFrom } from '#shared/config/request-budget.ts';
+import { reportRateLimitFrom } from '#shared/config/limits/report-rate-limit.ts';
+import { requestBudgetPolicyFrom } from '#shared/config/limits/request-budget.ts';
 import { localStackBanner } from './banner.ts';
 import { ensureDashboardBuilt } from './dashboard.ts';
 import { PortInUseError, startLocalStack, type LocalStack } from './local-stack.ts';

@@ -6,7 +6,7 @@ import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-
 import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
 import { eventIdFor, messageIdFor } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import { single, summarize, type Row } from '#bench/report.ts';
-import { DEFAULT_REQUEST_BUDGET, tokensAvailable } from '#shared/domain/request-budget.ts';
+import { DEFAULT_REQUEST_BUDGET, tokensAvailable } from '#shared/domain/limits/request-budget.ts';
 import { callLocalApi, createApiClient, runPacedRequests, seedOrganization } from '#bench/support/local-api.ts';
 import type { Measurement } from '#bench/support/measurement.ts';
 import { sleep } from '#bench/support/timing.ts';

@@ -1,4 +1,4 @@
-import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/reports/rate-limit.ts';
+import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/limits/report-rate-limit.ts';
 import {
   reportPipelineFunctions,
   webhookDeliveryFunction,

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/reports/rate-limit.ts';
+import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/limits/report-rate-limit.ts';
 import { summarize, type Row } from '#bench/report.ts';
 import { callLocalApi, requestReport, seedOrganization, waitUntilComplete } from '#bench/support/local-api.ts';
 import type { Measurement } from '#bench/support/measurement.ts';

@@ -1,5 +1,5 @@
 import { apiRoutes } from '#shared/config/api-routes.ts';
-import { DEFAULT_EMAIL_QUOTA } from '#shared/domain/onboarding/email-quota.ts';
+import { DEFAULT_EMAIL_QUOTA } from '#shared/domain/limits/email-quota.ts';
 import { WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import { ROLE_SCOPES, ROLES, SCOPES, type Scope } from '#shared/domain/identity/staff-roles.ts';
 import {

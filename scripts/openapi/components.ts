@@ -1,7 +1,7 @@
 import { MAX_BODY_BYTES } from '#shared/http/middlewares.ts';
 import { MAX_LIMIT } from '#shared/domain/users/user-status-query.ts';
 import { MAX_SEARCH_TERMS } from '#shared/domain/users/user-search.ts';
-import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/reports/rate-limit.ts';
+import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/limits/report-rate-limit.ts';
 import {
   onboardingTokenListQuerySchema,
   onboardingTokenRedeemSchema,
@@ -12,7 +12,7 @@ import { auditEventListQuerySchema } from '#shared/schemas/audit-schemas.ts';
 import { userStatusRequestSchema } from '#shared/schemas/user-status-schemas.ts';
 import { webhookDeliveryListQuerySchema, webhookEndpointRequestSchema } from '#shared/schemas/webhook-schemas.ts';
 import { WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoint.ts';
-import { DEFAULT_EMAIL_QUOTA, EMAIL_QUOTA_WINDOW_MS } from '#shared/domain/onboarding/email-quota.ts';
+import { DEFAULT_EMAIL_QUOTA, EMAIL_QUOTA_WINDOW_MS } from '#shared/domain/limits/email-quota.ts';
 import { responseSchemas, type ResponseSchemaName } from '#shared/schemas/response-schemas.ts';
 import { componentSchemasOf, jsonSchemaOf, type SchemaObject } from './valibot-json-schema.ts';
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { DEFAULT_EMAIL_QUOTA } from '#shared/domain/onboarding/email-quota.ts';
+import { DEFAULT_EMAIL_QUOTA } from '#shared/domain/limits/email-quota.ts';
 import { optionalString, positiveIntegerString, requiredString } from './load-config.ts';
 
 /** What a function that sends the onboarding e-mail reads from its environment. */

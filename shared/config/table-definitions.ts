@@ -105,7 +105,7 @@ export const auditEventsTable = {
 
 /**
  * Each organization's request budget (`ORG#{org}`): one item holding its token bucket as GCRA
- * state (`tat`, shared/domain/request-budget.ts). Every authenticated function may UpdateItem it
+ * state (`tat`, shared/domain/limits/request-budget.ts). Every authenticated function may UpdateItem it
  * and nothing else. Items expire an hour after the bucket was last full.
  */
 export const requestBudgetsTable = {

@@ -1,4 +1,4 @@
-import type { QuotaDecision } from './rate-limit.ts';
+import type { QuotaDecision } from '#shared/domain/limits/rate-limit.ts';
 
 /**
  * Outcomes a use case reports by throwing. They name what happened in domain terms; the HTTP

@@ -13,11 +13,11 @@ import type { AuditRecorder, AuditRecordingOptions } from '#shared/domain/audit/
 import type { ApiEvent, ApiResult, LambdaContext, Principal, Scope } from './api-types.ts';
 import type { TokenVerifier } from './auth.ts';
 import type { IdempotentRequests } from './idempotent-requests.ts';
-import { requestBudgetFromEnvironment, spendRequestBudget } from './request-budget.ts';
+import { requestBudgetFromEnvironment, spendRequestBudget } from '#shared/http/limits/request-budget.ts';
 import { originVerifySecretsFrom } from '#shared/config/origin-verify.ts';
 import { requireOriginVerification } from './origin-verify.ts';
 import { systemClock } from '#shared/domain/clock.ts';
-import type { LeasedRequestBudget } from '#shared/domain/request-budget.ts';
+import type { LeasedRequestBudget } from '#shared/domain/limits/request-budget.ts';
 import {
   authenticate,
   httpBoundary,

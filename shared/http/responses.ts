@@ -1,4 +1,4 @@
-import type { QuotaDecision } from '#shared/domain/rate-limit.ts';
+import type { QuotaDecision } from '#shared/domain/limits/rate-limit.ts';
 import type { ApiResult } from './api-types.ts';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ORGANIZATION_QUOTA_KEY, recipientQuotaKey } from '#shared/adapters/dynamodb/email-quota.ts';
+import { ORGANIZATION_QUOTA_KEY, recipientQuotaKey } from '#shared/adapters/dynamodb/limits/email-quota.ts';
 import { callApi, tokenFor, uniqueOrg, type ApiResponse } from '#test/support/api-client.ts';
 import { documentClient, seedOrganization } from '#test/support/report-support.ts';
 import { emailsTo } from '#test/support/ses-inbox.ts';

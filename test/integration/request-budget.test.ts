@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
-import { leaseSize, overAdmissionBound } from '#shared/domain/request-budget.ts';
+import { leaseSize, overAdmissionBound } from '#shared/domain/limits/request-budget.ts';
 import { apiEvent } from '#test/support/api-event.ts';
 import { tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 import { coldStart, lambdaContext } from '#test/support/report-support.ts';

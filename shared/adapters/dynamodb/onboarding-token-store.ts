@@ -14,7 +14,7 @@ import {
   type OnboardingTokenStatus,
 } from '#shared/domain/onboarding/onboarding-token.ts';
 import type { EmailQuotaSpend, OnboardingTokenPage, OnboardingTokenStore } from '#shared/domain/onboarding/ports.ts';
-import { QuotaChangedError } from '#shared/domain/rate-limit.ts';
+import { QuotaChangedError } from '#shared/domain/limits/rate-limit.ts';
 import { decodeCursor, encodeCursor } from './page-cursor.ts';
 import { cancellationReasons, withTransactionConflictRetry } from './transactions.ts';
 import { epochSeconds, organizationPartition } from './keys.ts';
@@ -462,7 +462,7 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
 
 const emailTaken = () => new ConflictError('an unexpired onboarding token already exists for this e-mail');
 
-/** The e-mail quota's conditional writes (shared/adapters/dynamodb/email-quota.ts), after the token's items. */
+/** The e-mail quota's conditional writes (shared/adapters/dynamodb/limits/email-quota.ts), after the token's items. */
 const quotaWrites = (emailQuota: EmailQuotaSpend | undefined) =>
   (emailQuota?.writes ?? []) as NonNullable<TransactWriteCommandInput['TransactItems']>;
 

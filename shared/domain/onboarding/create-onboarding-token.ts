@@ -1,7 +1,7 @@
 import type { Clock } from '#shared/domain/clock.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
-import type { QuotaDecision } from '#shared/domain/rate-limit.ts';
-import { spendingEmailQuota } from './email-quota.ts';
+import type { QuotaDecision } from '#shared/domain/limits/rate-limit.ts';
+import { spendingEmailQuota } from '#shared/domain/limits/email-quota.ts';
 import { issueTokenFor, type OnboardingTokenRecord } from './onboarding-token.ts';
 import type { EmailSendingStatus } from './email-reputation.ts';
 import type { OnboardingEmail, OnboardingEmailQuota, OnboardingMailer, OnboardingTokenStore } from './ports.ts';

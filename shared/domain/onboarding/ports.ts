@@ -1,4 +1,4 @@
-import type { QuotaDecision } from '#shared/domain/rate-limit.ts';
+import type { QuotaDecision } from '#shared/domain/limits/rate-limit.ts';
 import type { OnboardingTokenRecord, OnboardingTokenStatus } from './onboarding-token.ts';
 
 export interface OnboardingTokenPage {

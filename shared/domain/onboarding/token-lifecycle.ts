@@ -1,8 +1,8 @@
 import type { Clock } from '#shared/domain/clock.ts';
 import { DependencyUnavailableError, NotFoundError, TokenNotIssuedError } from '#shared/domain/errors.ts';
-import type { QuotaDecision } from '#shared/domain/rate-limit.ts';
+import type { QuotaDecision } from '#shared/domain/limits/rate-limit.ts';
 import { onboardingEmail } from './create-onboarding-token.ts';
-import { spendingEmailQuota } from './email-quota.ts';
+import { spendingEmailQuota } from '#shared/domain/limits/email-quota.ts';
 import { hashOnboardingToken, issueTokenFor, tokenStatus, type OnboardingTokenRecord } from './onboarding-token.ts';
 import type { EmailSendingStatus } from './email-reputation.ts';
 import type { OnboardingEmailQuota, OnboardingMailer, OnboardingTokenEvents, OnboardingTokenStore } from './ports.ts';

@@ -1,5 +1,5 @@
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
-import type { RateLimitDecision } from './rate-limit.ts';
+import type { RateLimitDecision } from '#shared/domain/limits/report-rate-limit.ts';
 import type { CompletedReport, ReportErrorCode, ReportJob } from './report-job.ts';
 
 export interface ReportJobStore {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { RateLimitPolicy } from '#shared/domain/rate-limit.ts';
+import type { RateLimitPolicy } from '#shared/domain/limits/rate-limit.ts';
 
 import type { SubscribableEventType, WebhookEventType } from './event-types.ts';
 

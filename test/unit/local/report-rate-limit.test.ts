@@ -10,7 +10,7 @@ import {
   reportRateLimitFrom,
   reportRateLimitPolicy,
   reportRateLimitVariable,
-} from '#shared/config/report-rate-limit.ts';
+} from '#shared/config/limits/report-rate-limit.ts';
 
 describe('REPORT_RATE_LIMIT', () => {
   it('is the contract’s 10 per 10 minutes when unset (or empty, as a shell leaves it)', () => {

@@ -3,7 +3,7 @@ import type {
   EmailQuotaReservation,
   OnboardingEmailQuota,
 } from '#shared/domain/onboarding/ports.ts';
-import type { QuotaDecision } from '#shared/domain/rate-limit.ts';
+import type { QuotaDecision } from '#shared/domain/limits/rate-limit.ts';
 
 export const ALLOWED: QuotaDecision = {
   allowed: true,

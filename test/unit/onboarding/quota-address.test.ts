@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { recipientQuotaKey } from '#shared/adapters/dynamodb/email-quota.ts';
-import { quotaAddress } from '#shared/domain/onboarding/email-quota.ts';
+import { recipientQuotaKey } from '#shared/adapters/dynamodb/limits/email-quota.ts';
+import { quotaAddress } from '#shared/domain/limits/email-quota.ts';
 
 describe('the recipient the e-mail quotas count (contract §19)', () => {
   it.each([

@@ -5,7 +5,7 @@ import {
   NotFoundError,
   TokenNotIssuedError,
 } from '#shared/domain/errors.ts';
-import { QuotaChangedError } from '#shared/domain/rate-limit.ts';
+import { QuotaChangedError } from '#shared/domain/limits/rate-limit.ts';
 import {
   hashOnboardingToken,
   type OnboardingTokenRecord,

@@ -1,13 +1,13 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
-import { DynamoDbOnboardingEmailQuota } from '#shared/adapters/dynamodb/email-quota.ts';
+import { DynamoDbOnboardingEmailQuota } from '#shared/adapters/dynamodb/limits/email-quota.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
-import { DynamoDbOrganizationRateLimiter } from '#shared/adapters/dynamodb/organization-rate-limiter.ts';
+import { DynamoDbOrganizationRateLimiter } from '#shared/adapters/dynamodb/limits/organization-rate-limiter.ts';
 import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { createOnboardingToken } from '#shared/domain/onboarding/create-onboarding-token.ts';
-import { DEFAULT_EMAIL_QUOTA } from '#shared/domain/onboarding/email-quota.ts';
+import { DEFAULT_EMAIL_QUOTA } from '#shared/domain/limits/email-quota.ts';
 import { WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import { useAwsEndpoint } from '#test/support/aws-endpoint-environment.ts';
 import { sendingNotPaused } from '#test/support/email-sending.ts';

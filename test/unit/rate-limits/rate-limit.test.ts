@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { countInWindow, fixedWindowStart, mostRestrictive, type QuotaDecision } from '#shared/domain/rate-limit.ts';
+import {
+  countInWindow,
+  fixedWindowStart,
+  mostRestrictive,
+  type QuotaDecision,
+} from '#shared/domain/limits/rate-limit.ts';
 
 const HOUR_MS = 3_600_000;
 const hourly = (capacity: number) => ({ capacity, windowMs: HOUR_MS });

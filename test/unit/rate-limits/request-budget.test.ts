@@ -5,10 +5,10 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { createLocalJWKSet } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
-import { DynamoDbRequestBudgetBuckets } from '#shared/adapters/dynamodb/request-budget-buckets.ts';
+import { DynamoDbRequestBudgetBuckets } from '#shared/adapters/dynamodb/limits/request-budget-buckets.ts';
 import { addDatabaseTime } from '#shared/adapters/database-time.ts';
 import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
-import { requestBudgetPolicyFrom, requestBudgetSettingsFrom } from '#shared/config/request-budget.ts';
+import { requestBudgetPolicyFrom, requestBudgetSettingsFrom } from '#shared/config/limits/request-budget.ts';
 import { ConfigurationError } from '#shared/config/load-config.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import {
@@ -20,7 +20,7 @@ import {
   planLease,
   tokensAvailable,
   type RequestBudgetPolicy,
-} from '#shared/domain/request-budget.ts';
+} from '#shared/domain/limits/request-budget.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import type { ApiEvent, ApiResult } from '#shared/http/api-types.ts';
 import type { ApiContext } from '#shared/http/middlewares.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REPORT_REQUEST_RATE_LIMIT, spendToken } from '#shared/domain/reports/rate-limit.ts';
+import { REPORT_REQUEST_RATE_LIMIT, spendToken } from '#shared/domain/limits/report-rate-limit.ts';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const WINDOW_MS = 600_000;

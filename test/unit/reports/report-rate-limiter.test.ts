@@ -2,9 +2,9 @@ import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DynamoDbReportRateLimiter } from '#shared/adapters/dynamodb/report-rate-limiter.ts';
+import { DynamoDbReportRateLimiter } from '#shared/adapters/dynamodb/limits/report-rate-limiter.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
-import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/reports/rate-limit.ts';
+import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/limits/report-rate-limit.ts';
 import { ORG_ID, T0 } from './fakes.ts';
 
 const TABLE = 'ReportJobs';

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { EMAIL_QUOTA_WINDOW_MS, quotaAddress, type EmailQuotaPolicy } from '#shared/domain/onboarding/email-quota.ts';
+import { EMAIL_QUOTA_WINDOW_MS, quotaAddress, type EmailQuotaPolicy } from '#shared/domain/limits/email-quota.ts';
 import type {
   EmailQuotaRefusal,
   EmailQuotaReservation,
   OnboardingEmailQuota,
 } from '#shared/domain/onboarding/ports.ts';
-import type { QuotaDecision } from '#shared/domain/rate-limit.ts';
-import { organizationPartition } from './keys.ts';
-import { DynamoDbRateLimiter, type QuotaSpec } from './rate-limiter.ts';
+import type { QuotaDecision } from '#shared/domain/limits/rate-limit.ts';
+import { organizationPartition } from '#shared/adapters/dynamodb/keys.ts';
+import { DynamoDbRateLimiter, type QuotaSpec } from '#shared/adapters/dynamodb/limits/rate-limiter.ts';
 
 /** The sort key of an address's quota: the SHA-256 of the address, never the address itself. */
 export const recipientQuotaKey = (email: string): string =>

@@ -1,9 +1,9 @@
 import type { Clock } from '#shared/domain/clock.ts';
 import { RateLimitedError } from '#shared/domain/errors.ts';
-import type { OrganizationRateLimiter, QuotaDecision } from '#shared/domain/rate-limit.ts';
+import type { OrganizationRateLimiter, QuotaDecision } from '#shared/domain/limits/rate-limit.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
-import type { ApiMiddleware } from './middlewares.ts';
-import { rateLimitHeaders } from './responses.ts';
+import type { ApiMiddleware } from '#shared/http/middlewares.ts';
+import { rateLimitHeaders } from '#shared/http/responses.ts';
 
 /**
  * Spends one of the organization's tokens for every authenticated request, before the body is

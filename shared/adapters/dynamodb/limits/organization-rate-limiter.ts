@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { OrganizationRateLimiter, RateLimitDecision, RateLimitPolicy } from '#shared/domain/rate-limit.ts';
-import { organizationPartition } from './keys.ts';
-import { DynamoDbRateLimiter } from './rate-limiter.ts';
+import type { OrganizationRateLimiter, RateLimitDecision, RateLimitPolicy } from '#shared/domain/limits/rate-limit.ts';
+import { organizationPartition } from '#shared/adapters/dynamodb/keys.ts';
+import { DynamoDbRateLimiter } from '#shared/adapters/dynamodb/limits/rate-limiter.ts';
 
 /**
  * A sliding-window limit per organization: one item per organization (`ORG#{org}` /

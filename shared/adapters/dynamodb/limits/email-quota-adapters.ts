@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EmailQuotaConfig } from '#shared/config/mail-config.ts';
 import type { OnboardingEmailQuota } from '#shared/domain/onboarding/ports.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
-import { DynamoDbOnboardingEmailQuota } from './dynamodb/email-quota.ts';
+import { DynamoDbOnboardingEmailQuota } from '#shared/adapters/dynamodb/limits/email-quota.ts';
 
 /**
  * The e-mail quotas of a function that sends onboarding e-mails (configured with

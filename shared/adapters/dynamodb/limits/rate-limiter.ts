@@ -17,8 +17,8 @@ import {
   type QuotaDecision,
   type RateLimitDecision,
   type RateLimitPolicy,
-} from '#shared/domain/rate-limit.ts';
-import { cancellationReasons } from './transactions.ts';
+} from '#shared/domain/limits/rate-limit.ts';
+import { cancellationReasons } from '#shared/adapters/dynamodb/transactions.ts';
 
 const MAX_ATTEMPTS = 25;
 /** Items outlive their window by this much before DynamoDB's TTL may delete them. */
@@ -84,7 +84,7 @@ export type Reservation =
  * Quotas kept in one DynamoDB table, spent one unit per request, all of a request's quotas or none.
  *
  * `reserve` reads every quota's item (consistently) and decides with the pure rules of
- * shared/domain/rate-limit.ts; if every quota allows the request, it returns the conditional writes
+ * shared/domain/limits/rate-limit.ts; if every quota allows the request, it returns the conditional writes
  * that spend them: a sliding window only if its version is the one read, a fixed window only if its
  * count is still below the limit. `spend` commits those at once (one quota: one conditional write;
  * several: one transaction) and, when a concurrent writer got there first, reserves again on fresh

@@ -1,14 +1,18 @@
 import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
-import { DynamoDbRequestBudgetBuckets } from '#shared/adapters/dynamodb/request-budget-buckets.ts';
-import { requestBudgetSettingsFrom } from '#shared/config/request-budget.ts';
+import { DynamoDbRequestBudgetBuckets } from '#shared/adapters/dynamodb/limits/request-budget-buckets.ts';
+import { requestBudgetSettingsFrom } from '#shared/config/limits/request-budget.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import { DependencyUnavailableError, RateLimitedError } from '#shared/domain/errors.ts';
-import { extraCostUnits, LeasedRequestBudget, RequestBudgetContentionError } from '#shared/domain/request-budget.ts';
+import {
+  extraCostUnits,
+  LeasedRequestBudget,
+  RequestBudgetContentionError,
+} from '#shared/domain/limits/request-budget.ts';
 import { databaseTimeSpent } from '#shared/adapters/database-time.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
-import type { ApiMiddleware } from './middlewares.ts';
-import { rateLimitHeaders } from './responses.ts';
+import type { ApiMiddleware } from '#shared/http/middlewares.ts';
+import { rateLimitHeaders } from '#shared/http/responses.ts';
 
 /**
  * Spends one token of the caller's organization's request budget, after authentication and before
@@ -54,7 +58,7 @@ export function spendRequestBudget(budget: LeasedRequestBudget, clock: Clock): A
   };
 }
 
-/** The budget the environment configures (shared/config/request-budget.ts), built once per cold start. */
+/** The budget the environment configures (shared/config/limits/request-budget.ts), built once per cold start. */
 export function requestBudgetFromEnvironment(): LeasedRequestBudget | undefined {
   const settings = requestBudgetSettingsFrom();
   if (!settings) return undefined;

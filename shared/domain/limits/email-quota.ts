@@ -1,8 +1,8 @@
 import { DependencyUnavailableError, EmailPausedError, EmailQuotaExceededError } from '#shared/domain/errors.ts';
-import { QuotaChangedError, type QuotaDecision } from '#shared/domain/rate-limit.ts';
+import { QuotaChangedError, type QuotaDecision } from '#shared/domain/limits/rate-limit.ts';
 import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
-import type { EmailSendingStatus } from './email-reputation.ts';
-import type { EmailQuotaSpend, OnboardingEmailQuota } from './ports.ts';
+import type { EmailSendingStatus } from '#shared/domain/onboarding/email-reputation.ts';
+import type { EmailQuotaSpend, OnboardingEmailQuota } from '#shared/domain/onboarding/ports.ts';
 
 /**
  * The onboarding e-mail quotas (contract §15): at most `perRecipientPerHour` e-mails to one

@@ -1,4 +1,4 @@
-import type { QuotaDecision } from './rate-limit.ts';
+import type { QuotaDecision } from '#shared/domain/limits/rate-limit.ts';
 
 /**
  * Every organization's request budget (docs/contract.md §15): a token bucket of `burst` tokens that

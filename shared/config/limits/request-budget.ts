@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { DEFAULT_REQUEST_BUDGET, type RequestBudgetPolicy } from '#shared/domain/request-budget.ts';
-import { ConfigurationError, loadConfig } from './load-config.ts';
+import { DEFAULT_REQUEST_BUDGET, type RequestBudgetPolicy } from '#shared/domain/limits/request-budget.ts';
+import { ConfigurationError, loadConfig } from '#shared/config/load-config.ts';
 
 /**
  * The per-organization request budget every authenticated function spends (docs/contract.md §15):

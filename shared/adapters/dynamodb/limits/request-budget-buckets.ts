@@ -1,14 +1,14 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { LeasePlan, RequestBudgetBuckets } from '#shared/domain/request-budget.ts';
-import { organizationPartition } from './keys.ts';
+import type { LeasePlan, RequestBudgetBuckets } from '#shared/domain/limits/request-budget.ts';
+import { organizationPartition } from '#shared/adapters/dynamodb/keys.ts';
 
 /** A bucket untouched for this long is full again whatever it held: DynamoDB's TTL may delete it then. */
 const TTL_MARGIN_SECONDS = 3_600;
 
 /**
  * The organizations' request-budget buckets, one item each (`ORG#{org}` in the RequestBudgets
- * table) holding the GCRA state `tat` (shared/domain/request-budget.ts). A lease is one
+ * table) holding the GCRA state `tat` (shared/domain/limits/request-budget.ts). A lease is one
  * conditional UpdateItem: nothing is read first. When the condition fails, DynamoDB returns the
  * item as it is (`ReturnValuesOnConditionCheckFailure`), from which the container plans again.
  */

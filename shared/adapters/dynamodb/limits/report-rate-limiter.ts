@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ReportRateLimiter } from '#shared/domain/reports/ports.ts';
-import type { RateLimitPolicy } from '#shared/domain/reports/rate-limit.ts';
-import { DynamoDbOrganizationRateLimiter } from './organization-rate-limiter.ts';
+import type { RateLimitPolicy } from '#shared/domain/limits/report-rate-limit.ts';
+import { DynamoDbOrganizationRateLimiter } from '#shared/adapters/dynamodb/limits/organization-rate-limiter.ts';
 
 /**
  * The report rate limit: one item per organization (`ORG#{org}` / `RATE_LIMIT#report-create`) in

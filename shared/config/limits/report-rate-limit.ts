@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { REPORT_REQUEST_RATE_LIMIT, type RateLimitPolicy } from '#shared/domain/reports/rate-limit.ts';
-import { ConfigurationError } from './load-config.ts';
+import { REPORT_REQUEST_RATE_LIMIT, type RateLimitPolicy } from '#shared/domain/limits/report-rate-limit.ts';
+import { ConfigurationError } from '#shared/config/load-config.ts';
 
 /**
  * `REPORT_RATE_LIMIT`: report requests accepted per organization in any 10-minute window. The
