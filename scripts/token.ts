@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { ORGANIZATION_ID, ORGANIZATION_ID_RULE, parseCommandLine, UsageError } from '#scripts/command-line.ts';
-import { ALL_SCOPES, issueDevToken, keysDirectory, LOCAL_AUDIENCE, localIssuer } from './dev-keys.ts';
-import { machineClientId, requestMachineToken } from './machine-token.ts';
+import { ORGANIZATION_ID, ORGANIZATION_ID_RULE, parseCommandLine, UsageError } from './command-line.ts';
+import { ALL_SCOPES, issueDevToken, keysDirectory, LOCAL_AUDIENCE, localIssuer } from '#local/dev-keys.ts';
+import { machineClientId, requestMachineToken } from '#local/machine-token.ts';
 
 /**
  * `npm run -s token -- --org <id> ...`: prints an access token of the local identity provider, and
