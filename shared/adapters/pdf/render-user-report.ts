@@ -1,4 +1,4 @@
-import { PDFDocument, PDFName, type PDFPage } from 'pdf-lib';
+import { PDFDocument, PDFName, PDFStreamWriter, type PDFPage } from 'pdf-lib';
 import type { ReportRenderer } from '#shared/domain/reports/ports.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
@@ -16,6 +16,14 @@ export { REPORT_TEMPLATE_VERSION };
 const REPORT_CREATOR = 'Onboarding reports service';
 /** The language of the report's own text (labels, headings); values in other scripts get theirs (tagged-structure.ts). */
 const REPORT_LANGUAGE = 'en';
+/**
+ * The file is written as `doc.save` writes it (object streams, an xref stream), with two of the
+ * writer's settings `save` does not expose: no pause every 50 objects (a `setTimeout` each, for
+ * browsers' sake; the worker renders one report at a time) and object streams of up to 1,000
+ * objects instead of 50: the structure tree is some hundreds of small objects, and each object
+ * stream is one more deflate with its own set-up.
+ */
+const OBJECTS_PER_STREAM = 1000;
 
 export interface RenderUserReportInput {
   user: UserRecord;
@@ -74,7 +82,13 @@ export async function renderUserReport(input: RenderUserReportInput): Promise<Ui
   setMetadata(doc, input);
   input.signaturePlaceholder?.(doc, input.generatedAt);
   structure.finish(layout.structure, REPORT_LANGUAGE);
-  return doc.save({ useObjectStreams: true, addDefaultPage: false });
+  await doc.flush();
+  return PDFStreamWriter.forContext(
+    doc.context,
+    Number.POSITIVE_INFINITY,
+    true,
+    OBJECTS_PER_STREAM,
+  ).serializeToBuffer();
 }
 
 /**

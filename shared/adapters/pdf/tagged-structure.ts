@@ -1,4 +1,4 @@
-import { PDFArray, PDFDict, PDFName, PDFRef, PDFString, type PDFDocument, type PDFObject, type PDFPage } from 'pdf-lib';
+import { PDFDict, PDFName, PDFObject, PDFRef, PDFString, type PDFDocument, type PDFPage } from 'pdf-lib';
 import type { PositionedText, StructureNode } from './report-layout-model.ts';
 
 /**
@@ -38,77 +38,86 @@ export class TaggedStructure {
   finish(root: StructureNode, documentLanguage: string): void {
     const { context, catalog } = this.doc;
     const rootRef = context.nextRef();
-    const parentTree: PDFObject[] = [];
     const mcidParents = this.pages.map((page) => page.parents.map((): PDFRef | undefined => undefined));
+    const annotations = this.pages.flatMap((page) =>
+      (page.pdfPage.node.Annots()?.asArray() ?? []).flatMap((ref) =>
+        ref instanceof PDFRef ? [{ ref, page, form: context.nextRef() }] : [],
+      ),
+    );
 
-    const write = (node: StructureNode, parentRef: PDFRef, inherited: string): PDFRef | undefined => {
+    const write = (
+      node: StructureNode,
+      parentRef: PDFRef,
+      inherited: string,
+      extraKids: PDFRef[],
+    ): PDFRef | undefined => {
       if (!this.hasContent(node)) return undefined;
       const ref = context.nextRef();
       const content = this.content.get(node);
       const language = content ? (languageOf(content.text.join(' '), documentLanguage) ?? inherited) : inherited;
-      const kids: PDFObject[] = [];
+      const kids: string[] = [];
       const firstPage = content?.marks[0]?.page;
       for (const mark of content?.marks ?? []) {
-        const pageIndex = this.pages.indexOf(mark.page);
-        mcidParents[pageIndex]![mark.mcid] = ref;
+        mcidParents[this.pages.indexOf(mark.page)]![mark.mcid] = ref;
         kids.push(
           mark.page === firstPage
-            ? context.obj(mark.mcid)
-            : context.obj({ Type: 'MCR', Pg: mark.page.pdfPage.ref, MCID: mark.mcid }),
+            ? String(mark.mcid)
+            : `<</Type/MCR/Pg ${syntaxOf(mark.page.pdfPage.ref)}/MCID ${mark.mcid}>>`,
         );
       }
       for (const child of node.children) {
-        const childRef = write(child, ref, language);
-        if (childRef) kids.push(childRef);
+        const childRef = write(child, ref, language, []);
+        if (childRef) kids.push(String(childRef));
       }
-      const element = context.obj({ Type: 'StructElem', S: node.role, P: parentRef, K: kids });
-      if (firstPage) element.set(PDFName.of('Pg'), firstPage.pdfPage.ref);
-      if (language !== inherited) element.set(PDFName.of('Lang'), PDFString.of(language));
-      if (node.role === 'TH') element.set(PDFName.of('A'), context.obj({ O: 'Table', Scope: 'Row' }));
-      context.assign(ref, element);
+      kids.push(...extraKids.map(String));
+      const page = firstPage ? `/Pg ${syntaxOf(firstPage.pdfPage.ref)}` : '';
+      const lang = language === inherited ? '' : `/Lang(${language})`;
+      const attributes = node.role === 'TH' ? '/A<</O/Table/Scope/Row>>' : '';
+      context.assign(
+        ref,
+        new PdfSyntax(`<</S/${node.role}/P ${syntaxOf(parentRef)}/K[${kids.join(' ')}]${page}${lang}${attributes}>>`),
+      );
       return ref;
     };
-    const documentRef = write(root, rootRef, documentLanguage);
+    const documentRef = write(
+      root,
+      rootRef,
+      documentLanguage,
+      annotations.map(({ form }) => form),
+    );
     if (!documentRef) throw new Error('the report has no content to tag');
-    const documentElement = context.lookup(documentRef, PDFDict);
 
+    const parentTree: string[] = this.pages.map(
+      (page, index) => `${index}[${mcidParents[index]!.map((ref) => String(ref ?? 'null')).join(' ')}]`,
+    );
     this.pages.forEach((page, index) => {
       page.pdfPage.node.set(PDFName.of('StructParents'), context.obj(index));
       page.pdfPage.node.set(PDFName.of('Tabs'), PDFName.of('S'));
-      parentTree.push(context.obj(index), context.obj(mcidParents[index]!.map((ref) => ref ?? context.obj(null))));
     });
-    let nextKey = this.pages.length;
-    for (const page of this.pages) {
-      for (const annotationRef of page.pdfPage.node.Annots()?.asArray() ?? []) {
-        if (!(annotationRef instanceof PDFRef)) continue;
-        const annotation = context.lookup(annotationRef, PDFDict);
-        const form = context.register(
-          context.obj({
-            Type: 'StructElem',
-            S: 'Form',
-            P: documentRef,
-            Pg: page.pdfPage.ref,
-            K: { Type: 'OBJR', Obj: annotationRef, Pg: page.pdfPage.ref },
-          }),
-        );
-        documentElement.lookup(PDFName.of('K'), PDFArray).push(form);
-        annotation.set(PDFName.of('StructParent'), context.obj(nextKey));
-        if (!annotation.has(PDFName.of('TU')) && annotation.has(PDFName.of('FT'))) {
-          annotation.set(PDFName.of('TU'), PDFString.of('Digital signature of this report'));
-        }
-        parentTree.push(context.obj(nextKey), form);
-        nextKey += 1;
+    annotations.forEach(({ ref, page, form }, index) => {
+      const key = this.pages.length + index;
+      const pageRef = String(page.pdfPage.ref);
+      context.assign(
+        form,
+        new PdfSyntax(
+          `<</S/Form/P ${syntaxOf(documentRef)}/Pg ${pageRef}/K<</Type/OBJR/Obj ${syntaxOf(ref)}/Pg ${pageRef}>>>>`,
+        ),
+      );
+      const annotation = context.lookup(ref, PDFDict);
+      annotation.set(PDFName.of('StructParent'), context.obj(key));
+      if (!annotation.has(PDFName.of('TU')) && annotation.has(PDFName.of('FT'))) {
+        annotation.set(PDFName.of('TU'), PDFString.of('Digital signature of this report'));
       }
-    }
+      parentTree.push(`${key} ${syntaxOf(form)}`);
+    });
 
+    const nextKey = this.pages.length + annotations.length;
+    const parentTreeRef = context.register(new PdfSyntax(`<</Nums[${parentTree.join(' ')}]>>`));
     context.assign(
       rootRef,
-      context.obj({
-        Type: 'StructTreeRoot',
-        K: documentRef,
-        ParentTree: context.register(context.obj({ Nums: parentTree })),
-        ParentTreeNextKey: nextKey,
-      }),
+      new PdfSyntax(
+        `<</Type/StructTreeRoot/K ${syntaxOf(documentRef)}/ParentTree ${syntaxOf(parentTreeRef)}/ParentTreeNextKey ${nextKey}>>`,
+      ),
     );
     catalog.set(PDFName.of('StructTreeRoot'), rootRef);
     catalog.set(PDFName.of('MarkInfo'), context.obj({ Marked: true }));
@@ -180,6 +189,9 @@ const SCRIPT_LANGUAGES: Array<[RegExp, string]> = [
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const LETTER = /\p{L}/u;
 const LATIN = /\p{Script=Latin}/u;
+/** Printable ASCII: report text has no control characters (`Typesetter.printable`). */
+const ASCII = /^[ -~]*$/u;
+const ASCII_LETTER = /[A-Za-z]/u;
 
 /**
  * The language of a piece of report text, from its script (the record stores no language): the
@@ -188,9 +200,44 @@ const LATIN = /\p{Script=Latin}/u;
  * script with no entry: the text is read in its parent's language.
  */
 export function languageOf(text: string, documentLanguage: string): string | undefined {
+  if (ASCII.test(text)) return ASCII_LETTER.test(text) ? documentLanguage : undefined;
   if (KANA.test(text)) return 'ja';
   const letter = LETTER.exec(text)?.[0];
   if (letter === undefined) return undefined;
   if (LATIN.test(letter)) return documentLanguage;
   return SCRIPT_LANGUAGES.find(([script]) => script.test(letter))?.[1];
+}
+
+/**
+ * A PDF object given as its syntax (ASCII only): the structure is some hundreds of small
+ * dictionaries, and building and writing them as pdf-lib's `PDFDict`s (each key and number
+ * converted, sized and written through generic code) was most of what tagging cost a render.
+ * Unlike `PDFInvalidObject`, the writer puts it in an object stream like any dictionary.
+ */
+class PdfSyntax extends PDFObject {
+  constructor(private readonly syntax: string) {
+    super();
+  }
+
+  override clone(): PdfSyntax {
+    return new PdfSyntax(this.syntax);
+  }
+
+  override toString(): string {
+    return this.syntax;
+  }
+
+  override sizeInBytes(): number {
+    return this.syntax.length;
+  }
+
+  override copyBytesInto(buffer: Uint8Array, offset: number): number {
+    for (let index = 0; index < this.syntax.length; index++) buffer[offset + index] = this.syntax.charCodeAt(index);
+    return this.syntax.length;
+  }
+}
+
+/** A reference as PDF writes it (`12 0 R`). */
+function syntaxOf(ref: PDFRef): string {
+  return ref.toString();
 }

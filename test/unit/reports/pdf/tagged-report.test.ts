@@ -240,7 +240,8 @@ describe('a signed report (the worker renders with the signature placeholder, th
 
     const intent = catalog.lookup(PDFName.of('OutputIntents'), PDFArray).lookup(0, PDFDict);
     expect(intent.get(PDFName.of('S'))).toBe(PDFName.of('GTS_PDFA1'));
-    const profile = intent.lookup(PDFName.of('DestOutputProfile'), PDFRawStream);
+    const profile = intent.lookup(PDFName.of('DestOutputProfile'));
+    if (!(profile instanceof PDFRawStream)) throw new Error('the output intent has no ICC profile stream');
     expect(profile.dict.lookup(PDFName.of('N'), PDFNumber).asNumber()).toBe(3);
     const icc = Buffer.from(decodePDFRawStream(profile).decode());
     expect(icc.readUInt32BE(0)).toBe(icc.length);
