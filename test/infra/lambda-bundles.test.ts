@@ -21,6 +21,7 @@ import {
 import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
 import { ensureLocalReportSigningKey } from '#local/report-signing-key.ts';
 import { pdfsig } from '#test/support/pdf-signature.ts';
+import { pdfinfo } from '#test/unit/reports/pdf/pdf-text.ts';
 import { renderUserReport, type RenderUserReportInput } from '#shared/adapters/pdf/render-user-report.ts';
 import {
   GENERATED_AT,
@@ -194,9 +195,14 @@ describe('Lambda bundles', () => {
         fonts: loadReportFonts(),
         signaturePlaceholder: exports.padesSignaturePlaceholder('Onboarding reports service', 'test'),
       });
-      const report = pdfsig(await exports.padesReportSigner(key)(rendered, new Date()));
+      const signed = await exports.padesReportSigner(key)(rendered, new Date());
+      const report = pdfsig(signed);
       expect(report).toContain('Signature Type: ETSI.CAdES.detached');
       expect(report).toContain('Signature Validation: Signature is Valid.');
+      // Tagged and archival from the bundle too (its deflate is the pako stand-in).
+      expect(pdfinfo(signed)).toMatch(/^Tagged: +yes$/mu);
+      expect(pdfinfo(signed, '-meta')).toContain('<pdfaid:part>2</pdfaid:part>');
+      expect(pdfinfo(signed, '-struct-text')).toContain('H1 (block)\n    "User status report"');
     } finally {
       rmSync(keysDir, { recursive: true, force: true });
     }

@@ -6,6 +6,7 @@ import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 import { pdfsig } from '#test/support/pdf-signature.ts';
+import { pdfinfo } from '#test/unit/reports/pdf/pdf-text.ts';
 import {
   coldStart,
   documentClient,
@@ -247,6 +248,10 @@ describe('a report from request to download', () => {
       'Signer Certificate Common Name: Onboarding reports service, report signing, stage local',
     );
     expect(signature).toContain('Total document signed');
+    // Archival and tagged as the worker stores it (contract §21; the structure in detail: tagged-report.test.ts).
+    expect(pdfinfo(bytes)).toMatch(/^Tagged: +yes$/mu);
+    expect(pdfinfo(bytes, '-meta')).toContain('<pdfaid:part>2</pdfaid:part>');
+    expect(pdfinfo(bytes, '-struct-text')).toMatch(/^ {2}H1 \(block\)\n {4}"User status report"\n {2}P \(block\)\n/mu);
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
     expect(pdf.headers.get('content-disposition')).toBe(`attachment; filename="${filename}"`);
 

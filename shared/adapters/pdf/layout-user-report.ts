@@ -2,7 +2,14 @@ import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { userReportSections } from '#shared/domain/reports/report-content.ts';
 import { reportSummary } from '#shared/domain/reports/report-summary.ts';
 import { ReportFlow } from './report-flow.ts';
-import type { PositionedText, ReportLayout, ReportPage, TextMeasure } from './report-layout-model.ts';
+import {
+  structureNode,
+  type PositionedText,
+  type ReportLayout,
+  type ReportPage,
+  type StructureNode,
+  type TextMeasure,
+} from './report-layout-model.ts';
 import { CONTENT_LEFT, CONTENT_RIGHT, CONTENT_WIDTH, FOOTER, HEADER, type ReportColor } from './report-style.ts';
 import type { FontWeight } from './report-fonts.ts';
 import { fitText } from './line-breaking.ts';
@@ -14,6 +21,7 @@ export type {
   ReportLayout,
   ReportPage,
   ReportPartId,
+  StructureNode,
   TextMeasure,
   TextRole,
 } from './report-layout-model.ts';
@@ -35,26 +43,47 @@ export function confidentialityNotice(userId: string): string {
   return `Confidential — contains personal data of user ${userId}; do not forward.`;
 }
 
+/** The page-1 header as read: the title, then organization, generation time and user id. */
+interface HeaderNodes {
+  title: StructureNode;
+  organization: StructureNode;
+  generated: StructureNode;
+  subject: StructureNode;
+}
+
 /**
  * Lays a user report out on A4 pages: the summary box at the top of page 1, then the sections. All
  * content is placed first; header and footer are added afterwards, when the page count for
- * "Page n of m" is known.
+ * "Page n of m" is known. The page-1 header is content (the report's title as `H1`); the header of
+ * later pages and every footer are furniture.
  */
 export function layoutUserReport(input: UserReportLayoutInput, measure: TextMeasure): ReportLayout {
   const context = { generatedAt: input.generatedAt, requestedBy: input.requestedBy };
-  const flow = new ReportFlow(measure);
+  const structure = structureNode('Document');
+  const header: HeaderNodes = {
+    title: structureNode('H1', structure),
+    organization: structureNode('P', structure),
+    generated: structureNode('P', structure),
+    subject: structureNode('P', structure),
+  };
+  const flow = new ReportFlow(measure, structure);
   flow.placeSummary(reportSummary(input.user, context));
   for (const section of userReportSections(input.user, context)) flow.placeSection(section);
   const pages = flow.pages;
   pages.forEach((page, index) => {
-    addHeader(page, input, measure);
+    addHeader(page, input, measure, index === 0 ? header : undefined);
     addFooter(page, `Page ${index + 1} of ${pages.length}`, input, measure);
   });
-  return { pages };
+  return { pages, structure };
 }
 
 /** Organization and generation time above the title and the user id, over a rule. */
-function addHeader(page: ReportPage, input: UserReportLayoutInput, measure: TextMeasure): void {
+function addHeader(
+  page: ReportPage,
+  input: UserReportLayoutInput,
+  measure: TextMeasure,
+  nodes: HeaderNodes | undefined,
+): void {
   const generated = measure.printable(`Generated ${formatUtc(input.generatedAt)}`);
   const generatedWidth = measure.width(generated, 'regular', HEADER.metaSize);
   const subject = measure.printable(`User ID ${input.user.id}`);
@@ -65,12 +94,22 @@ function addHeader(page: ReportPage, input: UserReportLayoutInput, measure: Text
     (piece) => measure.width(piece, 'bold', HEADER.organizationSize),
   );
   const { organizationBaseline, titleBaseline } = HEADER;
-  page.texts.push(
-    headerText(organization, CONTENT_LEFT, organizationBaseline, HEADER.organizationSize, 'bold', 'accent'),
-    headerText(generated, CONTENT_RIGHT - generatedWidth, organizationBaseline, HEADER.metaSize, 'regular', 'muted'),
-    headerText(REPORT_TITLE, CONTENT_LEFT, titleBaseline, HEADER.titleSize, 'bold', 'ink'),
-    headerText(subject, CONTENT_RIGHT - subjectWidth, titleBaseline, HEADER.metaSize, 'regular', 'muted'),
-  );
+  const texts: Array<[PositionedText, StructureNode | undefined]> = [
+    [
+      headerText(organization, CONTENT_LEFT, organizationBaseline, HEADER.organizationSize, 'bold', 'accent'),
+      nodes?.organization,
+    ],
+    [
+      headerText(generated, CONTENT_RIGHT - generatedWidth, organizationBaseline, HEADER.metaSize, 'regular', 'muted'),
+      nodes?.generated,
+    ],
+    [headerText(REPORT_TITLE, CONTENT_LEFT, titleBaseline, HEADER.titleSize, 'bold', 'ink'), nodes?.title],
+    [
+      headerText(subject, CONTENT_RIGHT - subjectWidth, titleBaseline, HEADER.metaSize, 'regular', 'muted'),
+      nodes?.subject,
+    ],
+  ];
+  for (const [text, node] of texts) page.texts.push(node ? { ...text, node } : text);
   page.boxes.push({
     x: CONTENT_LEFT,
     y: HEADER.ruleY,

@@ -1,4 +1,4 @@
-import { PDFDocument, PDFName, type PDFPage } from 'pdf-lib';
+import { PDFDocument, PDFName, PDFStreamWriter, type PDFPage } from 'pdf-lib';
 import type { ReportRenderer } from '#shared/domain/reports/ports.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
@@ -8,10 +8,22 @@ import type { ReportFonts } from './report-fonts.ts';
 import type { SignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 import { COLORS, PAGE, type ReportColor } from './report-style.ts';
 import { Typesetter, type MissingGlyphListener } from './typesetter.ts';
+import { TaggedStructure, type PageMarks } from './tagged-structure.ts';
+import { setArchivalMetadata } from './archival-metadata.ts';
 
 export { REPORT_TEMPLATE_VERSION };
 
 const REPORT_CREATOR = 'Onboarding reports service';
+/** The language of the report's own text (labels, headings); values in other scripts get theirs (tagged-structure.ts). */
+const REPORT_LANGUAGE = 'en';
+/**
+ * The file is written as `doc.save` writes it (object streams, an xref stream), with two of the
+ * writer's settings `save` does not expose: no pause every 50 objects (a `setTimeout` each, for
+ * browsers' sake; the worker renders one report at a time) and object streams of up to 1,000
+ * objects instead of 50: the structure tree is some hundreds of small objects, and each object
+ * stream is one more deflate with its own set-up.
+ */
+const OBJECTS_PER_STREAM = 1000;
 
 export interface RenderUserReportInput {
   user: UserRecord;
@@ -48,7 +60,12 @@ export function pdfReportRenderer(
  * Determinism: the same input and `generatedAt` give the same bytes. Every date in the file is
  * `generatedAt`; all metadata is set here (pdf-lib's defaults would stamp the current time); the
  * subset fonts are named from the glyphs they hold and their resources `F1`, `F2`, ... in order of
- * first use; shaping state lives in a `Typesetter` made per render; pdf-lib writes no document ID.
+ * first use; shaping state lives in a `Typesetter` made per render; the document ID is a hash of
+ * the job, user and time.
+ *
+ * Archival and accessible: PDF/A-2a metadata and output intent (archival-metadata.ts), and the
+ * structure tree (tagged-structure.ts), both written before the signature placeholder's widget is
+ * tagged and the file saved once, so the signature covers them.
  */
 export async function renderUserReport(input: RenderUserReportInput): Promise<Uint8Array> {
   const typesetter = new Typesetter(input.fonts, input.onMissingGlyph);
@@ -56,17 +73,29 @@ export async function renderUserReport(input: RenderUserReportInput): Promise<Ui
 
   const doc = await PDFDocument.create({ updateMetadata: false });
   const subsets = new PdfFontSubsets(doc);
-  for (const page of layout.pages) paintPage(doc, doc.addPage([PAGE.width, PAGE.height]), page, typesetter, subsets);
+  const structure = new TaggedStructure(doc);
+  for (const page of layout.pages) {
+    const pdfPage = doc.addPage([PAGE.width, PAGE.height]);
+    paintPage(doc, pdfPage, page, typesetter, subsets, structure.page(pdfPage));
+  }
   subsets.embedAll();
   setMetadata(doc, input);
   input.signaturePlaceholder?.(doc, input.generatedAt);
-  return doc.save({ useObjectStreams: true, addDefaultPage: false });
+  structure.finish(layout.structure, REPORT_LANGUAGE);
+  await doc.flush();
+  return PDFStreamWriter.forContext(
+    doc.context,
+    Number.POSITIVE_INFINITY,
+    true,
+    OBJECTS_PER_STREAM,
+  ).serializeToBuffer();
 }
 
 /**
- * Paints one page as a single content stream: the boxes, then all text in one text object. Each
- * line is shown run by run, glyph by glyph as shaped (TJ with position adjustments, text rise for
- * marks); a run whose glyphs do not read back as its text one by one is wrapped in `/ActualText`.
+ * Paints one page as a single content stream: the boxes (one layout artifact), then all text in
+ * one text object, each positioned text its own marked-content sequence (`marks`). Each line is
+ * shown run by run, glyph by glyph as shaped (TJ with position adjustments, text rise for marks);
+ * a run whose glyphs do not read back as its text one by one is wrapped in `/ActualText`.
  */
 function paintPage(
   doc: PDFDocument,
@@ -74,6 +103,7 @@ function paintPage(
   page: ReportPage,
   typesetter: Typesetter,
   subsets: PdfFontSubsets,
+  marks: PageMarks,
 ): void {
   const out: string[] = [];
   let color: ReportColor | undefined;
@@ -81,16 +111,17 @@ function paintPage(
     if (next !== color) out.push(`${COLORS[next].map(num).join(' ')} rg`);
     color = next;
   };
+  out.push(marks.beginLayoutArtifact());
   for (const box of page.boxes) {
     useColor(box.color);
     out.push(`${num(box.x)} ${num(box.y)} ${num(box.width)} ${num(box.height)} re f`);
   }
-  out.push('BT');
+  out.push(marks.end(), 'BT');
   const used = new Set<string>();
   let font = '';
   for (const text of page.texts) {
     useColor(text.color);
-    out.push(`1 0 0 1 ${num(text.x)} ${num(text.y)} Tm`);
+    out.push(marks.beginText(text), `1 0 0 1 ${num(text.x)} ${num(text.y)} Tm`);
     for (const run of typesetter.shape(text.text, text.weight, text.direction).runs) {
       const subset = subsets.of(run.face);
       used.add(subset.resourceName);
@@ -101,6 +132,7 @@ function paintPage(
       out.push(...showRun(run.glyphs, subset, text));
       if (run.actualText !== undefined) out.push('EMC');
     }
+    out.push(marks.end());
   }
   out.push('ET');
   for (const subset of subsets.all()) {
@@ -156,13 +188,15 @@ function num(value: number): string {
 }
 
 function setMetadata(doc: PDFDocument, input: RenderUserReportInput): void {
-  doc.setTitle(`${REPORT_TITLE}: user ${input.user.id}`);
-  doc.setAuthor(input.organizationName);
-  doc.setSubject(`Status of user ${input.user.id} in ${input.organizationName}, report job ${input.jobId}`);
-  doc.setKeywords(['user status report', input.user.id, input.jobId, `template ${REPORT_TEMPLATE_VERSION}`]);
-  doc.setCreator(REPORT_CREATOR);
-  doc.setProducer(`${REPORT_CREATOR}, template ${REPORT_TEMPLATE_VERSION}`);
-  doc.setLanguage('en');
-  doc.setCreationDate(input.generatedAt);
-  doc.setModificationDate(input.generatedAt);
+  setArchivalMetadata(doc, {
+    title: `${REPORT_TITLE}: user ${input.user.id}`,
+    author: input.organizationName,
+    subject: `Status of user ${input.user.id} in ${input.organizationName}, report job ${input.jobId}`,
+    keywords: ['user status report', input.user.id, input.jobId, `template ${REPORT_TEMPLATE_VERSION}`],
+    creator: REPORT_CREATOR,
+    producer: `${REPORT_CREATOR}, template ${REPORT_TEMPLATE_VERSION}`,
+    language: REPORT_LANGUAGE,
+    date: input.generatedAt,
+    identity: JSON.stringify([input.jobId, input.user.id, input.organizationName, input.generatedAt.toISOString()]),
+  });
 }

@@ -1,6 +1,13 @@
 import type { ReportBlock, ReportField, ReportRow, ReportSection } from '#shared/domain/reports/report-content.ts';
 import type { ReportSummary } from '#shared/domain/reports/report-summary.ts';
-import type { PositionedText, ReportPage, ReportPartId, TextMeasure } from './report-layout-model.ts';
+import {
+  structureNode,
+  type PositionedText,
+  type ReportPage,
+  type ReportPartId,
+  type StructureNode,
+  type TextMeasure,
+} from './report-layout-model.ts';
 import {
   BLOCK_HEADING,
   CONTENT_BOTTOM,
@@ -56,6 +63,8 @@ interface MeasuredRow {
   indent: number;
   /** Space kept free before the content's right edge (inside the summary box). */
   rightInset: number;
+  /** Made when the row is first drawn: its `TR`'s cells (`TH` for a label, `TD` for a value), and the value details' `Span`s. */
+  nodes?: { cells: StructureNode[]; details: Map<number, StructureNode> };
 }
 
 const CELL_STYLE = {
@@ -88,8 +97,13 @@ export class ReportFlow {
   private block: ReportBlock | undefined;
   /** What the rows being placed belong to. */
   private partId: ReportPartId | undefined;
+  /** The `Table` the rows being placed go to: one per run of rows under a heading. */
+  private table: StructureNode | undefined;
 
-  constructor(private readonly measure: TextMeasure) {
+  constructor(
+    private readonly measure: TextMeasure,
+    private readonly structure: StructureNode,
+  ) {
     this.startPage();
   }
 
@@ -112,7 +126,9 @@ export class ReportFlow {
       { x: CONTENT_LEFT, y: bottom, width: SUMMARY.barWidth, height, color: bar },
     );
     this.y -= SUMMARY.paddingTop;
+    this.table = undefined;
     this.page.texts.push({
+      node: structureNode('H2', this.structure),
       role: 'summary-heading',
       text: this.measure.printable(summary.title),
       x: CONTENT_LEFT + SUMMARY.paddingX,
@@ -137,7 +153,7 @@ export class ReportFlow {
     const least = this.sectionHeadingHeight(heading) + this.keepHeight(firstRow, section, undefined);
     if (this.gapAbove(SECTION_HEADING.gapAbove) + least > this.remaining() && !this.atPageTop()) this.startPage();
     this.section = section;
-    this.drawSectionHeading(heading, section.id);
+    this.drawSectionHeading(heading, section.id, structureNode('H2', this.structure));
     for (const row of section.rows) this.placeRow(this.measureRow(row, 0));
     for (const block of section.blocks) this.placeBlock(block, section);
   }
@@ -152,7 +168,7 @@ export class ReportFlow {
     const least = fitsOnOnePage ? whole : headingHeight + this.keepHeight(rows[0], section, block);
     if (this.gapAbove(BLOCK_HEADING.gapAbove) + least > this.remaining()) this.continueOnNextPage();
     this.block = block;
-    this.drawBlockHeading(heading, section.id);
+    this.drawBlockHeading(heading, section.id, structureNode('H3', this.structure));
     for (const row of rows) this.placeRow(row);
   }
 
@@ -304,8 +320,10 @@ export class ReportFlow {
     }
   }
 
-  private drawSectionHeading(lines: string[], sectionId: ReportPartId): void {
+  /** `node`: the heading's structure node; none for a heading repeated on a continuation page (furniture). */
+  private drawSectionHeading(lines: string[], sectionId: ReportPartId, node?: StructureNode): void {
     this.y -= this.gapAbove(SECTION_HEADING.gapAbove);
+    if (node) this.table = undefined;
     for (const line of lines) {
       const y = baselineIn(this.y, SECTION_HEADING.lineHeight, SECTION_HEADING.size);
       this.page.texts.push({
@@ -317,6 +335,7 @@ export class ReportFlow {
         weight: 'bold',
         color: 'accent',
         sectionId,
+        ...(node && { node }),
       });
       this.y -= SECTION_HEADING.lineHeight;
     }
@@ -332,8 +351,9 @@ export class ReportFlow {
   }
 
   /** A shaded band with a darker left edge, the title inside. */
-  private drawBlockHeading(lines: string[], sectionId: ReportPartId): void {
+  private drawBlockHeading(lines: string[], sectionId: ReportPartId, node?: StructureNode): void {
     this.y -= this.gapAbove(BLOCK_HEADING.gapAbove);
+    if (node) this.table = undefined;
     const height = this.blockHeadingHeight(lines);
     const bottom = this.y - height;
     this.page.boxes.push(
@@ -351,6 +371,7 @@ export class ReportFlow {
         weight: 'bold',
         color: 'ink',
         sectionId,
+        ...(node && { node }),
       });
       top -= BLOCK_HEADING.lineHeight;
     }
@@ -361,23 +382,43 @@ export class ReportFlow {
   private drawRowLines(row: MeasuredRow, start: number, end: number): void {
     const sectionId = this.partId;
     const part = sectionId ? { sectionId } : {};
-    for (const cell of row.cells) {
+    const nodes = (row.nodes ??= this.rowNodes(row));
+    row.cells.forEach((cell, index) => {
       const { role, size, color, weight } = cell;
-      const lines =
-        role === 'label' && start > 0
-          ? [{ text: CONTINUED_LABEL, x: cell.x, direction: 'ltr' as const }]
-          : cell.lines.slice(start, end);
+      const continued = role === 'label' && start > 0;
+      const lines = continued
+        ? [{ text: CONTINUED_LABEL, x: cell.x, direction: 'ltr' as const }]
+        : cell.lines.slice(start, end);
+      const node = continued ? {} : { node: nodes.cells[index]! };
       // Labels are smaller than values; they share the values' baseline so each line reads level.
       let y = baselineIn(this.y - TABLE.paddingY, TABLE.lineHeight, TABLE.valueSize);
       for (const line of lines) {
         if (line.text !== '') {
           const direction = line.direction === 'rtl' ? { direction: line.direction } : {};
-          this.page.texts.push({ role, text: line.text, x: line.x, y, size, weight, color, ...part, ...direction });
+          this.page.texts.push({
+            role,
+            text: line.text,
+            x: line.x,
+            y,
+            size,
+            weight,
+            color,
+            ...part,
+            ...direction,
+            ...node,
+          });
         }
-        if (line.detail) this.page.texts.push(detailText(line.detail, y, part));
+        if (line.detail) {
+          let detail = nodes.details.get(index);
+          if (!detail) {
+            detail = structureNode('Span', nodes.cells[index]);
+            nodes.details.set(index, detail);
+          }
+          this.page.texts.push({ ...detailText(line.detail, y, part), node: detail });
+        }
         y -= TABLE.lineHeight;
       }
-    }
+    });
     this.y -= rowHeight(end - start);
     const left = CONTENT_LEFT + row.indent;
     this.page.boxes.push({
@@ -387,6 +428,14 @@ export class ReportFlow {
       height: TABLE.ruleThickness,
       color: 'rule',
     });
+  }
+
+  /** A row's `TR` in the current table (started at its first row) and its cells. */
+  private rowNodes(row: MeasuredRow): NonNullable<MeasuredRow['nodes']> {
+    this.table ??= structureNode('Table', this.structure);
+    const tr = structureNode('TR', this.table);
+    const cells = row.cells.map((cell) => structureNode(cell.role === 'label' ? 'TH' : 'TD', tr));
+    return { cells, details: new Map() };
   }
 }
 

@@ -15,6 +15,25 @@ export type TextMeasure = Pick<Typesetter, 'printable' | 'width' | 'direction'>;
 export type TextRole =
   'header' | 'footer' | 'summary-heading' | 'section-heading' | 'block-heading' | 'label' | 'value' | 'detail';
 
+/**
+ * A node of the report's logical structure (what a screen reader navigates): headings, tables of
+ * rows of header and data cells, paragraphs. Nodes are made in reading order, each appended to its
+ * parent's `children`; the text drawn for a node points to it. Text that points to no node is page
+ * furniture (header and footer, a heading repeated with "(continued)"). Standard structure types
+ * of PDF 1.7 (14.8.4): `Span` is a part of a cell read apart from it (a value's stored code).
+ */
+export interface StructureNode {
+  role: 'Document' | 'H1' | 'H2' | 'H3' | 'P' | 'Table' | 'TR' | 'TH' | 'TD' | 'Span';
+  children: StructureNode[];
+}
+
+/** A new node, appended to `parent`'s children. */
+export function structureNode(role: StructureNode['role'], parent?: StructureNode): StructureNode {
+  const node: StructureNode = { role, children: [] };
+  parent?.children.push(node);
+  return node;
+}
+
 /** Where a content line belongs: the page-1 summary or a section. */
 export type ReportPartId = ReportSectionId | 'summary';
 
@@ -34,6 +53,8 @@ export interface PositionedText {
    * full stop ends up leftmost) and placed flush with the right edge of its column.
    */
   direction?: TextDirection;
+  /** The structure node this text is part of; absent on page furniture. */
+  node?: StructureNode;
 }
 
 /** A filled rectangle; `y` is its bottom edge. */
@@ -52,4 +73,6 @@ export interface ReportPage {
 
 export interface ReportLayout {
   pages: ReportPage[];
+  /** The `Document` node: the report's structure in reading order. */
+  structure: StructureNode;
 }

@@ -74,3 +74,50 @@ export function wordBoxes(pdf: Uint8Array, page: number): WordBox[] {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** `pdfinfo` (poppler-utils) on a PDF with `options` (`-meta`, `-struct-text`, ...): its report. */
+export function pdfinfo(pdf: Uint8Array, ...options: string[]): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pdfinfo-'));
+  try {
+    const file = path.join(dir, 'report.pdf');
+    writeFileSync(file, pdf);
+    return execFileSync('pdfinfo', [...options, file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A structure element as `pdfinfo -struct-text` lists it: its type, depth, and its text with its descendants'. */
+export interface StructureElement {
+  type: string;
+  depth: number;
+  /** The element's text and then its descendants', each marked-content piece separated by a space. */
+  text: string;
+}
+
+/**
+ * The structure tree in reading order, from `pdfinfo -struct-text`: one line per element, two
+ * spaces of indent a level (`TH:` when attributes follow on `/...` lines), its text in quotes on
+ * the lines below.
+ */
+export function structureElements(pdf: Uint8Array): StructureElement[] {
+  const elements: Array<StructureElement & { own: string[] }> = [];
+  for (const line of pdfinfo(pdf, '-struct-text').split('\n')) {
+    const content = line.trimStart();
+    if (content === '' || content.startsWith('/')) continue;
+    const depth = (line.length - content.length) / 2;
+    if (content.startsWith('"')) {
+      elements.at(-1)?.own.push(content.slice(1, -1));
+      continue;
+    }
+    elements.push({ type: content.split(/[\s:]/u)[0]!, depth, text: '', own: [] });
+  }
+  return elements.map((element, index) => {
+    const pieces = [...element.own];
+    for (const later of elements.slice(index + 1)) {
+      if (later.depth <= element.depth) break;
+      pieces.push(...later.own);
+    }
+    return { type: element.type, depth: element.depth, text: pieces.join(' ') };
+  });
+}
