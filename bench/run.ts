@@ -45,6 +45,14 @@ const MEASUREMENTS = [
   // Its own process and stack, with the contract's request budget (50/s, burst 100): the shared stack's budget is
   // far higher, since the other measurements drive one organization faster than that on purpose.
   { id: 'noisy-neighbour', title: '12 noisy neighbour', timeoutMs: 180_000, localStack: true, contractBudget: true },
+  // Its own process and stack with the contract's budget too: 100,000 users of one organization seeded first.
+  {
+    id: 'expensive-queries',
+    title: '17 expensive queries',
+    timeoutMs: 360_000,
+    localStack: true,
+    contractBudget: true,
+  },
   // Opt-in (`--only soak`): it runs for --soak-minutes (default 10). Timeout: 3 min of setup + the soak.
   { id: 'soak', title: '13 soak', timeoutMs: 180_000, localStack: true, perSoakMinuteMs: 60_000, optIn: true },
   // Its own process and stack, with DynamoDB Local behind a fault proxy that hangs one request in ten.

@@ -192,15 +192,16 @@ export class AlarmsConstruct extends Construct {
     ];
   }
 
-  /** Alarms when any message lands in a dead-letter queue. */
-  addDeadLetterQueueAlarm(queue: IQueue): Alarm {
+  /** Alarms when any message lands in a dead-letter queue; `firstStep` says what to do (default: read and redrive). */
+  addDeadLetterQueueAlarm(queue: IQueue, firstStep?: string): Alarm {
     return this.addAlarm(
       `${queue.node.id}Messages`,
       queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
       {
         description:
           `Messages are waiting in the dead-letter queue ${queue.node.id}. ` +
-          `Read the dead-letter handler's logs for the job ids; redrive with the console's "Start DLQ redrive" once the cause is fixed.`,
+          (firstStep ??
+            `Read the dead-letter handler's logs for the job ids; redrive with the console's "Start DLQ redrive" once the cause is fixed.`),
       },
     );
   }

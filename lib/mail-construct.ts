@@ -3,6 +3,7 @@ import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import {
   CfnTemplate,
   CloudWatchDimensionSource,
@@ -12,6 +13,7 @@ import {
   EventDestination,
   Identity,
 } from 'aws-cdk-lib/aws-ses';
+import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { emailEventsFunction } from '#shared/config/api-routes.ts';
 import { onboardingEmailTemplate } from './onboarding-email-template.ts';
@@ -39,6 +41,9 @@ export interface MailConstructProps {
 /** The SES events counted per organization (contract §19), as EventBridge names their detail types. */
 export const COUNTED_SES_EVENT_TYPES = ['Email Sent', 'Email Bounced', 'Email Complaint Received'] as const;
 
+/** Lambda runs a count that failed this many times more (its default, made explicit) before dead-lettering it. */
+export const COUNTER_RETRY_ATTEMPTS = 2;
+
 /** The dimension SES's CloudWatch event destination counts sends, deliveries, bounces and complaints by. */
 export const CONFIGURATION_SET_DIMENSION = 'ses:configuration-set';
 
@@ -56,6 +61,11 @@ export class MailConstruct extends Construct {
   readonly eventCounter: ServiceFunction;
   /** The default bus's rule that hands the set's events to `eventCounter`. */
   readonly eventRule: Rule;
+  /**
+   * The SES events that were never counted: those EventBridge could not hand to the counter, and those the counter
+   * kept failing on. Its depth is the counter's alarm.
+   */
+  readonly eventDeadLetterQueue: Queue;
   private readonly senderEmail: string;
   private readonly sandboxRecipientArns: string[];
 
@@ -114,7 +124,22 @@ export class MailConstruct extends Construct {
         EmailSendingEvent.REJECT,
       ],
     });
-    ({ counter: this.eventCounter, rule: this.eventRule } = this.countEventsPerOrganization(props.reputationTable));
+    this.eventDeadLetterQueue = new Queue(this, 'EmailEventDeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    NagSuppressions.addResourceSuppressions(this.eventDeadLetterQueue, [
+      {
+        id: 'AwsSolutions-SQS3',
+        reason:
+          'This queue is the dead-letter queue of the SES event rule and of the counter function: it holds the events never counted, and is alarmed on.',
+      },
+    ]);
+    ({ counter: this.eventCounter, rule: this.eventRule } = this.countEventsPerOrganization(
+      props.reputationTable,
+      this.eventDeadLetterQueue,
+    ));
     this.sandboxRecipientArns = (props.sandboxRecipients ?? []).map((address) =>
       Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: address }),
     );
@@ -124,10 +149,16 @@ export class MailConstruct extends Construct {
   /**
    * Contract §19: the set publishes sends, bounces and complaints to the account's default event
    * bus (SES copies the e-mail's `org_id` tag onto each); a rule matching this set's events invokes
-   * the counter. EventBridge retries a failed invocation for up to an hour; an event lost beyond
-   * that is not counted, so a failing event path fails open (docs/api.md "Limits").
+   * the counter, asynchronously. Two retries in turn: EventBridge's, for handing the event to
+   * Lambda (up to an hour), then Lambda's, for a count that failed (twice more, within a few
+   * minutes; a throttled one for up to six hours). An event both give up on is not counted, so a
+   * failing event path fails open (docs/api.md "Limits"), and lands in `deadLetters`, whose depth
+   * pages: it takes a lasting failure to put one there, and each one is an e-mail outcome missed.
    */
-  private countEventsPerOrganization(table: ServiceTable): { counter: ServiceFunction; rule: Rule } {
+  private countEventsPerOrganization(
+    table: ServiceTable,
+    deadLetters: Queue,
+  ): { counter: ServiceFunction; rule: Rule } {
     const defaultBus = EventBus.fromEventBusName(this, 'DefaultEventBus', 'default');
     this.configurationSet.addEventDestination('ToEventBridge', {
       destination: EventDestination.eventBus(defaultBus),
@@ -136,7 +167,9 @@ export class MailConstruct extends Construct {
     const counter = new ServiceFunction(this, emailEventsFunction.name, {
       entry: emailEventsFunction.entry,
       description: 'Counts SES sends, bounces and complaints per organization; pauses its e-mail past the limits',
+      deadLetterQueue: deadLetters,
     });
+    counter.configureAsyncInvoke({ retryAttempts: COUNTER_RETRY_ATTEMPTS, maxEventAge: Duration.hours(6) });
     // Its own items only: the reputation partitions of the OnboardingTokens table, read and replaced whole.
     counter.addToRolePolicy(
       new PolicyStatement({
@@ -154,7 +187,9 @@ export class MailConstruct extends Construct {
         detailType: [...COUNTED_SES_EVENT_TYPES],
         detail: { mail: { tags: { 'ses:configuration-set': [this.configurationSet.configurationSetName] } } },
       },
-      targets: [new LambdaTarget(counter, { retryAttempts: 8, maxEventAge: Duration.hours(1) })],
+      targets: [
+        new LambdaTarget(counter, { retryAttempts: 8, maxEventAge: Duration.hours(1), deadLetterQueue: deadLetters }),
+      ],
     });
     return { counter, rule };
   }

@@ -12,6 +12,7 @@ import {
 } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { lambdaBundlingWith } from './bundling.ts';
@@ -42,6 +43,8 @@ export interface ServiceFunctionProps {
    * all of runs that found nothing to do (docs/cost.md); their logs and metrics say what a run did.
    */
   readonly tracing?: Tracing;
+  /** Where Lambda puts an asynchronous invocation's event once its retries are spent. @default none: dropped */
+  readonly deadLetterQueue?: IQueue;
 }
 
 /**
@@ -75,6 +78,7 @@ export class ServiceFunction extends NodejsFunction {
       timeout: props.timeout ?? Duration.seconds(DEFAULT_API_TIMEOUT_SECONDS),
       memorySize: props.memorySize ?? 1024,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      deadLetterQueue: props.deadLetterQueue,
       description: props.description,
       role,
       logGroup,

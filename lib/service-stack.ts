@@ -407,6 +407,14 @@ export class ServiceStack extends Stack {
     this.alarms.addDeadLetterReceivesAlarm(this.reports.deadLetterQueue);
     // Nothing consumes the webhook DLQ: its depth is the failing-deliveries alarm.
     this.alarms.addDeadLetterQueueAlarm(this.webhooks.deadLetterQueue);
+    // The SES event counter's alarm: an event lands here only once EventBridge's and Lambda's retries are spent, so
+    // it pages for a lasting failure and not for a retried blip (the counter's Errors would page for both).
+    this.alarms.addDeadLetterQueueAlarm(
+      this.mail.eventDeadLetterQueue,
+      "Send, bounce or complaint events of the onboarding e-mails were never counted: an organization's pause may come " +
+        "late. Read CountEmailEvents' ERROR lines (and each message's ERROR_CODE or ErrorMessage attribute) for the " +
+        'cause; once fixed, replay the messages as the operations guide says (an event counted twice counts once).',
+    );
 
     // A job must finish within 5 minutes of its request: a message 2 minutes old is at risk.
     this.alarms.addQueueAgeAlarm(this.reports.queue, REPORT_QUEUE_MAX_AGE);

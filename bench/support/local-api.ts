@@ -4,7 +4,7 @@ import { connectAsAdmin, seedGeneratedOrganization } from '#local/seed-demo-data
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { requestOnAgent } from './agent-request.ts';
 import type { MeasurementContext } from './measurement.ts';
-import type { PacedRequests } from './paced-requests-worker.ts';
+import type { PacedAnswer, PacedRequests } from './paced-requests-worker.ts';
 import { sleep } from './timing.ts';
 
 /** Calls to the local stack's API over loopback, and the data they need. */
@@ -87,10 +87,15 @@ export async function requestReport(baseUrl: string, userId: string, token: stri
 }
 
 /** Runs a paced flood of requests on a worker thread (./paced-requests-worker.ts); resolves to every answer's status. */
-export function runPacedRequests(plan: PacedRequests): Promise<number[]> {
+export async function runPacedRequests(plan: PacedRequests): Promise<number[]> {
+  return (await runTimedPacedRequests(plan)).map((answer) => answer.status);
+}
+
+/** `runPacedRequests` with each answer's send and answer times (epoch ms, as `performance.timeOrigin + performance.now()`). */
+export function runTimedPacedRequests(plan: PacedRequests): Promise<PacedAnswer[]> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./paced-requests-worker.ts', import.meta.url), { workerData: plan });
-    worker.once('message', (statuses: number[]) => resolve(statuses));
+    worker.once('message', (answers: PacedAnswer[]) => resolve(answers));
     worker.once('error', reject);
     worker.once('exit', (code) => {
       if (code !== 0) reject(new Error(`the load generator exited with ${code}`));

@@ -5,7 +5,8 @@ import { requestOnAgent } from './agent-request.ts';
 
 /**
  * A load generator on a thread of its own: fires `perSecond` requests a second for `seconds`
- * without waiting for answers, and posts back every answer's status (0: the connection failed).
+ * without waiting for answers, and posts back every answer (PacedAnswer; status 0: the connection
+ * failed).
  * Run through `runPacedRequests`, so a flood's client work does not share the event loop of the
  * local stack it measures (in AWS the callers are other machines). It imports only
  * ./agent-request.ts, so Node's own type stripping runs it without a loader.
@@ -20,18 +21,28 @@ export interface PacedRequests {
   seconds: number;
 }
 
+/** One answer; its times in epoch milliseconds (`performance.timeOrigin + performance.now()`, comparable across threads). */
+export interface PacedAnswer {
+  status: number;
+  sentAt: number;
+  answeredAt: number;
+}
+
 const plan = workerData as PacedRequests;
+const epochNow = () => performance.timeOrigin + performance.now();
 const agent = new Agent({ keepAlive: true });
 const payload = plan.body === undefined ? undefined : JSON.stringify(plan.body);
 
-/** One request; its status, 0 when the connection failed. */
-const send = (): Promise<number> =>
-  requestOnAgent(agent, new URL(plan.path, plan.baseUrl), plan.method, plan.token, payload).then(
-    (answer) => answer.status,
-    () => 0,
+/** One request; its status (0 when the connection failed) and times. */
+const send = (): Promise<PacedAnswer> => {
+  const sentAt = epochNow();
+  return requestOnAgent(agent, new URL(plan.path, plan.baseUrl), plan.method, plan.token, payload).then(
+    (answer) => ({ status: answer.status, sentAt, answeredAt: epochNow() }),
+    () => ({ status: 0, sentAt, answeredAt: epochNow() }),
   );
+};
 
-const statuses: Array<Promise<number>> = [];
+const statuses: Array<Promise<PacedAnswer>> = [];
 const interval = 1000 / plan.perSecond;
 const ends = performance.now() + plan.seconds * 1000;
 for (let next = performance.now(); next < ends; next += interval) {

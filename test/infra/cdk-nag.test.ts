@@ -95,7 +95,11 @@ describe('cdk-nag AwsSolutions', () => {
     const idOf = (construct: { node: { defaultChild?: unknown } }) =>
       stack.getLogicalId(construct.node.defaultChild as CfnElement);
     expect(suppressedOn('AwsSolutions-SQS3').sort()).toEqual(
-      [idOf(stack.reports.deadLetterQueue), idOf(stack.webhooks.deadLetterQueue)].sort(),
+      [
+        idOf(stack.reports.deadLetterQueue),
+        idOf(stack.webhooks.deadLetterQueue),
+        idOf(stack.mail.eventDeadLetterQueue),
+      ].sort(),
     );
     expect(suppressedOn('AwsSolutions-S1')).toEqual([idOf(stack.reports.accessLogsBucket)]);
   });

@@ -2,7 +2,7 @@ import { Aspects } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { COUNTED_SES_EVENT_TYPES } from '#lib/mail-construct.ts';
+import { COUNTED_SES_EVENT_TYPES, COUNTER_RETRY_ATTEMPTS } from '#lib/mail-construct.ts';
 import { emailEventsFunction } from '#shared/config/api-routes.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 
@@ -41,6 +41,44 @@ describe('the SES configuration set’s event path (contract §19)', () => {
     expect(rule.Properties.Targets[0].RetryPolicy).toEqual({ MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 3600 });
   });
 
+  it('dead-letters an event both retries gave up on (delivery by EventBridge, the count by Lambda) into one queue whose depth pages', () => {
+    const queueId = logicalIdOf(stack.mail.eventDeadLetterQueue);
+    const queueArn = { 'Fn::GetAtt': [queueId, 'Arn'] };
+    const [rule] = (Object.values(template.findResources('AWS::Events::Rule')) as any[]).filter((candidate) =>
+      JSON.stringify(candidate.Properties.Targets).includes(counterId),
+    );
+    expect(rule.Properties.Targets[0].DeadLetterConfig).toEqual({ Arn: queueArn });
+    expect(resources[counterId].Properties.DeadLetterConfig).toEqual({ TargetArn: queueArn });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: counterId },
+      MaximumRetryAttempts: COUNTER_RETRY_ATTEMPTS,
+      MaximumEventAgeInSeconds: 6 * 3600,
+    });
+    expect(resources[queueId].Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 86_400,
+    });
+    // EventBridge may send to it (only on this rule's behalf); the counter's role may too.
+    const queuePolicy = (Object.values(template.findResources('AWS::SQS::QueuePolicy')) as any[]).find((policy) =>
+      JSON.stringify(policy.Properties.Queues).includes(queueId),
+    );
+    expect(JSON.stringify(queuePolicy.Properties.PolicyDocument)).toContain('events.amazonaws.com');
+    const roleId = logicalIdOf(stack.mail.eventCounter.role!);
+    const sendStatements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[])
+      .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(roleId))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
+      .filter((statement) => JSON.stringify(statement.Action).includes('sqs:SendMessage'));
+    expect(sendStatements.map((statement) => statement.Resource)).toEqual([queueArn]);
+    const depthAlarms = (Object.values(template.findResources('AWS::CloudWatch::Alarm')) as any[]).filter(
+      (alarm) =>
+        alarm.Properties.MetricName === 'ApproximateNumberOfMessagesVisible' &&
+        JSON.stringify(alarm.Properties.Dimensions).includes(queueId),
+    );
+    expect(depthAlarms).toHaveLength(1);
+    expect(depthAlarms[0].Properties).toMatchObject({ Threshold: 1, Period: 300, EvaluationPeriods: 1 });
+    expect(depthAlarms[0].Properties.AlarmDescription).toContain('CountEmailEvents');
+  });
+
   it('lets the counter read and replace the reputation items of the OnboardingTokens table, nothing else', () => {
     const counter = resources[counterId];
     expect(counter.Properties.Handler).toBe('index.handler');
@@ -70,7 +108,7 @@ describe('the SES configuration set’s event path (contract §19)', () => {
     }
   });
 
-  it('passes cdk-nag AwsSolutions: no finding on the mail construct (configuration set, rule, counter and its role)', () => {
+  it('passes cdk-nag AwsSolutions: no finding on the mail construct (configuration set, rule, counter, its role and dead letters)', () => {
     const { stack: checked } = buildServiceStack({ bundle: false });
     Aspects.of(checked).add(new AwsSolutionsChecks({ verbose: true }));
     const annotations = Annotations.fromStack(checked);

@@ -453,21 +453,32 @@ describe('mail and alarms', () => {
     template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'example.org' });
   });
 
-  it('alarms on the errors of every function outside the API and on API 5XX answers, without a topic when no alarm e-mail is set', () => {
-    const alarmedFunctions = ofType('AWS::CloudWatch::Alarm')
-      .filter(([, alarm]) => alarm.Properties.MetricName === 'Errors')
-      .map(([, alarm]) => (alarm.Properties.Dimensions[0].Value as { Ref: string }).Ref)
-      .sort();
+  it('alarms on the errors (or the alarmed dead letters) of every function outside the API and on API 5XX answers, without a topic when no alarm e-mail is set', () => {
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm);
+    const depthAlarmedQueues = new Set(
+      alarms
+        .filter((alarm) => alarm.Properties.MetricName === 'ApproximateNumberOfMessagesVisible')
+        .map((alarm) => alarm.Properties.Dimensions[0].Value['Fn::GetAtt'][0] as string),
+    );
+    // A function whose failed events end, after their retries, in a queue whose depth pages (the SES event counter).
+    const watchedByDeadLetters = ofType('AWS::Lambda::Function')
+      .filter(([, fn]) => depthAlarmedQueues.has(fn.Properties.DeadLetterConfig?.TargetArn?.['Fn::GetAtt']?.[0]))
+      .map(([id]) => id);
+    const alarmedFunctions = [
+      ...alarms
+        .filter((alarm) => alarm.Properties.MetricName === 'Errors')
+        .map((alarm) => (alarm.Properties.Dimensions[0].Value as { Ref: string }).Ref),
+      ...watchedByDeadLetters,
+    ].sort();
     // A route function's failure is the API's 5XX answer, which its own alarm pages for.
     const routes = new Set([...stack.routeFunctions.values(), stack.routeNotFound].map((fn) => logicalIdOf(fn)));
     // The certificate publisher runs during a deploy only, which fails visibly with it (operations.test.ts).
     const certificatePublisher = logicalIdOf(stack.reportSigning.publisherFunction);
-    // The SES event counter fails open and EventBridge retries it for an hour (operations.test.ts, docs/api.md).
-    const emailEventCounter = logicalIdOf(stack.mail.eventCounter);
+    expect(watchedByDeadLetters).toEqual([logicalIdOf(stack.mail.eventCounter)]);
     expect(alarmedFunctions).toEqual(
       ofType('AWS::Lambda::Function')
         .map(([id]) => id)
-        .filter((id) => !routes.has(id) && id !== certificatePublisher && id !== emailEventCounter)
+        .filter((id) => !routes.has(id) && id !== certificatePublisher)
         .sort(),
     );
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5xx' });

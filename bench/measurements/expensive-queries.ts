@@ -1,0 +1,206 @@
+import { performance } from 'node:perf_hooks';
+import { generateDemoUsers } from '#local/demo-users.ts';
+import { connectAsAdmin } from '#local/seed-demo-data.ts';
+import { PostgresUserWriter } from '#shared/adapters/postgres/user-writer.ts';
+import { single, summarize, type Row } from '#bench/report.ts';
+import { callLocalApi, createApiClient, runTimedPacedRequests, seedOrganization } from '#bench/support/local-api.ts';
+import type { Measurement } from '#bench/support/measurement.ts';
+import { sleep } from '#bench/support/timing.ts';
+
+/**
+ * 17. Expensive queries pay for themselves (contract §19), on a local stack of its own with the
+ * contract's request budget (50 a second, burst 100). Organization A, 100,000 users, sends
+ * deep-offset queries on a filter no index serves (`fmc_score`, offset 99,000: the page walks
+ * nearly every row of A and the count reads them all) at its full rate, 50 a second, for
+ * FLOOD_SECONDS; each costs 1 unit plus 1 per 100 ms of database time, charged when it ends.
+ * Organization B, meanwhile, sends its steady 20 cheap queries a second, as measured quiet before
+ * the flood. Budgets: A's first 429 within 5 s of the flood's start; B's p99 over the queries it
+ * sent after that point within 1.5x of its quiet p99; no 429 for B. A's answers, and how long its
+ * admitted queries took, are reported.
+ *
+ * The local stack runs at most 10 invocations of a function at once, shared by every organization
+ * (Lambda gives each invocation its own), and two cores: A's admitted queries hold all ten while
+ * they run, so B's queries and A's own refusals wait behind them. And a query is charged when it
+ * ends: until A's first ones end, its budget has seen only their admission units.
+ */
+const A_USERS = 100_000;
+/** Users generated and written at a time, each chunk with its own seed. */
+const CHUNK = 10_000;
+const FLOOD_SECONDS = 10;
+/** A's full rate: the contract's budget rate. */
+const A_QUERIES_PER_SECOND = 50;
+const B_QUERIES_PER_SECOND = 20;
+const QUIET_QUERIES = 60;
+const MAX_REFUSAL_MS = 5_000;
+const MAX_B_P99_RATIO = 1.5;
+const WARM_CONTAINERS = 10;
+
+const expensiveQuery = {
+  filters: { fmc_score: { gte: 0 } },
+  pagination: { limit: 50, offset: A_USERS - 1_000 },
+};
+const cheapQuery = { filters: { registration_status: 'active' }, pagination: { limit: 10, offset: 0 } };
+
+const epochNow = () => performance.timeOrigin + performance.now();
+
+export default {
+  title: '17 expensive queries',
+  async run(context) {
+    const stack = await context.localStack();
+    const noisy = `bench-expensive-${context.runId}`;
+    const quiet = `bench-cheap-${context.runId}`;
+    const admin = connectAsAdmin(stack.usersDatabase, 8);
+    context.onClose(() => admin.close());
+    const writer = new PostgresUserWriter<number>({ database: admin, orgId: noisy, concurrency: 4 });
+    for (let start = 0; start < A_USERS; start += CHUNK) {
+      const users = generateDemoUsers({
+        orgId: noisy,
+        count: CHUNK,
+        seed: 5_000 + start / CHUNK,
+        organizationName: 'A',
+      });
+      for (const [offset, user] of users.entries())
+        await writer.put({ ...user, id: `e-${String(start + offset).padStart(7, '0')}` }, 0);
+    }
+    await writer.close();
+    context.log(`expensive queries: ${A_USERS} users of A written`);
+    await seedOrganization(context, quiet, 1_000);
+    const noisyToken = await stack.issueToken({ orgId: noisy, scopes: ['users:read'] });
+    const quietToken = await stack.issueToken({ orgId: quiet, scopes: ['users:read'] });
+    const quietClient = createApiClient();
+    context.onClose(() => Promise.resolve(quietClient.destroy()));
+
+    // Warm containers, from a third organization, as in measurement 12: the flood meets warm functions.
+    const warm = `bench-expensive-warm-${context.runId}`;
+    await seedOrganization(context, warm, 10);
+    const warmToken = await stack.issueToken({ orgId: warm, scopes: ['users:read'] });
+    for (let round = 0; round < 2; round++)
+      await Promise.all(
+        Array.from({ length: WARM_CONTAINERS }, () =>
+          callLocalApi(stack.baseUrl, 'POST', '/v1/user-status', { token: warmToken, body: cheapQuery }),
+        ),
+      );
+    // A's query, once, from A itself: what one of them costs with nothing else running (and A's data read once).
+    const soloStarted = performance.now();
+    const solo = await callLocalApi(stack.baseUrl, 'POST', '/v1/user-status', {
+      token: noisyToken,
+      body: expensiveQuery,
+    });
+    const soloMs = performance.now() - soloStarted;
+    if (solo.status !== 200) throw new Error(`A's query alone answered ${solo.status}`);
+    // A's bucket refills before the flood (its one query may have cost several units).
+    await sleep(3_000);
+
+    const quietQuery = async (): Promise<{ ms: number; status: number; sentAt: number }> => {
+      const sentAt = epochNow();
+      const startedAt = performance.now();
+      const answer = await callLocalApi(stack.baseUrl, 'POST', '/v1/user-status', {
+        token: quietToken,
+        client: quietClient,
+        body: cheapQuery,
+      }).catch(() => ({ status: 0 }));
+      return { ms: performance.now() - startedAt, status: answer.status, sentAt };
+    };
+    /** B's steady pace, one query at a time, until `more()` says stop. */
+    const paced = async (
+      more: (count: number) => boolean,
+      each: (answer: Awaited<ReturnType<typeof quietQuery>>) => void,
+    ) => {
+      const interval = 1000 / B_QUERIES_PER_SECOND;
+      for (let next = performance.now(), count = 0; more(count); count++) {
+        each(await quietQuery());
+        next += interval;
+        const wait = next - performance.now();
+        if (wait > 0) await sleep(wait);
+      }
+    };
+    await paced(
+      (count) => count < 10,
+      () => undefined,
+    );
+    const baseline: number[] = [];
+    await paced(
+      (count) => count < QUIET_QUERIES,
+      ({ ms }) => void baseline.push(ms),
+    );
+
+    context.log('expensive queries: A floods');
+    const floodStarts = epochNow();
+    const floodEnds = performance.now() + FLOOD_SECONDS * 1000;
+    const flood = runTimedPacedRequests({
+      baseUrl: stack.baseUrl,
+      token: noisyToken,
+      method: 'POST',
+      path: '/v1/user-status',
+      body: expensiveQuery,
+      perSecond: A_QUERIES_PER_SECOND,
+      seconds: FLOOD_SECONDS,
+    });
+    const underFlood: Array<{ ms: number; status: number; sentAt: number }> = [];
+    await paced(
+      () => performance.now() < floodEnds,
+      (answer) => void underFlood.push(answer),
+    );
+    const answers = await flood;
+
+    const refusals = answers.filter((answer) => answer.status === 429);
+    const firstRefusedAt =
+      refusals.length > 0 ? Math.min(...refusals.map((answer) => answer.answeredAt)) : Number.POSITIVE_INFINITY;
+    const admitted = answers.filter((answer) => answer.status === 200);
+    const afterRefusal = underFlood.filter((answer) => answer.sentAt >= firstRefusedAt).map(({ ms }) => ms);
+    const p99 = (samples: number[]) => summarize(samples, { p99: true }).p99!;
+    const count = (status: number) => answers.filter((answer) => answer.status === status).length;
+    const lastAdmittedAnswer =
+      admitted.length > 0 ? Math.max(...admitted.map((answer) => answer.answeredAt)) : floodStarts;
+    context.log(
+      `expensive queries: A ${answers.length} requests (${count(200)} x 200, ${count(429)} x 429, ${count(503)} x 503, ` +
+        `${count(0)} dropped), first 429 ${(firstRefusedAt - floodStarts).toFixed(0)} ms in; B ${underFlood.length} queries`,
+    );
+    return [
+      {
+        measurement: this.title,
+        subject: `org A (${A_USERS.toLocaleString('en')} users, deep-offset unindexed queries at ${A_QUERIES_PER_SECOND}/s) first refused (429), after its flood began`,
+        unit: 'ms',
+        value: single(firstRefusedAt - floodStarts),
+        budget: { on: 'median', max: MAX_REFUSAL_MS },
+        note:
+          `${answers.length} requests: ${count(200)} admitted, ${count(429)} refused, ${count(503)} x 503, ${count(0)} dropped; ` +
+          `the last admitted one answered ${((lastAdmittedAnswer - floodStarts) / 1000).toFixed(1)} s in`,
+      },
+      {
+        measurement: this.title,
+        subject: 'org B API p99 once A is refused (median column: p99)',
+        unit: 'ms',
+        value: single(p99(afterRefusal.length > 0 ? afterRefusal : underFlood.map(({ ms }) => ms))),
+        baseline: { subject: 'org B quiet p99, same run', value: single(p99(baseline)) },
+        budget: { on: 'ratio', max: MAX_B_P99_RATIO },
+        note:
+          afterRefusal.length > 0
+            ? `${afterRefusal.length} of B's ${underFlood.length} queries were sent after A's first 429`
+            : `${Number.isFinite(firstRefusedAt) ? "A's first 429 came after B's last query" : 'A was never refused'}: ` +
+              `B's whole flood, ${underFlood.length} queries`,
+      },
+      {
+        measurement: this.title,
+        subject: 'org B requests answered 429 or not at all, under A’s expensive flood',
+        unit: 'count',
+        value: single(underFlood.filter(({ status }) => status === 429 || status === 0).length),
+        budget: { on: 'median', max: 0 },
+      },
+      {
+        measurement: this.title,
+        subject: 'org A’s admitted deep-offset queries, answer time (informational)',
+        unit: 'ms',
+        value:
+          admitted.length > 0
+            ? summarize(
+                admitted.map((answer) => answer.answeredAt - answer.sentAt),
+                { p99: true },
+              )
+            : single(0),
+        baseline: { subject: 'the same query alone, before the flood', value: single(soloMs) },
+        note: 'each charged 1 unit + 1 per 100 ms of database time when it ends',
+      },
+    ] satisfies Row[];
+  },
+} satisfies Measurement;
