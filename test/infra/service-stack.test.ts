@@ -113,6 +113,7 @@ describe('HTTP API', () => {
       'GET /v1/document/api': logicalIdOf(routeFunction('ListReportJobs')),
       'GET /v1/document/api/{id}': logicalIdOf(routeFunction('GetReportJob')),
       'GET /v1/document/api/{id}/url': logicalIdOf(routeFunction('GetReportDownloadUrl')),
+      'GET /v1/report-signing-certificates': logicalIdOf(routeFunction('ListReportSigningCertificates')),
       'POST /v1/user-status': logicalIdOf(routeFunction('QueryUserStatus')),
       'DELETE /v1/users/{id}': logicalIdOf(routeFunction('EraseUser')),
       'POST /v1/webhooks': logicalIdOf(routeFunction('CreateWebhookEndpoint')),
