@@ -11,8 +11,7 @@ export const REPORT_VERIFY_OPTIONS: ParseArgsConfig['options'] = {
 };
 
 /** With `--certificates` the check is fully offline: no token, no API call. */
-export const verifyReportNeedsToken = (values: Values): boolean =>
-  values.certificates === undefined;
+export const verifyReportNeedsToken = (values: Values): boolean => values.certificates === undefined;
 
 /**
  * `onboarding report verify <file> [--certificates <pem>]`: checks a downloaded report's signature
@@ -29,7 +28,8 @@ export async function verifyReport({ values, positionals, client, io, out, err }
     source = 'GET /v1/report-signing-certificates';
   } else {
     const pem = new TextDecoder().decode(await readInput(path.resolve(io.cwd, certificatesFile), 'certificates'));
-    if (pemBlocks(pem).length === 0) throw new UsageError(`--certificates ${certificatesFile} holds no PEM certificate`);
+    if (pemBlocks(pem).length === 0)
+      throw new UsageError(`--certificates ${certificatesFile} holds no PEM certificate`);
     trusted = [{ pem }];
     source = certificatesFile;
   }
@@ -59,6 +59,8 @@ async function readInput(file: string, what: string): Promise<Uint8Array> {
   try {
     return new Uint8Array(await readFile(file));
   } catch (error) {
-    throw new UsageError(`cannot read the ${what} file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new UsageError(
+      `cannot read the ${what} file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
 }

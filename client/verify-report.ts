@@ -211,7 +211,8 @@ export function pemBlocks(pem: string): Array<Uint8Array<ArrayBuffer>> {
 
 function hexBytes(hex: string): Uint8Array {
   const bytes = new Uint8Array(hex.length >> 1);
-  for (let index = 0; index < bytes.length; index += 1) bytes[index] = parseInt(hex.slice(index * 2, index * 2 + 2), 16);
+  for (let index = 0; index < bytes.length; index += 1)
+    bytes[index] = parseInt(hex.slice(index * 2, index * 2 + 2), 16);
   return bytes;
 }
 
