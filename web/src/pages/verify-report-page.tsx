@@ -70,7 +70,7 @@ export function VerifyReportPage() {
           type="file"
           accept="application/pdf,.pdf"
           disabled={busy}
-          onChange={(event) => void check((event.currentTarget as HTMLInputElement).files?.[0])}
+          onChange={(event) => void check(event.currentTarget.files?.[0])}
         />
         <p class="hint">or drop the file here</p>
       </div>
