@@ -4,7 +4,15 @@ import type { Fetch, OnboardingApiClient, Timers } from '#client/index.ts';
 import type { ProgressStream } from './report-progress.ts';
 
 /** Exit statuses a script can rely on (see EXIT_CODES_HELP). */
-export const EXIT = { ok: 0, apiError: 1, usage: 2, reportFailed: 3, downloadFailed: 4, interrupted: 130 } as const;
+export const EXIT = {
+  ok: 0,
+  apiError: 1,
+  usage: 2,
+  reportFailed: 3,
+  downloadFailed: 4,
+  reportInvalid: 5,
+  interrupted: 130,
+} as const;
 
 export const DEFAULT_API_URL = 'http://127.0.0.1:3000';
 const TABLE_CELL_WIDTH_ON_TERMINAL = 40;
@@ -27,6 +35,8 @@ export interface Command {
   help: string;
   options: ParseArgsConfig['options'];
   positionals?: { names: string[]; required: number };
+  /** False when these options need no API call, so no token either (default: every command needs one). */
+  needsToken?: (values: Values) => boolean;
   run(context: CommandContext): Promise<number>;
 }
 

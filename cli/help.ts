@@ -8,6 +8,7 @@ export const EXIT_CODES_HELP = `Exit status:
   3    the report job FAILED, or was not COMPLETE within 5 minutes (treated as failed)
   4    the report could not be downloaded, or its bytes did not match the job's size and
        SHA-256 (no file is kept)
+  5    report verify: the report's signature is not valid, or not by a published certificate
   130  interrupted (Ctrl-C); a report job keeps running on the server`;
 
 const CONNECTION_HELP = `Connection (every command):
@@ -30,6 +31,7 @@ Commands:
   report create        request a PDF report about a user; --wait polls it, --out downloads it
   report status        show a report job
   report download      download a completed report and verify it
+  report verify        check a downloaded report's signature against the published certificates
   users query          query user records (table or --json)
   users erase          erase a user, their reports and the tokens sent to their e-mail
   webhook create       register a webhook endpoint (prints its signing secret once)
@@ -118,11 +120,12 @@ ${CONNECTION_HELP}
 
 Used or Revoked: exit 1 with 409 and its tokenStatus.`;
 
-export const REPORT_HELP = `Usage: onboarding report <create|status|download> [options]
+export const REPORT_HELP = `Usage: onboarding report <create|status|download|verify> [options]
 
   report create --user <id> [--wait] [--out <file.pdf>]
   report status <jobId>
   report download <jobId> [--out <file.pdf>]
+  report verify <file.pdf> [--certificates <file.pem>]
 
 Run "onboarding report <command> --help" for details.`;
 
@@ -169,6 +172,22 @@ Options:
   --out <file.pdf>     where to save it; default the service's suggested file name in the
                        current directory
   --json               print the result as JSON
+
+${CONNECTION_HELP}`;
+
+export const REPORT_VERIFY_HELP = `Usage: onboarding report verify <file.pdf> [--certificates <file.pem>] [--json]
+
+Checks a downloaded report's signature offline: the signed byte ranges cover the whole file
+but the signature itself; the SHA-256 of those bytes is the one the signature carries; the
+signature verifies with its certificate's public key; and that certificate is one of the
+service's published report signing certificates. Exit 0 when valid, 5 when not (the message
+says which check failed).
+
+Options:
+  --certificates <file.pem>  the published certificates as a PEM file (e.g. saved earlier from
+                             GET /v1/report-signing-certificates): no token, no network at all.
+                             Without it they are read from the API (scope reports:read).
+  --json                     print the result as JSON
 
 ${CONNECTION_HELP}`;
 

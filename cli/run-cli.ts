@@ -103,7 +103,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const token = (values.token as string | undefined) ?? io.env.API_TOKEN;
   if (!/^https?:\/\/\S+$/.test(apiUrl))
     return usageError(err, `--api-url ${apiUrl} is not an http(s) URL`, helpCommand);
-  if (!token) {
+  if (!token && command.needsToken?.(values) !== false) {
     return usageError(
       err,
       'no token: pass --token <jwt> or set API_TOKEN (local stack: export API_TOKEN=$(npm run -s token -- --org demo-org))',

@@ -1,8 +1,8 @@
 /**
  * Client of the onboarding, report and user-status API: typed operations, typed errors, the
  * seed's polling schedule, verified report downloads and user-status pages. Runtime dependencies:
- * fetch, plus Node's fs, stream and crypto modules for downloads, and `standardwebhooks` for
- * `verifyWebhook`.
+ * fetch, plus Node's fs, stream and crypto modules for downloads, `standardwebhooks` for
+ * `verifyWebhook`, and pkijs (over WebCrypto) for `verifyReportSignature`.
  */
 export {
   OnboardingApiClient,
@@ -26,5 +26,12 @@ export * from './user-status-fields.ts';
 export { WEBHOOK_EVENT_TYPES } from '#shared/domain/webhooks/event-types.ts';
 export { systemTimers, type Timers } from './timers.ts';
 export { verifyWebhook, WebhookVerificationError, type WebhookHeaders } from './verify-webhook.ts';
+export {
+  verifyReportSignature,
+  type ReportSigner,
+  type ReportVerification,
+  type ReportVerificationFailure,
+  type TrustedCertificate,
+} from './verify-report.ts';
 export * from './errors.ts';
 export type * from './types.ts';

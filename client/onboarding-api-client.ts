@@ -18,6 +18,7 @@ import type {
   ReportJobListRequest,
   ReportJobPage,
   ReportJobRequest,
+  ReportSigningCertificateList,
   UserStatusPage,
   UserStatusRecord,
   UserStatusRequest,
@@ -280,6 +281,21 @@ export class OnboardingApiClient {
       method: 'GET',
       path: `/v1/webhooks/${encodeURIComponent(endpointId)}/deliveries`,
       query: { limit: request.limit, cursor: request.cursor },
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  /**
+   * GET /v1/report-signing-certificates (scope reports:read): the certificates reports are signed
+   * with, the current one first, earlier ones after (key rotation).
+   */
+  async listReportSigningCertificates(
+    options: Pick<RequestOptions, 'signal'> = {},
+  ): Promise<ReportSigningCertificateList> {
+    const response = await this.http.send<ReportSigningCertificateList>({
+      method: 'GET',
+      path: '/v1/report-signing-certificates',
       signal: options.signal,
     });
     return response.body;

@@ -24,6 +24,10 @@ import type {
   reportJobSchema,
   reportJobStateSchema,
 } from '#shared/schemas/report-job-responses.ts';
+import type {
+  reportSigningCertificateListSchema,
+  reportSigningCertificateSchema,
+} from '#shared/schemas/report-signing-certificate-responses.ts';
 import type { userStatusPageSchema, userStatusRecordSchema } from '#shared/schemas/user-status-responses.ts';
 import type {
   webhookDeliveryPageSchema,
@@ -90,6 +94,11 @@ export interface ReportJobListRequest {
 
 /** Pre-signed GET address of the PDF, valid `expiresInSeconds` (300). */
 export type ReportDownload = v.InferOutput<typeof reportDownloadSchema>;
+
+/** A certificate of a key reports are (or were) signed with; `notBefore`/`notAfter` ISO 8601. */
+export type ReportSigningCertificate = v.InferOutput<typeof reportSigningCertificateSchema>;
+/** 200 of GET /v1/report-signing-certificates: the current certificate first. */
+export type ReportSigningCertificateList = v.InferOutput<typeof reportSigningCertificateListSchema>;
 
 // User status
 

@@ -70,12 +70,16 @@ export class ReportSigningConstruct extends Construct {
   readonly publisherFunction: ServiceFunction;
   readonly publisherProvider: Provider;
   readonly certificates: CustomResource;
+  private readonly bucket: Bucket;
+  private readonly certificatesObjectArn: string;
 
   constructor(scope: Construct, id: string, props: ReportSigningConstructProps) {
     super(scope, id);
     const workerRole = props.worker.role;
     if (!workerRole) throw new Error(`${props.worker.node.path} has no role to let sign reports`);
     const certificatesObjectArn = props.bucket.arnForObjects(SIGNING_CERTIFICATES_OBJECT_KEY);
+    this.bucket = props.bucket;
+    this.certificatesObjectArn = certificatesObjectArn;
 
     this.publisherFunction = new ServiceFunction(this, reportSigningCertificatesFunction.name, {
       entry: reportSigningCertificatesFunction.entry,
@@ -175,10 +179,17 @@ export class ReportSigningConstruct extends Construct {
     });
 
     props.worker.addEnvironment('REPORT_SIGNING_KEY_ID', this.key.keyArn);
-    props.worker.addToRolePolicy(
-      new PolicyStatement({ actions: ['s3:GetObject'], resources: [certificatesObjectArn] }),
-    );
-    // The worker starts signing only once its key's certificate is published.
-    props.worker.node.addDependency(this.certificates);
+    this.grantReadCertificates(props.worker);
+  }
+
+  /**
+   * Lets a function read the published certificates (`s3:GetObject` on that one object, nothing
+   * else of the bucket), tells it the bucket, and creates it after the first publication.
+   */
+  grantReadCertificates(fn: LambdaFunction): void {
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.certificatesObjectArn] }));
+    fn.addEnvironment('REPORTS_BUCKET_NAME', this.bucket.bucketName);
+    // The worker starts signing, and the API listing, only once the key's certificate is published.
+    fn.node.addDependency(this.certificates);
   }
 }

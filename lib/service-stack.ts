@@ -39,6 +39,7 @@ interface RouteResources {
   readonly data: DataConstruct;
   readonly mail: MailConstruct;
   readonly reports: ReportPipelineConstruct;
+  readonly reportSigning: ReportSigningConstruct;
   readonly webhooks: WebhooksConstruct;
   readonly usersDatabase: UsersDatabaseConstruct;
   /** Report requests per organization in any 10 minutes (context `reportRateLimit`). */
@@ -116,6 +117,10 @@ const reportRouteGrants = {
     bindTable(fn, data.tables.ReportJobs, 'readWrite');
     webhooks.grantPublish(fn);
     reports.grantReportDownloads(fn);
+  },
+  // Reads the published certificates object alone (GetObject on report-signing/certificates.pem).
+  ListReportSigningCertificates: (fn, { reportSigning }) => {
+    reportSigning.grantReadCertificates(fn);
   },
 } satisfies Record<(typeof reportRoutes)[number]['name'], RouteGrants>;
 
@@ -332,6 +337,7 @@ export class ServiceStack extends Stack {
       data: this.data,
       mail: this.mail,
       reports: this.reports,
+      reportSigning: this.reportSigning,
       webhooks: this.webhooks,
       usersDatabase: this.usersDatabase,
       reportRateLimit: config.reportRateLimit,

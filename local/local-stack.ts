@@ -19,7 +19,11 @@ import type { LocalUsersDatabase } from './users-postgres.ts';
 import { createDashboardFrontDoor } from './dashboard.ts';
 import { DASHBOARD_CLIENT_ID, DASHBOARD_SCOPE, startIdentityProvider } from './identity-provider.ts';
 import { requestMachineToken } from './machine-token.ts';
-import { ensureLocalReportSigningKey, REPORT_SIGNING_KEY_FILE } from './report-signing-key.ts';
+import {
+  ensureLocalReportSigningKey,
+  publishLocalSigningCertificates,
+  REPORT_SIGNING_KEY_FILE,
+} from './report-signing-key.ts';
 import { createHandlerLoader, type HandlerLoader } from './handler-modules.ts';
 import { localPollers, type PollerFactory, type RunningPoller } from './pollers.ts';
 import { createLocalResources, type LocalResources } from './resources.ts';
@@ -191,7 +195,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           keysDir,
         })
       : {};
-    await ensureLocalReportSigningKey(keysDir);
+    await publishLocalSigningCertificates(await ensureLocalReportSigningKey(keysDir), {
+      s3Endpoint: emulators.endpoints.s3,
+      bucketName: resources.reportsBucketName,
+    });
     const env = await handlerEnvironment({
       endpoints: { ...emulators.endpoints, ...routes.endpoints },
       usersDatabase: { ...emulators.usersDatabase, ...routes.usersDatabase },

@@ -9,6 +9,9 @@ import {
 import { issueSigningCertificate } from '#shared/adapters/signing/issue-signing-certificate.ts';
 import { certificatesFromPem, describeCertificate } from '#shared/adapters/signing/signing-certificate.ts';
 import { reportSignerName } from '#shared/adapters/signing/report-signer-name.ts';
+import { s3SigningCertificateStore } from '#shared/adapters/s3/published-signing-certificates.ts';
+import { S3Client } from '@aws-sdk/client-s3';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './emulators.ts';
 
 export const REPORT_SIGNING_KEY_FILE = 'report-signing-key.json';
 
@@ -77,5 +80,28 @@ async function readKeyFile(file: string): Promise<LocalSigningKeyFile | undefine
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
+  }
+}
+
+/**
+ * What the deploy-time certificate resource does in AWS: writes the key file's certificates
+ * (current first, earlier ones after) to `report-signing/certificates.pem` in the local reports
+ * bucket, where GET /v1/report-signing-certificates reads them.
+ */
+export async function publishLocalSigningCertificates(
+  keyFile: string,
+  reportsBucket: { s3Endpoint: string; bucketName: string },
+): Promise<void> {
+  const contents = parseLocalSigningKeyFile(await readFile(keyFile, 'utf8'), keyFile);
+  const s3 = new S3Client({
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    endpoint: reportsBucket.s3Endpoint,
+    forcePathStyle: true,
+  });
+  try {
+    await s3SigningCertificateStore(s3, reportsBucket.bucketName).write(contents.certificates.join(''));
+  } finally {
+    s3.destroy();
   }
 }

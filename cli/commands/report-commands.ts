@@ -3,6 +3,7 @@ import type { ReportJob, ReportJobCreated } from '#client/index.ts';
 import { type CommandContext, type CommandGroup, EXIT, optionalIdempotencyKey, required } from '#cli/command.ts';
 import * as help from '#cli/help.ts';
 import { createReportProgressView } from '#cli/report-progress.ts';
+import { REPORT_VERIFY_OPTIONS, verifyReport, verifyReportNeedsToken } from '#cli/verify-report.ts';
 
 export const reportCommands: CommandGroup = {
   help: help.REPORT_HELP,
@@ -54,6 +55,13 @@ export const reportCommands: CommandGroup = {
         const job = await context.client.getReportJob(context.positionals[0]!);
         return download(context, job);
       },
+    },
+    verify: {
+      help: help.REPORT_VERIFY_HELP,
+      options: REPORT_VERIFY_OPTIONS,
+      positionals: { names: ['file'], required: 1 },
+      needsToken: verifyReportNeedsToken,
+      run: verifyReport,
     },
   },
 };

@@ -242,6 +242,16 @@ const operations: Record<string, OperationSpec> = {
       422: 'The job is not COMPLETE: still PENDING or IN_PROGRESS (`status` names it), or FAILED (`errorCode` says why).',
     },
   },
+  ListReportSigningCertificates: {
+    operationId: 'listReportSigningCertificates',
+    tag: 'Report signatures',
+    summary: 'List the certificates reports are signed with',
+    description:
+      'Every report is signed (PAdES baseline B-B, ECDSA P-256 with SHA-256) when it is generated. These are the certificates of the signing keys, the current one first; after a key rotation the earlier ones stay listed, so that a report signed before it still verifies. Check a downloaded report offline with `onboarding reports verify <file>`, `pdfsig` or a PDF reader, and compare its signer certificate with this list (docs/reports.md).',
+    scope: 'reports:read',
+    success: { 200: jsonResponse('The certificates, current first.', 'ReportSigningCertificateList') },
+    errors: { ...AUTHENTICATED },
+  },
   QueryUserStatus: {
     operationId: 'queryUserStatus',
     tag: 'User status',
@@ -382,6 +392,10 @@ const operations: Record<string, OperationSpec> = {
 const TAGS = [
   { name: 'Onboarding tokens', description: 'Tokens e-mailed to end users, and the organization’s dashboard of them.' },
   { name: 'Report jobs', description: 'Asynchronous PDF reports about a user: request, poll, download.' },
+  {
+    name: 'Report signatures',
+    description: 'The certificates that check the signature every report carries.',
+  },
   { name: 'User status', description: 'User records with filters, field selection and pagination.' },
   { name: 'Users', description: 'Erasing a user and everything the service keeps about them.' },
   {
@@ -398,7 +412,7 @@ const SCOPE_USE: Record<Scope, string> = {
   'onboarding:read': 'list onboarding tokens',
   'onboarding:redeem': 'redeem onboarding tokens (the organization’s registration backend)',
   'reports:write': 'request report jobs',
-  'reports:read': 'read report jobs and get download addresses',
+  'reports:read': 'read report jobs, get download addresses and the report signing certificates',
   'users:read': 'query user status',
   'users:erase': 'erase a user and every report and onboarding token about them',
   'audit:read': 'read the organization’s audit trail',

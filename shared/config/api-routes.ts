@@ -64,6 +64,12 @@ export const reportRoutes = [
     entry: 'functions/get-report-download-url.ts',
     name: 'GetReportDownloadUrl',
   },
+  {
+    method: 'GET',
+    path: '/v1/report-signing-certificates',
+    entry: 'functions/list-report-signing-certificates.ts',
+    name: 'ListReportSigningCertificates',
+  },
 ] as const satisfies readonly ApiRoute[];
 
 export const userStatusRoutes = [

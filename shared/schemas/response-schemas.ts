@@ -17,6 +17,10 @@ import {
   reportJobSchema,
   reportJobStateSchema,
 } from '#shared/schemas/report-job-responses.ts';
+import {
+  reportSigningCertificateListSchema,
+  reportSigningCertificateSchema,
+} from '#shared/schemas/report-signing-certificate-responses.ts';
 import { userStatusPageSchema, userStatusRecordSchema } from '#shared/schemas/user-status-responses.ts';
 import {
   webhookDeliveryPageSchema,
@@ -44,6 +48,8 @@ export const responseSchemas = {
   FailedReportJob: failedReportJobSchema,
   ReportJobPage: reportJobPageSchema,
   ReportDownload: reportDownloadSchema,
+  ReportSigningCertificate: reportSigningCertificateSchema,
+  ReportSigningCertificateList: reportSigningCertificateListSchema,
   UserStatusRecord: userStatusRecordSchema,
   UserStatusPage: userStatusPageSchema,
   WebhookEndpointCreated: webhookEndpointCreatedSchema,

@@ -43,28 +43,28 @@ interface Expected {
 const staff: Record<DemoStaffEmail, Expected> = {
   'admin@demo-org.test': {
     role: 'admin',
-    pages: ['Onboarding tokens', 'Reports', 'Users', 'Webhooks', 'Activity'],
+    pages: ['Onboarding tokens', 'Reports', 'Verify a report', 'Users', 'Webhooks', 'Activity'],
     issueToken: true,
     requestReport: true,
     erase: true,
   },
   'operator@demo-org.test': {
     role: 'operator',
-    pages: ['Onboarding tokens', 'Reports', 'Users', 'Webhooks'],
+    pages: ['Onboarding tokens', 'Reports', 'Verify a report', 'Users', 'Webhooks'],
     issueToken: true,
     requestReport: true,
     erase: false,
   },
   'auditor@demo-org.test': {
     role: 'auditor',
-    pages: ['Onboarding tokens', 'Reports', 'Users', 'Activity'],
+    pages: ['Onboarding tokens', 'Reports', 'Verify a report', 'Users', 'Activity'],
     issueToken: false,
     requestReport: false,
     erase: false,
   },
   'viewer@demo-org.test': {
     role: 'viewer',
-    pages: ['Onboarding tokens', 'Reports', 'Users'],
+    pages: ['Onboarding tokens', 'Reports', 'Verify a report', 'Users'],
     issueToken: false,
     requestReport: false,
     erase: false,

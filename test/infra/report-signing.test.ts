@@ -83,6 +83,32 @@ describe('the report signing key', () => {
   });
 });
 
+describe('the certificates endpoint (GET /v1/report-signing-certificates)', () => {
+  const listing = () => stack.routeFunctions.get('ListReportSigningCertificates')!;
+
+  it('may read the published certificates object and nothing else of S3; nothing of KMS', () => {
+    const s3 = queries.statementsFor(listing(), 's3:');
+    expect(s3.map((statement) => [actionsOf(statement), resourcesOf(statement)])).toEqual([
+      [['s3:GetObject'], [certificatesObject()]],
+    ]);
+    expect(queries.statementsFor(listing(), 'kms:')).toEqual([]);
+    expect(queries.environmentOf(listing()).REPORTS_BUCKET_NAME).toEqual({ Ref: logicalIdOf(stack.reports.bucket) });
+    expect(queries.environmentOf(listing()).REPORT_SIGNING_KEY_ID).toBeUndefined();
+  });
+
+  it('is not named by the key policy: it reads certificates, never the key', () => {
+    const listingRole = JSON.stringify(roleArnOf(listing()));
+    expect(keyStatements().filter((statement) => JSON.stringify(statement.Principal).includes(listingRole))).toEqual(
+      [],
+    );
+  });
+
+  it('is created after the first publication', () => {
+    const fn = queries.resources[logicalIdOf(listing())]!;
+    expect(fn.DependsOn).toContain(stack.getLogicalId(stack.reportSigning.certificates.node.defaultChild as never));
+  });
+});
+
 describe('the certificate resource', () => {
   it('is one custom resource naming the stage’s signer, the key and no operator certificate by default', () => {
     expect(certificates()).toHaveLength(1);

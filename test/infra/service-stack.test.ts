@@ -113,6 +113,7 @@ describe('HTTP API', () => {
       'GET /v1/document/api': logicalIdOf(routeFunction('ListReportJobs')),
       'GET /v1/document/api/{id}': logicalIdOf(routeFunction('GetReportJob')),
       'GET /v1/document/api/{id}/url': logicalIdOf(routeFunction('GetReportDownloadUrl')),
+      'GET /v1/report-signing-certificates': logicalIdOf(routeFunction('ListReportSigningCertificates')),
       'POST /v1/user-status': logicalIdOf(routeFunction('QueryUserStatus')),
       'DELETE /v1/users/{id}': logicalIdOf(routeFunction('EraseUser')),
       'POST /v1/webhooks': logicalIdOf(routeFunction('CreateWebhookEndpoint')),
@@ -499,7 +500,8 @@ describe('bundling', () => {
     await run(process.execPath, ['--import', 'tsx', SYNTHESIZE_BUNDLED_STACK, assemblyDir], { cwd: repoRoot });
     const template = JSON.parse(readFileSync(path.join(assemblyDir, `${BUNDLED_STACK_ID}.template.json`), 'utf8'));
     bundledResources = template.Resources;
-  });
+    // About 40 bundles: 190 s on a loaded 2-core machine, past the tier's 180-second hook timeout.
+  }, 360_000);
   afterAll(() => rmSync(assemblyDir, { recursive: true, force: true }));
 
   /** The folder CDK built a function's bundle in. */

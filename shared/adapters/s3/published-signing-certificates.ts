@@ -6,21 +6,42 @@ import {
   type SigningCertificate,
 } from '#shared/adapters/signing/signing-certificate.ts';
 
+import { isDependencyUnavailable } from '#shared/adapters/aws-errors.ts';
+import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { SIGNING_CERTIFICATES_OBJECT_KEY } from '#shared/adapters/signing/report-signer-name.ts';
 
 /**
- * The published report signing certificates, read from the reports bucket once per container: a
- * new certificate comes with a deploy, which starts new containers. A failed read is not kept.
+ * The published report signing certificates, read from the reports bucket once per container (the
+ * worker: a new certificate comes with a deploy, which starts new worker containers), or again
+ * after `maxAgeMs` (the API: a deploy that only publishes a new certificate leaves its containers
+ * running). A failed read is not kept. Errors that say S3 is throttling or failing are
+ * `DependencyUnavailableError` (503 for the API, a retry for the worker).
  */
-export function publishedSigningCertificates(s3: S3Client, bucketName: string): () => Promise<SigningCertificate[]> {
+export function publishedSigningCertificates(
+  s3: S3Client,
+  bucketName: string,
+  options: { maxAgeMs?: number; now?: () => number } = {},
+): () => Promise<SigningCertificate[]> {
+  const now = options.now ?? Date.now;
   let certificates: Promise<SigningCertificate[]> | undefined;
+  let readAt = 0;
   return () => {
-    certificates ??= s3
-      .send(new GetObjectCommand({ Bucket: bucketName, Key: SIGNING_CERTIFICATES_OBJECT_KEY }))
-      .then(async ({ Body }) =>
-        certificatesFromPem((await Body?.transformToString('utf8')) ?? '').map(describeCertificate),
-      );
-    certificates.catch(() => (certificates = undefined));
+    if (certificates && options.maxAgeMs !== undefined && now() - readAt >= options.maxAgeMs) certificates = undefined;
+    if (!certificates) {
+      readAt = now();
+      certificates = s3
+        .send(new GetObjectCommand({ Bucket: bucketName, Key: SIGNING_CERTIFICATES_OBJECT_KEY }))
+        .then(async ({ Body }) =>
+          certificatesFromPem((await Body?.transformToString('utf8')) ?? '').map(describeCertificate),
+        )
+        .catch((error: unknown) => {
+          throw isDependencyUnavailable(error) ? new DependencyUnavailableError('storage', { cause: error }) : error;
+        });
+      const pending = certificates;
+      pending.catch(() => {
+        if (certificates === pending) certificates = undefined;
+      });
+    }
     return certificates;
   };
 }

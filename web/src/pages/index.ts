@@ -4,6 +4,7 @@ import { ActivityPage } from './activity-page.tsx';
 import { ReportsPage } from './reports-page.tsx';
 import { TokensPage } from './tokens-page.tsx';
 import { UsersPage } from './users-page.tsx';
+import { VerifyReportPage } from './verify-report-page.tsx';
 import { WebhooksPage } from './webhooks-page.tsx';
 
 /**
@@ -20,6 +21,7 @@ export interface DashboardPage {
 export const dashboardPages: readonly DashboardPage[] = [
   { path: 'tokens', label: 'Onboarding tokens', scope: 'onboarding:read', component: TokensPage },
   { path: 'reports', label: 'Reports', scope: 'reports:read', component: ReportsPage },
+  { path: 'verify', label: 'Verify a report', scope: 'reports:read', component: VerifyReportPage },
   { path: 'users', label: 'Users', scope: 'users:read', component: UsersPage },
   { path: 'webhooks', label: 'Webhooks', scope: 'webhooks:manage', component: WebhooksPage },
   { path: 'activity', label: 'Activity', scope: 'audit:read', component: ActivityPage },
