@@ -5,6 +5,7 @@ import pg from 'pg';
 import { LocalSecretSealer } from '#shared/adapters/crypto/local-secret-sealer.ts';
 import {
   apiRoutes,
+  emailEventsFunction,
   fallbackRoute,
   reportPipelineFunctions,
   webhookDeliveryFunction,
@@ -229,6 +230,7 @@ const FUNCTIONS = [
   ...Object.values(reportPipelineFunctions),
   webhookDeliveryFunction,
   webhookRepublishFunction,
+  emailEventsFunction,
 ];
 
 /** Every function the local stack runs. */
