@@ -179,7 +179,7 @@ function countsOf(
     options.log(
       `operation cost: ${name}: ${tally.invocations} invocations (median ${durations[Math.floor(durations.length / 2)]?.toFixed(0) ?? '-'} ms, ` +
         `slowest ${durations.at(-1)?.toFixed(0) ?? '-'} ms, ${settings.get(name)?.memoryMb ?? '?'} MB), ` +
-        `${tally.dynamoDbReadUnits} RRU, ${tally.dynamoDbWriteUnits} WRU, ` +
+        `${tally.dynamoDbReadUnits} RRU, ${tally.dynamoDbWriteUnits} WRU (by request ${JSON.stringify(Object.fromEntries(tally.capacityUnits))}), ` +
         JSON.stringify(Object.fromEntries(tally.requests)),
     );
   }
