@@ -13,8 +13,9 @@ import { SES_EVENTS_PATH, type SimulatedSesEvent } from './ses-mailbox-simulator
 /**
  * Stands in for the configuration set's EventBridge destination and its rule: reads the events
  * the SES emulator published (ses-mailbox-simulator.ts) every `intervalMs` and invokes the
- * function with each the rule matches (`detailTypes`), one at a time, as an `aws.ses` EventBridge event. A failed invocation is
- * tried twice more (EventBridge retries asynchronous invocations), then reported and dropped.
+ * function with each the rule matches (`detailTypes`), one at a time, as an `aws.ses`
+ * EventBridge event. A failed invocation is tried twice more (EventBridge retries asynchronous
+ * invocations), then reported and dropped.
  */
 export interface SesEventDestinationOptions {
   sesEndpoint: string;
