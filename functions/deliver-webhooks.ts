@@ -1,6 +1,7 @@
 import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
 import type { SQSRecord } from 'aws-lambda';
 import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { CachedSecretSealer } from '#shared/adapters/crypto/cached-secret-sealer.ts';
 import { DynamoDbWebhookDeliveryLog, DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
 import { dnsHostResolver } from '#shared/adapters/http/dns-host-resolver.ts';
 import { createWebhookSender } from '#shared/adapters/http/webhook-sender.ts';
@@ -24,7 +25,8 @@ const deps = {
 const fanOut = fanOutWebhookEvent(deps);
 const attempt = attemptWebhookDelivery({
   ...deps,
-  sealer: secretSealerFor(config),
+  // Each endpoint's secret opened (KMS Decrypt) once per container and 5 minutes, not per delivery.
+  sealer: new CachedSecretSealer(secretSealerFor(config), systemClock),
   resolver: dnsHostResolver,
   sender: createWebhookSender(),
   policy: urlPolicyFor(config),

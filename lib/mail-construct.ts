@@ -15,7 +15,7 @@ import {
 } from 'aws-cdk-lib/aws-ses';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import { emailEventsFunction } from '#shared/config/api-routes.ts';
+import { COUNTED_SES_EVENT_TYPES, emailEventsFunction } from '#shared/config/api-routes.ts';
 import { onboardingEmailTemplate } from './onboarding-email-template.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { ServiceTable } from './service-table.ts';
@@ -37,9 +37,6 @@ export interface MailConstructProps {
   /** Where each organization's e-mail reputation is counted (`EMAIL_REPUTATION#{org}` items). */
   readonly reputationTable: ServiceTable;
 }
-
-/** The SES events counted per organization (contract §19), as EventBridge names their detail types. */
-export const COUNTED_SES_EVENT_TYPES = ['Email Sent', 'Email Bounced', 'Email Complaint Received'] as const;
 
 /** Lambda runs a count that failed this many times more (its default, made explicit) before dead-lettering it. */
 export const COUNTER_RETRY_ATTEMPTS = 2;

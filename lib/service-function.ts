@@ -38,9 +38,11 @@ export interface ServiceFunctionProps {
   /** Shell commands around the esbuild step, e.g. to copy data files next to the bundle. */
   readonly commandHooks?: ICommandHooks;
   /**
-   * @default Tracing.ACTIVE: a trace per invocation. The every-minute schedules take PASS_THROUGH: nothing starts
-   * their runs with a trace, so they record none, where active tracing would record 43,800 a month each, nearly
-   * all of runs that found nothing to do (docs/cost.md); their logs and metrics say what a run did.
+   * @default Tracing.ACTIVE: a trace per invocation (below a second apart per function, Lambda samples every one).
+   * PASS_THROUGH records a trace only for an invocation that arrives traced, which none of these does: the
+   * every-minute schedules (43,800 traces a month each, nearly all of runs that found nothing to do), the webhook
+   * delivery lanes and the API's GET routes, whose traces would cost more than the rest of what they do
+   * (docs/cost.md). Their logs and metrics say what each invocation did.
    */
   readonly tracing?: Tracing;
   /** Where Lambda puts an asynchronous invocation's event once its retries are spent. @default none: dropped */

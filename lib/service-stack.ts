@@ -1,5 +1,6 @@
 import { CfnOutput, Duration, Lazy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { AlarmsConstruct } from './alarms-construct.ts';
 import { ApiConstruct } from './api-construct.ts';
@@ -362,6 +363,9 @@ export class ServiceStack extends Stack {
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
         // A public route verifies no token, so it gets no token settings.
         environment: route.public ? {} : identity.apiEnvironment,
+        // Reads are what clients poll (a report's status above all); the HTTP API passes no trace header, so
+        // these record no trace, where active tracing would record one per poll (docs/cost.md).
+        ...(route.method === 'GET' ? { tracing: Tracing.PASS_THROUGH } : {}),
       });
       // Machine clients added by org:add are recognised at run time (CognitoIdentityConstruct).
       if (!route.public) this.identity?.grantClientLookup(fn);

@@ -96,6 +96,9 @@ export class WebhooksConstruct extends Construct {
             ? 'Fans webhook events out to endpoints and delivers signed messages (fast lane)'
             : 'Delivers signed webhook messages to endpoints that answer slowly (slow lane)',
         timeout: Duration.seconds(WEBHOOK_DELIVERY_TIMEOUT_SECONDS),
+        // A trace per delivery would cost as much as the rest of the delivery (docs/cost.md): the delivery log,
+        // the WebhookDeliveries metric by outcome and the attempt's log line say what each attempt did.
+        tracing: Tracing.PASS_THROUGH,
         // No reservation unless configured: Lambda keeps 100 of the account's concurrency unreserved,
         // so in a new account (a quota of 10) any reservation fails the deploy.
         reservedConcurrentExecutions: props.reservedConcurrency,

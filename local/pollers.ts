@@ -4,6 +4,7 @@ import {
   WORKER_TIMEOUT_SECONDS,
 } from '#shared/queue/report-pipeline-timing.ts';
 import {
+  COUNTED_SES_EVENT_TYPES,
   emailEventsFunction,
   reportPipelineFunctions,
   webhookDeliveryFunction,
@@ -163,6 +164,7 @@ export function emailEventPollers(): PollerFactory[] {
       startSesEventDestination({
         sesEndpoint: context.endpoints.ses,
         function: emailEventsFunction,
+        detailTypes: COUNTED_SES_EVENT_TYPES,
         loadHandler: context.loadHandler,
         log: context.quiet ? undefined : (line: string) => console.log(line),
       }),

@@ -13,12 +13,15 @@ import { SES_EVENTS_PATH, type SimulatedSesEvent } from './ses-mailbox-simulator
 /**
  * Stands in for the configuration set's EventBridge destination and its rule: reads the events
  * the SES emulator published (ses-mailbox-simulator.ts) every `intervalMs` and invokes the
- * function with each, one at a time, as an `aws.ses` EventBridge event. A failed invocation is
- * tried twice more (EventBridge retries asynchronous invocations), then reported and dropped.
+ * function with each the rule matches (`detailTypes`), one at a time, as an `aws.ses`
+ * EventBridge event. A failed invocation is tried twice more (EventBridge retries asynchronous
+ * invocations), then reported and dropped.
  */
 export interface SesEventDestinationOptions {
   sesEndpoint: string;
   function: { entry: string; name: string };
+  /** The detail types the rule's pattern matches; the others invoke nothing, as in AWS. */
+  detailTypes: readonly string[];
   loadHandler: HandlerLoader;
   intervalMs?: number;
   timeoutMs?: number;
@@ -53,7 +56,7 @@ export function startSesEventDestination(options: SesEventDestinationOptions): R
     const { events } = (await answer.json()) as { events: SimulatedSesEvent[] };
     for (const event of events) {
       if (stopped) return;
-      await deliver(event);
+      if (options.detailTypes.includes(event.detailType)) await deliver(event);
       after = event.sequence;
     }
     if (events.length > 0) options.log?.(`[ses events ${options.function.name}] ${events.length} event(s) counted`);

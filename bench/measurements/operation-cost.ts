@@ -71,8 +71,11 @@ export default {
         last_name: 'Bench',
       });
     await createToken(-1);
+    await settle();
     costAccounting.take();
     for (let i = 0; i < TOKENS; i++) await createToken(i);
+    // SES's send events reach the counter (CountEmailEvents) through the event destination a little later.
+    await settle();
     const tokens = countsOf(costAccounting.take(), settings, { operations: TOKENS, log: context.log });
 
     // User-status queries.
@@ -157,7 +160,7 @@ export default {
   },
 } satisfies Measurement;
 
-/** Waits for work that outlives the last awaited answer (the delivery function recording its attempt). */
+/** Waits for work that outlives the last awaited answer (the delivery function recording its attempt, the SES event counter). */
 async function settle(): Promise<void> {
   await sleep(1_500);
 }
@@ -171,11 +174,15 @@ function countsOf(
   options: { operations: number; s3StoredDays?: number; log: (line: string) => void },
 ): Counted {
   const chosen = [...tallies].filter(([name]) => !SCHEDULES.has(name));
-  for (const [name, tally] of chosen)
+  for (const [name, tally] of chosen) {
+    const durations = [...tally.durationsMs].sort((a, b) => a - b);
     options.log(
-      `operation cost: ${name}: ${tally.invocations} invocations, ${tally.dynamoDbReadUnits} RRU, ${tally.dynamoDbWriteUnits} WRU, ` +
+      `operation cost: ${name}: ${tally.invocations} invocations (median ${durations[Math.floor(durations.length / 2)]?.toFixed(0) ?? '-'} ms, ` +
+        `slowest ${durations.at(-1)?.toFixed(0) ?? '-'} ms, ${settings.get(name)?.memoryMb ?? '?'} MB), ` +
+        `${tally.dynamoDbReadUnits} RRU, ${tally.dynamoDbWriteUnits} WRU (by request ${JSON.stringify(Object.fromEntries(tally.capacityUnits))}), ` +
         JSON.stringify(Object.fromEntries(tally.requests)),
     );
+  }
   const sum = (pick: (tally: FunctionTally, name: string) => number) =>
     chosen.reduce((total, [name, tally]) => total + pick(tally, name), 0);
   const requests = (prefix: string, matching: RegExp = /./) =>

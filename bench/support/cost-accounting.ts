@@ -5,6 +5,7 @@ import pg from 'pg';
 import { LocalSecretSealer } from '#shared/adapters/crypto/local-secret-sealer.ts';
 import {
   apiRoutes,
+  emailEventsFunction,
   fallbackRoute,
   reportPipelineFunctions,
   webhookDeliveryFunction,
@@ -42,6 +43,8 @@ export interface FunctionTally {
   dynamoDbWriteUnits: number;
   /** Requests by `Service.Operation`. */
   requests: Map<string, number>;
+  /** DynamoDB capacity units (read or write) by `DynamoDB.Operation`. */
+  capacityUnits: Map<string, number>;
   s3BytesStored: number;
   sesEmails: number;
   kmsRequests: number;
@@ -123,6 +126,7 @@ export class CostAccounting {
         dynamoDbReadUnits: 0,
         dynamoDbWriteUnits: 0,
         requests: new Map(),
+        capacityUnits: new Map(),
         s3BytesStored: 0,
         sesEmails: 0,
         kmsRequests: 0,
@@ -163,23 +167,25 @@ export class CostAccounting {
       if (measuresCapacity) command.input.ReturnConsumedCapacity ??= 'TOTAL';
       try {
         const output = (await send.call(this, command, ...rest)) as { ConsumedCapacity?: unknown };
-        if (measuresCapacity) accounting.addCapacity(tally, operation, capacityUnitsIn(output.ConsumedCapacity));
+        if (measuresCapacity) accounting.addCapacity(tally, key, capacityUnitsIn(output.ConsumedCapacity));
         return output;
       } catch (error) {
         // A write refused by its condition still consumes write capacity (at least one unit); a
         // cancelled transaction, two units for each of its items.
         const name = (error as Error).name;
-        if (measuresCapacity && name === 'ConditionalCheckFailedException') accounting.addCapacity(tally, operation, 1);
+        if (measuresCapacity && name === 'ConditionalCheckFailedException') accounting.addCapacity(tally, key, 1);
         if (measuresCapacity && name === 'TransactionCanceledException')
-          accounting.addCapacity(tally, operation, 2 * (command.input.TransactItems as unknown[] | undefined)!.length);
+          accounting.addCapacity(tally, key, 2 * (command.input.TransactItems as unknown[] | undefined)!.length);
         throw error;
       }
     };
   }
 
-  private addCapacity(tally: FunctionTally, operation: string, units: number): void {
-    if (DYNAMODB_WRITES.test(operation)) tally.dynamoDbWriteUnits += units;
+  /** `key` is `DynamoDB.Operation`. */
+  private addCapacity(tally: FunctionTally, key: string, units: number): void {
+    if (DYNAMODB_WRITES.test(key.slice('DynamoDB.'.length))) tally.dynamoDbWriteUnits += units;
     else tally.dynamoDbReadUnits += units;
+    tally.capacityUnits.set(key, (tally.capacityUnits.get(key) ?? 0) + units);
   }
 
   private countSealerCalls(): void {
@@ -229,6 +235,7 @@ const FUNCTIONS = [
   ...Object.values(reportPipelineFunctions),
   webhookDeliveryFunction,
   webhookRepublishFunction,
+  emailEventsFunction,
 ];
 
 /** Every function the local stack runs. */

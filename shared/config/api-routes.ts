@@ -199,3 +199,6 @@ export const emailEventsFunction = {
   entry: 'functions/count-email-events.ts',
   name: 'CountEmailEvents',
 } as const;
+
+/** The SES events counted per organization (contract §19), as EventBridge names their detail types: the rule's pattern. */
+export const COUNTED_SES_EVENT_TYPES = ['Email Sent', 'Email Bounced', 'Email Complaint Received'] as const;

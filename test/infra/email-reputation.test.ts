@@ -2,8 +2,8 @@ import { Aspects } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { COUNTED_SES_EVENT_TYPES, COUNTER_RETRY_ATTEMPTS } from '#lib/mail-construct.ts';
-import { emailEventsFunction } from '#shared/config/api-routes.ts';
+import { COUNTER_RETRY_ATTEMPTS } from '#lib/mail-construct.ts';
+import { COUNTED_SES_EVENT_TYPES, emailEventsFunction } from '#shared/config/api-routes.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 
 const { stack } = buildServiceStack({ bundle: false, context: { emailReputationFailOpenSeconds: 120 } });

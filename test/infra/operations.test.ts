@@ -7,6 +7,7 @@ import { SES_BOUNCE_RATE_THRESHOLD, SES_COMPLAINT_RATE_THRESHOLD } from '#lib/al
 import { idleCost, type CloudFormationTemplate, type IdleCost } from '#scripts/cost/idle-cost.ts';
 import { readPriceTable } from '#scripts/cost/price-table.ts';
 import { synthesizeStage } from '#scripts/cost/stage-template.ts';
+import { apiRoutes } from '#shared/config/api-routes.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 
 const { stack } = buildServiceStack({
@@ -241,7 +242,7 @@ describe('alarms on failures the code absorbs', () => {
 });
 
 describe('tracing', () => {
-  it('is active on every function of the service but the two schedules, without error messages in traces', () => {
+  it('is active on every function of the service but those whose traces would cost more than the rest of their work, without error messages in traces', () => {
     const functions = Object.entries(template.findResources('AWS::Lambda::Function')) as [string, any][];
     const service = functions.filter(([, fn]) => fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME);
     // Route functions, the fallback, the report worker, dead-letter handler and sweep, the webhook delivery of
@@ -250,14 +251,35 @@ describe('tracing', () => {
     expect(service.length).toBe(stack.routeFunctions.size + 10);
     for (const fn of [stack.webhooks.delivery, stack.webhooks.slowDelivery])
       expect(service.map(([id]) => id)).toContain(logicalIdOf(fn));
-    // The every-minute schedules start no trace: active tracing would record one for every run, nearly all idle.
-    const schedules = new Set([stack.reports.sweep, stack.webhooks.republish].map((fn) => logicalIdOf(fn)));
+    // Nothing upstream of these passes a sampled trace header, so PassThrough records no trace for them: the
+    // every-minute schedules (nearly every run idle), the webhook delivery lanes (a trace would double a
+    // delivery's cost) and the API's GET routes (what clients poll). docs/cost.md has the figures.
+    const getRoutes = apiRoutes.filter((route) => route.method === 'GET');
+    expect(getRoutes.map((route) => route.name)).toEqual(
+      expect.arrayContaining(['GetReportJob', 'GetReportDownloadUrl', 'ListReportJobs']),
+    );
+    const passThrough = new Set(
+      [
+        stack.reports.sweep,
+        stack.webhooks.republish,
+        stack.webhooks.delivery,
+        stack.webhooks.slowDelivery,
+        ...getRoutes.map((route) => stack.routeFunctions.get(route.name)!),
+      ].map((fn) => logicalIdOf(fn)),
+    );
     for (const [id, fn] of service) {
-      expect(fn.Properties.TracingConfig, id).toEqual({ Mode: schedules.has(id) ? 'PassThrough' : 'Active' });
+      expect(fn.Properties.TracingConfig, id).toEqual({ Mode: passThrough.has(id) ? 'PassThrough' : 'Active' });
       expect(fn.Properties.Runtime, id).toBe('nodejs24.x');
       expect(fn.Properties.Architectures, id).toEqual(['arm64']);
       expect(fn.Properties.Environment.Variables.POWERTOOLS_TRACER_CAPTURE_ERROR, id).toBe('false');
     }
+    // Everything that writes or does the long work keeps its traces: the report request and its worker above all.
+    for (const fn of [stack.routeFunctions.get('CreateReportJob')!, stack.reports.worker])
+      expect(passThrough.has(logicalIdOf(fn))).toBe(false);
+  });
+
+  it('sets no X-Ray sampling rule: Lambda samples with its own fixed rule and the HTTP API does not trace', () => {
+    template.resourceCountIs('AWS::XRay::SamplingRule', 0);
   });
 });
 

@@ -106,6 +106,7 @@ describe('what the cost accounting counts per function', () => {
     ]);
     expect(tally).toMatchObject({ dynamoDbWriteUnits: 3, dynamoDbReadUnits: 0.5 });
     expect(Object.fromEntries(tally.requests)).toEqual({ 'DynamoDB.Put': 2, 'DynamoDB.Get': 1 });
+    expect(Object.fromEntries(tally.capacityUnits)).toEqual({ 'DynamoDB.Put': 3, 'DynamoDB.Get': 0.5 });
   });
 
   it('counts the requests of any SDK client, KMS stand-in calls, log bytes and EMF metric values', async () => {
@@ -152,6 +153,8 @@ describe('what the cost accounting counts per function', () => {
   it('names every function the local stack runs by its entry file', () => {
     expect(functionNameOf('functions/deliver-webhooks.ts')).toBe('DeliverWebhooks');
     expect(functionNameOf('/repo/functions/process-report-jobs.ts')).toBe('ProcessReportJobs');
+    // The SES event destination's function: unnamed, its invocations (one per e-mail sent) went uncounted.
+    expect(functionNameOf('functions/count-email-events.ts')).toBe('CountEmailEvents');
     expect(() => functionNameOf(path.join('functions', 'unknown.ts'))).toThrow(/no function/);
   });
 });
