@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import pg from 'pg';
 import { LocalSecretSealer } from '#shared/adapters/crypto/local-secret-sealer.ts';
+import { LocalReportSigningKey } from '#shared/adapters/signing/local-report-signing-key.ts';
 import {
   apiRoutes,
   emailEventsFunction,
@@ -27,6 +28,8 @@ import { memoizeByKey } from '#local/memoize-by-key.ts';
  *   recipients;
  * - `LocalSecretSealer` (KMS's local stand-in): each seal or open is the KMS Encrypt or Decrypt it
  *   replaces;
+ * - `LocalReportSigningKey` (the signing key's local stand-in): each signature is the `kms:Sign` with
+ *   the report signing key (asymmetric) it replaces;
  * - `pg.Client.prototype.query`: statements on the users database (DSQL's DPUs are estimated from them);
  * - `process.stdout.write`: the bytes the functions log, and the EMF metric values among them.
  *
@@ -48,6 +51,7 @@ export interface FunctionTally {
   s3BytesStored: number;
   sesEmails: number;
   kmsRequests: number;
+  kmsAsymmetricRequests: number;
   logBytes: number;
   metricValues: number;
   /** `namespace/metric[dimension names]`: each distinct one is a CloudWatch custom metric. */
@@ -80,6 +84,7 @@ export class CostAccounting {
     this.installed = true;
     this.countSdkCalls();
     this.countSealerCalls();
+    this.countReportSignatures();
     this.countSqlStatements();
     this.countLogWrites();
   }
@@ -130,6 +135,7 @@ export class CostAccounting {
         s3BytesStored: 0,
         sesEmails: 0,
         kmsRequests: 0,
+        kmsAsymmetricRequests: 0,
         logBytes: 0,
         metricValues: 0,
         metrics: new Set(),
@@ -200,6 +206,18 @@ export class CostAccounting {
         return original.apply(this, args);
       };
     }
+  }
+
+  private countReportSignatures(): void {
+    const prototype = LocalReportSigningKey.prototype;
+    const original = prototype.signSha256;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the wrapper needs the key as `this`
+    const accounting = this;
+    prototype.signSha256 = function (this: LocalReportSigningKey, message: Uint8Array) {
+      const tally = accounting.current();
+      if (tally) tally.kmsAsymmetricRequests += 1;
+      return original.call(this, message);
+    };
   }
 
   private countSqlStatements(): void {

@@ -34,6 +34,8 @@ export interface OperationCounts {
   readonly s3BytesOut: number;
   readonly sesEmails: number;
   readonly kmsRequests: number;
+  /** KMS Sign calls with the report signing key (asymmetric, priced apart from the symmetric requests). */
+  readonly kmsAsymmetricRequests: number;
   /** Bytes the functions logged (EMF metric lines included), besides Lambda's own lines per invocation. */
   readonly logBytes: number;
   /** EMF metric values emitted (how many metrics, summed over the lines). */
@@ -85,6 +87,7 @@ export function operationCost(counts: OperationCounts, table: PriceTable): Opera
     ['S3 data out', 'data-transfer-out', counts.s3BytesOut / BYTES_PER_GB],
     ['SES e-mails', 'ses-email', counts.sesEmails],
     ['KMS requests', 'kms-request', counts.kmsRequests],
+    ['KMS Sign requests', 'kms-asymmetric-request', counts.kmsAsymmetricRequests],
     ['CloudWatch Logs', 'cloudwatch-logs-ingestion', logBytes / BYTES_PER_GB],
     ['Aurora DSQL DPUs', 'dsql-dpu', counts.sqlStatements * assumption(table, 'dsql-dpu-per-statement'), true],
   ];

@@ -41,7 +41,9 @@ export class LocalReportSigningKey implements ReportSigningKey {
     return current;
   }
 
-  signSha256 = async (message: Uint8Array): Promise<Uint8Array> => signWith((await this.load()).privateKey, message);
+  async signSha256(message: Uint8Array): Promise<Uint8Array> {
+    return signWith((await this.load()).privateKey, message);
+  }
 
   private load(): Promise<{ privateKey: KeyObject; certificates: SigningCertificate[] }> {
     this.contents ??= readFile(this.file, 'utf8').then((text) => {

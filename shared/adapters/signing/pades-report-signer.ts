@@ -88,7 +88,7 @@ export function padesReportSigner(key: ReportSigningKey): ReportSigner {
     const certificate = await key.certificateAt(signedAt);
     const signed = await signPdf.sign(
       Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength),
-      new CadesSigner({ certificateDer: certificate.der, signSha256: key.signSha256 }),
+      new CadesSigner({ certificateDer: certificate.der, signSha256: (message) => key.signSha256(message) }),
     );
     return new Uint8Array(signed.buffer, signed.byteOffset, signed.byteLength);
   };

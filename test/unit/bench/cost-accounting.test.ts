@@ -1,12 +1,16 @@
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CostAccounting, functionNameOf } from '#bench/support/cost-accounting.ts';
+import { ensureLocalReportSigningKey } from '#local/report-signing-key.ts';
 import { LocalSecretSealer } from '#shared/adapters/crypto/local-secret-sealer.ts';
+import { LocalReportSigningKey } from '#shared/adapters/signing/local-report-signing-key.ts';
 import { fakeHttpHandler } from '#test/support/fake-http-handler.ts';
 
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
@@ -141,6 +145,28 @@ describe('what the cost accounting counts per function', () => {
     expect(tally.logBytes).toBe(Buffer.byteLength(line));
     expect(tally.metricValues).toBe(2);
     expect([...tally.metrics]).toEqual(['Ns/TokensIssued[service,stage]', 'Ns/ReportsRequested[service,stage]']);
+  });
+
+  it('counts each report signature as the kms:Sign with the asymmetric key it stands in for', async () => {
+    const keysDir = await mkdtemp(path.join(tmpdir(), 'cost-accounting-keys-'));
+    try {
+      const key = new LocalReportSigningKey(await ensureLocalReportSigningKey(keysDir));
+      const load = accounting.wrapLoader(
+        async () => async () => {
+          await key.signSha256(new Uint8Array([1, 2, 3]));
+          await key.signSha256(new Uint8Array([4, 5, 6]));
+        },
+        () => 'Signer',
+      );
+      await (
+        await load('signer')
+      )({}, context);
+      const tally = accounting.take().get('Signer')!;
+      expect(tally.kmsAsymmetricRequests).toBe(2);
+      expect(tally.kmsRequests).toBe(0);
+    } finally {
+      await rm(keysDir, { recursive: true, force: true });
+    }
   });
 
   it('counts nothing made outside an invocation', async () => {
