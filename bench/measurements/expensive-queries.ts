@@ -5,7 +5,7 @@ import { PostgresUserWriter } from '#shared/adapters/postgres/user-writer.ts';
 import { single, summarize, type Row } from '#bench/report.ts';
 import { callLocalApi, createApiClient, runTimedPacedRequests, seedOrganization } from '#bench/support/local-api.ts';
 import type { Measurement } from '#bench/support/measurement.ts';
-import { sleep } from '#bench/support/timing.ts';
+import { pacedCalls, sleep } from '#bench/support/timing.ts';
 
 /**
  * 17. Expensive queries pay for themselves (contract §19), on a local stack of its own with the
@@ -102,18 +102,8 @@ export default {
       return { ms: performance.now() - startedAt, status: answer.status, sentAt };
     };
     /** B's steady pace, one query at a time, until `more()` says stop. */
-    const paced = async (
-      more: (count: number) => boolean,
-      each: (answer: Awaited<ReturnType<typeof quietQuery>>) => void,
-    ) => {
-      const interval = 1000 / B_QUERIES_PER_SECOND;
-      for (let next = performance.now(), count = 0; more(count); count++) {
-        each(await quietQuery());
-        next += interval;
-        const wait = next - performance.now();
-        if (wait > 0) await sleep(wait);
-      }
-    };
+    const paced = (more: (count: number) => boolean, each: (answer: Awaited<ReturnType<typeof quietQuery>>) => void) =>
+      pacedCalls(B_QUERIES_PER_SECOND, quietQuery, more, each);
     await paced(
       (count) => count < 10,
       () => undefined,

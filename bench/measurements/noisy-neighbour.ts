@@ -9,7 +9,7 @@ import { single, summarize, type Row } from '#bench/report.ts';
 import { DEFAULT_REQUEST_BUDGET, tokensAvailable } from '#shared/domain/limits/request-budget.ts';
 import { callLocalApi, createApiClient, runPacedRequests, seedOrganization } from '#bench/support/local-api.ts';
 import type { Measurement } from '#bench/support/measurement.ts';
-import { sleep } from '#bench/support/timing.ts';
+import { pacedCalls, sleep } from '#bench/support/timing.ts';
 
 /**
  * 12. One organization cannot hurt another (contract §15), on the local stack. Organization A
@@ -143,15 +143,8 @@ export default {
       return { ms: performance.now() - startedAt, status: answer.status };
     };
     /** Runs `query` every 1 / B_QUERIES_PER_SECOND s (one at a time) until `more()` says stop. */
-    const paced = async (more: (count: number) => boolean, each: (answer: { ms: number; status: number }) => void) => {
-      const interval = 1000 / B_QUERIES_PER_SECOND;
-      for (let next = performance.now(), count = 0; more(count); count++) {
-        each(await quietQuery());
-        next += interval;
-        const wait = next - performance.now();
-        if (wait > 0) await sleep(wait);
-      }
-    };
+    const paced = (more: (count: number) => boolean, each: (answer: { ms: number; status: number }) => void) =>
+      pacedCalls(B_QUERIES_PER_SECOND, quietQuery, more, each);
     await paced(
       (count) => count < 10,
       () => undefined,

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Bounded timing loops: every loop has a fixed count, every wait a deadline. */
 
@@ -44,6 +45,25 @@ export function timeProcess(command: string, args: readonly string[], env: Recor
     );
   }
   return elapsed;
+}
+
+/**
+ * Calls `call` at `ratePerSecond`, one call at a time (a late answer delays the next call, never
+ * stacks calls up), and hands each answer to `each`, until `more(count)` says stop.
+ */
+export async function pacedCalls<T>(
+  ratePerSecond: number,
+  call: () => Promise<T>,
+  more: (count: number) => boolean,
+  each: (answer: T) => void,
+): Promise<void> {
+  const interval = 1000 / ratePerSecond;
+  for (let next = performance.now(), count = 0; more(count); count++) {
+    each(await call());
+    next += interval;
+    const wait = next - performance.now();
+    if (wait > 0) await sleep(wait);
+  }
 }
 
 export { setTimeout as sleep } from 'node:timers/promises';
