@@ -2,8 +2,7 @@ import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
 import type { Context, SQSRecord } from 'aws-lambda';
 import { containerDynamoDbClients, createS3Client } from '#shared/adapters/aws-clients.ts';
 import { reportSigningKeyFor } from '#shared/adapters/report-signing-adapters.ts';
-import { padesReportSigner, padesSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
-import { REPORT_SIGNING_REASON, REPORT_SIGNATURE_NAME } from '#shared/adapters/signing/report-signer-name.ts';
+import { padesReportSigner, reportSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 import { reportSigningEnvironment } from '#shared/config/report-signing-config.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
@@ -76,11 +75,7 @@ const processJob = processReportJob({
     new PostgresUsersDatabase(config, { onConflictRetry: recordUsersDatabaseConflictRetry }),
   ),
   storage: new S3ReportStorage(s3, config.REPORTS_BUCKET_NAME),
-  render: pdfReportRenderer(
-    loadReportFonts(),
-    logMissingGlyph,
-    padesSignaturePlaceholder(REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON),
-  ),
+  render: pdfReportRenderer(loadReportFonts(), logMissingGlyph, reportSignaturePlaceholder()),
   sign: padesReportSigner(reportSigningKeyFor(config, { s3, bucketName: config.REPORTS_BUCKET_NAME })),
   clock: systemClock,
   templateVersion: REPORT_TEMPLATE_VERSION,

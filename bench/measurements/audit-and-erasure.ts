@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LocalReportSigningKey } from '#shared/adapters/signing/local-report-signing-key.ts';
-import { padesReportSigner, padesSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
-import { REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON } from '#shared/adapters/signing/report-signer-name.ts';
+import { padesReportSigner, reportSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 import { performance } from 'node:perf_hooks';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -293,11 +292,7 @@ async function measureErasure(context: MeasurementContext): Promise<ErasureTimes
     jobs: store,
     users: new PostgresUserDirectory(usersDatabase),
     storage: new S3ReportStorage(s3, bucket),
-    render: pdfReportRenderer(
-      loadReportFonts(),
-      undefined,
-      padesSignaturePlaceholder(REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON),
-    ),
+    render: pdfReportRenderer(loadReportFonts(), undefined, reportSignaturePlaceholder()),
     sign: padesReportSigner(new LocalReportSigningKey(stack.env.REPORT_SIGNING_KEY_FILE!)),
     clock: systemClock,
     templateVersion: REPORT_TEMPLATE_VERSION,

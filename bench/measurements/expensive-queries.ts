@@ -5,7 +5,7 @@ import { PostgresUserWriter } from '#shared/adapters/postgres/user-writer.ts';
 import { single, summarize, type Row } from '#bench/report.ts';
 import { callLocalApi, createApiClient, runTimedPacedRequests, seedOrganization } from '#bench/support/local-api.ts';
 import type { Measurement } from '#bench/support/measurement.ts';
-import { pacedCalls, sleep } from '#bench/support/timing.ts';
+import { pacedCalls, pacedSamples, sleep } from '#bench/support/timing.ts';
 
 /**
  * 17. Expensive queries pay for themselves (contract §19), on a local stack of its own with the
@@ -104,15 +104,7 @@ export default {
     /** B's steady pace, one query at a time, until `more()` says stop. */
     const paced = (more: (count: number) => boolean, each: (answer: Awaited<ReturnType<typeof quietQuery>>) => void) =>
       pacedCalls(B_QUERIES_PER_SECOND, quietQuery, more, each);
-    await paced(
-      (count) => count < 10,
-      () => undefined,
-    );
-    const baseline: number[] = [];
-    await paced(
-      (count) => count < QUIET_QUERIES,
-      ({ ms }) => void baseline.push(ms),
-    );
+    const baseline = await pacedSamples(B_QUERIES_PER_SECOND, quietQuery, { warmup: 10, runs: QUIET_QUERIES });
 
     context.log('expensive queries: A floods');
     const floodStarts = epochNow();

@@ -9,7 +9,7 @@ import { single, summarize, type Row } from '#bench/report.ts';
 import { DEFAULT_REQUEST_BUDGET, tokensAvailable } from '#shared/domain/limits/request-budget.ts';
 import { callLocalApi, createApiClient, runPacedRequests, seedOrganization } from '#bench/support/local-api.ts';
 import type { Measurement } from '#bench/support/measurement.ts';
-import { pacedCalls, sleep } from '#bench/support/timing.ts';
+import { pacedCalls, pacedSamples, sleep } from '#bench/support/timing.ts';
 
 /**
  * 12. One organization cannot hurt another (contract §15), on the local stack. Organization A
@@ -145,15 +145,7 @@ export default {
     /** Runs `query` every 1 / B_QUERIES_PER_SECOND s (one at a time) until `more()` says stop. */
     const paced = (more: (count: number) => boolean, each: (answer: { ms: number; status: number }) => void) =>
       pacedCalls(B_QUERIES_PER_SECOND, quietQuery, more, each);
-    await paced(
-      (count) => count < 10,
-      () => undefined,
-    );
-    const baseline: number[] = [];
-    await paced(
-      (count) => count < QUIET_QUERIES,
-      ({ ms }) => void baseline.push(ms),
-    );
+    const baseline = await pacedSamples(B_QUERIES_PER_SECOND, quietQuery, { warmup: 10, runs: QUIET_QUERIES });
 
     const getPublicRoute = (agent: Agent | false) =>
       new Promise<void>((resolve) =>

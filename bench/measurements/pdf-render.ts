@@ -19,8 +19,7 @@ import { renderer, type PdfSubject } from '#bench/support/render-once.ts';
 import { timeEach } from '#bench/support/timing.ts';
 import { ensureLocalReportSigningKey } from '#local/report-signing-key.ts';
 import { LocalReportSigningKey } from '#shared/adapters/signing/local-report-signing-key.ts';
-import { padesReportSigner, padesSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
-import { REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON } from '#shared/adapters/signing/report-signer-name.ts';
+import { padesReportSigner, reportSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 
 /**
  * 4. The report PDF: the typical user (three pages with the page-1 summary, Latin), a user with enough screening matches for
@@ -136,7 +135,7 @@ export default {
 async function signingRows(measurement: string, workDir: string): Promise<Row[]> {
   const key = new LocalReportSigningKey(await ensureLocalReportSigningKey(path.join(workDir, 'report-signing')));
   const sign = padesReportSigner(key);
-  const placeholder = padesSignaturePlaceholder(REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON);
+  const placeholder = reportSignaturePlaceholder();
   const signedAt = new Date(); // the fixtures' GENERATED_AT predates the key's certificate
   const signedRender = (subject: PdfSubject) => {
     const render = renderer(subject, 0, placeholder);

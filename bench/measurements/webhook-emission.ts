@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LocalReportSigningKey } from '#shared/adapters/signing/local-report-signing-key.ts';
-import { padesReportSigner, padesSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
-import { REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON } from '#shared/adapters/signing/report-signer-name.ts';
+import { padesReportSigner, reportSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { performance } from 'node:perf_hooks';
 import { createDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
@@ -50,11 +49,7 @@ export default {
     const deps = {
       users: new PostgresUserDirectory(usersDatabase),
       storage: new S3ReportStorage(createS3Client(), stack.env.REPORTS_BUCKET_NAME!),
-      render: pdfReportRenderer(
-        loadReportFonts(),
-        undefined,
-        padesSignaturePlaceholder(REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON),
-      ),
+      render: pdfReportRenderer(loadReportFonts(), undefined, reportSignaturePlaceholder()),
       sign: padesReportSigner(new LocalReportSigningKey(stack.env.REPORT_SIGNING_KEY_FILE!)),
       clock: systemClock,
       templateVersion: REPORT_TEMPLATE_VERSION,

@@ -66,4 +66,26 @@ export async function pacedCalls<T>(
   }
 }
 
+/** Milliseconds (`ms` of each answer) of `runs` paced calls, after `warmup` paced calls not kept. */
+export async function pacedSamples(
+  ratePerSecond: number,
+  call: () => Promise<{ ms: number }>,
+  options: { warmup: number; runs: number },
+): Promise<number[]> {
+  await pacedCalls(
+    ratePerSecond,
+    call,
+    (count) => count < options.warmup,
+    () => undefined,
+  );
+  const samples: number[] = [];
+  await pacedCalls(
+    ratePerSecond,
+    call,
+    (count) => count < options.runs,
+    ({ ms }) => void samples.push(ms),
+  );
+  return samples;
+}
+
 export { setTimeout as sleep } from 'node:timers/promises';

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { renderUserReport } from '#shared/adapters/pdf/render-user-report.ts';
 import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
 import { LocalReportSigningKey } from '#shared/adapters/signing/local-report-signing-key.ts';
-import { padesReportSigner, padesSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
-import { REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON } from '#shared/adapters/signing/report-signer-name.ts';
+import { padesReportSigner, reportSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 import { ensureLocalReportSigningKey } from '#local/report-signing-key.ts';
 import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, typicalUser } from '#test/unit/reports/pdf/user-report-fixtures.ts';
 
@@ -23,7 +22,7 @@ export async function reportSignedByAnotherKey(): Promise<{ pdf: Uint8Array; cer
       jobId: JOB_ID,
       generatedAt: GENERATED_AT,
       fonts: loadReportFonts(),
-      signaturePlaceholder: padesSignaturePlaceholder(REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON),
+      signaturePlaceholder: reportSignaturePlaceholder(),
     });
     const signedAt = new Date();
     const pdf = await padesReportSigner(key)(unsigned, signedAt);

@@ -4,6 +4,7 @@ import { PDFHexString, PDFInvalidObject, PDFName, PDFString, type PDFDocument } 
 import type { ReportSigner } from '#shared/domain/reports/ports.ts';
 import { detachedCadesSignature } from './cades-signature.ts';
 import type { ReportSigningKey } from './report-signing-key.ts';
+import { REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON } from './report-signer-name.ts';
 import type { SignSha256 } from './signing-certificate.ts';
 
 /** Room for the CMS in `/Contents` (bytes): the signature and one certificate take about 900. */
@@ -11,6 +12,10 @@ const SIGNATURE_ROOM_BYTES = 4096;
 
 /** Adds the empty signature to a report being rendered, before its one save. */
 export type SignaturePlaceholder = (doc: PDFDocument, signingTime: Date) => void;
+
+/** The placeholder every report is rendered with: the service's signature name and reason. */
+export const reportSignaturePlaceholder = (): SignaturePlaceholder =>
+  padesSignaturePlaceholder(REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON);
 
 /**
  * The signature field a report is rendered with: invisible (a widget without area on the first

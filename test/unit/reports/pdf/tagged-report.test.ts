@@ -20,8 +20,7 @@ import { renderUserReport } from '#shared/adapters/pdf/render-user-report.ts';
 import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
 import { languageOf } from '#shared/adapters/pdf/tagged-structure.ts';
 import { LocalReportSigningKey } from '#shared/adapters/signing/local-report-signing-key.ts';
-import { padesReportSigner, padesSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
-import { REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON } from '#shared/adapters/signing/report-signer-name.ts';
+import { padesReportSigner, reportSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 import { userReportSections, type ReportRow } from '#shared/domain/reports/report-content.ts';
 import { reportSummary } from '#shared/domain/reports/report-summary.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
@@ -61,7 +60,7 @@ function render(user: UserRecord, signed = false): Promise<Uint8Array> {
     jobId: JOB_ID,
     generatedAt: GENERATED_AT,
     fonts: loadReportFonts(),
-    ...(signed && { signaturePlaceholder: padesSignaturePlaceholder(REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON) }),
+    ...(signed && { signaturePlaceholder: reportSignaturePlaceholder() }),
   });
 }
 

@@ -7,9 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderUserReport } from '#shared/adapters/pdf/render-user-report.ts';
 import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
 import { LocalReportSigningKey } from '#shared/adapters/signing/local-report-signing-key.ts';
-import { padesReportSigner, padesSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
+import { padesReportSigner, reportSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 import { SigningCertificateNotValidError } from '#shared/adapters/signing/report-signing-key.ts';
-import { REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON } from '#shared/adapters/signing/report-signer-name.ts';
 import { ensureLocalReportSigningKey } from '#local/report-signing-key.ts';
 import { opensslCmsVerify, pdfsig, signatureOf } from '#test/support/pdf-signature.ts';
 import { pdfText } from '#test/unit/reports/pdf/pdf-text.ts';
@@ -31,7 +30,7 @@ describe('padesReportSigner (local key)', () => {
       jobId: JOB_ID,
       generatedAt: GENERATED_AT,
       fonts: loadReportFonts(),
-      signaturePlaceholder: padesSignaturePlaceholder(REPORT_SIGNATURE_NAME, REPORT_SIGNING_REASON),
+      signaturePlaceholder: reportSignaturePlaceholder(),
     });
     signed = await padesReportSigner(key)(unsigned, signedAt);
   });
