@@ -231,6 +231,8 @@ export default {
     // import refreshed the statistics itself). Warmed by a query that reads none of the pages the
     // no-filter query reads (an e-mail no user has), then the no-filter page with its total, ten times.
     const noFilterMs = await firstQueriesAfterImport(stack.baseUrl, token);
+    const hugePages = (await direct.query<{ huge_pages_status: string }>('SHOW huge_pages_status')).rows[0]!
+      .huge_pages_status;
     context.log(
       `user status: first no-filter query after the import ${noFilterMs[0]!.toFixed(1)} ms, tenth ${noFilterMs[9]!.toFixed(1)} ms`,
     );
@@ -371,7 +373,7 @@ export default {
           { on: 'ratio', max: FIRST_QUERY_RATIO },
           { on: 'median', max: FIRST_QUERY_MAX_MS },
         ],
-        note: `runs 1-10: ${noFilterMs.map((ms) => ms.toFixed(0)).join(', ')} ms; the import ran ANALYZE, nothing else did`,
+        note: `runs 1-10: ${noFilterMs.map((ms) => ms.toFixed(0)).join(', ')} ms; the import ran ANALYZE, nothing else did; shared buffers on huge pages: ${hugePages}`,
       },
       {
         measurement: this.title,
@@ -620,7 +622,8 @@ async function explainAll(client: pg.Client, queries: readonly PreparedQuery[]):
   const out: string[] = [
     `User-status query plans, ${USERS.toLocaleString('en')} users in the organization + ${USERS.toLocaleString('en')} in ${OTHER_ORGANIZATIONS} others, after the import's ANALYZE (no VACUUM)`,
     `${version}; shared_buffers ${await setting('shared_buffers')}, work_mem ${await setting('work_mem')}, ` +
-      `jit ${await setting('jit')}, max_parallel_workers_per_gather ${await setting('max_parallel_workers_per_gather')}`,
+      `jit ${await setting('jit')}, max_parallel_workers_per_gather ${await setting('max_parallel_workers_per_gather')}, ` +
+      `huge_pages_status ${await setting('huge_pages_status')}`,
   ];
   const explain = async (statement: SqlStatement): Promise<string> =>
     (
