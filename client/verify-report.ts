@@ -4,7 +4,7 @@ import * as pkijs from 'pkijs';
 /*
  * Checks a downloaded report's PAdES signature offline, with nothing but the file, the published
  * certificates and WebCrypto (Node.js and browsers alike). pkijs parses the CMS and verifies the
- * ECDSA signature; this module only finds the signature in the PDF and says what failed.
+ * signature (RSA, or ECDSA for reports signed with the earlier P-256 key); this module only finds the signature in the PDF and says what failed.
  */
 
 const SIGNED_DATA = '1.2.840.113549.1.7.2';

@@ -17,6 +17,7 @@ import { Construct } from 'constructs';
 import { reportSigningCertificatesFunction } from '#shared/config/api-routes.ts';
 // Plain constants only: importing them does not pull pkijs into the CDK app.
 import { reportSignerName, SIGNING_CERTIFICATES_OBJECT_KEY } from '#shared/adapters/signing/report-signer-name.ts';
+import { REPORT_SIGNING_ALGORITHM } from '#shared/adapters/signing/report-signing-algorithm.ts';
 import { ServiceFunction } from './service-function.ts';
 
 export const REPORT_SIGNING_CERTIFICATES_TYPE = 'Custom::ReportSigningCertificates';
@@ -59,7 +60,7 @@ export interface ReportSigningConstructProps {
 
 /**
  * The stage's report signing key and its certificates. The key is an asymmetric KMS key
- * (`ECC_NIST_P256`, `SIGN_VERIFY`) whose policy lets only the worker sign reports with it, and the
+ * (`REPORT_SIGNING_ALGORITHM`: `RSA_2048`, `SIGN_VERIFY`) whose policy lets only the worker sign reports with it, and the
  * deploy-time certificate function sign the key's own certificate; administrators manage it but
  * cannot use it. A custom resource publishes the certificates to the reports bucket before the
  * worker is created or updated. The key is retained: it is not needed to verify old reports (their
@@ -94,7 +95,7 @@ export class ReportSigningConstruct extends Construct {
         principals: [new ArnPrincipal(principal)],
         actions: ['kms:Sign'],
         resources: ['*'],
-        conditions: { StringEquals: { 'kms:SigningAlgorithm': 'ECDSA_SHA_256' } },
+        conditions: { StringEquals: { 'kms:SigningAlgorithm': REPORT_SIGNING_ALGORITHM.kmsSigningAlgorithm } },
       }),
       new PolicyStatement({
         sid: `${sid}ReadsThePublicKey`,
@@ -104,7 +105,7 @@ export class ReportSigningConstruct extends Construct {
       }),
     ];
     this.key = new Key(this, 'Key', {
-      keySpec: KeySpec.ECC_NIST_P256,
+      keySpec: KeySpec[REPORT_SIGNING_ALGORITHM.kmsKeySpec],
       keyUsage: KeyUsage.SIGN_VERIFY,
       description: `Signs the reports of stage ${props.stage} (PAdES); only the report worker may sign with it`,
       removalPolicy: RemovalPolicy.RETAIN,

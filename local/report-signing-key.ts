@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createPrivateKey, randomUUID } from 'node:crypto';
 import { chmod, link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -9,6 +9,7 @@ import {
 import { issueSigningCertificate } from '#shared/adapters/signing/issue-signing-certificate.ts';
 import { certificatesFromPem, describeCertificate } from '#shared/adapters/signing/signing-certificate.ts';
 import { reportSignerName } from '#shared/adapters/signing/report-signer-name.ts';
+import { isOfReportSigningSpec, newReportSigningKeyPair } from '#shared/adapters/signing/report-signing-algorithm.ts';
 import { s3SigningCertificateStore } from '#shared/adapters/s3/published-signing-certificates.ts';
 import { S3Client } from '@aws-sdk/client-s3';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './emulators.ts';
@@ -23,7 +24,7 @@ export async function newLocalSigningKey(
   commonName: string,
   now: Date,
 ): Promise<{ privateKey: string; certificate: string }> {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { privateKey, publicKey } = newReportSigningKeyPair();
   const certificate = await issueSigningCertificate({
     commonName,
     publicKeyDer: new Uint8Array(publicKey.export({ type: 'spki', format: 'der' })),
@@ -40,8 +41,10 @@ const RENEW_BEFORE_MS = 30 * 86_400_000;
 /**
  * The local stack's report signing key, `report-signing-key.json` in the keys directory: created
  * on first start (dir 0700, file 0600) and kept across restarts, so reports signed earlier still
- * verify. A certificate within 30 days of its end is rotated at start: a new key and certificate
- * come first, the earlier certificates stay listed. Returns the file's path.
+ * verify. A key whose certificate is within 30 days of its end, or that is not of the configured
+ * spec (`REPORT_SIGNING_ALGORITHM`: a file written when the key was ECC P-256), is rotated at
+ * start: a new key and certificate come first, the earlier certificates stay listed. Returns the
+ * file's path.
  */
 export async function ensureLocalReportSigningKey(keysDir: string, now = new Date()): Promise<string> {
   const file = join(keysDir, REPORT_SIGNING_KEY_FILE);
@@ -70,6 +73,7 @@ export async function ensureLocalReportSigningKey(keysDir: string, now = new Dat
 }
 
 function needsRotation(contents: LocalSigningKeyFile, now: Date): boolean {
+  if (!isOfReportSigningSpec(createPrivateKey(contents.privateKey))) return true;
   const [current] = certificatesFromPem(contents.certificates[0]!).map(describeCertificate);
   return !current || current.notAfter.getTime() - now.getTime() < RENEW_BEFORE_MS;
 }

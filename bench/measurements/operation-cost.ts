@@ -215,7 +215,7 @@ function countsOf(
     s3BytesOut: 0,
     sesEmails: sum((tally) => tally.sesEmails),
     kmsRequests: sum((tally) => tally.kmsRequests),
-    kmsAsymmetricRequests: sum((tally) => tally.kmsAsymmetricRequests),
+    kmsSignRequests: sum((tally) => tally.kmsSignRequests),
     logBytes: sum((tally) => tally.logBytes),
     metricValues: sum((tally) => tally.metricValues),
     sqlStatements: sum((tally) => tally.sqlStatements),
@@ -232,7 +232,7 @@ function describe(counts: OperationCounts): string {
     `${per(counts.sqsRequests)} SQS requests + ${per(counts.sqsMessagesConsumed)} messages consumed`,
     `S3 ${per(counts.s3WriteRequests)} PUT / ${per(counts.s3ReadRequests)} GET, ${Math.round(per(counts.s3BytesStored) / 1024)} KB stored`,
     `${per(counts.sesEmails)} e-mails`,
-    `${per(counts.kmsRequests)} KMS + ${per(counts.kmsAsymmetricRequests)} KMS Sign`,
+    `${per(counts.kmsRequests)} KMS + ${per(counts.kmsSignRequests)} KMS Sign`,
     `${per(counts.sqlStatements)} SQL statements`,
     `${per(counts.metricValues)} EMF values, ${Math.round(per(counts.logBytes))} log bytes`,
   ].join(', ');

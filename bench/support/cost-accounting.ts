@@ -29,7 +29,7 @@ import { memoizeByKey } from '#local/memoize-by-key.ts';
  * - `LocalSecretSealer` (KMS's local stand-in): each seal or open is the KMS Encrypt or Decrypt it
  *   replaces;
  * - `LocalReportSigningKey` (the signing key's local stand-in): each signature is the `kms:Sign` with
- *   the report signing key (asymmetric) it replaces;
+ *   the report signing key it replaces (priced by the configured key spec in operation-cost.ts);
  * - `pg.Client.prototype.query`: statements on the users database (DSQL's DPUs are estimated from them);
  * - `process.stdout.write`: the bytes the functions log, and the EMF metric values among them.
  *
@@ -51,7 +51,7 @@ export interface FunctionTally {
   s3BytesStored: number;
   sesEmails: number;
   kmsRequests: number;
-  kmsAsymmetricRequests: number;
+  kmsSignRequests: number;
   logBytes: number;
   metricValues: number;
   /** `namespace/metric[dimension names]`: each distinct one is a CloudWatch custom metric. */
@@ -135,7 +135,7 @@ export class CostAccounting {
         s3BytesStored: 0,
         sesEmails: 0,
         kmsRequests: 0,
-        kmsAsymmetricRequests: 0,
+        kmsSignRequests: 0,
         logBytes: 0,
         metricValues: 0,
         metrics: new Set(),
@@ -215,7 +215,7 @@ export class CostAccounting {
     const accounting = this;
     prototype.signSha256 = function (this: LocalReportSigningKey, message: Uint8Array) {
       const tally = accounting.current();
-      if (tally) tally.kmsAsymmetricRequests += 1;
+      if (tally) tally.kmsSignRequests += 1;
       return original.call(this, message);
     };
   }

@@ -1,5 +1,6 @@
 import type { CloudFormationTemplate } from './idle-cost.ts';
 import { assumption, costOf, type PriceTable } from './price-table.ts';
+import { REPORT_SIGNING_ALGORITHM } from '#shared/adapters/signing/report-signing-algorithm.ts';
 
 /**
  * What a batch of operations caused, counted on the local stack (bench/support/cost-accounting.ts),
@@ -34,8 +35,8 @@ export interface OperationCounts {
   readonly s3BytesOut: number;
   readonly sesEmails: number;
   readonly kmsRequests: number;
-  /** KMS Sign calls with the report signing key (asymmetric, priced apart from the symmetric requests). */
-  readonly kmsAsymmetricRequests: number;
+  /** KMS Sign calls with the report signing key, priced by its key spec (`kmsSignPrice`). */
+  readonly kmsSignRequests: number;
   /** Bytes the functions logged (EMF metric lines included), besides Lambda's own lines per invocation. */
   readonly logBytes: number;
   /** EMF metric values emitted (how many metrics, summed over the lines). */
@@ -63,7 +64,19 @@ export interface OperationCost {
 
 const BYTES_PER_GB = 1e9;
 
-export function operationCost(counts: OperationCounts, table: PriceTable): OperationCost {
+/**
+ * The price of a request with an asymmetric KMS key of `keySpec`: KMS prices RSA 2048 keys' requests
+ * as symmetric ones, every other asymmetric spec at the asymmetric price.
+ */
+export const kmsSignPrice = (keySpec: string): string =>
+  keySpec === 'RSA_2048' ? 'kms-rsa-2048-request' : 'kms-asymmetric-request';
+
+/** `signingKeySpec`: the report signing key's spec the signatures are priced by; the configured one unless told. */
+export function operationCost(
+  counts: OperationCounts,
+  table: PriceTable,
+  signingKeySpec: string = REPORT_SIGNING_ALGORITHM.kmsKeySpec,
+): OperationCost {
   if (counts.operations <= 0) throw new Error('operation counts need at least one operation');
   const perThousand = (quantity: number): number => (quantity * 1000) / counts.operations;
   const daysPerMonth = assumption(table, 'hours-per-month') / 24;
@@ -87,7 +100,7 @@ export function operationCost(counts: OperationCounts, table: PriceTable): Opera
     ['S3 data out', 'data-transfer-out', counts.s3BytesOut / BYTES_PER_GB],
     ['SES e-mails', 'ses-email', counts.sesEmails],
     ['KMS requests', 'kms-request', counts.kmsRequests],
-    ['KMS Sign requests', 'kms-asymmetric-request', counts.kmsAsymmetricRequests],
+    ['KMS Sign requests', kmsSignPrice(signingKeySpec), counts.kmsSignRequests],
     ['CloudWatch Logs', 'cloudwatch-logs-ingestion', logBytes / BYTES_PER_GB],
     ['Aurora DSQL DPUs', 'dsql-dpu', counts.sqlStatements * assumption(table, 'dsql-dpu-per-statement'), true],
   ];

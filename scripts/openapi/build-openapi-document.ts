@@ -247,7 +247,7 @@ const operations: Record<string, OperationSpec> = {
     tag: 'Report signatures',
     summary: 'List the certificates reports are signed with',
     description:
-      'Every report is signed (PAdES baseline B-B, ECDSA P-256 with SHA-256) when it is generated. These are the certificates of the signing keys, the current one first; after a key rotation the earlier ones stay listed, so that a report signed before it still verifies. Check a downloaded report offline with `onboarding reports verify <file>`, `pdfsig` or a PDF reader, and compare its signer certificate with this list (docs/reports.md).',
+      'Every report is signed (PAdES baseline B-B, RSA 2048 with SHA-256; reports signed before the switch from ECDSA P-256 keep verifying against their listed certificate) when it is generated. These are the certificates of the signing keys, the current one first; after a key rotation the earlier ones stay listed, so that a report signed before it still verifies. Check a downloaded report offline with `onboarding reports verify <file>`, `pdfsig` or a PDF reader, and compare its signer certificate with this list (docs/reports.md).',
     scope: 'reports:read',
     success: { 200: jsonResponse('The certificates, current first.', 'ReportSigningCertificateList') },
     errors: { ...AUTHENTICATED },

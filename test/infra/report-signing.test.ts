@@ -1,4 +1,4 @@
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { sign } from 'node:crypto';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KEY_ADMINISTRATION_ACTIONS, REPORT_SIGNING_CERTIFICATES_TYPE } from '#lib/report-signing-construct.ts';
@@ -7,6 +7,7 @@ import { reportSignerName, SIGNING_CERTIFICATES_OBJECT_KEY } from '#shared/adapt
 import { issueSigningCertificate } from '#shared/adapters/signing/issue-signing-certificate.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 import { actionsOf, resourcesOf, templateQueries, type Statement } from './template-queries.ts';
+import { newReportSigningKeyPair } from '#shared/adapters/signing/report-signing-algorithm.ts';
 
 let stack: ServiceStack;
 let queries: ReturnType<typeof templateQueries>;
@@ -28,12 +29,12 @@ const certificates = () => queries.ofType(REPORT_SIGNING_CERTIFICATES_TYPE).map(
 const certificatesObject = () => `<${logicalIdOf(stack.reports.bucket)}.Arn>/${SIGNING_CERTIFICATES_OBJECT_KEY}`;
 
 describe('the report signing key', () => {
-  it('is an asymmetric P-256 signing key, retained', () => {
+  it('is an asymmetric RSA 2048 signing key (KMS prices its requests as symmetric ones), retained', () => {
     expect(key().Type).toBe('AWS::KMS::Key');
-    expect(key().Properties).toMatchObject({ KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
+    expect(key().Properties).toMatchObject({ KeySpec: 'RSA_2048', KeyUsage: 'SIGN_VERIFY' });
     expect(key().Properties.EnableKeyRotation).toBeUndefined();
     expect(key().DeletionPolicy).toBe('Retain');
-    expect(queries.ofType('AWS::KMS::Key').filter(([, k]) => k.Properties.KeySpec === 'ECC_NIST_P256')).toHaveLength(1);
+    expect(queries.ofType('AWS::KMS::Key').filter(([, k]) => k.Properties.KeySpec === 'RSA_2048')).toHaveLength(1);
   });
 
   it('lets only the worker sign reports, and the certificate publisher sign the key’s certificate; nobody else, not even the account', () => {
@@ -43,7 +44,7 @@ describe('the report signing key', () => {
       .map((statement) => (statement.Principal as { AWS: unknown }).AWS);
     expect(signers).toEqual([roleArnOf(stack.reports.worker), roleArnOf(stack.reportSigning.publisherFunction)]);
     for (const statement of keyStatements().filter((s) => actionsOf(s).includes('kms:Sign')))
-      expect(statement.Condition).toEqual({ StringEquals: { 'kms:SigningAlgorithm': 'ECDSA_SHA_256' } });
+      expect(statement.Condition).toEqual({ StringEquals: { 'kms:SigningAlgorithm': 'RSASSA_PKCS1_V1_5_SHA_256' } });
   });
 
   it('gives the public key to the same two roles only', () => {
@@ -142,7 +143,7 @@ describe('the certificate resource', () => {
   });
 
   it('carries the operator’s certificates given as context (literal \\n accepted), and refuses text that is not PEM', async () => {
-    const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const keys = newReportSigningKeyPair();
     const { pem } = await issueSigningCertificate({
       commonName: 'Operator CA test',
       publicKeyDer: new Uint8Array(keys.publicKey.export({ type: 'spki', format: 'der' })),

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms';
 import { SigningCertificateNotValidError, type ReportSigningKey } from '#shared/adapters/signing/report-signing-key.ts';
 import { isValidAt, type SigningCertificate } from '#shared/adapters/signing/signing-certificate.ts';
+import { REPORT_SIGNING_ALGORITHM } from '#shared/adapters/signing/report-signing-algorithm.ts';
 
 /**
- * The stage's asymmetric KMS key (`ECC_NIST_P256`, `SIGN_VERIFY`): the private key never leaves
+ * The stage's asymmetric KMS key (`REPORT_SIGNING_ALGORITHM`, `SIGN_VERIFY`): the private key never leaves
  * KMS. Each signature is one `kms:Sign` call over a SHA-256 digest computed here (MessageType
  * DIGEST); the public key is asked for once per container (`kms:GetPublicKey`) to pick, among
  * the published certificates, the one that certifies this key.
@@ -32,11 +33,11 @@ export class KmsReportSigningKey implements ReportSigningKey {
         KeyId: this.keyId,
         Message: createHash('sha256').update(message).digest(),
         MessageType: 'DIGEST',
-        SigningAlgorithm: 'ECDSA_SHA_256',
+        SigningAlgorithm: REPORT_SIGNING_ALGORITHM.kmsSigningAlgorithm,
       }),
     );
     if (!Signature) throw new Error('KMS returned no signature');
-    // KMS's ECDSA signature is DER (ECDSA-Sig-Value), as CMS and X.509 carry it.
+    // As CMS and X.509 carry it: the RSA signature's octets (an ECDSA key's would be DER, ECDSA-Sig-Value).
     return Signature;
   };
 

@@ -9,10 +9,14 @@ import {
   setOf,
   smallInteger,
 } from './der.ts';
+import { REPORT_SIGNING_ALGORITHM } from './report-signing-algorithm.ts';
 import type { SignSha256 } from './signing-certificate.ts';
 
 const SHA256 = sequence(objectIdentifier('2.16.840.1.101.3.4.2.1'));
-const ECDSA_WITH_SHA256 = sequence(objectIdentifier('1.2.840.10045.4.3.2'));
+const SIGNATURE_ALGORITHM = sequence(
+  objectIdentifier(REPORT_SIGNING_ALGORITHM.signatureAlgorithm.oid),
+  ...(REPORT_SIGNING_ALGORITHM.signatureAlgorithm.nullParameters ? [Uint8Array.of(0x05, 0x00)] : []),
+);
 const DATA = objectIdentifier('1.2.840.113549.1.7.1');
 const SIGNED_DATA = objectIdentifier('1.2.840.113549.1.7.2');
 const CONTENT_TYPE = objectIdentifier('1.2.840.113549.1.9.3');
@@ -53,7 +57,7 @@ export async function detachedCadesSignature(
     sequence(issuer, serialNumber),
     SHA256,
     signedAttributesField,
-    ECDSA_WITH_SHA256,
+    SIGNATURE_ALGORITHM,
     octetString(signature),
   );
   const signedData = sequence(

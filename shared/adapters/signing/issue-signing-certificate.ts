@@ -1,12 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import {
-  describeCertificate,
-  ECDSA_WITH_SHA256,
-  type SignSha256,
-  type SigningCertificate,
-} from './signing-certificate.ts';
+import { REPORT_SIGNING_ALGORITHM } from './report-signing-algorithm.ts';
+import { describeCertificate, type SignSha256, type SigningCertificate } from './signing-certificate.ts';
 
 /*
  * Certificates are issued outside the worker only: at deploy by the certificate publisher
@@ -30,6 +26,14 @@ const KEY_USAGE = '2.5.29.15';
 /** digitalSignature and nonRepudiation (contentCommitment): the bits a document signing certificate carries. */
 const DOCUMENT_SIGNING_KEY_USAGE = new Uint8Array([0b1100_0000]);
 
+const signatureAlgorithm = (): pkijs.AlgorithmIdentifier => {
+  const { oid, nullParameters } = REPORT_SIGNING_ALGORITHM.signatureAlgorithm;
+  return new pkijs.AlgorithmIdentifier({
+    algorithmId: oid,
+    ...(nullParameters ? { algorithmParams: new asn1js.Null() } : {}),
+  });
+};
+
 /**
  * A self-issued X.509 v3 certificate for a report signing key, signed by that key (locally with
  * node:crypto, in AWS through `kms:Sign`): pkijs encodes it, `signSha256` signs the TBS part.
@@ -49,7 +53,7 @@ export async function issueSigningCertificate(request: CertificateRequest): Prom
   const certificate = new pkijs.Certificate({
     version: 2,
     serialNumber: new asn1js.Integer({ valueHex: serial }),
-    signature: new pkijs.AlgorithmIdentifier({ algorithmId: ECDSA_WITH_SHA256 }),
+    signature: signatureAlgorithm(),
     issuer: name(),
     subject: name(),
     notBefore: new pkijs.Time({ type: pkijs.TimeType.UTCTime, value: request.notBefore }),
@@ -67,7 +71,7 @@ export async function issueSigningCertificate(request: CertificateRequest): Prom
         extnValue: new asn1js.BitString({ valueHex: DOCUMENT_SIGNING_KEY_USAGE, unusedBits: 6 }).toBER(),
       }),
     ],
-    signatureAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: ECDSA_WITH_SHA256 }),
+    signatureAlgorithm: signatureAlgorithm(),
   });
   certificate.tbsView = new Uint8Array(certificate.encodeTBS().toBER());
   certificate.signatureValue = new asn1js.BitString({

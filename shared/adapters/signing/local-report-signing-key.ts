@@ -6,7 +6,7 @@ import { SigningCertificateNotValidError } from './report-signing-key.ts';
 import { certificatesFromPem, describeCertificate, isValidAt, type SigningCertificate } from './signing-certificate.ts';
 
 /**
- * `.local/report-signing-key.json`: the local stack's P-256 key (PKCS #8 PEM) and its certificates,
+ * `.local/report-signing-key.json`: the local stack's key (PKCS #8 PEM, `REPORT_SIGNING_ALGORITHM`) and its certificates,
  * the current one (for this key) first, those of earlier keys after it, so reports signed before a
  * rotation still verify against the published list.
  */

@@ -1,9 +1,9 @@
 import { createHash, X509Certificate } from 'node:crypto';
 
-/** ecdsa-with-SHA256: the one signature algorithm of the report signing keys (KMS `ECC_NIST_P256`, or a local P-256 key). */
-export const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
-
-/** Signs SHA-256(message) with the report signing key; the signature DER-encoded (ECDSA-Sig-Value). */
+/**
+ * Signs SHA-256(message) with the report signing key (`REPORT_SIGNING_ALGORITHM`); the signature
+ * as X.509 and CMS carry it (RSA: its octets).
+ */
 export type SignSha256 = (message: Uint8Array) => Promise<Uint8Array>;
 
 /** A certificate as the signing-certificates endpoint and the signer see it. */

@@ -162,7 +162,7 @@ describe('what the cost accounting counts per function', () => {
         await load('signer')
       )({}, context);
       const tally = accounting.take().get('Signer')!;
-      expect(tally.kmsAsymmetricRequests).toBe(2);
+      expect(tally.kmsSignRequests).toBe(2);
       expect(tally.kmsRequests).toBe(0);
     } finally {
       await rm(keysDir, { recursive: true, force: true });

@@ -1,10 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Fetch } from '#client/index.ts';
 import { EXIT, runCli, type CliIo } from '#cli/run-cli.ts';
-import { signatureOf } from '#test/support/pdf-signature.ts';
+import { pdfsig, signatureOf } from '#test/support/pdf-signature.ts';
 import { reportSignedByAnotherKey } from '#test/support/signed-report.ts';
 
 /** `onboarding report verify`: reports signed by the worker's signer, checked offline. */
@@ -79,7 +79,26 @@ describe('onboarding report verify, offline with --certificates', () => {
     expect((await verify(other.pdf, ['--certificates', 'other.pem'])).code).toBe(EXIT.ok);
   });
 
-  it('refuses a signature whose value was altered (the ECDSA signature no longer verifies)', async () => {
+  it('accepts a report signed with the earlier ECC P-256 key against the published list that keeps its certificate after the RSA 2048 one', async () => {
+    // Signed by this service's signer while the key was P-256 (ecdsa-with-SHA256 in the CMS), before the switch.
+    const fixtures = path.join(import.meta.dirname, '../reports/signing/fixtures');
+    const p256Report = new Uint8Array(await readFile(path.join(fixtures, 'p256-signed-report.pdf')));
+    const p256Certificate = await readFile(path.join(fixtures, 'p256-certificate.pem'), 'utf8');
+    await writeFile(path.join(dir, 'after-the-switch.pem'), published.certificatePem + p256Certificate);
+    expect(signatureOf(p256Report).signedData.signerInfos[0]!.signatureAlgorithm.algorithmId).toBe(
+      '1.2.840.10045.4.3.2',
+    );
+    expect(signatureOf(published.pdf).signedData.signerInfos[0]!.signatureAlgorithm.algorithmId).toBe(
+      '1.2.840.113549.1.1.11',
+    );
+
+    expect((await verify(p256Report, ['--certificates', 'after-the-switch.pem'])).code).toBe(EXIT.ok);
+    expect((await verify(published.pdf, ['--certificates', 'after-the-switch.pem'])).code).toBe(EXIT.ok);
+    expect(pdfsig(p256Report)).toContain('Signature is Valid.');
+    expect(pdfsig(published.pdf)).toContain('Signature is Valid.');
+  });
+
+  it('refuses a signature whose value was altered (the RSA signature no longer verifies)', async () => {
     const { byteRange, der } = signatureOf(published.pdf);
     // The signature OCTET STRING ends the SignerInfo, which ends the CMS: its last byte is the DER's last byte.
     const lastSignatureHexDigit = byteRange[1] + 1 + der.byteLength * 2 - 1;

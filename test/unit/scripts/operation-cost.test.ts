@@ -33,6 +33,7 @@ const table = parsePriceTable(
     '| `ses-email` | 0.10 | 1,000 e-mails | |',
     '| `kms-request` | 0.03 | 10,000 requests | |',
     '| `kms-asymmetric-request` | 0.15 | 10,000 requests | |',
+    '| `kms-rsa-2048-request` | 0.03 | 10,000 requests | |',
     '| `cloudwatch-logs-ingestion` | 0.50 | GB | |',
     '| `dsql-dpu` | 8.00 | 1,000,000 DPUs | |',
     '<!-- cost:prices:end -->',
@@ -68,7 +69,7 @@ const nothing: OperationCounts = {
   s3BytesOut: 0,
   sesEmails: 0,
   kmsRequests: 0,
-  kmsAsymmetricRequests: 0,
+  kmsSignRequests: 0,
   logBytes: 0,
   metricValues: 0,
   sqlStatements: 0,
@@ -93,7 +94,17 @@ describe('the cost of 1,000 operations from what a batch of them caused', () => 
     expect(usdOf({ s3WriteRequests: 10 }, 'S3 PUT requests')).toBeCloseTo(0.005, 10);
     expect(usdOf({ s3ReadRequests: 10 }, 'S3 GET requests')).toBeCloseTo(0.0004, 10);
     expect(usdOf({ kmsRequests: 10 }, 'KMS requests')).toBeCloseTo(0.003, 10);
-    expect(usdOf({ kmsAsymmetricRequests: 10 }, 'KMS Sign requests')).toBeCloseTo(0.015, 10);
+  });
+
+  it('prices each report signature by the signing key’s spec: RSA 2048 as a symmetric request, any other asymmetric spec at the asymmetric price', () => {
+    expect(usdOf({ kmsSignRequests: 10 }, 'KMS Sign requests')).toBeCloseTo(0.003, 10);
+    const signOf = (keySpec: string) =>
+      operationCost({ ...nothing, kmsSignRequests: 10 }, table, keySpec).items.find(
+        (entry) => entry.item === 'KMS Sign requests',
+      )!.usd;
+    expect(signOf('RSA_2048')).toBeCloseTo(0.003, 10);
+    expect(signOf('ECC_NIST_P256')).toBeCloseTo(0.015, 10);
+    expect(signOf('RSA_3072')).toBeCloseTo(0.015, 10);
   });
 
   it('adds the event source’s receive and delete for each message it consumed to the SQS requests sent', () => {

@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import { createHash, sign } from 'node:crypto';
 import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -11,13 +11,14 @@ import { renderUserReport } from '#shared/adapters/pdf/render-user-report.ts';
 import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
 import { signatureOf } from '#test/support/pdf-signature.ts';
 import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, typicalUser } from '#test/unit/reports/pdf/user-report-fixtures.ts';
+import { newReportSigningKeyPair } from '#shared/adapters/signing/report-signing-algorithm.ts';
 
 const KEY_ID = 'arn:aws:kms:eu-west-1:111111111111:key/report-signing';
 const kmsMock = mockClient(KMSClient);
-/** What the mocked KMS answers to Sign: a DER ECDSA-Sig-Value's shape, recognisable in the output. */
+/** What the mocked KMS answers to Sign: bytes recognisable in the output (a real RSA 2048 signature has 256). */
 const KMS_SIGNATURE = Uint8Array.from([0x30, 0x06, 0x02, 0x01, 0x2a, 0x02, 0x01, 0x2b]);
 
-function certificateFor(keys: ReturnType<typeof generateKeyPairSync>, notAfter: Date): Promise<SigningCertificate> {
+function certificateFor(keys: ReturnType<typeof newReportSigningKeyPair>, notAfter: Date): Promise<SigningCertificate> {
   return issueSigningCertificate({
     publicKeyDer: new Uint8Array(keys.publicKey.export({ type: 'spki', format: 'der' })),
     commonName: 'Onboarding reports service, report signing, stage test',
@@ -30,8 +31,8 @@ function certificateFor(keys: ReturnType<typeof generateKeyPairSync>, notAfter: 
 
 describe('KmsReportSigningKey', () => {
   const signedAt = new Date('2026-11-28T10:00:00Z');
-  const kmsKeys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const earlierKeys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const kmsKeys = newReportSigningKeyPair();
+  const earlierKeys = newReportSigningKeyPair();
   let current: SigningCertificate;
   let earlier: SigningCertificate;
   let unsigned: Uint8Array;
@@ -74,7 +75,7 @@ describe('KmsReportSigningKey', () => {
     expect(kmsMock).toHaveReceivedCommandWith(SignCommand, {
       KeyId: KEY_ID,
       MessageType: 'DIGEST',
-      SigningAlgorithm: 'ECDSA_SHA_256',
+      SigningAlgorithm: 'RSASSA_PKCS1_V1_5_SHA_256',
       Message: new Uint8Array(createHash('sha256').update(signedAttributes).digest()),
     });
     expect(Buffer.from(signerInfo!.signature.valueBlock.valueHexView)).toEqual(Buffer.from(KMS_SIGNATURE));

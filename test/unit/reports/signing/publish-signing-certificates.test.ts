@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, sign, X509Certificate, type KeyObject } from 'node:crypto';
+import { createHash, sign, X509Certificate, type KeyObject } from 'node:crypto';
 import * as pkijs from 'pkijs';
 import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -13,12 +13,13 @@ import {
 } from '#shared/adapters/signing/publish-signing-certificates.ts';
 import { issueSigningCertificate } from '#shared/adapters/signing/issue-signing-certificate.ts';
 import { certificatesFromPem, describeCertificate } from '#shared/adapters/signing/signing-certificate.ts';
+import { newReportSigningKeyPair } from '#shared/adapters/signing/report-signing-algorithm.ts';
 
 const NOW = new Date('2026-11-28T10:00:00Z');
 const DAY_MS = 86_400_000;
 const SIGNER = 'Onboarding reports service, report signing, stage test';
 
-const newKeys = () => generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const newKeys = () => newReportSigningKeyPair();
 const spkiOf = (publicKey: KeyObject) => new Uint8Array(publicKey.export({ type: 'spki', format: 'der' }));
 const localKey = (keys: ReturnType<typeof newKeys>) => ({
   publicKeyDer: () => Promise.resolve(spkiOf(keys.publicKey)),
@@ -152,7 +153,7 @@ describe('publishSigningCertificates', () => {
 describe('publishSigningCertificates with the KMS key', () => {
   const kmsMock = mockClient(KMSClient);
   const keys = newKeys();
-  /** What the mocked KMS answers to Sign: a DER ECDSA-Sig-Value's shape, recognisable in the certificate. */
+  /** What the mocked KMS answers to Sign: bytes recognisable in the certificate (a real RSA 2048 signature has 256). */
   const KMS_SIGNATURE = Uint8Array.from([0x30, 0x06, 0x02, 0x01, 0x2a, 0x02, 0x01, 0x2b]);
   beforeEach(() => {
     kmsMock.reset();
@@ -172,7 +173,7 @@ describe('publishSigningCertificates with the KMS key', () => {
     expect(signs[0]!.args[0].input).toEqual({
       KeyId: 'key-arn',
       MessageType: 'DIGEST',
-      SigningAlgorithm: 'ECDSA_SHA_256',
+      SigningAlgorithm: 'RSASSA_PKCS1_V1_5_SHA_256',
       Message: createHash('sha256').update(new Uint8Array(parsed.tbsView)).digest(),
     });
     expect(new Uint8Array(parsed.signatureValue.valueBlock.valueHexView)).toEqual(KMS_SIGNATURE);
