@@ -54,10 +54,14 @@ class ReportEventNotPublishedError extends Error {
     super(`the ${event.type} event of job ${event.data.jobId as string} was not published`, options);
   }
 }
-/** Logged once per render and character: the report shows the missing-glyph box in its place. */
+/**
+ * Logged once per render and character: the report shows the missing-glyph box in its place, so it
+ * is not PDF/A and claims no PDF/A identification (docs/reports.md).
+ */
 const logMissingGlyph = (codePoint: number): void =>
   logger.warn('report character has no glyph in any shipped font', {
     codePoint: `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`,
+    pdfA: 'not claimed',
   });
 
 const processJob = processReportJob({

@@ -16,12 +16,17 @@ export interface DocumentDescription {
   date: Date;
   /** Identifies the document for its trailer `/ID`: the same input gives the same ID. */
   identity: string;
+  /**
+   * The PDF/A-2 conformance level claimed (`pdfaid`); undefined when the file is not PDF/A (it
+   * shows a missing glyph), so it claims no PDF/A identification at all.
+   */
+  pdfaConformance: 'A' | undefined;
 }
 
 /**
  * PDF/A-2 (ISO 19005-2) level A, the document-level part: the Info dictionary and an XMP metadata
  * stream with the same title, author, subject, keywords, tools and dates (6.6.2.3), `pdfaid:part`
- * 2 and `pdfaid:conformance` A (the tagged structure, tagged-structure.ts, is what level A adds);
+ * 2 and `pdfaid:conformance` A unless `pdfaConformance` says the file is not PDF/A (the tagged structure, tagged-structure.ts, is what level A adds);
  * an sRGB output intent with its ICC profile, since the report paints in DeviceRGB (6.2.4.3); a
  * trailer `/ID` (6.1.3), derived from `identity` so a render stays deterministic.
  */
@@ -84,13 +89,14 @@ function xmpPacket(description: DocumentDescription): string {
 <xmp:CreateDate>${date}</xmp:CreateDate>
 <xmp:ModifyDate>${date}</xmp:ModifyDate>
 <xmp:MetadataDate>${date}</xmp:MetadataDate>
-<pdfaid:part>2</pdfaid:part>
-<pdfaid:conformance>A</pdfaid:conformance>
-</rdf:Description>
+${pdfaIdentification(description.pdfaConformance)}</rdf:Description>
 </rdf:RDF>
 </x:xmpmeta>
 <?xpacket end="r"?>`;
 }
+
+const pdfaIdentification = (conformance: 'A' | undefined): string =>
+  conformance ? `<pdfaid:part>2</pdfaid:part>\n<pdfaid:conformance>${conformance}</pdfaid:conformance>\n` : '';
 
 /** Text as XML character data; characters XML 1.0 cannot carry at all are dropped. */
 function escapeXml(value: string): string {

@@ -64,7 +64,7 @@ export function pdfReportRenderer(
  * the job, user and time.
  *
  * Archival and accessible: PDF/A-2a metadata and output intent (archival-metadata.ts), and the
- * structure tree (tagged-structure.ts), both written before the signature placeholder's widget is
+ * structure tree (tagged-structure.ts); a report that drew a missing glyph does not claim PDF/A, both written before the signature placeholder's widget is
  * tagged and the file saved once, so the signature covers them.
  */
 export async function renderUserReport(input: RenderUserReportInput): Promise<Uint8Array> {
@@ -79,7 +79,8 @@ export async function renderUserReport(input: RenderUserReportInput): Promise<Ui
     paintPage(doc, pdfPage, page, typesetter, subsets, structure.page(pdfPage));
   }
   subsets.embedAll();
-  setMetadata(doc, input);
+  // PDF/A-2 forbids references to .notdef (6.2.11.8) at every conformance level: such a report is not PDF/A.
+  setMetadata(doc, input, !typesetter.drewMissingGlyph);
   input.signaturePlaceholder?.(doc, input.generatedAt);
   structure.finish(layout.structure, REPORT_LANGUAGE);
   await doc.flush();
@@ -187,8 +188,9 @@ function num(value: number): string {
   return Object.is(rounded, -0) ? '0' : String(rounded);
 }
 
-function setMetadata(doc: PDFDocument, input: RenderUserReportInput): void {
+function setMetadata(doc: PDFDocument, input: RenderUserReportInput, claimPdfA: boolean): void {
   setArchivalMetadata(doc, {
+    pdfaConformance: claimPdfA ? 'A' : undefined,
     title: `${REPORT_TITLE}: user ${input.user.id}`,
     author: input.organizationName,
     subject: `Status of user ${input.user.id} in ${input.organizationName}, report job ${input.jobId}`,

@@ -99,6 +99,11 @@ export class Typesetter {
     this.faces = new FontFaces(fonts);
   }
 
+  /** Whether any text set so far has a character no shipped font has (drawn as `.notdef`). */
+  get drewMissingGlyph(): boolean {
+    return this.reported.size > 0;
+  }
+
   /**
    * `text` as it is drawn: NFC, white space as plain spaces, control and format characters dropped
    * (but the joiners shaping needs). Characters no face has stay: they are drawn as the box.

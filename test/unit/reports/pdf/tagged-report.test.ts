@@ -345,3 +345,28 @@ describe('languageOf (a value read in its script language)', () => {
     expect(languageOf('—', 'en')).toBeUndefined();
   });
 });
+
+describe('a report that shows a missing glyph (a character no shipped font has)', () => {
+  let pdf: Uint8Array;
+  const missing: number[] = [];
+  beforeAll(async () => {
+    pdf = await renderUserReport({
+      user: typicalUser({ first_name: 'Tarō 🙂' }),
+      organizationName: ORGANIZATION_NAME,
+      jobId: JOB_ID,
+      generatedAt: GENERATED_AT,
+      fonts: loadReportFonts(),
+      onMissingGlyph: (codePoint) => missing.push(codePoint),
+    });
+  }, 60_000);
+
+  it('claims no PDF/A conformance (PDF/A-2 forbids .notdef at every level): no pdfaid in its XMP, the rest of the metadata kept', () => {
+    expect(missing).toEqual([0x1f642]);
+    const meta = pdfinfo(pdf, '-meta');
+    expect(meta).not.toContain('pdfaid:part');
+    expect(meta).not.toContain('pdfaid:conformance');
+    expect(meta).toContain('<dc:title>');
+    expect(meta).toContain('<xmp:CreateDate>');
+    expect(pdfinfo(pdf)).toMatch(/^Tagged: +yes$/mu);
+  });
+});
