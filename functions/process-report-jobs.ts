@@ -3,6 +3,8 @@ import type { Context, SQSRecord } from 'aws-lambda';
 import { containerDynamoDbClients, createS3Client } from '#shared/adapters/aws-clients.ts';
 import { reportSigningKeyFor } from '#shared/adapters/report-signing-adapters.ts';
 import { padesReportSigner, reportSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
+import { rfc3161Timestamper } from '#shared/adapters/signing/rfc3161-timestamper.ts';
+import { dnsHostResolver } from '#shared/adapters/http/dns-host-resolver.ts';
 import { reportSigningEnvironment } from '#shared/config/report-signing-config.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
@@ -64,6 +66,15 @@ const logMissingGlyph = (codePoint: number): void =>
     pdfA: 'not claimed',
   });
 
+// PAdES B-T when a timestamp authority is configured; its failure retries the job (docs/reports.md).
+const timestamp = config.REPORT_TIMESTAMP_URL
+  ? rfc3161Timestamper({
+      url: config.REPORT_TIMESTAMP_URL,
+      policy: { localMode: config.WEBHOOK_LOCAL_MODE === 'true' },
+      resolver: dnsHostResolver,
+    })
+  : undefined;
+
 const processJob = processReportJob({
   // At least once (docs/contract.md §9), also when the webhook queue is unreachable: an event SQS did
   // not take is kept as pending (republished every minute); one that could not be kept either
@@ -79,8 +90,12 @@ const processJob = processReportJob({
     new PostgresUsersDatabase(config, { onConflictRetry: recordUsersDatabaseConflictRetry }),
   ),
   storage: new S3ReportStorage(s3, config.REPORTS_BUCKET_NAME),
-  render: pdfReportRenderer(loadReportFonts(), logMissingGlyph, reportSignaturePlaceholder()),
-  sign: padesReportSigner(reportSigningKeyFor(config, { s3, bucketName: config.REPORTS_BUCKET_NAME })),
+  render: pdfReportRenderer(
+    loadReportFonts(),
+    logMissingGlyph,
+    reportSignaturePlaceholder({ timestamped: timestamp !== undefined }),
+  ),
+  sign: padesReportSigner(reportSigningKeyFor(config, { s3, bucketName: config.REPORTS_BUCKET_NAME }), timestamp),
   clock: systemClock,
   templateVersion: REPORT_TEMPLATE_VERSION,
 });

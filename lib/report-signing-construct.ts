@@ -56,6 +56,8 @@ export interface ReportSigningConstructProps {
   readonly bucket: Bucket;
   /** The operator's certificate for the key and its CA chain (PEM); without it the certificate is self-issued. */
   readonly operatorCertificates?: string | undefined;
+  /** An RFC 3161 timestamp authority: the worker then signs PAdES B-T (`REPORT_TIMESTAMP_URL`). */
+  readonly timestampUrl?: string | undefined;
 }
 
 /**
@@ -180,6 +182,7 @@ export class ReportSigningConstruct extends Construct {
     });
 
     props.worker.addEnvironment('REPORT_SIGNING_KEY_ID', this.key.keyArn);
+    if (props.timestampUrl) props.worker.addEnvironment('REPORT_TIMESTAMP_URL', props.timestampUrl);
     this.grantReadCertificates(props.worker);
   }
 

@@ -298,6 +298,7 @@ export class ServiceStack extends Stack {
       worker: this.reports.worker,
       bucket: this.reports.bucket,
       operatorCertificates: config.reportSigningCertificates,
+      timestampUrl: config.reportTimestampUrl,
     });
     this.webhooks = new WebhooksConstruct(this, 'Webhooks', {
       webhooks: this.data.tables.Webhooks,

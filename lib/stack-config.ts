@@ -188,6 +188,17 @@ export const stackConfigSchema = v.pipe(
         ),
       ),
     ),
+    /**
+     * An RFC 3161 timestamp authority (https URL): reports are then signed PAdES B-T, each signature
+     * timestamped by it (docs/reports.md, "Signature levels").
+     */
+    reportTimestampUrl: v.optional(
+      v.pipe(
+        v.string('reportTimestampUrl must be a URL'),
+        v.url('reportTimestampUrl must be a URL'),
+        v.startsWith('https://', 'reportTimestampUrl must use https'),
+      ),
+    ),
     /** Days audit events are kept (DynamoDB TTL). */
     auditRetentionDays: positiveInteger('auditRetentionDays', 400, 3650),
     /**

@@ -163,3 +163,35 @@ describe('the certificate resource', () => {
     ).toThrow(/reportSigningCertificates must be PEM certificates/);
   });
 });
+
+describe('the timestamp authority (context reportTimestampUrl, PAdES B-T)', () => {
+  const workerVariables = (of: ServiceStack) =>
+    templateQueries(Template.fromStack(of)).resources[logicalIdOf(of.reports.worker)]!.Properties.Environment
+      .Variables as Record<string, unknown>;
+
+  it('is given to the worker as REPORT_TIMESTAMP_URL, and to no other function', () => {
+    const { stack: timestamped } = buildServiceStack({
+      bundle: false,
+      context: { reportTimestampUrl: 'https://timestamp.example.com/tsa' },
+    });
+    expect(workerVariables(timestamped).REPORT_TIMESTAMP_URL).toBe('https://timestamp.example.com/tsa');
+    const others = templateQueries(Template.fromStack(timestamped))
+      .ofType('AWS::Lambda::Function')
+      .filter(([id]) => id !== logicalIdOf(timestamped.reports.worker))
+      .filter(([, fn]) => 'REPORT_TIMESTAMP_URL' in ((fn.Properties.Environment?.Variables ?? {}) as object));
+    expect(others).toEqual([]);
+  });
+
+  it('is absent without the context: the worker signs B-B', () => {
+    expect(workerVariables(stack)).not.toHaveProperty('REPORT_TIMESTAMP_URL');
+  });
+
+  it('must be an https URL', () => {
+    expect(() => buildServiceStack({ bundle: false, context: { reportTimestampUrl: 'not a url' } })).toThrow(
+      /reportTimestampUrl must be a URL/,
+    );
+    expect(() =>
+      buildServiceStack({ bundle: false, context: { reportTimestampUrl: 'http://timestamp.example.com/tsa' } }),
+    ).toThrow(/reportTimestampUrl must use https/);
+  });
+});

@@ -40,6 +40,16 @@ export const octetString = (value: Uint8Array): Uint8Array => tlv(0x04, value);
 /** A small non-negative INTEGER (versions). */
 export const smallInteger = (value: number): Uint8Array => tlv(0x02, Uint8Array.of(value));
 
+/** A non-negative INTEGER from its big-endian octets (a nonce), in minimal two's complement. */
+export function unsignedInteger(octets: Uint8Array): Uint8Array {
+  let start = 0;
+  while (start < octets.byteLength - 1 && octets[start] === 0) start += 1;
+  const value = octets.subarray(start);
+  return tlv(0x02, ...(value[0]! & 0x80 ? [Uint8Array.of(0)] : []), value);
+}
+
+export const booleanTrue = (): Uint8Array => Uint8Array.of(0x01, 0x01, 0xff);
+
 /** `[n]` EXPLICIT, or a constructed `[n]` IMPLICIT of a SET/SEQUENCE's contents. */
 export const contextConstructed = (tagNumber: number, ...contents: Uint8Array[]): Uint8Array =>
   tlv(0xa0 | tagNumber, ...contents);
