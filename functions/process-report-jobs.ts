@@ -4,7 +4,6 @@ import { containerDynamoDbClients, createS3Client } from '#shared/adapters/aws-c
 import { reportSigningKeyFor } from '#shared/adapters/report-signing-adapters.ts';
 import { padesReportSigner, reportSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 import { rfc3161Timestamper } from '#shared/adapters/signing/rfc3161-timestamper.ts';
-import { dnsHostResolver } from '#shared/adapters/http/dns-host-resolver.ts';
 import { reportSigningEnvironment } from '#shared/config/report-signing-config.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
@@ -67,13 +66,7 @@ const logMissingGlyph = (codePoint: number): void =>
   });
 
 // PAdES B-T when a timestamp authority is configured; its failure retries the job (docs/reports.md).
-const timestamp = config.REPORT_TIMESTAMP_URL
-  ? rfc3161Timestamper({
-      url: config.REPORT_TIMESTAMP_URL,
-      policy: { localMode: config.WEBHOOK_LOCAL_MODE === 'true' },
-      resolver: dnsHostResolver,
-    })
-  : undefined;
+const timestamp = config.REPORT_TIMESTAMP_URL ? rfc3161Timestamper({ url: config.REPORT_TIMESTAMP_URL }) : undefined;
 
 const processJob = processReportJob({
   // At least once (docs/contract.md §9), also when the webhook queue is unreachable: an event SQS did

@@ -11,8 +11,6 @@ export const reportSigningEnvironment = {
   REPORT_SIGNING_KEY_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
   /** An RFC 3161 timestamp authority (context `reportTimestampUrl`): the signature is then PAdES B-T. */
   REPORT_TIMESTAMP_URL: v.optional(v.pipe(v.string(), v.url('REPORT_TIMESTAMP_URL must be a URL'))),
-  /** `true` in the local stack alone: the timestamp authority may be `http` on a loopback address. */
-  WEBHOOK_LOCAL_MODE: v.optional(v.picklist(['true', 'false']), 'false'),
 };
 
 export type ReportSigningSettings = { kmsKeyId: string } | { keyFile: string };

@@ -21,7 +21,7 @@ export interface TestTimestampAuthority {
   close(): Promise<void>;
 }
 
-export type AuthorityBehaviour = 'grant' | 'http-500' | 'reject' | 'other-digest' | 'hang';
+export type AuthorityBehaviour = 'grant' | 'http-500' | 'reject' | 'other-digest' | 'hang' | 'redirect' | 'oversized';
 
 const ID_CT_TST_INFO = '1.2.840.113549.1.9.16.1.4';
 const SIGNED_DATA = '1.2.840.113549.1.7.2';
@@ -117,6 +117,14 @@ export async function startTimestampAuthority(
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
       if (behaviour === 'hang') return;
+      if (behaviour === 'redirect' && incoming.url !== '/elsewhere') {
+        outgoing.writeHead(307, { location: `http://127.0.0.1:${port}/elsewhere` }).end();
+        return;
+      }
+      if (behaviour === 'oversized') {
+        outgoing.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(Buffer.alloc(65 * 1024));
+        return;
+      }
       if (behaviour === 'http-500' || incoming.headers['content-type'] !== 'application/timestamp-query') {
         outgoing.writeHead(behaviour === 'http-500' ? 500 : 415).end();
         return;

@@ -1,10 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
-import type { HostResolver } from '#shared/domain/webhooks/ports.ts';
-import { vetWebhookUrl, type UrlPolicy, type VettedTarget } from '#shared/domain/webhooks/ssrf-guard.ts';
 import {
   booleanTrue,
   childrenOf,
@@ -35,27 +30,20 @@ const TIMESTAMP_AUTHORITY = 'timestamp authority';
  * RFC 3161 over HTTP (`application/timestamp-query`), for PAdES B-T: the request carries the
  * SHA-256 of the signature value, a random nonce and asks for the authority's certificate; the
  * answer is accepted when granted and its token's TSTInfo names that same digest and nonce. The
- * URL goes through the webhooks' SSRF guard (public addresses only, https only, outside the
- * local stack) and the connection to the address it checked; lookup, connection and answer take
- * at most `timeoutMs`. Whatever fails is a `DependencyUnavailableError`: the job is retried like
- * after any dependency's failure, and never stored without the token it should carry.
+ * URL is the operator's (context `reportTimestampUrl`, https only, checked at synth), never a
+ * tenant's, so it does not go through the webhooks' SSRF guard; redirects are refused and the
+ * request, answer included, takes at most `timeoutMs`. Whatever fails is a
+ * `DependencyUnavailableError`: the job is retried like after any dependency's failure, and never
+ * stored without the token it should carry.
  */
-export function rfc3161Timestamper(options: {
-  url: string;
-  policy: UrlPolicy;
-  resolver: HostResolver;
-  timeoutMs?: number;
-}): SignatureTimestamper {
+export function rfc3161Timestamper(options: { url: string; timeoutMs?: number }): SignatureTimestamper {
   const timeoutMs = options.timeoutMs ?? TIMESTAMP_TIMEOUT_MS;
   return async (signatureValue) => {
     const hashedMessage = octetString(createHash('sha256').update(signatureValue).digest());
     const nonce = unsignedInteger(randomBytes(8));
     const query = sequence(smallInteger(1), sequence(SHA256, hashedMessage), nonce, booleanTrue());
     try {
-      const target = await vetWebhookUrl(options.url, options.policy, options.resolver, { budgetMs: timeoutMs });
-      const answer = await post(target, query);
-      if (answer.status !== 200) throw new Error(`the timestamp authority answered HTTP ${answer.status}`);
-      return tokenFrom(answer.body, { hashedMessage, nonce });
+      return tokenFrom(await post(options.url, query, timeoutMs), { hashedMessage, nonce });
     } catch (error) {
       throw new DependencyUnavailableError(TIMESTAMP_AUTHORITY, { cause: error });
     }
@@ -110,42 +98,30 @@ function tstInfoOf(token: Element): Element {
 
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a).equals(Buffer.from(b));
 
-/** POSTs the query to the address the guard checked (no second lookup), never following a redirect. */
-function post(target: VettedTarget, query: Uint8Array): Promise<{ status: number; body: Uint8Array }> {
-  const vettedLookup: LookupFunction = (_hostname, lookupOptions, callback) => {
-    if ((lookupOptions as { all?: boolean }).all) {
-      (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [
-        { address: target.address, family: target.family },
-      ]);
-    } else callback(null, target.address, target.family);
-  };
-  const request = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
-  const signal = target.deadline!.signal;
-  return new Promise((resolve, reject) => {
-    signal.throwIfAborted();
-    const outgoing = request(
-      target.url,
-      {
-        method: 'POST',
-        lookup: vettedLookup,
-        signal,
-        headers: { 'content-type': 'application/timestamp-query', 'content-length': String(query.byteLength) },
-      },
-      (incoming: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        let read = 0;
-        incoming.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > MAX_RESPONSE_BYTES) incoming.destroy(new Error('the timestamp authority’s answer is too large'));
-          else chunks.push(chunk);
-        });
-        incoming.on('end', () =>
-          resolve({ status: incoming.statusCode ?? 0, body: new Uint8Array(Buffer.concat(chunks)) }),
-        );
-        incoming.on('error', reject);
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(query);
+/** POSTs the query with Node's own fetch (nothing added to the bundle); the answer's body, at most MAX_RESPONSE_BYTES. */
+async function post(url: string, query: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/timestamp-query' },
+    body: Buffer.from(query),
+    redirect: 'error',
+    signal,
   });
+  if (answer.status !== 200) {
+    await answer.body?.cancel();
+    throw new Error(`the timestamp authority answered HTTP ${answer.status}`);
+  }
+  const chunks: Uint8Array[] = [];
+  let read = 0;
+  const reader = answer.body?.getReader();
+  for (let next = await reader?.read(); next && !next.done; next = await reader!.read()) {
+    read += next.value.byteLength;
+    if (read > MAX_RESPONSE_BYTES) {
+      await reader!.cancel();
+      throw new Error('the timestamp authority’s answer is too large');
+    }
+    chunks.push(next.value);
+  }
+  return new Uint8Array(Buffer.concat(chunks));
 }
