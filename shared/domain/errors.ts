@@ -62,6 +62,19 @@ export class RateLimitedError extends Error {
 }
 
 /**
+ * The organization's request budget ran out while this request's database statements ran
+ * (contract §19, charged as they run): the statements were stopped, and the request is refused
+ * like one over budget at admission.
+ */
+export class RequestBudgetSpentError extends RateLimitedError {
+  override name = 'RequestBudgetSpentError';
+  constructor(retryAfterSeconds: number, headers: Record<string, string> = {}) {
+    super(retryAfterSeconds, headers);
+    this.message = "the organization's request budget is spent: this request's running database statements were stopped";
+  }
+}
+
+/**
  * An onboarding e-mail quota is used up: the recipient's (per address and organization) or the
  * organization's. `decision` is the refusing quota's, for the `RateLimit-*` headers.
  */

@@ -5,7 +5,7 @@ import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
 import { loadConfig, optionalString, positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
 import { requestDeadline } from '#shared/adapters/request-deadline.ts';
-import { addDatabaseTime } from '#shared/adapters/database-time.ts';
+import { databaseTimeMeter } from '#shared/adapters/database-time.ts';
 import { type BackendKey, type CancelTarget, sendCancelRequest } from './cancel-request.ts';
 import { processEnvironment } from '#shared/config/process-environment.ts';
 
@@ -19,7 +19,9 @@ import { processEnvironment } from '#shared/config/process-environment.ts';
  * stalls or refuses ends in a `DependencyUnavailableError`, which the API answers with 503 and
  * `Retry-After`, never in a function timeout. The connection a stalled statement used is thrown
  * away, so the next invocation does not queue behind it, and the server is asked to cancel the
- * statement (cancel-request.ts), so it does not run on there after its caller gave up.
+ * statement (cancel-request.ts), so it does not run on there after its caller gave up. The same
+ * happens to a request's statements when its organization's request budget runs out while they
+ * run (the budget cuts the request's `DatabaseTimeMeter` off): they end in the budget's 429.
  *
  * DSQL resolves concurrency optimistically: a commit that conflicts with another is refused with
  * SQLSTATE 40001 (OC000, OC001), and AWS tells applications to run it again. Every statement and
@@ -257,6 +259,14 @@ export class PostgresUsersDatabase implements SqlRunner {
         client.release();
         return result;
       } catch (error) {
+        if (error instanceof StatementCutOffError) {
+          // Stopped mid-statement: the connection may still be busy on the server, so it is thrown
+          // away rather than reused (a late cancel would hit its next statement), and the server
+          // is told to stop. The caller gets the reason it was cut off (the budget's 429).
+          client.release(error);
+          await this.cancelOnServer(client);
+          throw error.reason as Error;
+        }
         // A conflict leaves the connection as good as before; the caller runs the work again.
         const broken = !isConflict(error) && (isTransient(error) || isStatementTimeout(error));
         // A broken connection is thrown away and may still fail late: it keeps the listener.
@@ -310,14 +320,38 @@ function runStatement<TRow extends object>(
   const deadline = requestDeadline();
   const remainingMs = deadline ? deadline.at - Date.now() : DEFAULT_STATEMENT_MS;
   if (remainingMs <= 0) return Promise.reject(new StatementTimeoutError());
-  const startedAt = performance.now();
-  return client
+  const meter = databaseTimeMeter();
+  const cut = meter?.cutSignal;
+  if (cut?.aborted) return Promise.reject(new StatementCutOffError(cut.reason));
+  const ended = meter?.statementStarted();
+  const running = client
     .query<TRow>({ text, values: values as unknown[], query_timeout: remainingMs } as pg.QueryConfig)
     .then((result) => result.rows)
     .catch((error: unknown) => {
       throw (error as Error).message === 'Query read timeout' ? new StatementTimeoutError({ cause: error }) : error;
-    })
-    .finally(() => addDatabaseTime(startedAt));
+    });
+  return (cut ? untilCutOff(running, cut) : running).finally(() => ended?.());
+}
+
+/** `running`, unless `cut` aborts first: then a `StatementCutOffError` at once (the statement is left to the caller to stop). */
+function untilCutOff<T>(running: Promise<T>, cut: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onCut = () => {
+      // The statement fails later, once its connection is thrown away: nobody waits for it.
+      running.catch(() => undefined);
+      reject(new StatementCutOffError(cut.reason));
+    };
+    cut.addEventListener('abort', onCut, { once: true });
+    running.then(resolve, reject).finally(() => cut.removeEventListener('abort', onCut));
+  });
+}
+
+/** A statement stopped because its request was cut off (its organization's request budget is spent); `reason` says why. */
+class StatementCutOffError extends Error {
+  override name = 'StatementCutOffError';
+  constructor(readonly reason: unknown) {
+    super('the statement was cut off', { cause: reason });
+  }
 }
 
 /** A statement ran into the invocation's deadline (or, without one, the default limit). */

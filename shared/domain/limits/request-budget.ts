@@ -59,6 +59,45 @@ export function extraCostUnits(databaseMs: number): number {
   return Math.max(0, Math.floor(databaseMs / DATABASE_MS_PER_UNIT));
 }
 
+/**
+ * A request's database time charged while its statements run (contract §19), not only when it
+ * ends: each time the time it has spent crosses another `DATABASE_MS_PER_UNIT`, one more unit is
+ * due, and the request spends it like an admission (the container's lease, or a new one). So an
+ * organization whose queries run long drains its bucket while they run, within a second of a
+ * flood, instead of only once they end; a unit its bucket cannot give is the moment its statements
+ * are cut off (429). What the request still owes when it ends (`due`) is charged as before, into
+ * debt if need be: the total is the contract's 1 + 1 per whole 100 ms either way.
+ */
+export class RunningCostCharge {
+  private charged = 0;
+
+  /** Units already paid while the request ran. */
+  get chargedUnits(): number {
+    return this.charged;
+  }
+
+  /** Units owed for `databaseMs` of database time beyond the admission's unit, not paid yet. */
+  due(databaseMs: number): number {
+    return Math.max(0, extraCostUnits(databaseMs) - this.charged);
+  }
+
+  /** Records `units` paid while the request runs. */
+  paid(units: number): void {
+    this.charged += units;
+  }
+
+  /**
+   * How long from now until a unit is due that is not paid, with `databaseMs` spent so far and
+   * `running` statements running (each adds its wall time): 0 if one is due already; undefined
+   * when none runs (no time is being spent).
+   */
+  nextUnitInMs(databaseMs: number, running: number): number | undefined {
+    if (running <= 0) return undefined;
+    const nextUnitAtMs = (this.charged + 1) * DATABASE_MS_PER_UNIT;
+    return Math.max(0, (nextUnitAtMs - databaseMs) / running);
+  }
+}
+
 /** A debt beyond this is not charged further (the bucket item's TTL follows `highest`): far above any bounded statement. */
 const MAX_DEBT_MS = 3_600_000;
 

@@ -6,7 +6,7 @@ import { createLocalJWKSet } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbRequestBudgetBuckets } from '#shared/adapters/dynamodb/limits/request-budget-buckets.ts';
-import { addDatabaseTime } from '#shared/adapters/database-time.ts';
+import { databaseTimeMeter } from '#shared/adapters/database-time.ts';
 import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
 import { requestBudgetPolicyFrom, requestBudgetSettingsFrom } from '#shared/config/limits/request-budget.ts';
 import { ConfigurationError } from '#shared/config/load-config.ts';
@@ -376,8 +376,8 @@ describe('the budget in the API chain', () => {
         verifyToken,
         requestBudget: budgetOn(newDocuments(), { ratePerSecond: 1, burst: 9 }),
         handle: () => {
-          // What the users database adapter does after each statement (users-database.ts).
-          addDatabaseTime(performance.now() - databaseMsPerRequest);
+          // A statement that ended, as the users database adapter meters it (users-database.ts).
+          databaseTimeMeter()!.addEnded(performance.now() - databaseMsPerRequest);
           return Promise.resolve(ok({ fine: true }));
         },
       }) as (event: ApiEvent, context: ApiContext) => Promise<ApiResult>;
