@@ -162,4 +162,51 @@ describe('the budget weighted by cost (contract §19: 1 unit, plus 1 per 100 ms 
     expect(slowAdmitted).toBeGreaterThanOrEqual(1);
     expect(slowAdmitted).toBeLessThanOrEqual(10);
   }, 120_000);
+
+  it('charges a flood’s queries while they run: once its burst is spent they are cut (429, gone from the database) within a second, while another organization’s query held as long is not', async () => {
+    const { handler } = await coldStart<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(
+      'query-user-status',
+      BUDGET,
+    );
+    const flooding = await organizationToken('cost-running-flood');
+    const other = await organizationToken('cost-running-other');
+    // Both organizations' queries wait on the test's lock, and are charged as they wait: the
+    // flood's 12 spend 12 units when admitted and 12 more per 100 ms, past its burst of 20 within
+    // about 100 ms of waiting; the other's one spends 1 unit per 100 ms, its 20 in about 2 s.
+    let flood: APIGatewayProxyStructuredResultV2[] = [];
+    let floodMs = 0;
+    let otherAnswer: Promise<APIGatewayProxyStructuredResultV2> | undefined;
+    const waitingOnTheLock: number[] = [];
+    await admin.transaction(async (run) => {
+      await run.query('LOCK TABLE users IN ACCESS EXCLUSIVE MODE');
+      const blocked = async () =>
+        (
+          await run.query<{ count: number }>(
+            'SELECT count(*)::int AS count FROM pg_stat_activity WHERE pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()]',
+          )
+        )[0]!.count;
+      const startedAt = performance.now();
+      otherAnswer = queryUsers(handler as ApiHandler, other);
+      flood = await Promise.all(Array.from({ length: 12 }, () => queryUsers(handler as ApiHandler, flooding)));
+      floodMs = performance.now() - startedAt;
+      // The server cancels the flood's statements a moment after their answers: wait for it, at most a second.
+      for (let polls = 0; polls < 20; polls++) {
+        waitingOnTheLock.push(await blocked());
+        if (waitingOnTheLock.at(-1)! <= 1) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    });
+    const others = await otherAnswer!;
+
+    // Cut while the lock still held them (uncut, they would have waited for the request's deadline, 9 s).
+    expect(flood.map((answer) => answer.statusCode)).toEqual(Array.from({ length: 12 }, () => 429));
+    expect(floodMs).toBeLessThan(3_000);
+    for (const refused of flood) {
+      expect(JSON.parse(refused.body ?? '')).toMatchObject({ code: 429, error: 'TOO_MANY_REQUESTS' });
+      expect(Number(refused.headers?.['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+    // Then only the other organization's query was still waiting on the lock, and it answered once the lock went.
+    expect(waitingOnTheLock.at(-1)).toBe(1);
+    expect(others.statusCode).toBe(200);
+  }, 60_000);
 });

@@ -10,7 +10,7 @@ import { databaseTimeMeter } from '#shared/adapters/database-time.ts';
 import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
 import { requestBudgetPolicyFrom, requestBudgetSettingsFrom } from '#shared/config/limits/request-budget.ts';
 import { ConfigurationError } from '#shared/config/load-config.ts';
-import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import { DependencyUnavailableError, RequestBudgetSpentError } from '#shared/domain/errors.ts';
 import {
   DEFAULT_REQUEST_BUDGET,
   extraCostUnits,
@@ -18,6 +18,7 @@ import {
   leaseSize,
   overAdmissionBound,
   planLease,
+  RunningCostCharge,
   tokensAvailable,
   type RequestBudgetPolicy,
 } from '#shared/domain/limits/request-budget.ts';
@@ -318,6 +319,33 @@ describe('cost-weighted charges (contract §19: 1 unit, plus 1 per 100 ms of dat
   });
 });
 
+describe('the running charge (contract §19, charged while the statements run)', () => {
+  it('a unit falls due at each whole 100 ms of database time; what was paid while running is not owed again at the end', () => {
+    const charge = new RunningCostCharge();
+    expect(charge.due(99)).toBe(0);
+    expect(charge.due(100)).toBe(1);
+    charge.paid(1);
+    expect(charge.due(150)).toBe(0);
+    expect(charge.due(420)).toBe(3);
+    charge.paid(3);
+    // The request ends at 430 ms: 4 units beyond its admission in all, all paid while it ran.
+    expect(charge.due(430)).toBe(0);
+    expect(charge.chargedUnits).toBe(extraCostUnits(430));
+  });
+
+  it('the next unit is due in the time left to the next 100 ms, shared by the statements running; none running, none due', () => {
+    const charge = new RunningCostCharge();
+    expect(charge.nextUnitInMs(0, 0)).toBeUndefined();
+    expect(charge.nextUnitInMs(30, 1)).toBe(70);
+    // Two statements at once spend 100 ms of database time in 50 ms.
+    expect(charge.nextUnitInMs(30, 2)).toBe(35);
+    // A unit due and not paid yet: now.
+    expect(charge.nextUnitInMs(130, 1)).toBe(0);
+    charge.paid(1);
+    expect(charge.nextUnitInMs(130, 1)).toBe(70);
+  });
+});
+
 describe('the budget in the API chain', () => {
   let token: string;
   let verifyToken: ReturnType<typeof createTokenVerifier>;
@@ -395,6 +423,61 @@ describe('the budget in the API chain', () => {
     // 1 unit each: the burst of 9. 250 ms each: 3 units, so 3 requests use up the burst.
     expect(await admittedOf(5)).toBe(9);
     expect(await admittedOf(250)).toBe(3);
+  });
+
+  it('charges a running request as its statements run and, once the organization’s bucket is spent, cuts them off: 429 with the standard body and Retry-After; another organization’s bucket does not move', async () => {
+    const { items } = mockBuckets();
+    let cutReason: unknown;
+    const handler = createApiHandler({
+      requiredScope: 'onboarding:read',
+      verifyToken,
+      // Burst 4, leases of 1: the admission, then one unit at each 100 ms of the statement.
+      requestBudget: budgetOn(newDocuments(), { ratePerSecond: 0.1, burst: 4 }),
+      handle: async () => {
+        // A statement that runs until the budget cuts it off (what the users database adapter waits on), or 5 s.
+        const meter = databaseTimeMeter()!;
+        const ended = meter.statementStarted();
+        try {
+          await new Promise<void>((resolve, reject) => {
+            const timer = setTimeout(resolve, 5_000);
+            meter.cutSignal.addEventListener('abort', () => {
+              clearTimeout(timer);
+              cutReason = meter.cutSignal.reason;
+              reject(meter.cutSignal.reason as Error);
+            });
+          });
+        } finally {
+          ended();
+        }
+        return ok({ ran: 'to the end' });
+      },
+    }) as (event: ApiEvent, context: ApiContext) => Promise<ApiResult>;
+
+    const startedAt = performance.now();
+    const answer = await handler(
+      apiEvent({ method: 'GET', path: '/v1/onboarding-tokens', headers: bearer(token) }),
+      lambdaContext() as ApiContext,
+    );
+    const tookMs = performance.now() - startedAt;
+
+    // 1 unit admitted, 3 paid at 100, 200 and 300 ms: the one due at 400 ms is refused.
+    expect(cutReason).toBeInstanceOf(RequestBudgetSpentError);
+    expect(tookMs).toBeGreaterThanOrEqual(390);
+    expect(tookMs).toBeLessThan(3_000);
+    expect(answer.statusCode).toBe(429);
+    expect(JSON.parse(answer.body ?? '')).toEqual({
+      code: 429,
+      timestamp: expect.any(String),
+      path: '/v1/onboarding-tokens',
+      method: 'GET',
+      error: 'TOO_MANY_REQUESTS',
+      message: expect.stringContaining('request budget is spent'),
+    });
+    expect(answer.headers).toMatchObject({ 'ratelimit-limit': '4', 'ratelimit-remaining': '0' });
+    expect(Number(answer.headers?.['retry-after'])).toBeGreaterThanOrEqual(1);
+    // The unit refused while running is owed at the end: the bucket is in debt (5 units of 10 s each, from about now).
+    expect(items.get('ORG#acme')).toBeGreaterThan(Date.now() + 45_000);
+    expect([...items.keys()]).toEqual(['ORG#acme']);
   });
 
   it('spends nothing for a request without a valid token (401 before the budget)', async () => {
