@@ -227,13 +227,18 @@ export class PostgresUsersDatabase implements SqlRunner {
 
   private inTransaction<T>(work: (run: Pick<SqlRunner, 'query'>) => Promise<T>): Promise<T> {
     return this.withConnection(async (client) => {
+      inTransaction.add(client);
       await runStatement(client, 'BEGIN', []);
       try {
         const result = await work({ query: (text, values = []) => runStatement(client, text, values) });
         await runStatement(client, 'COMMIT', []);
+        inTransaction.delete(client);
         return result;
       } catch (error) {
-        await runStatement(client, 'ROLLBACK', []).catch(() => undefined);
+        // A connection whose ROLLBACK failed (or was refused as cut off) stays marked: never reused after a cut.
+        await runStatement(client, 'ROLLBACK', [])
+          .then(() => inTransaction.delete(client))
+          .catch(() => undefined);
         throw error;
       }
     });
@@ -260,11 +265,7 @@ export class PostgresUsersDatabase implements SqlRunner {
         return result;
       } catch (error) {
         if (error instanceof StatementCutOffError) {
-          // Stopped mid-statement: the connection may still be busy on the server, so it is thrown
-          // away rather than reused (a late cancel would hit its next statement), and the server
-          // is told to stop. The caller gets the reason it was cut off (the budget's 429).
-          client.release(error);
-          await this.cancelOnServer(client);
+          await this.stopCutOffStatement(client, error);
           throw error.reason as Error;
         }
         // A conflict leaves the connection as good as before; the caller runs the work again.
@@ -282,6 +283,24 @@ export class PostgresUsersDatabase implements SqlRunner {
         throw error;
       }
     }
+  }
+
+  /**
+   * Stops a statement its request was cut off from: the server is asked to cancel it, and the
+   * connection goes back to the pool only if the statement then ends in "canceled" (57014), the
+   * proof that the cancel hit it and not a later statement; otherwise, or if it does not end
+   * within a second, the connection is thrown away. Reusing it spares the next request a new
+   * connection (a new server process locally, a new IAM token deployed) for every cut.
+   */
+  private async stopCutOffStatement(client: pg.PoolClient, cut: StatementCutOffError): Promise<void> {
+    const ended = cut.statement ? settledWithin(cut.statement, CUT_STATEMENT_END_MS) : Promise.resolve(undefined);
+    await this.cancelOnServer(client);
+    const outcome = await ended;
+    // In a transaction the connection would still hold it (its ROLLBACK was refused as cut off too).
+    const canceled =
+      (outcome as { code?: unknown } | undefined)?.code === QUERY_CANCELED && !inTransaction.has(client);
+    if (canceled) client.off('error', ignoreConnectionError);
+    client.release(canceled ? undefined : cut);
   }
 
   /** Asks the server to stop what the connection's backend still runs (a statement cut off by the deadline). */
@@ -337,9 +356,8 @@ function runStatement<TRow extends object>(
 function untilCutOff<T>(running: Promise<T>, cut: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onCut = () => {
-      // The statement fails later, once its connection is thrown away: nobody waits for it.
       running.catch(() => undefined);
-      reject(new StatementCutOffError(cut.reason));
+      reject(new StatementCutOffError(cut.reason, running));
     };
     cut.addEventListener('abort', onCut, { once: true });
     running.then(resolve, reject).finally(() => cut.removeEventListener('abort', onCut));
@@ -349,8 +367,30 @@ function untilCutOff<T>(running: Promise<T>, cut: AbortSignal): Promise<T> {
 /** A statement stopped because its request was cut off (its organization's request budget is spent); `reason` says why. */
 class StatementCutOffError extends Error {
   override name = 'StatementCutOffError';
-  constructor(readonly reason: unknown) {
+  constructor(
+    readonly reason: unknown,
+    /** The statement still running when it was cut off (none if it was refused before it started). */
+    readonly statement?: Promise<unknown>,
+  ) {
     super('the statement was cut off', { cause: reason });
+  }
+}
+
+/** PostgreSQL's SQLSTATE for a statement stopped by a cancel request. */
+const QUERY_CANCELED = '57014';
+/** How long a cut-off statement may take to end after its cancel before its connection is thrown away. */
+const CUT_STATEMENT_END_MS = 1_000;
+
+/** What `statement` rejected with (undefined if it resolved, or had not settled within `ms`). */
+async function settledWithin(statement: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([statement.then(() => undefined, (error: unknown) => error), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -365,6 +405,9 @@ export class StatementTimeoutError extends Error {
 const isStatementTimeout = (error: unknown): boolean => error instanceof StatementTimeoutError;
 
 const ignoreConnectionError = (): void => undefined;
+
+/** Pool clients inside `transaction` now. */
+const inTransaction = new WeakSet<pg.PoolClient>();
 
 /** Pool clients that completed a statement for this pool before: a failure on one may only mean it went stale. */
 const servedBefore = new WeakSet<pg.PoolClient>();
