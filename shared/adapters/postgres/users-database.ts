@@ -265,7 +265,8 @@ export class PostgresUsersDatabase implements SqlRunner {
         return result;
       } catch (error) {
         if (error instanceof StatementCutOffError) {
-          await this.stopCutOffStatement(client, error);
+          // The request answers at once; its connection is stopped and given back (or not) meanwhile.
+          void this.stopCutOffStatement(client, error);
           throw error.reason as Error;
         }
         // A conflict leaves the connection as good as before; the caller runs the work again.
