@@ -1,12 +1,13 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
+import { databaseTimeMeter, measuringDatabaseTime } from '#shared/adapters/database-time.ts';
 import {
   loadUsersDatabaseConfig,
   PostgresUsersDatabase,
   type UsersDatabaseOptions,
 } from '#shared/adapters/postgres/users-database.ts';
-import { DependencyUnavailableError } from '#shared/domain/errors.ts';
+import { DependencyUnavailableError, RequestBudgetSpentError } from '#shared/domain/errors.ts';
 
 /** A TCP port nothing listens on: one the system just handed out, closed again. */
 async function freePort(): Promise<number> {
@@ -407,6 +408,34 @@ describe('PostgresUsersDatabase without a server', () => {
 
     expect(error).toBeInstanceOf(DependencyUnavailableError);
     expect(Date.now() - startedAt).toBeLessThan(1_000);
+    expect(cancels).toEqual([{ processID: 4242, secretKey: 99 }]);
+  });
+
+  it('a statement its request is cut off from (the budget spent) rejects at once with the reason, the server is asked to cancel it, and its running time is metered', async () => {
+    const { server, sockets, cancels, port } = await keyedSilentServer();
+    const database = closedAfterTest(databaseOn(port), server, sockets);
+    const spent = new RequestBudgetSpentError(3);
+    let meteredMs = 0;
+    const startedAt = Date.now();
+
+    const { error } = await settle(
+      runWithDeadline(5_000, () =>
+        measuringDatabaseTime(async () => {
+          const meter = databaseTimeMeter()!;
+          setTimeout(() => meter.cutOff(spent), 150);
+          try {
+            return await database.query('SELECT count(*) FROM users');
+          } finally {
+            meteredMs = meter.spentMs();
+          }
+        }),
+      ),
+    );
+
+    expect(error).toBe(spent);
+    expect(Date.now() - startedAt).toBeLessThan(1_000);
+    expect(meteredMs).toBeGreaterThanOrEqual(140);
+    for (let polls = 0; polls < 40 && cancels.length === 0; polls++) await new Promise((r) => setTimeout(r, 25));
     expect(cancels).toEqual([{ processID: 4242, secretKey: 99 }]);
   });
 });
