@@ -70,7 +70,8 @@ export class RequestBudgetSpentError extends RateLimitedError {
   override name = 'RequestBudgetSpentError';
   constructor(retryAfterSeconds: number, headers: Record<string, string> = {}) {
     super(retryAfterSeconds, headers);
-    this.message = "the organization's request budget is spent: this request's running database statements were stopped";
+    this.message =
+      "the organization's request budget is spent: this request's running database statements were stopped";
   }
 }
 

@@ -298,8 +298,7 @@ export class PostgresUsersDatabase implements SqlRunner {
     await this.cancelOnServer(client);
     const outcome = await ended;
     // In a transaction the connection would still hold it (its ROLLBACK was refused as cut off too).
-    const canceled =
-      (outcome as { code?: unknown } | undefined)?.code === QUERY_CANCELED && !inTransaction.has(client);
+    const canceled = (outcome as { code?: unknown } | undefined)?.code === QUERY_CANCELED && !inTransaction.has(client);
     if (canceled) client.off('error', ignoreConnectionError);
     client.release(canceled ? undefined : cut);
   }
@@ -389,7 +388,13 @@ async function settledWithin(statement: Promise<unknown>, ms: number): Promise<u
     timer = setTimeout(() => resolve(undefined), ms);
   });
   try {
-    return await Promise.race([statement.then(() => undefined, (error: unknown) => error), late]);
+    return await Promise.race([
+      statement.then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }
