@@ -50,9 +50,6 @@ export async function startUsersPostgres(port: number): Promise<LocalUsersDataba
       max_connections: '200',
       // DSQL's isolation (snapshot): a writer whose rows changed since it began gets 40001, as there.
       default_transaction_isolation: 'repeatable read',
-      // DSQL runs no PostgreSQL parallel workers; here they would let one organization's scan take
-      // every core for the database time of one statement (the request budget charges wall time).
-      max_parallel_workers_per_gather: '0',
       // The default 128 MB does not hold a million users' hot indexes; the benchmark's plans read less from disk.
       shared_buffers: '512MB',
       // PostgreSQL's default, said out loud: shared buffers on 2 MB pages when the machine has them reserved
