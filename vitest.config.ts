@@ -44,6 +44,11 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 180_000,
           hookTimeout: 180_000,
+          // Every file in one process, one after another (each file's own modules still fresh): aws-cdk-lib is
+          // loaded, and the CloudFormation validator every synth runs (a WASM engine, seconds to start) started,
+          // once for the tier instead of once per file.
+          pool: 'forks',
+          poolOptions: { forks: { singleFork: true } },
         },
       },
       {
