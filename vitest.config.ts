@@ -42,6 +42,7 @@ export default defineConfig({
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
           environment: 'node',
+          setupFiles: ['test/infra/start-template-validator.ts'],
           testTimeout: 180_000,
           hookTimeout: 180_000,
           // Every file in one process, one after another (each file's own modules still fresh): aws-cdk-lib is
