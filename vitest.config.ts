@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -10,9 +9,6 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    // Vitest's default is one worker fewer than the cores: one worker on a 2-core machine, which left a core idle
-    // through the unit tier. The integration, infra, fault and browser tiers run their files one at a time anyway.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         test: {
