@@ -1,13 +1,9 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { Aspects, type Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { cfnLintFindings } from './cfn-lint-findings.ts';
 import type { EdgeWebAclStack } from '#lib/edge-web-acl-stack.ts';
 import type { ServiceStack } from '#lib/service-stack.ts';
 import { ORIGIN_VERIFY_HEADER } from '#shared/config/origin-verify.ts';
@@ -199,35 +195,11 @@ describe('stage=prod: the edge is on by default', () => {
   });
 
   it('passes cfn-lint with no error and no warning, in both stacks', async () => {
-    const directory = await mkdtemp(path.join(tmpdir(), 'cfn-lint-edge-'));
-    try {
-      const files = await Promise.all(
-        (
-          [
-            ['service', prodTemplate],
-            ['web-acl', webAclTemplate],
-          ] as const
-        ).map(async ([name, template]) => {
-          const file = path.join(directory, `${name}.json`);
-          await writeFile(file, JSON.stringify(template.toJSON()));
-          return file;
-        }),
-      );
-      // Both templates in one run (cfn-lint takes seconds to start); each finding's line names its file.
-      // W3005 as in cfn-lint.test.ts: CDK's explicit DependsOn beside a GetAtt.
-      const { stdout, stderr } = await promisify(execFile)(
-        'cfn-lint',
-        ['--format', 'parseable', '--ignore-checks', 'W3005', '--', ...files],
-        { maxBuffer: 16 * 1024 * 1024 },
-      ).catch((error: { stdout?: string; stderr?: string; code?: unknown }) => {
-        if (error.code === 'ENOENT') throw new Error('cfn-lint is not installed (the machine image provides it)');
-        return { stdout: error.stdout ?? '', stderr: error.stderr ?? '' };
-      });
-      expect(stderr).toBe('');
-      expect(stdout.split('\n').filter((line) => line.trim() !== '')).toEqual([]);
-    } finally {
-      await rm(directory, { recursive: true, force: true });
-    }
+    // Both templates in one run; each finding's line names its file.
+    expect(await cfnLintFindings({ service: prodTemplate, 'web-acl': webAclTemplate })).toEqual({
+      findings: [],
+      stderr: '',
+    });
   }, 180_000);
 });
 
