@@ -7,10 +7,8 @@ import { padesReportSigner, padesSignaturePlaceholder } from '#shared/adapters/s
 import { SigningCertificateNotValidError } from '#shared/adapters/signing/report-signing-key.ts';
 import { issueSigningCertificate } from '#shared/adapters/signing/issue-signing-certificate.ts';
 import type { SigningCertificate } from '#shared/adapters/signing/signing-certificate.ts';
-import { renderUserReport } from '#shared/adapters/pdf/render-user-report.ts';
-import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
 import { signatureOf } from '#test/support/pdf-signature.ts';
-import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, typicalUser } from '#test/unit/reports/pdf/user-report-fixtures.ts';
+import { renderTypicalReport } from './typical-report.ts';
 import { newReportSigningKeyPair } from '#shared/adapters/signing/report-signing-algorithm.ts';
 
 const KEY_ID = 'arn:aws:kms:eu-west-1:111111111111:key/report-signing';
@@ -40,14 +38,7 @@ describe('KmsReportSigningKey', () => {
   beforeAll(async () => {
     current = await certificateFor(kmsKeys, new Date('2031-01-01T00:00:00Z'));
     earlier = await certificateFor(earlierKeys, new Date('2030-01-01T00:00:00Z'));
-    unsigned = await renderUserReport({
-      user: typicalUser(),
-      organizationName: ORGANIZATION_NAME,
-      jobId: JOB_ID,
-      generatedAt: GENERATED_AT,
-      fonts: loadReportFonts(),
-      signaturePlaceholder: padesSignaturePlaceholder('test', 'test'),
-    });
+    unsigned = await renderTypicalReport(padesSignaturePlaceholder('test', 'test'));
   });
   const publicKey = () => ({ PublicKey: new Uint8Array(kmsKeys.publicKey.export({ type: 'spki', format: 'der' })) });
   beforeEach(() => {

@@ -4,15 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFArray, PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderUserReport } from '#shared/adapters/pdf/render-user-report.ts';
-import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
 import { LocalReportSigningKey } from '#shared/adapters/signing/local-report-signing-key.ts';
 import { padesReportSigner, reportSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 import { SigningCertificateNotValidError } from '#shared/adapters/signing/report-signing-key.ts';
 import { ensureLocalReportSigningKey } from '#local/report-signing-key.ts';
 import { opensslCmsVerify, pdfsig, signatureOf } from '#test/support/pdf-signature.ts';
 import { pdfText } from '#test/unit/reports/pdf/pdf-text.ts';
-import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, typicalUser } from '#test/unit/reports/pdf/user-report-fixtures.ts';
+import { renderTypicalReport } from './typical-report.ts';
 
 describe('padesReportSigner (local key)', () => {
   let keysDir: string;
@@ -24,14 +22,7 @@ describe('padesReportSigner (local key)', () => {
   beforeAll(async () => {
     keysDir = await mkdtemp(join(tmpdir(), 'report-signing-'));
     key = new LocalReportSigningKey(await ensureLocalReportSigningKey(keysDir));
-    unsigned = await renderUserReport({
-      user: typicalUser(),
-      organizationName: ORGANIZATION_NAME,
-      jobId: JOB_ID,
-      generatedAt: GENERATED_AT,
-      fonts: loadReportFonts(),
-      signaturePlaceholder: reportSignaturePlaceholder(),
-    });
+    unsigned = await renderTypicalReport(reportSignaturePlaceholder());
     signed = await padesReportSigner(key)(unsigned, signedAt);
   });
   afterAll(() => rm(keysDir, { recursive: true, force: true }));
@@ -105,13 +96,7 @@ describe('padesReportSigner (local key)', () => {
   });
 
   it('refuses a report rendered without the signature placeholder: nothing is returned unsigned', async () => {
-    const withoutPlaceholder = await renderUserReport({
-      user: typicalUser(),
-      organizationName: ORGANIZATION_NAME,
-      jobId: JOB_ID,
-      generatedAt: GENERATED_AT,
-      fonts: loadReportFonts(),
-    });
+    const withoutPlaceholder = await renderTypicalReport();
 
     await expect(padesReportSigner(key)(withoutPlaceholder, signedAt)).rejects.toThrow(/ByteRange/);
   });

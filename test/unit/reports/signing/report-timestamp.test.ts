@@ -8,8 +8,6 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyReportSignature } from '#client/verify-report.ts';
-import { renderUserReport } from '#shared/adapters/pdf/render-user-report.ts';
-import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
 import { LocalReportSigningKey } from '#shared/adapters/signing/local-report-signing-key.ts';
 import { padesReportSigner, reportSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 import { rfc3161Timestamper } from '#shared/adapters/signing/rfc3161-timestamper.ts';
@@ -21,7 +19,7 @@ import {
   type AuthorityBehaviour,
   type TestTimestampAuthority,
 } from '#test/support/timestamp-authority.ts';
-import { GENERATED_AT, JOB_ID, ORGANIZATION_NAME, typicalUser } from '#test/unit/reports/pdf/user-report-fixtures.ts';
+import { renderTypicalReport } from './typical-report.ts';
 
 /** PAdES B-T: the signature value timestamped by an RFC 3161 authority (the local test authority). */
 
@@ -39,14 +37,7 @@ const timestamperFor = (url: string, timeoutMs?: number) =>
 beforeAll(async () => {
   keysDir = await mkdtemp(join(tmpdir(), 'report-timestamp-'));
   key = new LocalReportSigningKey(await ensureLocalReportSigningKey(keysDir));
-  unsigned = await renderUserReport({
-    user: typicalUser(),
-    organizationName: ORGANIZATION_NAME,
-    jobId: JOB_ID,
-    generatedAt: GENERATED_AT,
-    fonts: loadReportFonts(),
-    signaturePlaceholder: reportSignaturePlaceholder({ timestamped: true }),
-  });
+  unsigned = await renderTypicalReport(reportSignaturePlaceholder({ timestamped: true }));
   authority = await startTimestampAuthority();
   signed = await padesReportSigner(key, timestamperFor(authority.url))(unsigned, new Date());
 }, 60_000);
