@@ -35,6 +35,17 @@ const signatureAlgorithm = (): pkijs.AlgorithmIdentifier => {
 };
 
 /**
+ * 16 random octets as a positive INTEGER in minimal DER (RFC 5280 4.1.2.2): the first octet is
+ * 0x40-0x7f, never 0x00, which OpenSSL refuses as padding when the next octet is below 0x80, and
+ * never 0x80 or above, which would make the number negative.
+ */
+export function certificateSerialNumber(random: Uint8Array = randomBytes(16)): Uint8Array {
+  const serial = new Uint8Array(random);
+  serial[0] = 0x40 | (serial[0]! & 0x3f);
+  return serial;
+}
+
+/**
  * A self-issued X.509 v3 certificate for a report signing key, signed by that key (locally with
  * node:crypto, in AWS through `kms:Sign`): pkijs encodes it, `signSha256` signs the TBS part.
  */
@@ -48,11 +59,9 @@ export async function issueSigningCertificate(request: CertificateRequest): Prom
         }),
       ],
     });
-  const serial = randomBytes(16);
-  serial[0] = serial[0]! & 0x7f; // a positive INTEGER
   const certificate = new pkijs.Certificate({
     version: 2,
-    serialNumber: new asn1js.Integer({ valueHex: serial }),
+    serialNumber: new asn1js.Integer({ valueHex: certificateSerialNumber() }),
     signature: signatureAlgorithm(),
     issuer: name(),
     subject: name(),
