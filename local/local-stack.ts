@@ -142,8 +142,9 @@ export class PortInUseError extends Error {
 const ROUTER_HOST = '127.0.0.1';
 /** The configuration set the functions send through locally: its events are counted per organization. */
 const LOCAL_SES_CONFIGURATION_SET = 'onboarding-local';
-/** Invocations of one function the router runs at once (see fair-invocation-slots.ts). */
-const LOCAL_CONTAINERS_PER_FUNCTION = 10;
+/** Invocations of one function the router runs at once, and of those one organization's (see fair-invocation-slots.ts). */
+const LOCAL_CONTAINERS_PER_FUNCTION = 15;
+const LOCAL_CONTAINERS_PER_ORGANIZATION = 10;
 /** API Gateway never refuses a connection for want of accepting it; Node's default backlog of 511 does under a burst. */
 const ROUTER_LISTEN_BACKLOG = 4096;
 
@@ -227,7 +228,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       fallback: fallbackRoute,
       loadHandler,
       invocationSlots: {
-        slots: createFairInvocationSlots(LOCAL_CONTAINERS_PER_FUNCTION),
+        slots: createFairInvocationSlots({
+          slotsPerFunction: LOCAL_CONTAINERS_PER_FUNCTION,
+          slotsPerTenant: LOCAL_CONTAINERS_PER_ORGANIZATION,
+        }),
         tenantClaim: env.ORG_CLAIM ?? DEFAULT_ORG_CLAIM,
       },
       ...(quiet

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { generateDemoUsers } from '#local/demo-users.ts';
 import { connectAsAdmin } from '#local/seed-demo-data.ts';
@@ -19,10 +20,11 @@ import { pacedCalls, pacedSamples, sleep } from '#bench/support/timing.ts';
  * sent after that point within 1.5x of its quiet p99; no 429 for B. A's answers, and how long its
  * admitted queries took, are reported.
  *
- * The local stack runs at most 10 invocations of a function at once, shared by every organization
- * (Lambda gives each invocation its own), and two cores: A's admitted queries hold slots while
- * they run, so B's queries and A's own refusals wait for a freed one. The log shows, per second of
- * the flood, A's answers and B's slowest.
+ * The local stack runs at most 15 invocations of a function at once, at most 10 of them one
+ * organization's (Lambda gives each invocation its own), and two cores: A's admitted queries hold
+ * its 10 slots while they run, so A's own refusals wait for a freed one, and B's queries share the
+ * two cores with A's statements. The log shows, per second of the flood, A's answers and B's
+ * slowest.
  */
 const A_USERS = 100_000;
 /** Users generated and written at a time, each chunk with its own seed. */
@@ -120,11 +122,13 @@ export default {
       seconds: FLOOD_SECONDS,
     });
     const underFlood: Array<{ ms: number; status: number; sentAt: number }> = [];
+    const aProcesses = sampleStatementProcesses(admin, () => performance.now() < floodEnds);
     await paced(
       () => performance.now() < floodEnds,
       (answer) => void underFlood.push(answer),
     );
     const answers = await flood;
+    const processesRunningA = await aProcesses;
     // The flood begins with A's first request: the load generator (a worker thread) takes a moment to start.
     const floodStarts = Math.min(floodSentFrom + FLOOD_SECONDS * 1000, ...answers.map((answer) => answer.sentAt));
 
@@ -187,9 +191,35 @@ export default {
         baseline: { subject: 'the same query alone, before the flood', value: single(soloMs) },
         note: 'each charged 1 unit + 1 per 100 ms of database time, as it runs',
       },
+      {
+        measurement: this.title,
+        subject: `PostgreSQL processes running A's statements at once during the flood, on ${availableParallelism()} cores (informational)`,
+        unit: 'count',
+        value: summarize(processesRunningA, { p99: true }),
+        note:
+          'backends and their parallel workers, sampled every 100 ms; A’s budget (50 units a second, 1 per 100 ms of ' +
+          'database time) buys up to 5 statement-seconds a second, which B shares the cores with',
+      },
     ] satisfies Row[];
   },
 } satisfies Measurement;
+
+/** Every 100 ms while `more()`: how many PostgreSQL processes (backends and parallel workers) run A's query. */
+async function sampleStatementProcesses(
+  admin: { query: <T extends object>(text: string) => Promise<T[]> },
+  more: () => boolean,
+): Promise<number[]> {
+  const samples: number[] = [];
+  while (more()) {
+    const [row] = await admin.query<{ running: number }>(
+      `SELECT count(*)::int AS running FROM pg_stat_activity
+        WHERE state = 'active' AND query ILIKE '%fmc_score%' AND query NOT ILIKE '%pg_stat_activity%'`,
+    );
+    samples.push(row?.running ?? 0);
+    await sleep(100);
+  }
+  return samples;
+}
 
 /**
  * Per second of the flood (by send time): A's answers (200 / 429 and their median answer time)

@@ -333,7 +333,7 @@ describe('local router invocation slots', () => {
       fallback: { entry: 'fallback', name: 'RouteNotFound' },
       loadHandler: async (entry) => (entry === 'gated' ? (gated as LambdaHandler) : handlers[entry]!),
       timeoutMs: 1_000,
-      invocationSlots: { slots: createFairInvocationSlots(1), tenantClaim: 'org_id' },
+      invocationSlots: { slots: createFairInvocationSlots({ slotsPerFunction: 1 }), tenantClaim: 'org_id' },
     });
     await new Promise<void>((resolve) => slotted.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(slotted.address() as AddressInfo).port}/v1/gated`;
