@@ -40,7 +40,7 @@ const B_WEBHOOK_TESTS = 8;
 const MAX_DELIVERY_MS = 5_000;
 const MAX_API_P99_RATIO = 1.5;
 const MAX_API_MEDIAN_RATIO = 1.5;
-/** The local stack's invocations at once per function (LOCAL_CONTAINERS_PER_FUNCTION). */
+/** The local stack's invocations at once per function and organization (LOCAL_CONTAINERS_PER_ORGANIZATION): all A may hold. */
 const WARM_CONTAINERS = 10;
 const BUDGET_WRITE_COUNTER = 'benchCountRequestBudgetWrites';
 
