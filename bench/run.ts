@@ -8,13 +8,14 @@ import { check, consoleTable, errorRow, markdownTable, type CheckedRow } from '.
 import type { ChildResult } from './support/child.ts';
 
 /**
- * `npm run bench [-- --check] [--markdown] [--only id,id] [--users n] [--explain] [--soak-minutes n]`:
+ * `npm run bench [-- --check] [--markdown] [--only id,id] [--users n] [--explain] [--soak-minutes n] [--cpu-prof]`:
  * runs every measurement in bench/measurements/ but the opt-in soak (`--only soak`) in fresh
  * processes (the local-stack ones share one), prints
  * the table and writes bench/results/latest.json. `--check` exits 1 when a budget is missed or a
  * measurement fails; `--markdown` prints the table as markdown on stdout (progress stays on
  * stderr); `--explain` prints measurement 7's query plans on stderr as well (they are always
- * written to bench/results/user-status-plans-<n>.txt).
+ * written to bench/results/user-status-plans-<n>.txt); `--cpu-prof` writes each measurement
+ * process's CPU profile (its threads' too) to bench/results/profiles/, for a budget missed.
  */
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -78,6 +79,7 @@ const { values: options } = parseArgs({
     only: { type: 'string' },
     users: { type: 'string' },
     explain: { type: 'boolean', default: false },
+    'cpu-prof': { type: 'boolean', default: false },
     'soak-minutes': { type: 'string' },
   },
 });
@@ -156,22 +158,24 @@ const measuredRows = MEASUREMENTS.flatMap((m): LatestRow[] => {
     return (rowsById.get(m.id) ?? []).map((row) => ({ ...row, measuredAt: startedAt.toISOString(), users, machine }));
   return previous.filter((row) => row.measurement === m.title);
 });
-await writeFile(
-  path.join(resultsDir, 'latest.json'),
-  `${JSON.stringify(
-    {
-      startedAt: startedAt.toISOString(),
-      durationSeconds: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000),
-      machine,
-      measurements: selected.map((m) => m.id),
-      users,
-      passed: failures.length === 0,
-      rows: measuredRows,
-    },
-    null,
-    2,
-  )}\n`,
-);
+// A profiled run is slowed by its profiler: its figures are not recorded.
+if (!options['cpu-prof'])
+  await writeFile(
+    path.join(resultsDir, 'latest.json'),
+    `${JSON.stringify(
+      {
+        startedAt: startedAt.toISOString(),
+        durationSeconds: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000),
+        machine,
+        measurements: selected.map((m) => m.id),
+        users,
+        passed: failures.length === 0,
+        rows: measuredRows,
+      },
+      null,
+      2,
+    )}\n`,
+  );
 
 const summary = `${rows.length - failures.length} of ${rows.length} rows pass or are informational; ${failures.length} missed or failed; ${((finishedAt.getTime() - startedAt.getTime()) / 1000).toFixed(0)} s`;
 if (options.markdown) {
@@ -179,7 +183,11 @@ if (options.markdown) {
   progress(`\n${consoleTable(rows)}\n\n${summary}`);
 } else {
   process.stdout.write(
-    `\n${consoleTable(rows)}\n\n${summary}\nResults: ${path.relative(repoRoot, path.join(resultsDir, 'latest.json'))}\n`,
+    `\n${consoleTable(rows)}\n\n${summary}\n${
+      options['cpu-prof']
+        ? `Profiles: ${path.relative(repoRoot, path.join(resultsDir, 'profiles'))} (figures not recorded)`
+        : `Results: ${path.relative(repoRoot, path.join(resultsDir, 'latest.json'))}`
+    }\n`,
   );
 }
 if (options.check && failures.length > 0) process.exitCode = 1;
@@ -207,7 +215,15 @@ async function runChild(
   const child = spawn(
     process.execPath,
     // --expose-gc: the soak samples memory after a full collection; nothing else calls gc().
-    ['--expose-gc', '--import', 'tsx', path.join(benchDir, 'support', 'child.ts'), resultFile, ...ids],
+    [
+      '--expose-gc',
+      ...(options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.join(resultsDir, 'profiles')}`] : []),
+      '--import',
+      'tsx',
+      path.join(benchDir, 'support', 'child.ts'),
+      resultFile,
+      ...ids,
+    ],
     {
       cwd: repoRoot,
       env,
