@@ -44,6 +44,10 @@ export async function lambdaEnvironment(): Promise<LambdaEnvironment> {
     WEBHOOK_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-deliveries',
     WEBHOOK_SLOW_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-deliveries-slow',
     WEBHOOK_SECRETS_KEY_ID: 'arn:aws:kms:eu-west-1:123456789012:key/00000000-0000-4000-8000-000000000000',
+    // The worker and the certificate publisher sign with it (lib/report-signing-construct.ts).
+    REPORT_SIGNING_KEY_ID: 'arn:aws:kms:eu-west-1:123456789012:key/11111111-1111-4111-8111-111111111111',
+    // The e-mail sending functions send through it (lib/mail-construct.ts).
+    SES_CONFIGURATION_SET: 'benchmark-onboarding',
     // As lib/users-database-construct.ts `usersDatabaseEnvironmentFor` sets them: a DSQL endpoint, the
     // reader role, IAM tokens. The pool connects on first use only, so loading a function never does.
     USERS_DATABASE_HOST: 'benchmarkclusteridentifier000.dsql.eu-west-1.on.aws',
