@@ -8,7 +8,7 @@ import { SigningCertificateNotValidError } from '#shared/adapters/signing/report
 import { issueSigningCertificate } from '#shared/adapters/signing/issue-signing-certificate.ts';
 import type { SigningCertificate } from '#shared/adapters/signing/signing-certificate.ts';
 import { signatureOf } from '#test/support/pdf-signature.ts';
-import { renderTypicalReport } from './typical-report.ts';
+import { renderTypicalReport } from '#test/support/signed-report.ts';
 import { newReportSigningKeyPair } from '#shared/adapters/signing/report-signing-algorithm.ts';
 
 const KEY_ID = 'arn:aws:kms:eu-west-1:111111111111:key/report-signing';

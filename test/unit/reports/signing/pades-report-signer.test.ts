@@ -10,7 +10,7 @@ import { SigningCertificateNotValidError } from '#shared/adapters/signing/report
 import { ensureLocalReportSigningKey } from '#local/report-signing-key.ts';
 import { opensslCmsVerify, pdfsig, signatureOf } from '#test/support/pdf-signature.ts';
 import { pdfText } from '#test/unit/reports/pdf/pdf-text.ts';
-import { renderTypicalReport } from './typical-report.ts';
+import { renderTypicalReport } from '#test/support/signed-report.ts';
 
 describe('padesReportSigner (local key)', () => {
   let keysDir: string;

@@ -19,7 +19,7 @@ import {
   type AuthorityBehaviour,
   type TestTimestampAuthority,
 } from '#test/support/timestamp-authority.ts';
-import { renderTypicalReport } from './typical-report.ts';
+import { renderTypicalReport } from '#test/support/signed-report.ts';
 
 /** PAdES B-T: the signature value timestamped by an RFC 3161 authority (the local test authority). */
 
