@@ -144,7 +144,7 @@ const ROUTER_HOST = '127.0.0.1';
 const LOCAL_SES_CONFIGURATION_SET = 'onboarding-local';
 /** Invocations of one function the router runs at once, and of those one organization's (see fair-invocation-slots.ts). */
 const LOCAL_CONTAINERS_PER_FUNCTION = 15;
-const LOCAL_CONTAINERS_PER_ORGANIZATION = 10;
+export const LOCAL_CONTAINERS_PER_ORGANIZATION = 10;
 /** API Gateway never refuses a connection for want of accepting it; Node's default backlog of 511 does under a burst. */
 const ROUTER_LISTEN_BACKLOG = 4096;
 

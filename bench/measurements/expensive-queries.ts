@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { generateDemoUsers } from '#local/demo-users.ts';
+import { LOCAL_CONTAINERS_PER_ORGANIZATION } from '#local/local-stack.ts';
 import { connectAsAdmin } from '#local/seed-demo-data.ts';
 import { PostgresUserWriter } from '#shared/adapters/postgres/user-writer.ts';
 import { single, summarize, type Row } from '#bench/report.ts';
@@ -36,7 +37,8 @@ const B_QUERIES_PER_SECOND = 20;
 const QUIET_QUERIES = 60;
 const MAX_REFUSAL_MS = 5_000;
 const MAX_B_P99_RATIO = 1.5;
-const WARM_CONTAINERS = 10;
+/** As in measurement 12: all the containers A may hold at once. */
+const WARM_CONTAINERS = LOCAL_CONTAINERS_PER_ORGANIZATION;
 
 const expensiveQuery = {
   filters: { fmc_score: { gte: 0 } },

@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createServer, get, type Agent, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { LOCAL_CONTAINERS_PER_ORGANIZATION } from '#local/local-stack.ts';
 import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
 import { eventIdFor, messageIdFor } from '#shared/domain/webhooks/webhook-endpoint.ts';
@@ -40,8 +41,8 @@ const B_WEBHOOK_TESTS = 8;
 const MAX_DELIVERY_MS = 5_000;
 const MAX_API_P99_RATIO = 1.5;
 const MAX_API_MEDIAN_RATIO = 1.5;
-/** The local stack's invocations at once per function and organization (LOCAL_CONTAINERS_PER_ORGANIZATION): all A may hold. */
-const WARM_CONTAINERS = 10;
+/** All the containers A may hold at once: the local stack's invocations per function and organization. */
+const WARM_CONTAINERS = LOCAL_CONTAINERS_PER_ORGANIZATION;
 const BUDGET_WRITE_COUNTER = 'benchCountRequestBudgetWrites';
 
 const userStatusQuery = { filters: { registration_status: 'active' }, pagination: { limit: 10, offset: 0 } };
