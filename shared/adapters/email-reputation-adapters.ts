@@ -10,12 +10,25 @@ import { DynamoDbEmailReputationStore } from './dynamodb/email-reputation-store.
 export const PAUSE_READ_TIMEOUT_MS = 300;
 
 /**
- * The e-mail pause of a sending function, read from the OnboardingTokens table before each e-mail,
- * failing open: a read that fails or takes longer than PAUSE_READ_TIMEOUT_MS lets the e-mail go
- * (logged, and counted in `EmailReputationFailOpen`), for at most `failOpenSeconds` since this
- * container last read a pause; past that the e-mail is refused as a dependency failure (503) until
- * a read answers again. So a failing reputation store neither stops e-mail at once nor leaves an
- * organization's pause unenforced for long.
+ * How long a container takes an organization at its word that it may send, before reading the
+ * pause again. A pause is counted from SES events that arrive seconds to minutes after their
+ * e-mails, so a few seconds more cost nothing; a read on every e-mail cost a DynamoDB call on the
+ * token's path, one more chance to meet a hung attempt. A pause is never remembered: a resume
+ * takes effect at the next e-mail.
+ */
+export const MAY_SEND_REUSE_MS = 5_000;
+
+/** Organizations a container remembers as free to send; the least recently read is forgotten first. */
+const MAX_REMEMBERED_ORGANIZATIONS = 1_000;
+
+/**
+ * The e-mail pause of a sending function, read from the OnboardingTokens table before an e-mail
+ * (at most once per organization in MAY_SEND_REUSE_MS while it may send), failing open: a read
+ * that fails or takes longer than PAUSE_READ_TIMEOUT_MS lets the e-mail go (logged, and counted in
+ * `EmailReputationFailOpen`), for at most `failOpenSeconds` since this container last read a
+ * pause; past that the e-mail is refused as a dependency failure (503) until a read answers
+ * again. So a failing reputation store neither stops e-mail at once nor leaves an organization's
+ * pause unenforced for long.
  */
 export function emailSendingStatusFor(
   documents: DynamoDBDocumentClient,
@@ -26,12 +39,24 @@ export function emailSendingStatusFor(
   const failOpenMs = config.EMAIL_REPUTATION_FAIL_OPEN_SECONDS * 1000;
   const readTimeoutMs = options.readTimeoutMs ?? PAUSE_READ_TIMEOUT_MS;
   let lastAnsweredAt = options.startedAt ?? Date.now();
+  const maySendUntil = new Map<string, number>();
+  const rememberMaySend = (orgId: string, until: number) => {
+    maySendUntil.delete(orgId);
+    maySendUntil.set(orgId, until);
+    if (maySendUntil.size > MAX_REMEMBERED_ORGANIZATIONS) maySendUntil.delete(maySendUntil.keys().next().value!);
+  };
   return {
     pausedFor: async (orgId, now) => {
+      if ((maySendUntil.get(orgId) ?? 0) > now.getTime()) return undefined;
       try {
         const reason = await store.pausedFor(orgId, AbortSignal.timeout(readTimeoutMs));
         lastAnsweredAt = now.getTime();
-        if (reason) metrics.addMetric(BusinessMetric.RateLimitedRequests, MetricUnit.Count, 1);
+        if (reason) {
+          maySendUntil.delete(orgId);
+          metrics.addMetric(BusinessMetric.RateLimitedRequests, MetricUnit.Count, 1);
+        } else {
+          rememberMaySend(orgId, now.getTime() + MAY_SEND_REUSE_MS);
+        }
         return reason;
       } catch (error) {
         if (now.getTime() - lastAnsweredAt > failOpenMs) {
