@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoDbOnboardingEmailQuota, recipientQuotaKey } from '#shared/adapters/dynamodb/limits/email-quota.ts';
@@ -73,16 +73,47 @@ afterEach(() => {
 });
 
 describe('DynamoDbOnboardingEmailQuota: reserve', () => {
-  it('reads both quotas consistently and writes nothing: the token store commits the spend', async () => {
+  it('reads both quotas consistently in one request and writes nothing: the token store commits the spend', async () => {
     const reservation = await quota().reserve(ORG, 'zoe@example.com', clock.now());
 
     expect(reservation).toMatchObject({ allowed: true, decision: { allowed: true, limit: 5, remaining: 4 } });
     expect(table.writes).toEqual([]);
-    const reads = documentsMock.commandCalls(GetCommand).map((call) => call.args[0].input);
+    const reads = documentsMock.commandCalls(BatchGetCommand).map((call) => call.args[0].input);
     expect(reads).toEqual([
-      { TableName: TABLE, Key: { pk: PK, sk: recipientQuotaKey('zoe@example.com') }, ConsistentRead: true },
-      { TableName: TABLE, Key: { pk: PK, sk: HOUR_ITEM }, ConsistentRead: true },
+      {
+        RequestItems: {
+          [TABLE]: {
+            Keys: [
+              { pk: PK, sk: recipientQuotaKey('zoe@example.com') },
+              { pk: PK, sk: HOUR_ITEM },
+            ],
+            ConsistentRead: true,
+          },
+        },
+      },
     ]);
+  });
+
+  it('reads again the keys DynamoDB left unprocessed, and gives up with 503 if it keeps leaving them', async () => {
+    const recipient = { pk: PK, sk: recipientQuotaKey('zoe@example.com') };
+    await table.put({ ...recipient, spentAt: [T0.getTime() - MINUTE], version: 3 });
+    documentsMock
+      .on(BatchGetCommand)
+      .resolvesOnce({ Responses: { [TABLE]: [] }, UnprocessedKeys: { [TABLE]: { Keys: [recipient] } } })
+      .resolvesOnce({ Responses: { [TABLE]: [table.get(PK, recipient.sk)!] }, UnprocessedKeys: {} });
+
+    const reservation = await quota().reserve(ORG, 'zoe@example.com', clock.now());
+
+    expect(reservation).toMatchObject({ allowed: true, decision: { limit: 5, remaining: 3 } });
+    const rounds = documentsMock
+      .commandCalls(BatchGetCommand)
+      .map((call) => call.args[0].input.RequestItems?.[TABLE]?.Keys);
+    expect(rounds).toEqual([[recipient, { pk: PK, sk: HOUR_ITEM }], [recipient]]);
+
+    documentsMock.on(BatchGetCommand).resolves({ Responses: {}, UnprocessedKeys: { [TABLE]: { Keys: [recipient] } } });
+    await expect(quota().reserve(ORG, 'zoe@example.com', clock.now())).rejects.toBeInstanceOf(
+      DependencyUnavailableError,
+    );
   });
 
   it('spends with two conditional writes: the spend times if the version is unchanged, the hour’s count if below the limit', async () => {
@@ -257,7 +288,7 @@ describe('DynamoDbRateLimiter.spend with several quotas (on its own, without a t
 
     expect(reservation.allowed).toBe(true);
     expect(table.writes).toEqual(['TransactWrite']);
-    expect(documentsMock.commandCalls(GetCommand)).toHaveLength(6);
+    expect(documentsMock.commandCalls(BatchGetCommand)).toHaveLength(3);
     expect(table.get(PK, 'RATE_LIMIT#a')?.spentAt).toEqual([T0.getTime()]);
     expect(table.get(PK, 'RATE_LIMIT#b#2026-03-01T12:20:00.000Z')?.count).toBe(1);
   });

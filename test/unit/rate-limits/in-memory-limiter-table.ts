@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -14,8 +15,8 @@ type Item = Record<string, unknown>;
 
 /**
  * Just enough of a DynamoDB table for the rate limiter, behind aws-sdk-client-mock: consistent
- * gets, and conditional puts and updates (alone or in a transaction) with exactly the condition
- * and update expressions the limiter writes. Every call yields to the event loop first, so
+ * gets (alone or batched), and conditional puts and updates (alone or in a transaction) with
+ * exactly the condition and update expressions the limiter writes. Every call yields to the event loop first, so
  * parallel callers interleave between their read and their write as they would against a real
  * table. Anything else is an error, so the limiter cannot drift from what this table checks.
  */
@@ -30,6 +31,19 @@ export class InMemoryLimiterTable {
       await yieldToOthers();
       const item = this.items.get(keyOf(input.Key));
       return item ? { Item: structuredClone(item) } : {};
+    });
+    documents.on(BatchGetCommand).callsFake(async (input: { RequestItems: Record<string, { Keys: Item[] }> }) => {
+      await yieldToOthers();
+      const Responses = Object.fromEntries(
+        Object.entries(input.RequestItems).map(([table, { Keys }]) => [
+          table,
+          Keys.flatMap((key) => {
+            const item = this.items.get(keyOf(key));
+            return item ? [structuredClone(item)] : [];
+          }),
+        ]),
+      );
+      return { Responses, UnprocessedKeys: {} };
     });
     documents.on(PutCommand).callsFake(async (input: PutCommandInput) => {
       await yieldToOthers();

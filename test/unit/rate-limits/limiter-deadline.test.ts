@@ -70,7 +70,7 @@ describe('the limiters under the request deadline, DynamoDB stalled', () => {
     expect(failure).toMatchObject({ dependency: 'database', outcomeUnknown: true });
     expect(Date.now() - startedAt).toBeLessThan(2_000);
     expect(operations.length).toBeGreaterThan(0);
-    expect(new Set(operations)).toEqual(new Set(['GetItem']));
+    expect(new Set(operations)).toEqual(new Set(['BatchGetItem']));
     expect(sendOnboardingToken).not.toHaveBeenCalled();
   });
 

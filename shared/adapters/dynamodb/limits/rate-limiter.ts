@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   GetCommand,
   PutCommand,
   TransactWriteCommand,
@@ -21,6 +22,8 @@ import {
 import { cancellationReasons } from '#shared/adapters/dynamodb/transactions.ts';
 
 const MAX_ATTEMPTS = 25;
+/** Rounds of a batched read for the keys DynamoDB left unprocessed (it does so only when throttled). */
+const MAX_BATCH_READ_ROUNDS = 5;
 /** Items outlive their window by this much before DynamoDB's TTL may delete them. */
 const TTL_MARGIN_SECONDS = 60;
 
@@ -103,21 +106,21 @@ export class DynamoDbRateLimiter {
   async reserve(quotas: readonly QuotaSpec[], now: Date): Promise<Reservation> {
     if (quotas.length === 0) throw new Error('no quota to spend');
     const nowMs = now.getTime();
-    const decided = await Promise.all(
-      quotas.map(async (spec): Promise<{ decision: QuotaDecision; write: QuotaWrite }> => {
-        if (spec.kind === 'sliding-window') {
-          const item = await this.get(spec.key);
-          const version = typeof item?.version === 'number' ? item.version : 0;
-          const decision = spendToken((item?.spentAt as number[] | undefined) ?? [], nowMs, spec.policy);
-          return { decision, write: { Put: this.slidingPut(spec, decision, version, nowMs) } };
-        }
-        const windowStartMs = fixedWindowStart(nowMs, spec.policy.windowMs);
-        const key = { pk: spec.key.pk, sk: `${spec.key.sk}#${new Date(windowStartMs).toISOString()}` };
-        const item = await this.get(key);
-        const decision = countInWindow(typeof item?.count === 'number' ? item.count : 0, nowMs, spec.policy);
-        return { decision, write: { Update: this.fixedUpdate(key, spec.policy, windowStartMs) } };
-      }),
-    );
+    const keys = quotas.map((spec) => itemKeyAt(spec, nowMs));
+    const items = await this.readAll(keys);
+    const decided = quotas.map((spec, index): { decision: QuotaDecision; write: QuotaWrite } => {
+      const item = items[index];
+      if (spec.kind === 'sliding-window') {
+        const version = typeof item?.version === 'number' ? item.version : 0;
+        const decision = spendToken((item?.spentAt as number[] | undefined) ?? [], nowMs, spec.policy);
+        return { decision, write: { Put: this.slidingPut(spec, decision, version, nowMs) } };
+      }
+      const decision = countInWindow(typeof item?.count === 'number' ? item.count : 0, nowMs, spec.policy);
+      return {
+        decision,
+        write: { Update: this.fixedUpdate(keys[index]!, spec.policy, fixedWindowStart(nowMs, spec.policy.windowMs)) },
+      };
+    });
     const decisions = decided.map(({ decision }) => decision);
     const decision = mostRestrictive(decisions);
     if (!decision.allowed) return { allowed: false, decision, decisions, refusedBy: decisions.indexOf(decision) };
@@ -173,6 +176,27 @@ export class DynamoDbRateLimiter {
     }
   }
 
+  /**
+   * Every quota's item, read consistently in one round trip (BatchGetItem) when there are several:
+   * one request on the caller's path to meet a slow or hung attempt, not one per quota.
+   */
+  private async readAll(keys: readonly ItemKey[]): Promise<Array<Record<string, unknown> | undefined>> {
+    if (keys.length === 1) return [await this.get(keys[0]!)];
+    const found = new Map<string, Record<string, unknown>>();
+    let pending = [...new Map(keys.map((key) => [keyId(key), key])).values()];
+    for (let round = 1; pending.length > 0; round++) {
+      if (round > MAX_BATCH_READ_ROUNDS)
+        throw new DependencyUnavailableError('database (quota reads left unprocessed)');
+      if (round > 1) await new Promise((resolve) => setTimeout(resolve, raceBackoff(round - 1)));
+      const { Responses, UnprocessedKeys } = await this.documents.send(
+        new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }),
+      );
+      for (const item of Responses?.[this.tableName] ?? []) found.set(keyId(item as ItemKey), item);
+      pending = (UnprocessedKeys?.[this.tableName]?.Keys ?? []) as ItemKey[];
+    }
+    return keys.map((key) => found.get(keyId(key)));
+  }
+
   private async get(key: ItemKey): Promise<Record<string, unknown> | undefined> {
     const { Item } = await this.documents.send(
       new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
@@ -217,3 +241,12 @@ export class DynamoDbRateLimiter {
 
 /** A few milliseconds of jitter, growing with the attempts, so contending writers spread out. */
 const raceBackoff = exponentialBackoff({ baseMs: 10, capMs: 50 });
+
+/** The item a quota is kept in at `nowMs`: a fixed window's counter has its window's start in the sort key. */
+function itemKeyAt(spec: QuotaSpec, nowMs: number): ItemKey {
+  if (spec.kind === 'sliding-window') return spec.key;
+  const windowStart = new Date(fixedWindowStart(nowMs, spec.policy.windowMs)).toISOString();
+  return { pk: spec.key.pk, sk: `${spec.key.sk}#${windowStart}` };
+}
+
+const keyId = (key: ItemKey): string => `${key.pk}\u0000${key.sk}`;
