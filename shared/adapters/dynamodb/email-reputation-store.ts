@@ -27,7 +27,23 @@ interface StoredReputation {
   paused?: EmailPause;
 }
 
+/** Organizations whose last known state a store keeps; the least recently used is forgotten first. */
+const MAX_REMEMBERED_ORGANIZATIONS = 200;
+
+interface VersionedReputation {
+  state: EmailReputationState;
+  version: number;
+}
+
 export class DynamoDbEmailReputationStore implements EmailReputationStore {
+  /**
+   * The state this store last read or wrote, per organization. The counter's next change is
+   * written on it straight away, conditioned on its version: while one container counts an
+   * organization's events (the usual case), an event costs one write instead of a read and a
+   * write. A stale state fails the condition and the change is made again on a fresh read.
+   */
+  private readonly lastKnown = new Map<string, VersionedReputation>();
+
   constructor(
     private readonly documents: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -54,46 +70,70 @@ export class DynamoDbEmailReputationStore implements EmailReputationStore {
     orgId: string,
     change: (state: EmailReputationState) => EmailReputationState | undefined,
   ): Promise<EmailReputationState | undefined> {
+    const known = this.lastKnown.get(orgId);
+    if (known) {
+      // A change that writes nothing on a remembered state is decided again on a fresh read.
+      const next = change(known.state);
+      if (next && (await this.replace(orgId, next, known.version))) return next;
+    }
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const { state, version } = await this.readVersioned(orgId);
       const next = change(state);
       if (!next) return undefined;
-      try {
-        await this.documents.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: { ...emailReputationKey(orgId), ...toItem(next), version: version + 1 },
-            ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : 'version = :version',
-            ...(version === 0 ? {} : { ExpressionAttributeValues: { ':version': version } }),
-          }),
-        );
-        return next;
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      }
+      if (await this.replace(orgId, next, version)) return next;
     }
     throw new DependencyUnavailableError('e-mail reputation (too much contention)');
   }
 
-  private async readVersioned(orgId: string): Promise<{ state: EmailReputationState; version: number }> {
+  /** Writes `next` if the stored version is still `version`; false when another change got there first. */
+  private async replace(orgId: string, next: EmailReputationState, version: number): Promise<boolean> {
+    try {
+      await this.documents.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...emailReputationKey(orgId), ...toItem(next), version: version + 1 },
+          ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : 'version = :version',
+          ...(version === 0 ? {} : { ExpressionAttributeValues: { ':version': version } }),
+        }),
+      );
+      this.remember(orgId, { state: next, version: version + 1 });
+      return true;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      this.lastKnown.delete(orgId);
+      return false;
+    }
+  }
+
+  private remember(orgId: string, reputation: VersionedReputation): void {
+    this.lastKnown.delete(orgId);
+    this.lastKnown.set(orgId, reputation);
+    if (this.lastKnown.size > MAX_REMEMBERED_ORGANIZATIONS) this.lastKnown.delete(this.lastKnown.keys().next().value!);
+  }
+
+  private async readVersioned(orgId: string): Promise<VersionedReputation> {
     const { Item } = await this.documents.send(
       new GetCommand({ TableName: this.tableName, Key: emailReputationKey(orgId), ConsistentRead: true }),
     );
-    if (!Item) return { state: emptyEmailReputation(), version: 0 };
-    const stored = Item as StoredReputation;
-    return {
-      version: stored.version ?? 0,
-      state: {
-        recent: (stored.recent ?? []).map(([messageId, bounced, complained]): RecentEmail => ({
-          messageId,
-          bounced,
-          complained,
-        })),
-        early: (stored.early ?? []).map(([messageId, kind]) => ({ messageId, kind })),
-        paused: stored.paused,
-      },
-    };
+    const reputation = Item ? fromItem(Item as StoredReputation) : { state: emptyEmailReputation(), version: 0 };
+    this.remember(orgId, reputation);
+    return reputation;
   }
+}
+
+function fromItem(stored: StoredReputation): VersionedReputation {
+  return {
+    version: stored.version ?? 0,
+    state: {
+      recent: (stored.recent ?? []).map(([messageId, bounced, complained]): RecentEmail => ({
+        messageId,
+        bounced,
+        complained,
+      })),
+      early: (stored.early ?? []).map(([messageId, kind]) => ({ messageId, kind })),
+      paused: stored.paused,
+    },
+  };
 }
 
 function toItem(state: EmailReputationState): StoredReputation {
