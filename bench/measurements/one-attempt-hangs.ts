@@ -7,12 +7,13 @@ import type { Measurement, MeasurementContext } from '#bench/support/measurement
 /**
  * 14. Gray failure: one DynamoDB attempt in ten hangs. The functions reach DynamoDB Local through
  * a fault proxy (test/support/fault-proxy.ts) that, in `hang-every-10th-request` mode, swallows
- * every tenth request (counted across connections, the pollers' included) and never answers it,
- * while the others pass. `POST /v1/onboarding-token` (a token with its e-mail: about seven
- * DynamoDB calls) is sent one request at a time through the router, first with the proxy passing
- * everything (the baseline, same run), then with the hangs. Each hung attempt must be cut off at
- * its attempt timeout (1 s for an item call) and retried, so the p99 stays under twice that and
- * no request answers 503.
+ * every tenth request (counted across connections, the pollers' and the e-mail event counter's
+ * included) and never answers it, while the others pass. `POST /v1/onboarding-token` (a token
+ * with its e-mail: four to six DynamoDB calls, and one or two in the counter behind it) is sent
+ * one request at a time through the router, first with the proxy passing everything (the
+ * baseline, same run), then with the hangs. Each hung attempt must be cut off at its attempt
+ * timeout (1 s for an item call) and retried, so the p99 stays under twice that and no request
+ * answers 503.
  */
 const WARMUP = 20;
 const QUIET_RUNS = 100;
