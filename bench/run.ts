@@ -126,6 +126,8 @@ for (const group of groups) {
       0,
     ),
     {
+      // As the local stack runs its functions; set before the child's imports load the X-Ray SDK.
+      ...(group.every((m) => 'localStack' in m) ? { AWS_XRAY_MANUAL_MODE: '1' } : {}),
       ...(group.some((m) => 'contractBudget' in m) ? { BENCH_REQUEST_BUDGET: 'contract' } : {}),
       ...(group.some((m) => 'dynamoDbFaults' in m) ? { BENCH_DYNAMODB_FAULTS: '1' } : {}),
       ...(group.some((m) => 'costAccounting' in m) ? { BENCH_COST_ACCOUNTING: '1' } : {}),

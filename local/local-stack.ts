@@ -363,6 +363,9 @@ export function handlerEnvironment({
     // The SES emulator publishes a configuration set's events (ses-mailbox-simulator.ts), as SES does.
     SES_CONFIGURATION_SET: LOCAL_SES_CONFIGURATION_SET,
     POWERTOOLS_SERVICE_NAME: 'onboarding-api',
+    // The tracer is off outside Lambda; this also keeps the X-Ray SDK from installing its async
+    // hook at import, which ran on every promise of the one process that hosts every function.
+    AWS_XRAY_MANUAL_MODE: '1',
     LOG_LEVEL: quiet ? 'WARN' : 'INFO',
     ...(prettyLogs ? { POWERTOOLS_DEV: 'true' } : {}),
     // The worker's report signing key, created at start (report-signing-key.ts); a KMS key in AWS.
