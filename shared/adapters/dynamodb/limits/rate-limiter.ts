@@ -86,7 +86,7 @@ export type Reservation =
 /**
  * Quotas kept in one DynamoDB table, spent one unit per request, all of a request's quotas or none.
  *
- * `reserve` reads every quota's item (consistently) and decides with the pure rules of
+ * `reserve` reads every quota's item (consistently, in one request) and decides with the pure rules of
  * shared/domain/limits/rate-limit.ts; if every quota allows the request, it returns the conditional writes
  * that spend them: a sliding window only if its version is the one read, a fixed window only if its
  * count is still below the limit. `spend` commits those at once (one quota: one conditional write;
