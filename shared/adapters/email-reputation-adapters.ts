@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EmailReputationConfig } from '#shared/config/mail-config.ts';
+import { BoundedMap } from '#shared/domain/bounded-map.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import type { EmailSendingStatus } from '#shared/domain/onboarding/email-reputation.ts';
 import { logger } from '#shared/observability/logger.ts';
@@ -18,7 +19,7 @@ export const PAUSE_READ_TIMEOUT_MS = 300;
  */
 export const MAY_SEND_REUSE_MS = 5_000;
 
-/** Organizations a container remembers as free to send; the least recently read is forgotten first. */
+/** Organizations a container remembers as free to send; the one read longest ago is forgotten first. */
 const MAX_REMEMBERED_ORGANIZATIONS = 1_000;
 
 /**
@@ -39,12 +40,7 @@ export function emailSendingStatusFor(
   const failOpenMs = config.EMAIL_REPUTATION_FAIL_OPEN_SECONDS * 1000;
   const readTimeoutMs = options.readTimeoutMs ?? PAUSE_READ_TIMEOUT_MS;
   let lastAnsweredAt = options.startedAt ?? Date.now();
-  const maySendUntil = new Map<string, number>();
-  const rememberMaySend = (orgId: string, until: number) => {
-    maySendUntil.delete(orgId);
-    maySendUntil.set(orgId, until);
-    if (maySendUntil.size > MAX_REMEMBERED_ORGANIZATIONS) maySendUntil.delete(maySendUntil.keys().next().value!);
-  };
+  const maySendUntil = new BoundedMap<string, number>(MAX_REMEMBERED_ORGANIZATIONS);
   return {
     pausedFor: async (orgId, now) => {
       if ((maySendUntil.get(orgId) ?? 0) > now.getTime()) return undefined;
@@ -55,7 +51,7 @@ export function emailSendingStatusFor(
           maySendUntil.delete(orgId);
           metrics.addMetric(BusinessMetric.RateLimitedRequests, MetricUnit.Count, 1);
         } else {
-          rememberMaySend(orgId, now.getTime() + MAY_SEND_REUSE_MS);
+          maySendUntil.set(orgId, now.getTime() + MAY_SEND_REUSE_MS);
         }
         return reason;
       } catch (error) {

@@ -1,3 +1,4 @@
+import { BoundedMap } from '#shared/domain/bounded-map.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { SecretSealer } from '#shared/domain/webhooks/ports.ts';
 
@@ -20,14 +21,16 @@ interface Opened {
  * secret at once share one Decrypt; a failed open is not kept. Sealing passes through.
  */
 export class CachedSecretSealer implements SecretSealer {
-  private readonly opened = new Map<string, Opened>();
+  private readonly opened: BoundedMap<string, Opened>;
 
   constructor(
     private readonly sealer: SecretSealer,
     private readonly clock: Clock,
     private readonly ttlMs = OPENED_SECRET_TTL_MS,
-    private readonly maxEntries = OPENED_SECRETS_MAX,
-  ) {}
+    maxEntries = OPENED_SECRETS_MAX,
+  ) {
+    this.opened = new BoundedMap(maxEntries);
+  }
 
   seal(secret: string, context: { orgId: string; endpointId: string }): Promise<string> {
     return this.sealer.seal(secret, context);
@@ -38,10 +41,7 @@ export class CachedSecretSealer implements SecretSealer {
     const now = this.clock.now().getTime();
     const cached = this.opened.get(key);
     if (cached && cached.expiresAt > now) return cached.secret;
-    this.opened.delete(key);
     const secret = this.sealer.open(sealed, context);
-    // Map keeps insertion order: the first key is the oldest entry.
-    while (this.opened.size >= this.maxEntries) this.opened.delete(this.opened.keys().next().value!);
     const entry = { secret, expiresAt: now + this.ttlMs };
     this.opened.set(key, entry);
     secret.catch(() => {

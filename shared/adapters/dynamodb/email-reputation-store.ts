@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BoundedMap } from '#shared/domain/bounded-map.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import {
   emptyEmailReputation,
@@ -27,7 +28,7 @@ interface StoredReputation {
   paused?: EmailPause;
 }
 
-/** Organizations whose last known state a store keeps; the least recently used is forgotten first. */
+/** Organizations whose last known state a store keeps; the one read or written longest ago is forgotten first. */
 const MAX_REMEMBERED_ORGANIZATIONS = 200;
 
 interface VersionedReputation {
@@ -42,7 +43,7 @@ export class DynamoDbEmailReputationStore implements EmailReputationStore {
    * organization's events (the usual case), an event costs one write instead of a read and a
    * write. A stale state fails the condition and the change is made again on a fresh read.
    */
-  private readonly lastKnown = new Map<string, VersionedReputation>();
+  private readonly lastKnown = new BoundedMap<string, VersionedReputation>(MAX_REMEMBERED_ORGANIZATIONS);
 
   constructor(
     private readonly documents: DynamoDBDocumentClient,
@@ -96,7 +97,7 @@ export class DynamoDbEmailReputationStore implements EmailReputationStore {
           ...(version === 0 ? {} : { ExpressionAttributeValues: { ':version': version } }),
         }),
       );
-      this.remember(orgId, { state: next, version: version + 1 });
+      this.lastKnown.set(orgId, { state: next, version: version + 1 });
       return true;
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
@@ -105,18 +106,12 @@ export class DynamoDbEmailReputationStore implements EmailReputationStore {
     }
   }
 
-  private remember(orgId: string, reputation: VersionedReputation): void {
-    this.lastKnown.delete(orgId);
-    this.lastKnown.set(orgId, reputation);
-    if (this.lastKnown.size > MAX_REMEMBERED_ORGANIZATIONS) this.lastKnown.delete(this.lastKnown.keys().next().value!);
-  }
-
   private async readVersioned(orgId: string): Promise<VersionedReputation> {
     const { Item } = await this.documents.send(
       new GetCommand({ TableName: this.tableName, Key: emailReputationKey(orgId), ConsistentRead: true }),
     );
     const reputation = Item ? fromItem(Item as StoredReputation) : { state: emptyEmailReputation(), version: 0 };
-    this.remember(orgId, reputation);
+    this.lastKnown.set(orgId, reputation);
     return reputation;
   }
 }
