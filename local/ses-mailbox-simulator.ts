@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -8,7 +9,9 @@ import type { AddressInfo } from 'node:net';
  * the recipient (`bounce@simulator.amazonses.com`: a permanent bounce; `complaint@…`: delivered
  * and a complaint; `suppressionlist@…`: a permanent bounce; anything else: delivered). The events
  * wait at `GET /local/ses-events?after={sequence}` for the local event destination (pollers.ts),
- * which hands them to the same function EventBridge invokes in AWS.
+ * which hands them to the same function EventBridge invokes in AWS. A SendEmail whose message tags
+ * SES would refuse is refused here too, as SES refuses it (contract §27), before aws-ses-v2-local,
+ * which checks no tag, sees it.
  */
 
 export const SES_EVENTS_PATH = '/local/ses-events';
@@ -27,6 +30,31 @@ interface SendEmailRequest {
   Destination?: { ToAddresses?: string[] };
   ConfigurationSetName?: string;
   EmailTags?: Array<{ Name: string; Value: string }>;
+}
+
+/** SES's rule for a message tag's name and value (API reference, `MessageTag`). */
+const SES_TAG_TEXT = /^[A-Za-z0-9_-]*$/;
+const SES_TAG_MAX_LENGTH = 256;
+
+/**
+ * Why SES refuses the first tag it refuses (the alphabet's text is SES's own), or `undefined` when
+ * it takes them all.
+ */
+export function messageTagRefusal(tags: SendEmailRequest['EmailTags']): string | undefined {
+  for (const { Name: name, Value: value } of tags ?? []) {
+    for (const [part, text] of [
+      ['name', name],
+      ['value', value],
+    ] as const) {
+      if (!SES_TAG_TEXT.test(text)) {
+        return `Invalid tag ${part} <${text}>: only alphanumeric ASCII characters, '_', and '-' are allowed.`;
+      }
+      if (text.length > SES_TAG_MAX_LENGTH) {
+        return `Invalid tag ${part} <${text}>: must contain ${SES_TAG_MAX_LENGTH} characters or fewer.`;
+      }
+    }
+  }
+  return undefined;
 }
 
 /** What SES's mailbox simulator does with an e-mail to `address` (labels, `bounce+x@…`, included). */
@@ -100,6 +128,15 @@ export function simulatedEvents(
   return events;
 }
 
+/** A SendEmail body; one that is not JSON is left to the emulator to refuse. */
+function sendEmailRequest(body: Buffer): SendEmailRequest {
+  try {
+    return JSON.parse(body.toString('utf8')) as SendEmailRequest;
+  } catch {
+    return {};
+  }
+}
+
 /** Listens on `port` (loopback) in front of the emulator at `emulatorUrl`. */
 export async function startMailboxSimulator(
   host: string,
@@ -125,6 +162,18 @@ export async function startMailboxSimulator(
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
+    const sendsEmail = req.method === 'POST' && url.pathname === SEND_EMAIL_PATH;
+    const refusal = sendsEmail ? messageTagRefusal(sendEmailRequest(body).EmailTags) : undefined;
+    if (refusal) {
+      // SES v2's error shape (REST JSON): the type in `x-amzn-ErrorType`, the text in `message`.
+      res.writeHead(400, {
+        'content-type': 'application/json',
+        'x-amzn-errortype': 'BadRequestException',
+        'x-amzn-requestid': randomUUID(),
+      });
+      res.end(JSON.stringify({ message: refusal }));
+      return;
+    }
     const headers = Object.fromEntries(
       Object.entries(req.headers).filter(
         (entry): entry is [string, string] => typeof entry[1] === 'string' && entry[0] !== 'host',
@@ -136,11 +185,10 @@ export async function startMailboxSimulator(
       ...(body.length > 0 ? { body } : {}),
     });
     const answerBody = Buffer.from(await answer.arrayBuffer());
-    if (req.method === 'POST' && url.pathname === SEND_EMAIL_PATH && answer.status === 200) {
+    if (sendsEmail && answer.status === 200) {
       const { MessageId } = JSON.parse(answerBody.toString('utf8')) as { MessageId?: string };
-      const request = JSON.parse(body.toString('utf8')) as SendEmailRequest;
       if (MessageId) {
-        for (const event of simulatedEvents(request, MessageId, new Date())) {
+        for (const event of simulatedEvents(sendEmailRequest(body), MessageId, new Date())) {
           events.push({ ...event, sequence: events.length + 1 });
         }
       }
