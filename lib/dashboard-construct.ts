@@ -1,7 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { AssetHashType, DockerImage, Duration, Names, RemovalPolicy, Stack, Token, type CfnElement } from 'aws-cdk-lib';
+import {
+  AssetHashType,
+  DefaultStackSynthesizer,
+  DockerImage,
+  Duration,
+  Names,
+  RemovalPolicy,
+  Stack,
+  type CfnElement,
+} from 'aws-cdk-lib';
 import {
   AllowedMethods,
   CachePolicy,
@@ -39,6 +48,16 @@ import { repoRoot } from './repo-root.ts';
  * (metadata applies to every file of a deployment) and the managed cache policy.
  */
 export const dashboardInvalidationPaths = ['/', '/index.html', '/dashboard-config.json'] as const;
+
+/**
+ * The objects of the CDK's asset bucket (`cdk bootstrap`'s) as an IAM5 finding names them, whatever the synth
+ * knew of the stack's environment: partition, account and region each a token (an environment-agnostic stack)
+ * or a literal (the edge gives the stack a region, and the account when the CLI found credentials).
+ */
+function cdkAssetsBucketObjects(stack: Stack): string {
+  const qualifier = stack.synthesizer.bootstrapQualifier ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER;
+  return `/^Resource::arn:(<AWS::Partition>|aws[a-z-]*):s3:::cdk-${qualifier}-assets-(<AWS::AccountId>|\\d{12})-(<AWS::Region>|[a-z]{2}(-[a-z]+)+-\\d+)\\/\\*$/`;
+}
 
 /** Longest region name to leave room for in a name (`us-isof-south-1` is 15). */
 const REGION_NAME_ROOM = 20;
@@ -266,11 +285,7 @@ export class DashboardConstruct extends Construct {
               'Action::s3:List*',
               'Action::s3:DeleteObject*',
               'Action::s3:Abort*',
-              'Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*',
-              // The same bucket when the stack names its account and region (the edge needs them at synth).
-              ...(Token.isUnresolved(stack.account) || Token.isUnresolved(stack.region)
-                ? []
-                : [`Resource::arn:${stack.partition}:s3:::cdk-hnb659fds-assets-${stack.account}-${stack.region}/*`]),
+              { regex: cdkAssetsBucketObjects(stack) },
               `Resource::${assetsBucketArn}/*`,
               'Resource::*',
             ],

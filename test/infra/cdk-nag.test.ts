@@ -1,9 +1,9 @@
-import { Aspects, type CfnElement } from 'aws-cdk-lib';
+import { Aspects, type App, type CfnElement } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '#lib/service-stack.ts';
-import { buildServiceStack } from './service-stack-fixture.ts';
+import { buildServiceAppAsCdkSynth, buildServiceStack } from './service-stack-fixture.ts';
 
 type Finding = ReturnType<Annotations['findError']>[number];
 
@@ -74,13 +74,32 @@ describe('cdk-nag AwsSolutions', () => {
     const iam5 = helpers
       .flatMap(([, resource]) => resource.Metadata?.cdk_nag?.rules_to_suppress ?? [])
       .filter((suppression: { id: string }) => suppression.id === 'AwsSolutions-IAM5') as Array<{
-      applies_to: string[];
+      applies_to: Array<string | { regex: string }>;
     }>;
+    expect(iam5.length).toBeGreaterThan(0);
     const assetsBucketArn = `<${stack.getLogicalId(stack.dashboard.bucket.node.defaultChild as CfnElement)}.Arn>`;
     for (const suppression of iam5) {
-      expect(suppression.applies_to).toContain(`Resource::${assetsBucketArn}/*`);
-      expect(suppression.applies_to).not.toContain('Action::*');
-      expect(suppression.applies_to.filter((entry) => entry.includes('reports'))).toEqual([]);
+      const findings = suppression.applies_to.filter((entry) => typeof entry === 'string');
+      expect(findings).toContain(`Resource::${assetsBucketArn}/*`);
+      expect(findings).not.toContain('Action::*');
+      expect(findings.filter((entry) => entry.includes('reports'))).toEqual([]);
+      // One pattern: the CDK asset bucket's objects, with account, region and partition as tokens or literals.
+      const patterns = suppression.applies_to.filter((entry) => typeof entry !== 'string');
+      expect(patterns).toHaveLength(1);
+      const [, source, flags] = /^\/(.*)\/(\w*)$/.exec(patterns[0]!.regex)!;
+      const assetObjects = new RegExp(source!, flags);
+      for (const finding of [
+        'Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*',
+        'Resource::arn:aws:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-eu-west-1/*',
+        'Resource::arn:aws:s3:::cdk-hnb659fds-assets-123456789012-us-isof-south-1/*',
+      ])
+        expect(assetObjects.test(finding), finding).toBe(true);
+      for (const finding of [
+        'Resource::arn:aws:s3:::cdk-hnb659fds-assets-123456789012-eu-west-1/reports/*',
+        'Resource::arn:aws:s3:::another-bucket/*',
+        'Resource::arn:aws:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-eu-west-1',
+      ])
+        expect(assetObjects.test(finding), finding).toBe(false);
     }
   });
 
@@ -102,5 +121,42 @@ describe('cdk-nag AwsSolutions', () => {
       ].sort(),
     );
     expect(suppressedOn('AwsSolutions-S1')).toEqual([idOf(stack.reports.accessLogsBucket)]);
+  });
+});
+
+/**
+ * Synthesizes `app` and returns every AwsSolutions error or warning of its stacks, and what the synth threw: an
+ * unsuppressed finding fails the synth, and the findings stay on the construct tree for the message.
+ */
+function synthesizedNagFindings(app: App): { findings: string[]; synthError: unknown } {
+  let synthError: unknown;
+  try {
+    app.synth();
+  } catch (error) {
+    synthError = error;
+  }
+  const findings = app.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => ['aws:cdk:error', 'aws:cdk:warning'].includes(entry.type))
+      .filter((entry) => String(entry.data).startsWith('AwsSolutions-'))
+      .map((entry) => `${construct.node.path}: ${String(entry.data).split(': ')[0]}`),
+  );
+  return { findings, synthError };
+}
+
+describe('cdk-nag on stage=prod as `cdk synth` builds it (bin/app.ts), in every environment the CLI may know', () => {
+  // The edge (prod's default) makes the stacks environment-specific: the CLI's region always, its account only
+  // when it found credentials; a pipeline synthesizing without them (or AWS_REGION alone) knows the region alone.
+  it.each([
+    ['the region alone (no credentials)', { CDK_DEFAULT_REGION: 'eu-west-1' }],
+    ['the region alone, us-east-1 (the web ACL stack’s own region)', { CDK_DEFAULT_REGION: 'us-east-1' }],
+    ['the account and the region', { CDK_DEFAULT_ACCOUNT: '123456789012', CDK_DEFAULT_REGION: 'eu-west-1' }],
+  ])('reports no unsuppressed error or warning in either stack, knowing %s', (_, cli) => {
+    const { app, stack } = buildServiceAppAsCdkSynth({ context: { stage: 'prod' }, cli });
+    expect(stack.edge).toBeDefined();
+    expect(stack.region).toBe(cli.CDK_DEFAULT_REGION);
+    const { findings, synthError } = synthesizedNagFindings(app);
+    expect(findings).toEqual([]);
+    expect(synthError).toBeUndefined();
   });
 });

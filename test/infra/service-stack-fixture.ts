@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { App, type CfnElement, type Environment, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
+import { addServiceStacks, type CdkCliEnvironment } from '#bin/service-app.ts';
 import { ServiceStack } from '#lib/service-stack.ts';
 import { readStackConfig } from '#lib/stack-config.ts';
 
@@ -43,6 +44,18 @@ export function buildServiceStack(options: FixtureOptions = {}): { app: App; sta
     ...(options.env ? { env: options.env } : {}),
   });
   return { app, stack };
+}
+
+/**
+ * The app exactly as `cdk synth` builds it (bin/app.ts): the stage's stacks named by stage, cdk-nag on every one,
+ * the environment from what the CDK CLI passes (`cli`), the functions not bundled.
+ */
+export function buildServiceAppAsCdkSynth(options: { context?: Record<string, unknown>; cli: CdkCliEnvironment }): {
+  app: App;
+  stack: ServiceStack;
+} {
+  const app = new App({ context: { ...exampleContext, ...options.context, 'aws:cdk:bundling-stacks': [] } });
+  return { app, stack: addServiceStacks(app, readStackConfig(app.node), options.cli) };
 }
 
 /** Logical id of a construct's CloudFormation resource. */
