@@ -97,6 +97,16 @@ describe('e-mail reputation per organization (SES mailbox simulator, end to end)
     expect((await orgEmail('show', orgId)).stdout).toMatch(/not paused/);
   }, 120_000);
 
+  it('counts the bounce and the complaint of an organization whose id has a period (acme.eu) for that organization', async () => {
+    // SES refuses a message tag value with a period (400), and so does the local emulator: the id is escaped in the tag.
+    const orgId = 'acme.eu';
+    const token = await tokenFor(orgId);
+    expect((await create(token, 'bounce@simulator.amazonses.com')).status).toBe(201);
+    expect((await create(token, 'complaint@simulator.amazonses.com')).status).toBe(201);
+
+    expect(await figuresAfter(orgId, 2)).toMatchObject({ sent: 2, bounces: 1, complaints: 1 });
+  }, 60_000);
+
   it('pauses on one complaint among the organization’s first 20 e-mails (0.1%)', async () => {
     const orgId = uniqueOrg('complained');
     const token = await tokenFor(orgId);

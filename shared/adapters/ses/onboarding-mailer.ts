@@ -4,6 +4,7 @@ import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { createSesClient } from '#shared/adapters/aws-clients.ts';
 import { escapeHtml } from '#shared/adapters/html/escape-html.ts';
 import type { OnboardingEmail, OnboardingMailer } from '#shared/domain/onboarding/ports.ts';
+import { ORGANIZATION_TAG, organizationTagValue } from './organization-tag.ts';
 
 /** All attempts together: the API request waits for the e-mail, and the function times out after 10 s. */
 const SEND_TIMEOUT_MS = 3_000;
@@ -34,7 +35,8 @@ export class SesOnboardingMailer implements OnboardingMailer {
       Destination: { ToAddresses: [email.to] },
       ConfigurationSetName: this.options.configurationSetName,
       // Contract §19: SES passes message tags on to the configuration set's bounce and complaint events.
-      EmailTags: [{ Name: 'org_id', Value: email.orgId }],
+      // §27: escaped, as SES refuses a `.` in a tag value.
+      EmailTags: [{ Name: ORGANIZATION_TAG, Value: organizationTagValue(email.orgId) }],
       Content: {
         Template: {
           TemplateName: this.options.templateName,

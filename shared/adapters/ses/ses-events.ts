@@ -1,8 +1,6 @@
 import * as v from 'valibot';
 import type { EmailEvent } from '#shared/domain/onboarding/email-reputation.ts';
-
-/** The message tag every onboarding e-mail carries (onboarding-mailer.ts), copied by SES onto its events. */
-export const ORGANIZATION_TAG = 'org_id';
+import { ORGANIZATION_TAG, organizationFromTagValue } from './organization-tag.ts';
 
 /**
  * The part of an SES event-publishing record (the `detail` of its EventBridge event) that is
@@ -23,15 +21,17 @@ export type SesEventDetail = v.InferInput<typeof sesEventSchema>;
 /**
  * The counted event in an SES record, or why it is not counted: a record of another type (a
  * delivery, an open), a transient bounce (SES retries those; only permanent bounces hurt the
- * sender), a record without the organization's tag (not an onboarding e-mail), or one that is
- * not an SES record at all.
+ * sender), a record without the organization's tag (not an onboarding e-mail) or whose tag names
+ * no organization id (organization-tag.ts), or one that is not an SES record at all.
  */
 export function emailEventFrom(detail: unknown): EmailEvent | { ignored: string } {
   const parsed = v.safeParse(sesEventSchema, detail);
   if (!parsed.success) return { ignored: 'not an SES event record' };
   const record = parsed.output;
-  const orgId = record.mail.tags?.[ORGANIZATION_TAG]?.[0];
-  if (!orgId) return { ignored: `no ${ORGANIZATION_TAG} tag` };
+  const tagValue = record.mail.tags?.[ORGANIZATION_TAG]?.[0];
+  if (!tagValue) return { ignored: `no ${ORGANIZATION_TAG} tag` };
+  const orgId = organizationFromTagValue(tagValue);
+  if (!orgId) return { ignored: `${ORGANIZATION_TAG} tag names no organization` };
   const type = record.eventType ?? record.notificationType;
   const base = { messageId: record.mail.messageId, orgId };
   if (type === 'Send') return { ...base, kind: 'send' };

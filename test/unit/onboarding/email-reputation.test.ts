@@ -117,6 +117,21 @@ describe('SES event records', () => {
     expect(emailEventFrom(record('Complaint', { complaint: {} }))).toEqual(complaint('msg-1'));
   });
 
+  it('reads the organization id escaped in the org_id tag (acme_-eu is acme.eu), and a value written before the escaping as it is', () => {
+    expect(emailEventFrom(record('Send', {}, { org_id: ['acme_-eu'] }))).toEqual({
+      ...send('msg-1'),
+      orgId: 'acme.eu',
+    });
+    expect(emailEventFrom(record('Complaint', {}, { org_id: ['a__b_-c'] }))).toEqual({
+      ...complaint('msg-1'),
+      orgId: 'a_b.c',
+    });
+    expect(emailEventFrom(record('Send', {}, { org_id: ['acme_eu'] }))).toEqual({ ...send('msg-1'), orgId: 'acme_eu' });
+    expect(emailEventFrom(record('Send', {}, { org_id: ['not/an-id'] }))).toEqual({
+      ignored: 'org_id tag names no organization',
+    });
+  });
+
   it('counts neither transient bounces, other event types, untagged e-mails nor non-SES records', () => {
     expect(emailEventFrom(record('Bounce', { bounce: { bounceType: 'Transient' } }))).toEqual({
       ignored: 'not a permanent bounce',

@@ -36,6 +36,16 @@ const sesError = (name: string, fault: 'client' | 'server', httpStatusCode: numb
   });
 
 describe('SesOnboardingMailer', () => {
+  it('escapes a period of the organization id in the org_id tag, which SES limits to letters, digits, _ and - (contract §27)', async () => {
+    sesMock.on(SendEmailCommand).resolves({ MessageId: 'm-1' });
+    await new SesOnboardingMailer(new SESv2Client({ region: 'eu-west-1' }), SENDER).sendOnboardingToken({
+      ...EMAIL,
+      orgId: 'acme.eu',
+    });
+
+    expect(sesMock).toReceiveCommandWith(SendEmailCommand, { EmailTags: [{ Name: 'org_id', Value: 'acme_-eu' }] });
+  });
+
   it('sends SES v2 SendEmail with the stored template: sender, recipient, data with the expiry day, and the org_id tag', async () => {
     sesMock.on(SendEmailCommand).resolves({ MessageId: 'm-1' });
     await new SesOnboardingMailer(new SESv2Client({ region: 'eu-west-1' }), {
