@@ -14,13 +14,20 @@ export interface EmailReputationPolicy {
   maxBounceRate: number;
   /** Paused when complaints / sent is above this. */
   maxComplaintRate: number;
+  /** No pause for bounces with fewer than this many in the window, whatever the rate. */
+  minimumBounces: number;
+  /** No pause for complaints with fewer than this many in the window: one spam click stops nobody. */
+  minimumComplaints: number;
 }
 
+/** Contract §19, with §27's minimum counts. */
 export const DEFAULT_EMAIL_REPUTATION_POLICY: EmailReputationPolicy = {
   window: 200,
   minimumSent: 20,
   maxBounceRate: 0.05,
   maxComplaintRate: 0.001,
+  minimumBounces: 10,
+  minimumComplaints: 3,
 };
 
 /**
@@ -91,8 +98,10 @@ export function pauseReason(
   policy: EmailReputationPolicy,
 ): EmailPause['reason'] | undefined {
   if (figures.sent < policy.minimumSent) return undefined;
-  if (figures.complaintRate > policy.maxComplaintRate) return 'complaints';
-  if (figures.bounceRate > policy.maxBounceRate) return 'bounces';
+  if (figures.complaints >= policy.minimumComplaints && figures.complaintRate > policy.maxComplaintRate) {
+    return 'complaints';
+  }
+  if (figures.bounces >= policy.minimumBounces && figures.bounceRate > policy.maxBounceRate) return 'bounces';
   return undefined;
 }
 

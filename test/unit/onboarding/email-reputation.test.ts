@@ -65,30 +65,51 @@ describe('an organization’s e-mail reputation', () => {
     expect(state.recent[0]!.messageId).toBe('new0');
   });
 
+  const bounces = (count: number) => Array.from({ length: count }, (_, i) => bounce(`m${i}`));
+  const complaints = (count: number) => Array.from({ length: count }, (_, i) => complaint(`m${i}`));
+
   it('pauses past 5% bounces, but not before 20 e-mails', () => {
-    // 2 of 19 is 10.5%, but the organization has not sent 20 yet.
-    const before = replay([...sends(19), bounce('m0'), bounce('m1')]);
+    // 10 of 19 is 53%, but the organization has not sent 20 yet.
+    const before = replay([...sends(19), ...bounces(10)]);
     expect(before.paused).toBeUndefined();
 
     const paused = replay([send('m19')], before);
     expect(paused.paused).toEqual({ since: NOW.toISOString(), reason: 'bounces' });
   });
 
-  it('does not pause at exactly 5% bounces (more than 5% pauses)', () => {
-    const state = replay([...sends(40), bounce('m0'), bounce('m1')]);
-    expect(reputationFigures(state).bounceRate).toBe(0.05);
-    expect(state.paused).toBeUndefined();
-    expect(replay([bounce('m2')], state).paused?.reason).toBe('bounces');
+  it('does not pause for bounces before the 10th, whatever the rate (contract §27)', () => {
+    const nine = replay([...sends(20), ...bounces(9)]);
+    expect(reputationFigures(nine).bounceRate).toBe(0.45);
+    expect(nine.paused).toBeUndefined();
+
+    expect(replay([bounce('m9')], nine).paused?.reason).toBe('bounces');
   });
 
-  it('pauses past 0.1% complaints: one complaint among 200', () => {
-    const state = replay([...sends(200), complaint('m5')]);
-    expect(reputationFigures(state).complaintRate).toBe(0.005);
+  it('does not pause at exactly 5% bounces (more than 5% pauses)', () => {
+    const state = replay([...sends(200), ...bounces(10)]);
+    expect(reputationFigures(state).bounceRate).toBe(0.05);
+    expect(state.paused).toBeUndefined();
+    expect(replay([bounce('m10')], state).paused?.reason).toBe('bounces');
+  });
+
+  it('does not pause for one spam click, nor two: the third complaint pauses (contract §27)', () => {
+    const one = replay([...sends(20), ...complaints(1)]);
+    expect(reputationFigures(one).complaintRate).toBe(0.05);
+    expect(one.paused).toBeUndefined();
+    const two = replay([complaint('m1')], one);
+    expect(two.paused).toBeUndefined();
+
+    expect(replay([complaint('m2')], two).paused).toEqual({ since: NOW.toISOString(), reason: 'complaints' });
+  });
+
+  it('pauses past 0.1% complaints: three complaints among 200', () => {
+    const state = replay([...sends(200), ...complaints(3)]);
+    expect(reputationFigures(state).complaintRate).toBe(0.015);
     expect(state.paused?.reason).toBe('complaints');
   });
 
   it('stays paused whatever the figures do afterwards', () => {
-    const paused = replay([...sends(20), bounce('m0'), bounce('m1')]);
+    const paused = replay([...sends(20), ...bounces(10)]);
     const later = replay(sends(200, 'later'), paused);
     expect(reputationFigures(later).bounces).toBe(0);
     expect(later.paused).toEqual(paused.paused);
@@ -100,6 +121,8 @@ describe('an organization’s e-mail reputation', () => {
       minimumSent: 20,
       maxBounceRate: 0.05,
       maxComplaintRate: 0.001,
+      minimumBounces: 10,
+      minimumComplaints: 3,
     });
   });
 });
