@@ -19,6 +19,7 @@ import {
   namesABound,
   toUserStatusQuery,
 } from '#shared/schemas/user-status-schemas.ts';
+import { isRangeInOrder } from '#shared/schemas/range-parameters.ts';
 
 /** A JSON Schema (draft 2020-12, OpenAPI 3.1's dialect) as it is written into the document. */
 export type SchemaObject = { [key: string]: unknown };
@@ -44,6 +45,8 @@ function overrideAction(action: AnyAction, jsonSchema: JsonSchema): JsonSchema |
     if (action.requirement === isPlainText)
       return { ...jsonSchema, pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069]*$' };
   }
+  // A listing's `from` not after its `to`: no JSON Schema keyword compares two members; a 400 says so.
+  if (action.type === 'partial_check' && action.requirement === isRangeInOrder) return { ...jsonSchema };
   if (action.type === 'transform') {
     // Stored values: a date is cut to its calendar date, an instant to one canonical UTC form.
     if (action.operation === toCalendarDate) return withoutPattern(jsonSchema, { format: 'date' });

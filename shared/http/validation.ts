@@ -67,7 +67,7 @@ const CODE_BY_ISSUE_TYPE: Record<string, string> = {
 
 function codeFor(issue: AnyIssue): string {
   if (issue.type === 'min_length') return issue.requirement === 1 ? 'isNotEmpty' : 'min';
-  if (issue.type === 'check' || issue.type === 'raw_check' || issue.type === 'custom' || issue.type === 'regex') {
+  if (['check', 'partial_check', 'raw_check', 'custom', 'regex'].includes(issue.type)) {
     // Custom checks carry their contract code as "code: hint".
     const [code] = issue.message.split(':', 1);
     return code && /^[a-z][A-Za-z]+$/.test(code) ? code : 'isIn';

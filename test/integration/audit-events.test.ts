@@ -211,6 +211,21 @@ describe('the audit trail (GET /v1/audit-events)', () => {
     expect(response.body.errors).toContainEqual(expect.objectContaining({ field, code }));
   });
 
+  it('refuses a range whose from is after its to with 400 naming from (the store is never asked)', async () => {
+    for (const query of [
+      'from=2030-01-01&to=2020-01-01',
+      `targetId=${done['webhook.created']!.targetId}&from=2030-01-01&to=2020-01-01`,
+    ]) {
+      const response = await callApi('GET', `/v1/audit-events?${query}`, { token: staff });
+
+      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      expect(response.body).toEqual({
+        code: 400,
+        errors: [{ field: 'from', code: 'max', hint: 'from must not be after to' }],
+      });
+    }
+  });
+
   it('needs the audit:read scope', async () => {
     const token = await tokenFor(orgId, { scopes: ['onboarding:read'] });
 
