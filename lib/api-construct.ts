@@ -76,6 +76,11 @@ export class ApiConstruct extends Construct {
   readonly accessLogs: LogGroup;
   /** The custom domain, when one is given. */
   readonly domainName?: DomainName;
+  /**
+   * The API's own address, without a final `/`: its custom domain, else the execute-api endpoint. Behind the edge
+   * it is the origin, which clients must not call (lib/service-stack.ts outputs both).
+   */
+  readonly origin: string;
 
   constructor(scope: Construct, id: string, props: ApiConstructProps) {
     super(scope, id);
@@ -125,11 +130,7 @@ export class ApiConstruct extends Construct {
       },
     ]);
 
-    // Named `ApiUrl` exactly (no hash), as docs/deploy.md quotes it.
-    new CfnOutput(this, 'ApiUrl', {
-      value: props.customDomain ? `https://${props.customDomain.domainName}/` : this.stage.url,
-      description: 'Base URL of the HTTP API',
-    }).overrideLogicalId('ApiUrl');
+    this.origin = props.customDomain ? `https://${props.customDomain.domainName}` : this.httpApi.apiEndpoint;
   }
 
   /** Routes `route.method route.path` to `fn`; the function itself authenticates the caller, unless the route is public. */

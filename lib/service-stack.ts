@@ -49,6 +49,8 @@ interface RouteResources {
   readonly applyEmailQuotas: (fn: ServiceFunction) => void;
   /** Lets a route's function append to the audit trail (PutItem alone) and tells it the retention. */
   readonly recordAudit: (fn: ServiceFunction) => void;
+  /** Where clients call the API (the stack's `apiUrl`), known once the dashboard's distribution is built. */
+  readonly apiUrl: string;
 }
 
 type RouteGrants = (fn: ServiceFunction, resources: RouteResources) => void;
@@ -181,8 +183,11 @@ const auditRouteGrants = {
 } satisfies Record<(typeof auditRoutes)[number]['name'], RouteGrants>;
 
 const documentationRouteGrants = {
-  // Serves the OpenAPI document bundled into it: no table, no bucket, no token settings.
-  GetOpenApiDocument: () => {},
+  // Serves the OpenAPI document bundled into it: no table, no bucket, no token settings; its server is where
+  // this stage's clients call.
+  GetOpenApiDocument: (fn, { apiUrl }) => {
+    fn.addEnvironment('API_URL', apiUrl);
+  },
 } satisfies Record<(typeof documentationRoutes)[number]['name'], RouteGrants>;
 
 const routeGrants: Readonly<Record<string, RouteGrants>> = {
@@ -259,6 +264,11 @@ export class ServiceStack extends Stack {
   readonly routeNotFound: ServiceFunction;
   /** One function per route of `apiRoutes`, by route name. */
   readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
+  /**
+   * Where clients call the API (the `ApiUrl` output without its final `/`): the edge's when it is on, since the
+   * API's own address then refuses every call that did not come through it (docs/contract.md §27).
+   */
+  readonly apiUrl: string;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     // The edge's web ACL lives in us-east-1: its ARN reaches this stack through a cross-region reference.
@@ -352,6 +362,7 @@ export class ServiceStack extends Stack {
         bindTable(fn, this.data.tables.AuditEvents, 'append');
         fn.addEnvironment('AUDIT_RETENTION_DAYS', String(config.auditRetentionDays));
       },
+      apiUrl: Lazy.string({ produce: () => this.apiUrl }),
     };
     const routeFunctions = new Map<string, ServiceFunction>();
     for (const route of apiRoutes) {
@@ -387,6 +398,7 @@ export class ServiceStack extends Stack {
       ...(this.edge ? { apiOriginHeaders: this.edge.apiOriginHeaders, webAclArn: this.edge.webAclArn } : {}),
     });
     this.reports.allowBrowserDownloadsFrom(this.dashboard.origin);
+    this.apiUrl = this.edge ? this.dashboard.origin : this.api.origin;
     DashboardConstruct.suppressNagFindings(this.dashboard);
 
     this.alarms = new AlarmsConstruct(this, 'Alarms', {
@@ -517,6 +529,18 @@ export class ServiceStack extends Stack {
 
   /** What an operator needs after a deploy without opening the console (`users:import --database <UsersDatabaseEndpoint>` and so on). */
   private addOperatorOutputs(): void {
+    new CfnOutput(this, 'ApiUrl', {
+      value: `${this.apiUrl}/`,
+      description: this.edge
+        ? 'Base URL of the HTTP API for clients: the edge (CloudFront and its web ACL)'
+        : 'Base URL of the HTTP API for clients',
+    });
+    if (this.edge) {
+      new CfnOutput(this, 'ApiOriginUrl', {
+        value: `${this.api.origin}/`,
+        description: 'The API behind the edge (CloudFront calls it): not for clients, it refuses their calls with 403',
+      });
+    }
     new CfnOutput(this, 'DashboardUrl', {
       value: this.dashboard.dashboardUrl,
       description: 'The organization dashboard (staff sign in with OpenID Connect); /v1/* there is the API',

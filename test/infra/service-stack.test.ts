@@ -391,7 +391,7 @@ describe('RouteNotFound', () => {
 });
 
 describe('GetOpenApiDocument', () => {
-  it('may only write its own logs and reads no configuration', () => {
+  it('may only write its own logs and reads no configuration but where clients call (its document’s server)', () => {
     const fn = routeFunction('GetOpenApiDocument');
     const statements = statementsOf(fn);
     expect(statements.flatMap(actionsOf).sort()).toEqual([
@@ -400,6 +400,7 @@ describe('GetOpenApiDocument', () => {
       ...X_RAY_ACTIONS,
     ]);
     expect(Object.keys(environmentOf(fn)).sort()).toEqual([
+      'API_URL',
       'NODE_OPTIONS',
       'POWERTOOLS_METRICS_NAMESPACE',
       'POWERTOOLS_SERVICE_NAME',
