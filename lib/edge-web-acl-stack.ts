@@ -39,11 +39,29 @@ const MANAGED_RULE_GROUPS = [
   { name: 'AWSManagedRulesKnownBadInputsRuleSet', labels: 'awswaf:managed:aws:known-bad-inputs:' },
 ] as const;
 
+/**
+ * Metrics for every rule, no sampled requests: a sample keeps the request's headers for three hours, the bearer
+ * token of every `/v1/*` call among them, and WAF redacts only logs (`RedactedFields`), never samples.
+ */
 const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({
   cloudWatchMetricsEnabled: true,
   metricName,
-  sampledRequestsEnabled: true,
+  sampledRequestsEnabled: false,
 });
+
+/**
+ * The per-token rule's key: the `Authorization` header with its white space compressed, then lower-cased, so
+ * `Bearer x` and `bearer  x` count as one client (a token that differs only in case is refused 401 anyway).
+ */
+const normalizedAuthorization: CfnWebACL.RateBasedStatementCustomKeyProperty = {
+  header: {
+    name: 'authorization',
+    textTransformations: [
+      { priority: 0, type: 'COMPRESS_WHITE_SPACE' },
+      { priority: 1, type: 'LOWERCASE' },
+    ],
+  },
+};
 
 /** Only the API's requests count: the dashboard's static files on the same distribution spend nothing. */
 const apiPathsOnly: CfnWebACL.StatementProperty = {
@@ -132,7 +150,7 @@ export class EdgeWebAclStack extends Stack {
         rateRule('RateLimitPerIp', 10, props.rateLimitPerIp, { aggregateKeyType: 'IP' }),
         rateRule('RateLimitPerAuthorization', 11, props.rateLimitPerAuthorization, {
           aggregateKeyType: 'CUSTOM_KEYS',
-          customKeys: [{ header: { name: 'authorization', textTransformations: [{ priority: 0, type: 'NONE' }] } }],
+          customKeys: [normalizedAuthorization],
         }),
       ],
     });

@@ -1,4 +1,4 @@
-import { Aspects, type Stack } from 'aws-cdk-lib';
+import { Aspects, type CfnElement, type Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import * as v from 'valibot';
@@ -65,6 +65,32 @@ const apiOrigin = (template: Template) => {
     (origin) => origin.Id === apiBehavior.TargetOriginId,
   )!;
 };
+/** A template value as text: `{Fn::Join}` joined, `{Fn::GetAtt: [id, attr]}` as `${id.attr}`, `{Ref: id}` as `${id}`. */
+const rendered = (value: unknown): string => {
+  if (typeof value === 'string') return value;
+  if (typeof value !== 'object' || value === null) return String(value);
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+  if (join) return join[1].map(rendered).join(join[0]);
+  const getAtt = (value as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'];
+  if (getAtt) return `\${${getAtt.join('.')}}`;
+  const ref = (value as { Ref?: string }).Ref;
+  if (ref) return `\${${ref}}`;
+  return JSON.stringify(value);
+};
+const outputOf = (template: Template, name: string) =>
+  (template.toJSON().Outputs as Record<string, { Value: unknown; Description?: string } | undefined>)[name];
+/** The served OpenAPI document's `servers` (functions/get-openapi-document.ts): its function's API_URL. */
+const servedApiUrl = (stack: ServiceStack, template: Template) =>
+  rendered(
+    template.toJSON().Resources[
+      stack.getLogicalId(stack.routeFunctions.get('GetOpenApiDocument')!.node.defaultChild as CfnElement)
+    ].Properties.Environment.Variables.API_URL,
+  );
+const distributionDomain = (stack: ServiceStack) =>
+  `\${${stack.getLogicalId(stack.dashboard.distribution.node.defaultChild as CfnElement)}.DomainName}`;
+/** The HTTP API's `ApiEndpoint` attribute: `https://{api id}.execute-api.{region}.amazonaws.com`. */
+const EXECUTE_API_URL = /^\$\{ApiHttpApi\w+\.ApiEndpoint\}\/$/;
+
 const functionEnvironments = (template: Template) =>
   Object.values(template.findResources('AWS::Lambda::Function')).map(
     (fn) =>
@@ -89,7 +115,18 @@ describe('stage=prod: the edge is on by default', () => {
       Limit: 6_000,
       EvaluationWindowSec: 60,
       AggregateKeyType: 'CUSTOM_KEYS',
-      CustomKeys: [{ Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } }],
+      // `Bearer x` and `bearer  x` are one key: spaces compressed, then lower-cased (WAF applies the lowest priority first).
+      CustomKeys: [
+        {
+          Header: {
+            Name: 'authorization',
+            TextTransformations: [
+              { Priority: 0, Type: 'COMPRESS_WHITE_SPACE' },
+              { Priority: 1, Type: 'LOWERCASE' },
+            ],
+          },
+        },
+      ],
     });
     for (const statement of [perIp, perAuthorization]) {
       expect(statement.ScopeDownStatement.ByteMatchStatement).toMatchObject({
@@ -134,6 +171,22 @@ describe('stage=prod: the edge is on by default', () => {
     }
     const forbidden = JSON.parse(webAcl().CustomResponseBodies.Forbidden.Content as string) as unknown;
     expect(v.parse(standardErrorSchema, forbidden)).toMatchObject({ code: 403, error: 'FORBIDDEN' });
+  });
+
+  it('keeps no bearer token: no rule and no default action samples requests, and a WAF log would redact Authorization', () => {
+    // A sampled request keeps every header for three hours, and WAF cannot redact a sample; every /v1/* call has a token.
+    const visibilityConfigs = [
+      webAcl().VisibilityConfig,
+      ...(webAcl().Rules as Array<{ VisibilityConfig: any }>).map((rule) => rule.VisibilityConfig),
+    ];
+    expect(visibilityConfigs).toHaveLength(7);
+    for (const config of visibilityConfigs)
+      expect(config, config.MetricName).toMatchObject({
+        CloudWatchMetricsEnabled: true,
+        SampledRequestsEnabled: false,
+      });
+    for (const logging of Object.values(webAclTemplate.findResources('AWS::WAFv2::LoggingConfiguration')))
+      expect(logging.Properties.RedactedFields).toContainEqual({ SingleHeader: { Name: 'authorization' } });
   });
 
   it('attaches the web ACL to the distribution through a cross-region reference (the edge stack’s output)', () => {
@@ -189,6 +242,18 @@ describe('stage=prod: the edge is on by default', () => {
     );
   });
 
+  it('outputs the edge’s address as ApiUrl, and the execute-api origin as ApiOriginUrl, named as not for clients', () => {
+    expect(rendered(outputOf(prodTemplate, 'ApiUrl')?.Value)).toBe(`https://${distributionDomain(prod)}/`);
+    expect(outputOf(prodTemplate, 'ApiUrl')?.Description).toMatch(/clients/);
+    const origin = outputOf(prodTemplate, 'ApiOriginUrl');
+    expect(rendered(origin?.Value)).toMatch(EXECUTE_API_URL);
+    expect(origin?.Description).toMatch(/not for clients/);
+  });
+
+  it('serves the OpenAPI document with the edge’s address as its server', () => {
+    expect(servedApiUrl(prod, prodTemplate)).toBe(`https://${distributionDomain(prod)}`);
+  });
+
   it('passes cdk-nag with no unsuppressed error or warning, in both stacks', () => {
     expect([...nagFindings.keys()]).toHaveLength(2);
     for (const [stack, findings] of nagFindings) expect(findings, stack.stackName).toEqual([]);
@@ -214,6 +279,14 @@ describe('other stages: the edge is off unless asked for', () => {
     template.resourceCountIs('AWS::SecretsManager::Secret', 0);
     for (const fn of functionEnvironments(template))
       expect(fn.Environment?.Variables?.ORIGIN_VERIFY_SECRETS).toBeUndefined();
+  });
+
+  it('outputs the execute-api address as ApiUrl and serves the OpenAPI document with it; no ApiOriginUrl', () => {
+    const { stack } = buildServiceStack({ bundle: false });
+    const template = Template.fromStack(stack);
+    expect(rendered(outputOf(template, 'ApiUrl')?.Value)).toMatch(EXECUTE_API_URL);
+    expect(outputOf(template, 'ApiOriginUrl')).toBeUndefined();
+    expect(`${servedApiUrl(stack, template)}/`).toMatch(EXECUTE_API_URL);
   });
 
   it('turns on with -c edgeProtection=true, and off for prod with -c edgeProtection=false', () => {
@@ -246,7 +319,21 @@ describe('a custom domain (-c apiDomainName -c apiCertificateArn)', () => {
     });
     template.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 1);
     expect(apiOrigin(template).DomainName).toBe(DOMAIN);
-    template.hasOutput('ApiUrl', { Value: `https://${DOMAIN}/` });
+    // The domain is the edge's origin: clients call the distribution, which the functions alone accept calls from.
+    expect(rendered(outputOf(template, 'ApiUrl')?.Value)).toBe(`https://${distributionDomain(stack)}/`);
+    expect(outputOf(template, 'ApiOriginUrl')?.Value).toBe(`https://${DOMAIN}/`);
+    expect(servedApiUrl(stack, template)).toBe(`https://${distributionDomain(stack)}`);
+  });
+
+  it('is ApiUrl and the served OpenAPI document’s server with the edge off', () => {
+    const { stack } = buildServiceStack({
+      bundle: false,
+      context: { apiDomainName: DOMAIN, apiCertificateArn: CERTIFICATE },
+    });
+    const template = Template.fromStack(stack);
+    expect(outputOf(template, 'ApiUrl')?.Value).toBe(`https://${DOMAIN}/`);
+    expect(outputOf(template, 'ApiOriginUrl')).toBeUndefined();
+    expect(servedApiUrl(stack, template)).toBe(`https://${DOMAIN}`);
   });
 
   it('keeps the execute-api endpoint without a domain', () => {
