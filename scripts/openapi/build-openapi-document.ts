@@ -528,10 +528,14 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
     servers: [
       {
-        url: 'https://{apiId}.execute-api.{region}.amazonaws.com',
-        description: 'A deployed stack, production or staging (its ApiUrl output)',
+        // With the edge on (production's default) clients call CloudFront; the API's own address refuses them.
+        url: 'https://{host}',
+        description:
+          'A deployed stage, production or staging: the host of its ApiUrl output (CloudFront’s where the edge is on); the document a stage serves names its own',
         'x-internal': false,
-        variables: { apiId: { default: 'abcdef1234', description: 'HTTP API id' }, region: { default: 'eu-west-1' } },
+        variables: {
+          host: { default: 'd111111abcdef8.cloudfront.net', description: 'Host of the stage’s ApiUrl output' },
+        },
       },
       { url: 'http://127.0.0.1:3000', description: 'The local stack (`npm start`)', 'x-internal': true },
     ],
