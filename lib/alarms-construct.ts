@@ -10,6 +10,8 @@ import {
   type IMetric,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { EventField, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
+import { SnsTopic } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -258,6 +260,35 @@ export class AlarmsConstruct extends Construct {
           'for the same rows. Find the overlapping writers and run them one at a time.',
       }),
     ];
+  }
+
+  /**
+   * Sends the operator a message for each backup job of `backupVaultName` that ends FAILED, ABORTED
+   * or EXPIRED (AWS Backup's `Backup Job State Change` events): at once, naming the job, with AWS
+   * Backup's reason. A scheduled backup that could not start within its window ends EXPIRED, so a
+   * missed backup pages too. No rule without the alarm topic (no alarm e-mail): nothing to send to.
+   */
+  addBackupJobFailuresRule(id: string, backupVaultName: string): Rule | undefined {
+    if (!this.topic) return undefined;
+    const detail = (field: string) => EventField.fromPath(`$.detail.${field}`);
+    return new Rule(this, `${id}BackupJobFailures`, {
+      description: `AWS Backup jobs of ${id} that end FAILED, ABORTED or EXPIRED, sent to the alarm topic`,
+      eventPattern: {
+        source: ['aws.backup'],
+        detailType: ['Backup Job State Change'],
+        detail: { state: ['FAILED', 'ABORTED', 'EXPIRED'], backupVaultName: [backupVaultName] },
+      },
+      targets: [
+        new SnsTopic(this.topic, {
+          message: RuleTargetInput.fromText(
+            `The ${id} backup job ${detail('backupJobId')} ended ${detail('state')} in vault ${detail('backupVaultName')}: ` +
+              `${detail('statusMessage')}. Until a backup completes, the newest recovery point is older than planned. ` +
+              'Find the job with aws backup describe-backup-job, fix the cause (docs/operate.md "Backups and restoring"), ' +
+              'then back up on demand with aws backup start-backup-job.',
+          ),
+        }),
+      ],
+    });
   }
 
   /** Alarms on 5XX answers: a function that maps a failure to a 500/503 does not count as a Lambda error. */

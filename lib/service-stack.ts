@@ -284,6 +284,7 @@ export class ServiceStack extends Stack {
 
     this.data = new DataConstruct(this, 'Data');
     this.usersDatabase = new UsersDatabaseConstruct(this, 'UsersDatabase', {
+      stage: config.stage,
       backupSchedule: config.usersBackupSchedule,
       backupRetentionDays: config.usersBackupRetentionDays,
     });
@@ -449,6 +450,7 @@ export class ServiceStack extends Stack {
     for (const name of ['ReportJobs', 'Webhooks'] as const)
       this.alarms.addTableThrottlesAlarm(name, this.data.tables[name]);
     this.alarms.addUsersDatabaseAlarms(this.usersDatabase.clusterIdentifier);
+    this.alarms.addBackupJobFailuresRule('UsersDatabase', this.usersDatabase.backupVault.backupVaultName);
     this.alarms.addSesReputationAlarms(this.mail.configurationSet.configurationSetName);
     const dimensions = { service: serviceName, stage: config.stage };
     this.alarms.addBusinessMetricAlarm(

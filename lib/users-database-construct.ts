@@ -1,4 +1,4 @@
-import { CustomResource, Duration, Lazy, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
+import { Aws, CustomResource, Duration, Fn, Lazy, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
 import { BackupPlan, BackupPlanRule, BackupResource, BackupVault } from 'aws-cdk-lib/aws-backup';
 import { Schedule } from 'aws-cdk-lib/aws-events';
 import { CfnCluster } from 'aws-cdk-lib/aws-dsql';
@@ -49,11 +49,29 @@ export function usersDatabaseEnvironmentFor(endpoint: string, user: string): Rec
 }
 
 export interface UsersDatabaseProps {
+  /** Makes the backup vault's and plan's names unique per stage (AWS Backup names are per account and region). */
+  readonly stage: string;
   /** AWS Backup schedule of the cluster's backups (context `usersBackupSchedule`); default daily at 03:00 UTC. */
   readonly backupSchedule?: string;
   /** Days each backup is kept (context `usersBackupRetentionDays`); default 35. */
   readonly backupRetentionDays?: number;
 }
+
+/**
+ * The first group of the stack id's UUID: new each time the stack is created, the same at every
+ * update of it.
+ */
+const stackCreationId = (): string => Fn.select(0, Fn.split('-', Fn.select(2, Fn.split('/', Aws.STACK_ID))));
+
+/**
+ * The backup vault's name: per stage, and per creation of the stack, since the vault is retained.
+ * A fixed name would make the deploy after a `cdk destroy` (or after a failed first deploy, whose
+ * rollback keeps the vault too) fail with "already exists"; a new stack instead creates its own
+ * vault next to the kept one. At most 17 + 20 + 9 = 46 characters (AWS Backup allows 50).
+ */
+export const usersBackupVaultName = (stage: string): string => `onboarding-users-${stage}-${stackCreationId()}`;
+/** The backup plan's name, per stage: the plan goes with the stack, so a stage's name is free again after it. */
+export const usersBackupPlanName = (stage: string): string => `onboarding-users-${stage}`;
 
 /** The AWS managed policies AWS Backup's own role takes to back up and restore the supported resources, DSQL clusters among them. */
 export const AWS_BACKUP_SERVICE_POLICIES = [
@@ -72,8 +90,8 @@ export const AWS_BACKUP_SERVICE_POLICIES = [
  * `dsql:DbConnect` (never DbConnectAdmin), so in the database they can only do what their role may.
  *
  * DSQL keeps no point-in-time history of its own: an AWS Backup plan backs the cluster up on a
- * schedule into a vault of its own, retained with the stack's data (docs/operate.md "Restoring the
- * users database").
+ * schedule into a vault of its own, retained with the stack's data (docs/operate.md "Backups and
+ * restoring"); a backup job that fails pages the operator (AlarmsConstruct.addBackupJobFailuresRule).
  */
 export class UsersDatabaseConstruct extends Construct {
   readonly cluster: CfnCluster;
@@ -95,7 +113,7 @@ export class UsersDatabaseConstruct extends Construct {
   private readonly readerRoles: IRole[] = [];
   private readonly eraserRoles: IRole[] = [];
 
-  constructor(scope: Construct, id: string, props: UsersDatabaseProps = {}) {
+  constructor(scope: Construct, id: string, props: UsersDatabaseProps) {
     super(scope, id);
     this.cluster = new CfnCluster(this, 'Cluster', { deletionProtectionEnabled: true });
     // Users outlive a mistaken `cdk destroy` or a replacement, as the DynamoDB tables do.
@@ -194,8 +212,14 @@ export class UsersDatabaseConstruct extends Construct {
 
   private backUp(props: UsersDatabaseProps): { plan: BackupPlan; vault: BackupVault; role: Role } {
     // The recovery points outlive the stack, as the cluster does.
-    const vault = new BackupVault(this, 'BackupVault', { removalPolicy: RemovalPolicy.RETAIN });
-    const plan = new BackupPlan(this, 'BackupPlan', { backupVault: vault });
+    const vault = new BackupVault(this, 'BackupVault', {
+      backupVaultName: usersBackupVaultName(props.stage),
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const plan = new BackupPlan(this, 'BackupPlan', {
+      backupPlanName: usersBackupPlanName(props.stage),
+      backupVault: vault,
+    });
     plan.addRule(
       new BackupPlanRule({
         ruleName: 'UsersDatabase',
