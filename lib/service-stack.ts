@@ -266,7 +266,7 @@ export class ServiceStack extends Stack {
   readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
   /**
    * Where clients call the API (the `ApiUrl` output without its final `/`): the edge's when it is on, since the
-   * API's own address then refuses every call that did not come through it (docs/contract.md §27).
+   * API's own address then refuses every call that did not come through it.
    */
   readonly apiUrl: string;
 
