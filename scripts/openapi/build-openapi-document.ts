@@ -1,5 +1,7 @@
 import { apiRoutes } from '#shared/config/api-routes.ts';
 import { DEFAULT_EMAIL_QUOTA } from '#shared/domain/limits/email-quota.ts';
+import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/limits/report-rate-limit.ts';
+import { DEFAULT_REQUEST_BUDGET } from '#shared/domain/limits/request-budget.ts';
 import { WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import { ROLE_SCOPES, ROLES, SCOPES, type Scope } from '#shared/domain/identity/staff-roles.ts';
 import {
@@ -23,7 +25,7 @@ import {
 
 export const OPENAPI_DOCUMENT_FILE = 'openapi.json';
 
-type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
 
 const RESPONSE_OF_STATUS: Record<ErrorStatus, keyof typeof componentResponses> = {
   400: 'BadRequest',
@@ -32,6 +34,7 @@ const RESPONSE_OF_STATUS: Record<ErrorStatus, keyof typeof componentResponses> =
   404: 'NotFound',
   409: 'Conflict',
   413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
   422: 'UnprocessableEntity',
   429: 'TooManyRequests',
   500: 'InternalServerError',
@@ -50,25 +53,37 @@ interface OperationSpec {
   /** The route accepts a missing body (user status: `{}` or nothing). */
   requestBodyOptional?: boolean;
   success: Record<string, unknown>;
-  /** Error statuses this route can answer, with a route-specific description where the generic one is too vague. */
+  /**
+   * Every error status this route can answer (contract §26: nothing undeclared), with a
+   * route-specific description where the shared response's is too vague. Each is answered with
+   * the shared response of its status (`components/responses`).
+   */
   errors: Partial<Record<ErrorStatus, string | null>>;
-  /** A status answered with another response component than the usual one (e.g. its own 429 headers). */
-  errorResponses?: Partial<Record<ErrorStatus, keyof typeof componentResponses>>;
 }
 
-/** Statuses every authenticated route can answer. */
+/**
+ * Statuses every authenticated route can answer: the token (401), its scope (403), the
+ * organization's request budget, which every authenticated request spends (429), and failures.
+ */
 const AUTHENTICATED: Partial<Record<ErrorStatus, string | null>> = {
   401: null,
   403: null,
+  429: null,
   500: null,
   503: null,
 };
 
-const CREATE_ERRORS: Partial<Record<ErrorStatus, string | null>> = {
+/** Statuses of a route that reads a request body: too large (413), not JSON (415). */
+const BODY_ERRORS: Partial<Record<ErrorStatus, string | null>> = {
   413: null,
+  415: null,
 };
 
-const EMAIL_QUOTA_REFUSAL = `More than ${DEFAULT_EMAIL_QUOTA.perRecipientPerHour} onboarding e-mails to this address, or more than ${DEFAULT_EMAIL_QUOTA.perOrganizationPerHour.toLocaleString('en')} in all, in an hour for this organization (the deployment's defaults): nothing was stored or sent.`;
+const BUDGET_REFUSAL = 'or the organization’s request budget is spent';
+
+const EMAIL_QUOTA_REFUSAL = `More than ${DEFAULT_EMAIL_QUOTA.perRecipientPerHour} onboarding e-mails to this address, or more than ${DEFAULT_EMAIL_QUOTA.perOrganizationPerHour.toLocaleString('en')} in all, in an hour for this organization (the deployment's defaults), the organization’s e-mail is paused (bounces or complaints; \`message\` says so, \`Retry-After\` is an hour), ${BUDGET_REFUSAL}: nothing was stored or sent.`;
+
+const IDEMPOTENCY_KEY_REFUSAL = 'The Idempotency-Key is not 1 to 255 printable ASCII characters.';
 
 const operations: Record<string, OperationSpec> = {
   CreateOnboardingToken: {
@@ -90,12 +105,11 @@ const operations: Record<string, OperationSpec> = {
       400: null,
       ...AUTHENTICATED,
       409: 'The organization already holds a live (Issued, unexpired) token for this e-mail, or a request with this Idempotency-Key is still running.',
-      ...CREATE_ERRORS,
+      ...BODY_ERRORS,
       422: 'The Idempotency-Key was used with another body.',
       429: EMAIL_QUOTA_REFUSAL,
       503: 'The e-mail could not be sent (no token was kept) or a dependency is unavailable; retry after Retry-After seconds.',
     },
-    errorResponses: { 429: 'EmailQuotaExceeded' },
   },
   ListOnboardingTokens: {
     operationId: 'listOnboardingTokens',
@@ -124,7 +138,7 @@ const operations: Record<string, OperationSpec> = {
       ...AUTHENTICATED,
       404: 'No such token in the calling organization (a token of another organization is never confirmed).',
       409: 'The token is not Issued; `tokenStatus` says whether it is Used, Expired or Revoked.',
-      ...CREATE_ERRORS,
+      ...BODY_ERRORS,
     },
   },
   RevokeOnboardingToken: {
@@ -162,6 +176,7 @@ const operations: Record<string, OperationSpec> = {
       }),
     },
     errors: {
+      400: IDEMPOTENCY_KEY_REFUSAL,
       ...AUTHENTICATED,
       404: 'No such token in the calling organization.',
       409: 'The token is Used or Revoked (`tokenStatus`), another live token holds the e-mail, or a request with this Idempotency-Key is still running.',
@@ -169,7 +184,6 @@ const operations: Record<string, OperationSpec> = {
       429: `${EMAIL_QUOTA_REFUSAL} The old token is unchanged.`,
       503: 'The e-mail could not be sent (the old token is unchanged) or a dependency is unavailable; retry after Retry-After seconds.',
     },
-    errorResponses: { 429: 'EmailQuotaExceeded' },
   },
   CreateReportJob: {
     operationId: 'createReportJob',
@@ -192,9 +206,9 @@ const operations: Record<string, OperationSpec> = {
       ...AUTHENTICATED,
       404: 'No user with this userId in the organization.',
       409: 'A job for this user is still PENDING or IN_PROGRESS (`jobId` names it), or a request with this Idempotency-Key is still running.',
-      ...CREATE_ERRORS,
+      ...BODY_ERRORS,
       422: 'The Idempotency-Key was used with another body.',
-      429: 'More than 10 report requests in 10 minutes for this organization.',
+      429: `More than ${REPORT_REQUEST_RATE_LIMIT.capacity} report requests in 10 minutes for this organization, ${BUDGET_REFUSAL}: nothing was queued.`,
     },
   },
   ListReportJobs: {
@@ -262,7 +276,7 @@ const operations: Record<string, OperationSpec> = {
     requestBody: 'UserStatusRequest',
     requestBodyOptional: true,
     success: { 200: jsonResponse('A page of records.', 'UserStatusPage') },
-    errors: { 400: null, ...AUTHENTICATED, ...CREATE_ERRORS },
+    errors: { 400: null, ...AUTHENTICATED, ...BODY_ERRORS },
   },
   EraseUser: {
     operationId: 'eraseUser',
@@ -297,7 +311,7 @@ const operations: Record<string, OperationSpec> = {
       400: 'Invalid body, or `url` is not https or reaches a non-public address (field `url`, code `isIn`).',
       ...AUTHENTICATED,
       409: 'The organization already has 10 endpoints.',
-      ...CREATE_ERRORS,
+      ...BODY_ERRORS,
     },
   },
   ListWebhookEndpoints: {
@@ -336,9 +350,8 @@ const operations: Record<string, OperationSpec> = {
     errors: {
       ...AUTHENTICATED,
       404: 'No such endpoint in the calling organization.',
-      429: `More than ${WEBHOOK_TEST_RATE_LIMIT.capacity} webhook tests in a minute for this organization (every authenticated request counts); nothing was queued.`,
+      429: `More than ${WEBHOOK_TEST_RATE_LIMIT.capacity} webhook tests in a minute for this organization (every authenticated request counts), ${BUDGET_REFUSAL}: nothing was queued.`,
     },
-    errorResponses: { 429: 'WebhookTestsExceeded' },
   },
   ListWebhookDeliveries: {
     operationId: 'listWebhookDeliveries',
@@ -385,7 +398,11 @@ const operations: Record<string, OperationSpec> = {
         content: { 'application/json': { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' } } },
       },
     },
-    errors: { 500: null },
+    errors: {
+      403: 'With the edge on: the call bypassed it (no valid `x-origin-verify`), or one of its managed rules blocked it.',
+      429: 'With the edge on: more requests from this client address than its rate rule allows.',
+      500: null,
+    },
   },
 };
 
@@ -449,6 +466,13 @@ ${ROLES.map((role) => `| \`${role}\` | ${ROLE_SCOPES[role].map((scope) => `\`${s
 standard body (\`StandardError\`). A path without a route is 404; a known path with another method
 is 405 with \`Allow\`. 5XX bodies never name internals: quote the \`x-request-id\`.
 
+Each operation lists every status it can answer. Every authenticated operation can answer 401
+(token), 403 (scope), 429 (the organization's request budget, and the operation's own limit where
+it has one: wait \`Retry-After\` seconds), 500 and 503 (retry after \`Retry-After\` seconds); one
+that reads a body also 400, 413 (over 64 KiB) and 415 (a \`Content-Type\` other than JSON; a body
+without one is read as JSON); one that names a resource 404. API Gateway's own answers (its stage
+throttle's 429, a 5XX when a function could not run) carry its body \`{"message": ...}\` instead.
+
 ## Report jobs: polling
 
 After \`POST /v1/document/api\` (202), poll \`GET /v1/document/api/{id}\`:
@@ -463,19 +487,20 @@ a download address valid 5 minutes; if it has expired (object storage answers 40
 
 ## Limits
 
-\`POST /v1/document/api\`: 10 requests per 10 minutes per organization (429 with \`Retry-After\`;
-\`RateLimit-*\` headers on 202 and 429); one open job per user (409). Onboarding e-mails
-(\`POST /v1/onboarding-token\` and resend): 5 per hour to one address and 1,000 per clock hour per
-organization by default (429 with \`Retry-After\`, nothing stored or sent; \`RateLimit-*\` on 201 and
-429 describe the quota nearest to refusing). \`POST /v1/webhooks/{id}/test\`: 10 per minute per
-organization (429); 10 webhook endpoints per organization (409). Request bodies: 64 KiB (413).`;
+Every authenticated request spends the organization's request budget (${DEFAULT_REQUEST_BUDGET.ratePerSecond} a second, bursts of
+${DEFAULT_REQUEST_BUDGET.burst}, by default; a request whose database statements run long costs more): beyond it, 429 with
+\`Retry-After\` and \`RateLimit-*\`. \`POST /v1/document/api\`: 10 requests per 10 minutes per
+organization (429 with \`Retry-After\`; \`RateLimit-*\` headers on 202 and 429); one open job per
+user (409). Onboarding e-mails (\`POST /v1/onboarding-token\` and resend): 5 per hour to one address
+and 1,000 per clock hour per organization by default (429 with \`Retry-After\`, nothing stored or
+sent; \`RateLimit-*\` on 201 and 429 describe the quota nearest to refusing).
+\`POST /v1/webhooks/{id}/test\`: 10 per minute per organization (429); 10 webhook endpoints per
+organization (409). Request bodies: 64 KiB (413), JSON (415).`;
 
 function operationObject(spec: OperationSpec): Record<string, unknown> {
   const responses: Record<string, unknown> = { ...spec.success };
   for (const [status, description] of Object.entries(spec.errors).sort(([a], [b]) => Number(a) - Number(b))) {
-    const component =
-      spec.errorResponses?.[Number(status) as ErrorStatus] ?? RESPONSE_OF_STATUS[Number(status) as ErrorStatus];
-    const reference = { $ref: `#/components/responses/${component}` };
+    const reference = { $ref: `#/components/responses/${RESPONSE_OF_STATUS[Number(status) as ErrorStatus]}` };
     responses[status] = description ? { ...reference, description } : reference;
   }
   const scopeNote = spec.scope === 'public' ? 'No token needed.' : `Scope: \`${spec.scope}\`.`;

@@ -181,6 +181,17 @@ export const componentHeaders = {
     minimum: 0,
     maximum: WEBHOOK_TEST_RATE_LIMIT.windowMs / 1000,
   }),
+  RefusalRateLimitLimit: header(
+    'The size of the limit that refused: the organization’s request budget (its burst), or the operation’s own limit (report requests, onboarding e-mails, webhook tests). Absent when the refusal had no window to describe (a paused e-mail, the edge).',
+    { type: 'integer', minimum: 1 },
+    false,
+  ),
+  RefusalRateLimitRemaining: header('What that limit has left.', { type: 'integer', minimum: 0 }, false),
+  RefusalRateLimitReset: header(
+    'Seconds until that limit gives a request back.',
+    { type: 'integer', minimum: 0 },
+    false,
+  ),
   IdempotentReplayed: header(
     'Present on a replayed response: the first response to this Idempotency-Key.',
     { type: 'string', const: 'true' },
@@ -216,6 +227,12 @@ const emailQuotaHeaders = {
   'ratelimit-remaining': { $ref: '#/components/headers/EmailQuotaRemaining' },
   'ratelimit-reset': { $ref: '#/components/headers/EmailQuotaReset' },
 };
+/** The `RateLimit-*` of a 429: whichever limit refused, so their sizes are not one route's. */
+const refusalRateLimitHeaders = {
+  'ratelimit-limit': { $ref: '#/components/headers/RefusalRateLimitLimit' },
+  'ratelimit-remaining': { $ref: '#/components/headers/RefusalRateLimitRemaining' },
+  'ratelimit-reset': { $ref: '#/components/headers/RefusalRateLimitReset' },
+};
 const webhookTestRateLimitHeaders = {
   'ratelimit-limit': { $ref: '#/components/headers/WebhookTestLimit' },
   'ratelimit-remaining': { $ref: '#/components/headers/WebhookTestRemaining' },
@@ -238,24 +255,22 @@ export const componentResponses = {
       'www-authenticate': { $ref: '#/components/headers/WwwAuthenticate' },
     },
   ),
-  Forbidden: jsonResponse('The token lacks the operation’s scope.', 'StandardError'),
+  Forbidden: jsonResponse(
+    'The token lacks the operation’s scope; with the edge on, also a call that bypassed the edge or that one of its managed rules blocked.',
+    'StandardError',
+  ),
   NotFound: jsonResponse('Not found.', 'StandardError'),
   Conflict: jsonResponse('Conflict with the current state.', 'StandardError'),
   PayloadTooLarge: jsonResponse(`The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`, 'StandardError'),
-  UnprocessableEntity: jsonResponse('The request cannot be processed as it is.', 'StandardError'),
-  TooManyRequests: jsonResponse('Rate limit exceeded.', 'StandardError', {
-    'Retry-After': { $ref: '#/components/headers/RetryAfter' },
-    ...rateLimitHeaders,
-  }),
-  EmailQuotaExceeded: jsonResponse(
-    'An onboarding e-mail quota is used up (the `RateLimit-*` headers describe the refusing one); nothing was stored or sent.',
+  UnsupportedMediaType: jsonResponse(
+    'The request body’s `Content-Type` is not JSON (`application/json` or a `+json` type); a body sent without a `Content-Type` is read as JSON.',
     'StandardError',
-    { 'Retry-After': { $ref: '#/components/headers/RetryAfter' }, ...emailQuotaHeaders },
   ),
-  WebhookTestsExceeded: jsonResponse(
-    'The organization’s webhook tests for this minute are used up; nothing was queued.',
+  UnprocessableEntity: jsonResponse('The request cannot be processed as it is.', 'StandardError'),
+  TooManyRequests: jsonResponse(
+    'A limit refused the request: the organization’s request budget, which every authenticated request spends (a request whose database statements run long, more), the operation’s own limit where it has one, or, with the edge on, its rate rules. Nothing was done; wait `Retry-After` seconds.',
     'StandardError',
-    { 'Retry-After': { $ref: '#/components/headers/RetryAfter' }, ...webhookTestRateLimitHeaders },
+    { 'Retry-After': { $ref: '#/components/headers/RetryAfter' }, ...refusalRateLimitHeaders },
   ),
   InternalServerError: jsonResponse(
     'Unexpected failure; the log line with the same x-request-id has the details.',

@@ -22,13 +22,14 @@ import {
   authenticate,
   httpBoundary,
   limitRequestBody,
+  requireJsonContentType,
   requireJsonObjectBody,
   type ApiContext,
   type ApiMiddleware,
 } from './middlewares.ts';
 import { parseInput } from './validation.ts';
 
-/** Clients of the seed's interface may omit Content-Type; the body is JSON regardless. */
+/** Clients of the seed's interface may omit Content-Type (another type was refused before: requireJsonContentType). */
 const ACCEPT_JSON_WITHOUT_CONTENT_TYPE = { disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0];
 
 export interface ApiRequest<TBody> {
@@ -66,7 +67,7 @@ export interface ApiHandlerOptions<TSchema extends v.GenericSchema | undefined> 
 
 /**
  * The middleware chain every API function uses, in order: logger context, request id and error
- * mapping, the edge's origin-verify header (when the edge is on), bearer token and scope, the organization's request budget, route-specific checks, body size and JSON parsing, then
+ * mapping, the edge's origin-verify header (when the edge is on), bearer token and scope, the organization's request budget, route-specific checks, body media type, size and JSON parsing, then
  * validation and the route's use case. A function entry point is this call and nothing else.
  */
 export function createApiHandler<TSchema extends v.GenericSchema | undefined = undefined>(
@@ -84,6 +85,7 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
   for (const middleware of options.beforeBody ?? []) chain.use(middleware);
   if (options.bodySchema) {
     chain
+      .use(requireJsonContentType())
       .use(limitRequestBody())
       .use(httpJsonBodyParser(ACCEPT_JSON_WITHOUT_CONTENT_TYPE) as ApiMiddleware)
       .use(requireJsonObjectBody());

@@ -8,7 +8,13 @@ import {
   RateLimitedError,
   UnprocessableError,
 } from '#shared/domain/errors.ts';
-import { MethodNotAllowedError, PayloadTooLargeError, RouteNotFoundError, UnauthorizedError } from './http-errors.ts';
+import {
+  MethodNotAllowedError,
+  PayloadTooLargeError,
+  RouteNotFoundError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+} from './http-errors.ts';
 import type { ApiEvent, ApiResult } from './api-types.ts';
 import { jsonResponse, rateLimitHeaders } from './responses.ts';
 import { STATUS_NAMES, type StandardErrorBody, type ValidationErrorBody } from '#shared/schemas/error-responses.ts';
@@ -68,6 +74,7 @@ export function mapErrorToResponse(error: unknown, event: Pick<ApiEvent, 'rawPat
   }
   if (error instanceof ConflictError) return respond(409, error.message, { details: error.details });
   if (error instanceof PayloadTooLargeError) return respond(413, error.message);
+  if (error instanceof UnsupportedMediaTypeError) return respond(415, error.message);
   if (error instanceof UnprocessableError) return respond(422, error.message, { details: error.details });
   if (error instanceof RateLimitedError) {
     return respond(429, error.message, {

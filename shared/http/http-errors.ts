@@ -8,6 +8,11 @@ export class PayloadTooLargeError extends Error {
   override name = 'PayloadTooLargeError';
 }
 
+/** A request body declared as another media type than JSON. */
+export class UnsupportedMediaTypeError extends Error {
+  override name = 'UnsupportedMediaTypeError';
+}
+
 export class RouteNotFoundError extends Error {
   override name = 'RouteNotFoundError';
 }

@@ -5,7 +5,7 @@ import { logger } from '#shared/observability/logger.ts';
 import type { ApiEvent, ApiResult, LambdaContext, Principal, Scope } from './api-types.ts';
 import { bearerTokenFrom, type TokenVerifier } from './auth.ts';
 import { mapErrorToResponse } from './error-mapper.ts';
-import { PayloadTooLargeError } from './http-errors.ts';
+import { PayloadTooLargeError, UnsupportedMediaTypeError } from './http-errors.ts';
 
 /** Lambda context plus what the HTTP layer learns about the request. */
 export interface ApiContext extends LambdaContext {
@@ -53,6 +53,26 @@ export function authenticate(verifyToken: TokenVerifier, requiredScope: Scope): 
         throw new ForbiddenError(`token lacks the ${requiredScope} scope`);
       }
       request.context.principal = principal;
+    },
+  };
+}
+
+/** `application/json` or a `+json` type, any parameters, any case (RFC 9110: media types are case-insensitive). */
+const JSON_MEDIA_TYPE = /^application\/([^\s;/]+\+)?json\s*(;|$)/i;
+
+/**
+ * A body declared as another media type than JSON is refused (415) before anything reads it. A
+ * body without Content-Type is still read as JSON: the seed's clients may leave the header out.
+ */
+export function requireJsonContentType(): ApiMiddleware {
+  return {
+    before: (request) => {
+      const { body, headers } = request.event;
+      const contentType = headers?.['content-type']?.trim();
+      if (body === undefined || body === '' || !contentType) return;
+      if (!JSON_MEDIA_TYPE.test(contentType)) {
+        throw new UnsupportedMediaTypeError('the request body must be JSON (Content-Type: application/json)');
+      }
     },
   };
 }

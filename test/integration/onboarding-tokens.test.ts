@@ -117,7 +117,11 @@ describe('POST /v1/onboarding-token', () => {
     ['malformed JSON', '{"email": '],
     ['a JSON array', '[]'],
   ])('answers %s with 400 isJson', async (_, rawBody) => {
-    const response = await callApi('POST', '/v1/onboarding-token', { token: await tokenFor(uniqueOrg()), rawBody });
+    const response = await callApi('POST', '/v1/onboarding-token', {
+      token: await tokenFor(uniqueOrg()),
+      rawBody,
+      headers: { 'content-type': 'application/json' },
+    });
 
     expect(response.status).toBe(400);
     expect(response.body.errors).toEqual([expect.objectContaining({ field: 'body', code: 'isJson' })]);

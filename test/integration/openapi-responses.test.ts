@@ -218,6 +218,16 @@ describe('error responses match the document', () => {
     expectDocumented(POST(USERS_PATH), response, 413);
   });
 
+  it('415 for a body sent as another type than JSON', async () => {
+    const response = await callApi('POST', USERS_PATH, {
+      token,
+      rawBody: 'filters[name]=Ada',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expectDocumented(POST(USERS_PATH), response, 415);
+    expect(response.body.error).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
   it('429 with Retry-After and RateLimit-* once the organization spent its 10 report requests', async () => {
     const limitedOrg = uniqueOrg('openapi-429');
     const limitedToken = await tokenFor(limitedOrg);

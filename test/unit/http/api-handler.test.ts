@@ -233,6 +233,43 @@ describe('createApiHandler', () => {
     expect(response.statusCode).toBe(200);
   });
 
+  it.each([['application/json; charset=utf-8'], ['Application/JSON'], ['application/merge-patch+json']])(
+    'reads a body sent as %s',
+    async (contentType) => {
+      const response = await invoke(
+        echoHandler(),
+        post({ body: { name: 'a', count: 1 }, headers: { 'content-type': contentType } }),
+      );
+
+      expect(response.statusCode).toBe(200);
+    },
+  );
+
+  it.each([
+    ['text/plain;charset=UTF-8', JSON.stringify({ name: 'a', count: 1 })],
+    ['application/x-www-form-urlencoded', 'name=a&count=1'],
+    ['application/xml', '<thing/>'],
+    ['multipart/form-data; boundary=x', '--x--'],
+    ['application/jsonp', JSON.stringify({ name: 'a', count: 1 })],
+  ])('answers 415 UNSUPPORTED_MEDIA_TYPE to a body sent as %s, before reading it', async (contentType, body) => {
+    const handle = vi.fn(async () => ok({}));
+
+    const response = await invoke(echoHandler({ handle }), post({ body, headers: { 'content-type': contentType } }));
+
+    expect(response.statusCode).toBe(415);
+    expect(bodyOf(response)).toMatchObject({ code: 415, error: 'UNSUPPORTED_MEDIA_TYPE', path: PATH, method: 'POST' });
+    expect(handle).not.toHaveBeenCalled();
+  });
+
+  it('takes a request of another content-type without a body as no body', async () => {
+    const response = await invoke(echoHandler(), post({ headers: { 'content-type': 'text/plain' } }));
+
+    expect(response.statusCode).toBe(400);
+    expect(bodyOf(response).errors).toEqual(
+      expect.arrayContaining([expect.objectContaining({ field: 'name', code: 'isNotEmpty' })]),
+    );
+  });
+
   it.each([
     ['absent', undefined],
     ['empty', ''],

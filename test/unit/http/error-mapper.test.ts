@@ -17,6 +17,7 @@ import {
   PayloadTooLargeError,
   RouteNotFoundError,
   UnauthorizedError,
+  UnsupportedMediaTypeError,
 } from '#shared/http/http-errors.ts';
 import { apiEvent } from '#test/support/api-event.ts';
 
@@ -61,6 +62,11 @@ describe('mapErrorToResponse: standard error body', () => {
     { error: new MethodNotAllowedError(['POST']), status: 405, name: 'METHOD_NOT_ALLOWED' },
     { error: new ConflictError('an open job exists'), status: 409, name: 'CONFLICT' },
     { error: new PayloadTooLargeError('request body exceeds 65536 bytes'), status: 413, name: 'PAYLOAD_TOO_LARGE' },
+    {
+      error: new UnsupportedMediaTypeError('the request body must be JSON'),
+      status: 415,
+      name: 'UNSUPPORTED_MEDIA_TYPE',
+    },
     { error: new UnprocessableError('report is not ready'), status: 422, name: 'UNPROCESSABLE_ENTITY' },
     { error: new RateLimitedError(30), status: 429, name: 'TOO_MANY_REQUESTS' },
   ])('maps $error.name to $status $name with the standard body', ({ error, status, name }) => {

@@ -63,14 +63,17 @@ describe('openapi.json', () => {
     }
   });
 
-  it('answers 401, 403, 500 and 503 on every authenticated operation, and 400 and 413 wherever a body is validated', () => {
+  it('answers 401, 403, 429, 500 and 503 on every authenticated operation; 400, 413 and 415 wherever a body is read; 404 wherever a path names a resource; 400 wherever a query or header is validated', () => {
     for (const route of apiRoutes.filter((r) => !r.public)) {
       const operation = committed.paths[route.path][route.method.toLowerCase()] as Json;
-      expect(Object.keys(operation.responses), route.name).toEqual(
-        expect.arrayContaining(['401', '403', '500', '503']),
-      );
-      if (operation.requestBody)
-        expect(Object.keys(operation.responses), route.name).toEqual(expect.arrayContaining(['400', '413']));
+      const statuses = Object.keys(operation.responses);
+      expect(statuses, route.name).toEqual(expect.arrayContaining(['401', '403', '429', '500', '503']));
+      if (operation.requestBody) expect(statuses, route.name).toEqual(expect.arrayContaining(['400', '413', '415']));
+      else expect(statuses, route.name).not.toContain('415');
+      const parameters = (operation.parameters ?? []) as Json[];
+      if (route.path.includes('{')) expect(statuses, route.name).toContain('404');
+      if (parameters.some((parameter) => parameter.in === 'query' || parameter.$ref?.endsWith('/IdempotencyKey')))
+        expect(statuses, route.name).toContain('400');
     }
   });
 
@@ -93,7 +96,7 @@ describe('openapi.json', () => {
     expect(summary.properties.lastName.deprecated).toBe(true);
   });
 
-  it('documents 429 with Retry-After and RateLimit-* on every rate-limited route, and RateLimit-* on its success', () => {
+  it('documents each 429 with Retry-After and the refusing limit’s RateLimit-*, and the rate-limited routes’ own RateLimit-* on their successes', () => {
     const resolve = (node: Json): Json =>
       node.$ref
         ? resolve(
@@ -103,6 +106,13 @@ describe('openapi.json', () => {
               .reduce((at: Json, key) => at[key], committed),
           )
         : node;
+    for (const route of apiRoutes.filter((r) => !r.public)) {
+      const refused = resolve(committed.paths[route.path][route.method.toLowerCase()].responses['429'] as Json);
+      expect(refused.headers['Retry-After'].$ref, route.name).toBe('#/components/headers/RetryAfter');
+      // Any limit may refuse (the request budget on every route): the sizes are not one route's.
+      expect(refused.headers['ratelimit-limit'].$ref, route.name).toBe('#/components/headers/RefusalRateLimitLimit');
+      expect(refused.content['application/json'].schema.$ref).toBe('#/components/schemas/StandardError');
+    }
     for (const [method, route, success, limit] of [
       ['post', '/v1/document/api', '202', 'RateLimitLimit'],
       ['post', '/v1/onboarding-token', '201', 'EmailQuotaLimit'],
@@ -110,17 +120,13 @@ describe('openapi.json', () => {
       ['post', '/v1/webhooks/{id}/test', '202', 'WebhookTestLimit'],
     ] as const) {
       const responses = committed.paths[route][method].responses as Json;
-      const refused = resolve(responses['429']);
-      expect(Object.keys(refused.headers), route).toEqual(
-        expect.arrayContaining(['Retry-After', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']),
-      );
-      expect(refused.headers['ratelimit-limit'].$ref, route).toBe(`#/components/headers/${limit}`);
       expect(resolve(responses[success]).headers['ratelimit-limit'].$ref, route).toBe(`#/components/headers/${limit}`);
-      expect(refused.content['application/json'].schema.$ref).toBe('#/components/schemas/StandardError');
     }
-    // An e-mail quota refusal waits at most the hour; the webhook test limit is the contract's 10.
+    // An e-mail quota refusal or pause waits at most the hour; the webhook test limit is the contract's 10.
     expect(committed.components.headers.RetryAfter.schema.maximum).toBe(3600);
     expect(committed.components.headers.WebhookTestLimit.schema.const).toBe(10);
+    // A paused e-mail and the edge refuse without a window to describe.
+    expect(committed.components.headers.RefusalRateLimitLimit.required).toBe(false);
   });
 
   it('compiles every component schema with Ajv (draft 2020-12, strict)', () => {
