@@ -100,10 +100,14 @@ export class ConflictError extends ApiError {
 export class PayloadTooLargeError extends ApiError {
   override name = 'PayloadTooLargeError';
 }
+/** 415: the body was sent with a `Content-Type` other than JSON (this client always sends JSON). */
+export class UnsupportedMediaTypeError extends ApiError {
+  override name = 'UnsupportedMediaTypeError';
+}
 export class UnprocessableEntityError extends ApiError {
   override name = 'UnprocessableEntityError';
 }
-/** 429: wait `retryAfterSeconds`. */
+/** 429: a limit refused the request (the organization's request budget, or the route's own); wait `retryAfterSeconds`. */
 export class RateLimitedError extends ApiError {
   override name = 'RateLimitedError';
 }
@@ -181,6 +185,10 @@ export class ReportIntegrityError extends Error {
   }
 }
 
+/**
+ * One class per error status openapi.json declares (test/unit/client/api-error-statuses.test.ts
+ * holds the two to each other); any other status is a plain ApiError, a 5XX a ServerError.
+ */
 const ERROR_CLASS_OF_STATUS: Record<number, typeof ApiError> = {
   400: ValidationError,
   401: UnauthorizedError,
@@ -188,6 +196,7 @@ const ERROR_CLASS_OF_STATUS: Record<number, typeof ApiError> = {
   404: NotFoundError,
   409: ConflictError,
   413: PayloadTooLargeError,
+  415: UnsupportedMediaTypeError,
   422: UnprocessableEntityError,
   429: RateLimitedError,
 };
