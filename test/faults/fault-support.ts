@@ -5,7 +5,7 @@ import { expect, inject } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators.ts';
 import { REPORT_ERROR_CODES } from '#shared/domain/reports/report-job.ts';
 import { callApi, type ApiResponse } from '#test/support/api-client.ts';
-import { setFault, type FaultMode } from '#test/support/fault-proxy.ts';
+import { faultStats, setFault, type FaultMode } from '#test/support/fault-proxy.ts';
 import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
 
 /** What the dependency fault tests share: timed calls, the contract's answers, the after-recovery checks. */
@@ -18,6 +18,29 @@ export type FaultyDependency = 'dynamodb' | 's3' | 'ses' | 'sqs' | 'kms' | 'post
 /** Switches a dependency's proxy; a hang mode may be narrowed to requests whose head contains `matching`. */
 export const fault = (dependency: FaultyDependency, mode: FaultMode, matching?: string) =>
   setFault(inject('faultControl'), dependency, mode, matching);
+
+/**
+ * Runs `work` with the next request to `dependency` that contains `operation` hung, and checks that
+ * exactly that one request was hung. `hang-next-request` swallows it; `hang-then-land-next-request`
+ * lets the dependency apply it and swallows its answer, so the client's retry meets its effect.
+ */
+export async function withOneHungAttempt<T>(
+  dependency: FaultyDependency,
+  operation: string,
+  work: () => Promise<T>,
+  mode: Extract<FaultMode, 'hang-next-request' | 'hang-then-land-next-request'> = 'hang-next-request',
+): Promise<T> {
+  const before = await fault(dependency, mode, operation);
+  let result: T;
+  try {
+    result = await work();
+  } finally {
+    await fault(dependency, 'pass');
+  }
+  const after = await faultStats(inject('faultControl'), dependency);
+  expect(after.hungRequests, `${dependency}: one ${operation} attempt was hung`).toBe(before.hungRequests + 1);
+  return result;
+}
 
 export { sleep };
 

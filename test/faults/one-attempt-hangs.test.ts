@@ -1,10 +1,9 @@
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ATTEMPT_TIMEOUT_MS } from '#shared/adapters/aws-clients.ts';
 import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 import { seedOrganization } from '#test/support/report-support.ts';
-import { faultStats } from '#test/support/fault-proxy.ts';
 import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
-import { expectOnePdfPerCompleteJob, fault, finalJobs, timed, type FaultyDependency } from './fault-support.ts';
+import { expectOnePdfPerCompleteJob, finalJobs, timed, withOneHungAttempt } from './fault-support.ts';
 
 /**
  * Gray failures: one attempt of one call hangs (its request swallowed by the dependency's proxy,
@@ -17,27 +16,6 @@ import { expectOnePdfPerCompleteJob, fault, finalJobs, timed, type FaultyDepende
 
 /** The SDK's first backoff (up to 200 ms), the retried call and the rest of the request, on two busy cores. */
 const RETRY_ALLOWANCE_MS = 1_500;
-
-/**
- * Runs `work` with the next request to `dependency` whose head contains `operation` hung, and
- * checks that exactly that one request was hung.
- */
-async function withOneHungAttempt<T>(
-  dependency: FaultyDependency,
-  operation: string,
-  work: () => Promise<T>,
-): Promise<T> {
-  const before = await fault(dependency, 'hang-next-request', operation);
-  let result: T;
-  try {
-    result = await work();
-  } finally {
-    await fault(dependency, 'pass');
-  }
-  const after = await faultStats(inject('faultControl'), dependency);
-  expect(after.hungRequests, `${dependency}: one ${operation} attempt was hung`).toBe(before.hungRequests + 1);
-  return result;
-}
 
 function expectRetriedAfter(elapsedMs: number, attemptTimeoutMs: number): void {
   expect(elapsedMs, 'the hung attempt was waited for until its timeout').toBeGreaterThanOrEqual(attemptTimeoutMs - 50);

@@ -18,9 +18,14 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
  *   its connection answers nothing more, while every other request passes; then the mode is `pass`
  *   again by itself. The hung connection stays open until its client gives up on it.
  * - `hang-every-10th-request`: the same for one request in ten, counted across connections.
+ * - `hang-then-land-next-request`: the next HTTP request reaches the dependency, which applies it,
+ *   but its answer is swallowed and its connection answers nothing more; then the mode is `pass`
+ *   again. The client's retry of that attempt meets the write its hung attempt made.
  *
  * A hang mode may be narrowed to the requests whose head contains a text (`matching`: an
- * operation's `x-amz-target`, a path), so a test hangs the call it means and not a poller's.
+ * operation's `x-amz-target`, a path), so a test hangs the call it means and not a poller's;
+ * `hang-then-land-next-request` looks for it in every chunk of the request, body included (a table
+ * name, an expression), since the request goes through either way.
  *
  * Counts the connections it accepted and the HTTP requests it answered with 503, for tests that
  * want to see the fault was hit.
@@ -33,6 +38,7 @@ export const FAULT_MODES = [
   'http-503',
   'hang-next-request',
   'hang-every-10th-request',
+  'hang-then-land-next-request',
 ] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 
@@ -53,12 +59,17 @@ interface Link {
   lostBytes: boolean;
   /** A request was sent and its answer has not begun: the client's next bytes continue that request. */
   awaitingAnswer: boolean;
-  /** Swallowed by a hang mode: nothing more is forwarded either way. */
-  hung: boolean;
+  /** Swallowed by a hang mode: nothing more is forwarded either way (`request`), or only back (`answer`). */
+  hung: 'request' | 'answer' | undefined;
 }
 
 /** Modes in which requests reach the dependency (all of them, or all but the ones hung). */
-const FORWARDING_MODES: ReadonlySet<FaultMode> = new Set(['pass', 'hang-next-request', 'hang-every-10th-request']);
+const FORWARDING_MODES: ReadonlySet<FaultMode> = new Set([
+  'pass',
+  'hang-next-request',
+  'hang-every-10th-request',
+  'hang-then-land-next-request',
+]);
 
 export class FaultProxy {
   private mode: FaultMode = 'pass';
@@ -149,7 +160,7 @@ export class FaultProxy {
       this.answerWith503(client);
       return;
     }
-    const link: Link = { client, lostBytes: false, awaitingAnswer: false, hung: false };
+    const link: Link = { client, lostBytes: false, awaitingAnswer: false, hung: undefined };
     this.links.add(link);
     client.on('close', () => {
       this.links.delete(link);
@@ -175,12 +186,13 @@ export class FaultProxy {
         return;
       }
       // SDK clients do not pipeline: bytes sent while no answer is awaited begin a new request.
-      if (!link.awaitingAnswer && !link.hung && this.hangsRequest(chunk)) {
-        link.hung = true;
+      const hung = link.hung ? undefined : this.hangs(chunk, !link.awaitingAnswer);
+      if (hung) {
+        link.hung = hung;
         this.stats.hungRequests++;
       }
       link.awaitingAnswer = true;
-      if (!link.hung) upstream.write(chunk);
+      if (link.hung !== 'request') upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
       link.awaitingAnswer = false;
@@ -192,15 +204,19 @@ export class FaultProxy {
     upstream.on('end', () => link.hung || link.client.end());
   }
 
-  /** Whether the request that `firstBytes` begin is to be hung. */
-  private hangsRequest(firstBytes: Buffer): boolean {
-    if (this.mode === 'pass') return false;
-    if (this.matching !== undefined && !firstBytes.toString('latin1').includes(this.matching)) return false;
-    if (this.mode === 'hang-next-request') {
+  /**
+   * Whether the request `chunk` is part of is to be hung, and how: a request is hung on its first
+   * bytes, or, for `hang-then-land-next-request`, on any chunk before its answer.
+   */
+  private hangs(chunk: Buffer, beginsRequest: boolean): Link['hung'] {
+    if (this.mode === 'pass' || (!beginsRequest && this.mode !== 'hang-then-land-next-request')) return undefined;
+    if (this.matching !== undefined && !chunk.toString('latin1').includes(this.matching)) return undefined;
+    if (this.mode === 'hang-next-request' || this.mode === 'hang-then-land-next-request') {
+      const hung = this.mode === 'hang-next-request' ? 'request' : 'answer';
       this.mode = 'pass';
-      return true;
+      return hung;
     }
-    return this.mode === 'hang-every-10th-request' && ++this.requestsCounted % 10 === 0;
+    return this.mode === 'hang-every-10th-request' && ++this.requestsCounted % 10 === 0 ? 'request' : undefined;
   }
 
   private lose(link: Link): void {

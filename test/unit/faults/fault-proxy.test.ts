@@ -8,11 +8,18 @@ describe('FaultProxy', () => {
   let upstream: Server;
   let proxy: FaultProxy;
   let upstreamRequests = 0;
+  /** The bodies of the requests the upstream read to their end: what it applied. */
+  const applied: string[] = [];
 
   beforeAll(async () => {
-    upstream = createServer((_request, response) => {
+    upstream = createServer((request, response) => {
       upstreamRequests++;
-      response.end('from upstream');
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      request.on('end', () => {
+        applied.push(body);
+        response.end('from upstream');
+      });
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     proxy = await FaultProxy.start('test', { host: '127.0.0.1', port: (upstream.address() as AddressInfo).port });
@@ -72,5 +79,15 @@ describe('FaultProxy', () => {
     expect(upstreamRequests).toBe(before);
     await proxy.setMode('pass');
     expect(await (await get()).text()).toBe('from upstream');
+  });
+
+  it('hangs then lands: the request the body names reaches the dependency, its answer never comes back', async () => {
+    await proxy.setMode('hang-then-land-next-request', { matching: '"write":"w-1"' });
+    expect(await (await get('{"write":"w-0"}')).text(), 'another request passes').toBe('from upstream');
+
+    await expect(get('{"write":"w-1"}')).rejects.toThrow();
+    expect(applied.at(-1), 'applied by the dependency').toBe('{"write":"w-1"}');
+    expect(proxy.currentStats()).toMatchObject({ mode: 'pass', hungRequests: 1 });
+    expect(await (await get('{"write":"w-1"}')).text(), 'its retry is answered').toBe('from upstream');
   });
 });
