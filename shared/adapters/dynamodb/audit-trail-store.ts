@@ -1,7 +1,9 @@
-import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AuditEvent, AuditEventPage, AuditEventQuery, AuditTrail } from '#shared/domain/audit/audit-event.ts';
+import { ConflictError } from '#shared/domain/errors.ts';
 import { epochSeconds, organizationPartition } from './keys.ts';
 import { decodeCursor, encodeCursor } from './page-cursor.ts';
+import { writeOnce } from './write-once.ts';
 
 const EVENT_PREFIX = 'EVENT#';
 /** Sorts after every `{instant}#{eventId}` of the same instant (`#` < `~`). */
@@ -16,7 +18,9 @@ const targetPartition = (orgId: string, targetId: string): string =>
 /**
  * The organization's audit trail in DynamoDB (shared/config/table-definitions.ts `auditEventsTable`). Events
  * are only ever put, on the condition that none exists with the same key; functions hold PutItem
- * alone on this table. They expire `retentionDays` after they occurred (DynamoDB TTL).
+ * alone on this table. A retried put that meets an event of its own id is that event, put by an
+ * attempt whose answer was lost (write-once.ts). They expire `retentionDays` after they occurred
+ * (DynamoDB TTL).
  */
 export class DynamoDbAuditTrail implements AuditTrail {
   constructor(
@@ -26,19 +30,24 @@ export class DynamoDbAuditTrail implements AuditTrail {
   ) {}
 
   async append(orgId: string, event: AuditEvent): Promise<void> {
-    await this.documents.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          pk: organizationPartition(orgId),
-          sk: eventSortKey(event),
-          targetPk: targetPartition(orgId, event.target.id),
-          ttl: epochSeconds(event.occurredAt) + this.retentionDays * 86_400,
-          ...event,
+    const written = await writeOnce(
+      this.documents,
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: {
+            pk: organizationPartition(orgId),
+            sk: eventSortKey(event),
+            targetPk: targetPartition(orgId, event.target.id),
+            ttl: epochSeconds(event.occurredAt) + this.retentionDays * 86_400,
+            ...event,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
         },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
+      },
+      { attribute: 'eventId', value: event.eventId },
     );
+    if (written.kind === 'condition-failed') throw new ConflictError('another audit event holds this event’s key');
   }
 
   /**

@@ -1,5 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BoundedMap } from '#shared/domain/bounded-map.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import {
@@ -9,6 +9,7 @@ import {
   type EmailReputationState,
   type RecentEmail,
 } from '#shared/domain/onboarding/email-reputation.ts';
+import { writeOnce } from './write-once.ts';
 
 /**
  * An organization's e-mail reputation: one item in the OnboardingTokens table, in a partition of
@@ -86,24 +87,30 @@ export class DynamoDbEmailReputationStore implements EmailReputationStore {
     throw new DependencyUnavailableError('e-mail reputation (too much contention)');
   }
 
-  /** Writes `next` if the stored version is still `version`; false when another change got there first. */
+  /**
+   * Writes `next` if the stored version is still `version`; false when another change got there
+   * first. A retry that meets this write's own `writeId` is this write, landed (write-once.ts).
+   */
   private async replace(orgId: string, next: EmailReputationState, version: number): Promise<boolean> {
-    try {
-      await this.documents.send(
-        new PutCommand({
+    const writeId = randomUUID();
+    const written = await writeOnce(
+      this.documents,
+      {
+        Put: {
           TableName: this.tableName,
-          Item: { ...emailReputationKey(orgId), ...toItem(next), version: version + 1 },
+          Item: { ...emailReputationKey(orgId), ...toItem(next), version: version + 1, writeId },
           ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : 'version = :version',
           ...(version === 0 ? {} : { ExpressionAttributeValues: { ':version': version } }),
-        }),
-      );
-      this.lastKnown.set(orgId, { state: next, version: version + 1 });
-      return true;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        },
+      },
+      { attribute: 'writeId', value: writeId },
+    );
+    if (written.kind === 'condition-failed') {
       this.lastKnown.delete(orgId);
       return false;
     }
+    this.lastKnown.set(orgId, { state: next, version: version + 1 });
+    return true;
   }
 
   private async readVersioned(orgId: string): Promise<VersionedReputation> {

@@ -1,11 +1,11 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '#shared/domain/errors.ts';
 import type {
   MachineClientDirectory,
   MachineClientRegistration,
   MachineClientRegistry,
 } from '#shared/domain/identity/organization-claim.ts';
+import { writeOnce } from './write-once.ts';
 
 /** The MachineClients table (shared/config/cognito-identity.ts): one item per app client, `{clientId, orgId, createdAt}`. */
 export class DynamoDbMachineClients implements MachineClientDirectory, MachineClientRegistry {
@@ -21,20 +21,24 @@ export class DynamoDbMachineClients implements MachineClientDirectory, MachineCl
     return typeof Item?.orgId === 'string' ? Item.orgId : undefined;
   }
 
+  /**
+   * The client id is the one Cognito just issued, so a record under it with this registration's
+   * `createdAt` is this registration, put by an attempt whose answer was lost (write-once.ts).
+   */
   async register(registration: MachineClientRegistration): Promise<void> {
-    try {
-      await this.documents.send(
-        new PutCommand({
+    const written = await writeOnce(
+      this.documents,
+      {
+        Put: {
           TableName: this.tableName,
           Item: { ...registration },
           ConditionExpression: 'attribute_not_exists(clientId)',
-        }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
-        throw new ConflictError('this machine client is already recorded', { clientId: registration.clientId });
-      }
-      throw error;
+        },
+      },
+      { attribute: 'createdAt', value: registration.createdAt },
+    );
+    if (written.kind === 'condition-failed') {
+      throw new ConflictError('this machine client is already recorded', { clientId: registration.clientId });
     }
   }
 }

@@ -19,6 +19,7 @@ import { processingDurationMs, type ReportErrorCode, type ReportJob } from '#sha
 import { cancellationReasons, withTransactionConflictRetry } from './transactions.ts';
 import { epochSeconds, organizationPartition } from './keys.ts';
 import { decodeCursor, encodeCursor } from './page-cursor.ts';
+import { writeOnce } from './write-once.ts';
 
 const DAY_SECONDS = 24 * 60 * 60;
 /** Guards normally go when their job finishes; the TTL only cleans up after a total failure. */
@@ -183,9 +184,10 @@ export class DynamoDbReportJobStore implements ReportJobStore {
     attempt: { attemptId: string; now: Date; leaseMs: number },
   ): Promise<ReportJob | undefined> {
     const now = attempt.now.toISOString();
-    try {
-      const result = await this.documents.send(
-        new UpdateCommand({
+    const started = await writeOnce(
+      this.documents,
+      {
+        Update: {
           TableName: this.tableName,
           Key: jobKey(jobId),
           UpdateExpression:
@@ -201,12 +203,18 @@ export class DynamoDbReportJobStore implements ReportJobStore {
             ':leaseExpiresAt': new Date(attempt.now.getTime() + attempt.leaseMs).toISOString(),
           },
           ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return result.Attributes ? toJob(result.Attributes) : undefined;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
-      throw error;
+        },
+      },
+      { attribute: 'attemptId', value: attempt.attemptId },
+    );
+    switch (started.kind) {
+      case 'written':
+        return started.attributes ? toJob(started.attributes) : undefined;
+      // This attempt holds the job (its lease keeps others off): read it as its start left it.
+      case 'written-earlier':
+        return this.get(jobId);
+      case 'condition-failed':
+        return undefined;
     }
   }
 

@@ -133,6 +133,7 @@ describe('DynamoDbOnboardingEmailQuota: reserve', () => {
             spentAt: [T0.getTime() - MINUTE, T0.getTime()],
             version: 4,
             ttl: T0.getTime() / 1000 + 3600 + 60,
+            writeId: expect.any(String),
           },
           ConditionExpression: 'version = :version',
           ExpressionAttributeValues: { ':version': 3 },

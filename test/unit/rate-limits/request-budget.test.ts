@@ -136,12 +136,14 @@ describe('LeasedRequestBudget on DynamoDB (aws-sdk-client-mock)', () => {
     expect(documents).toHaveReceivedNthCommandWith(UpdateCommand, 1, {
       TableName: TABLE,
       Key: { pk: 'ORG#acme' },
-      ConditionExpression: 'attribute_not_exists(tat) OR tat <= :now',
+      ConditionExpression:
+        '(attribute_not_exists(tat) OR tat <= :now) AND (attribute_not_exists(#writeMark) OR #writeMark <> :writeMark)',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
     expect(documents).toHaveReceivedNthCommandWith(UpdateCommand, 2, {
-      UpdateExpression: 'ADD tat :cost SET #ttl = :ttl',
-      ConditionExpression: 'tat > :now AND tat <= :highest',
+      UpdateExpression: 'ADD tat :cost SET #ttl = :ttl, writeId = :writeId',
+      ConditionExpression:
+        '(tat > :now AND tat <= :highest) AND (attribute_not_exists(#writeMark) OR #writeMark <> :writeMark)',
     });
     expect(items.get('ORG#acme')).toBe(NOW + 2_000);
   });

@@ -227,17 +227,21 @@ describe('DynamoDbReportJobStore.start', () => {
     expect(documentsMock).toHaveReceivedCommandWith(UpdateCommand, {
       TableName: TABLE,
       Key: { pk: `JOB#${started.jobId}`, sk: 'JOB' },
+      // Never twice for one attempt: its retry after a start that landed finds the job its own (write-once.ts).
       ConditionExpression:
-        '(#status = :pending AND (attribute_not_exists(provisionalUntil) OR provisionalUntil > :now)) OR (#status = :inProgress AND leaseExpiresAt < :now)',
-      ExpressionAttributeNames: { '#status': 'status' },
+        '((#status = :pending AND (attribute_not_exists(provisionalUntil) OR provisionalUntil > :now)) OR (#status = :inProgress AND leaseExpiresAt < :now))' +
+        ' AND (attribute_not_exists(#writeMark) OR #writeMark <> :writeMark)',
+      ExpressionAttributeNames: { '#status': 'status', '#writeMark': 'attemptId' },
       ExpressionAttributeValues: {
         ':pending': 'PENDING',
         ':inProgress': 'IN_PROGRESS',
         ':attemptId': 'attempt-2',
         ':now': '2026-03-01T12:00:10.000Z',
         ':leaseExpiresAt': '2026-03-01T12:01:10.000Z',
+        ':writeMark': 'attempt-2',
       },
       ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
     const update = documentsMock.commandCalls(UpdateCommand)[0]!.args[0].input.UpdateExpression;
     expect(update).toContain('#status = :inProgress');

@@ -53,9 +53,10 @@ describe('DynamoDbReportRateLimiter', () => {
     expect(puts()).toEqual([
       {
         TableName: TABLE,
-        Item: { ...KEY, spentAt: [NOW], version: 1, ttl: NOW / 1000 + 600 + 60 },
+        Item: { ...KEY, spentAt: [NOW], version: 1, ttl: NOW / 1000 + 600 + 60, writeId: expect.any(String) },
         ConditionExpression: 'attribute_not_exists(pk)',
         ExpressionAttributeValues: undefined,
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     ]);
   });

@@ -1,12 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  GetCommand,
-  PutCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { BatchGetCommand, GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
 import {
@@ -20,6 +13,7 @@ import {
   type RateLimitPolicy,
 } from '#shared/domain/limits/rate-limit.ts';
 import { cancellationReasons } from '#shared/adapters/dynamodb/transactions.ts';
+import { writeOnce } from '#shared/adapters/dynamodb/write-once.ts';
 
 const MAX_ATTEMPTS = 25;
 /** Rounds of a batched read for the keys DynamoDB left unprocessed (it does so only when throttled). */
@@ -34,7 +28,8 @@ export interface ItemKey {
 
 /**
  * One quota a request spends a unit of:
- * - `sliding-window`: one item at `key` holding the spend times and a version (`spendToken`);
+ * - `sliding-window`: one item at `key` holding the spend times and a version (`spendToken`), and
+ *   the `writeId` of the write that put it;
  * - `fixed-window`: one counter item per window, at `key` with the window's start appended to the
  *   sort key (`…#2026-03-01T12:00:00.000Z`), so a new window starts from nothing without a reset.
  */
@@ -152,18 +147,19 @@ export class DynamoDbRateLimiter {
     return reservation.decision as RateLimitDecision;
   }
 
-  /** True when every unit was spent; false when a concurrent writer got there first (decide again). */
+  /**
+   * True when every unit was spent; false when a concurrent writer got there first (decide again).
+   * A sliding window alone is one Put, marked with its `writeId` (write-once.ts); anything else,
+   * a counter alone included, is a transaction, which its `ClientRequestToken` makes safe to retry.
+   */
   private async commit(writes: readonly QuotaWrite[]): Promise<boolean> {
-    if (writes.length === 1) {
-      const [write] = writes as [QuotaWrite];
-      try {
-        if ('Put' in write) await this.documents.send(new PutCommand(write.Put));
-        else await this.documents.send(new UpdateCommand(write.Update));
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
+    const [first] = writes;
+    if (writes.length === 1 && first && 'Put' in first) {
+      const written = await writeOnce(this.documents, first, {
+        attribute: 'writeId',
+        value: first.Put.Item.writeId as string,
+      });
+      return written.kind !== 'condition-failed';
     }
     try {
       await this.documents.send(new TransactWriteCommand({ TransactItems: [...writes] }));
@@ -217,6 +213,7 @@ export class DynamoDbRateLimiter {
         spentAt: decision.spentAt,
         version: version + 1,
         ttl: Math.ceil((nowMs + spec.policy.windowMs) / 1000) + TTL_MARGIN_SECONDS,
+        writeId: randomUUID(),
       },
       ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : 'version = :version',
       ExpressionAttributeValues: version === 0 ? undefined : { ':version': version },

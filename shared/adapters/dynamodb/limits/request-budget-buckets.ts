@@ -1,7 +1,8 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LeasePlan, RequestBudgetBuckets } from '#shared/domain/limits/request-budget.ts';
 import { organizationPartition } from '#shared/adapters/dynamodb/keys.ts';
+import { writeOnce } from '#shared/adapters/dynamodb/write-once.ts';
 
 /** A bucket untouched for this long is full again whatever it held: DynamoDB's TTL may delete it then. */
 const TTL_MARGIN_SECONDS = 3_600;
@@ -10,7 +11,9 @@ const TTL_MARGIN_SECONDS = 3_600;
  * The organizations' request-budget buckets, one item each (`ORG#{org}` in the RequestBudgets
  * table) holding the GCRA state `tat` (shared/domain/limits/request-budget.ts). A lease is one
  * conditional UpdateItem: nothing is read first. When the condition fails, DynamoDB returns the
- * item as it is (`ReturnValuesOnConditionCheckFailure`), from which the container plans again.
+ * item as it is (`ReturnValuesOnConditionCheckFailure`), from which the container plans again;
+ * unless the item holds this very write (its `writeId`), put by an attempt whose answer was lost:
+ * then the lease or charge was taken, once (write-once.ts).
  */
 export class DynamoDbRequestBudgetBuckets implements RequestBudgetBuckets {
   constructor(
@@ -22,29 +25,29 @@ export class DynamoDbRequestBudgetBuckets implements RequestBudgetBuckets {
     orgId: string,
     plan: Exclude<LeasePlan, { kind: 'refused' }>,
   ): Promise<{ applied: boolean; tat?: number }> {
-    const key = { pk: organizationPartition(orgId) };
+    const writeId = randomUUID();
     const common = {
       TableName: this.tableName,
-      Key: key,
+      Key: { pk: organizationPartition(orgId) },
       ReturnValues: 'UPDATED_NEW' as const,
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
     };
-    const command =
+    const update =
       plan.kind === 'refill'
-        ? new UpdateCommand({
+        ? {
             ...common,
-            UpdateExpression: 'SET tat = :fresh, #ttl = :ttl',
+            UpdateExpression: 'SET tat = :fresh, #ttl = :ttl, writeId = :writeId',
             ConditionExpression: 'attribute_not_exists(tat) OR tat <= :now',
             ExpressionAttributeNames: { '#ttl': 'ttl' },
             ExpressionAttributeValues: {
               ':fresh': plan.fresh,
               ':now': plan.now,
               ':ttl': ttlFor(plan.fresh),
+              ':writeId': writeId,
             },
-          })
-        : new UpdateCommand({
+          }
+        : {
             ...common,
-            UpdateExpression: 'ADD tat :cost SET #ttl = :ttl',
+            UpdateExpression: 'ADD tat :cost SET #ttl = :ttl, writeId = :writeId',
             ConditionExpression: 'tat > :now AND tat <= :highest',
             ExpressionAttributeNames: { '#ttl': 'ttl' },
             ExpressionAttributeValues: {
@@ -52,15 +55,17 @@ export class DynamoDbRequestBudgetBuckets implements RequestBudgetBuckets {
               ':now': plan.now,
               ':highest': plan.highest,
               ':ttl': ttlFor(plan.highest + plan.cost),
+              ':writeId': writeId,
             },
-          });
-    try {
-      const { Attributes } = await this.documents.send(command);
-      return { applied: true, tat: numberOrUndefined(Attributes?.tat) };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      // The document client leaves the exception's item marshalled: `{ tat: { N: '…' } }`.
-      return { applied: false, tat: numberOrUndefined(error.Item?.tat?.N) };
+          };
+    const taken = await writeOnce(this.documents, { Update: update }, { attribute: 'writeId', value: writeId });
+    switch (taken.kind) {
+      case 'written':
+        return { applied: true, tat: numberOrUndefined(taken.attributes?.tat) };
+      case 'written-earlier':
+        return { applied: true, tat: numberOrUndefined(taken.item.tat?.N) };
+      case 'condition-failed':
+        return { applied: false, tat: numberOrUndefined(taken.item?.tat?.N) };
     }
   }
 }
