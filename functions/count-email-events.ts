@@ -2,26 +2,39 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import * as v from 'valibot';
-import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients, createSnsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbEmailReputationStore } from '#shared/adapters/dynamodb/email-reputation-store.ts';
+import { emailPauseAlertsFor } from '#shared/adapters/email-pause-alerts.ts';
 import { emailEventFrom } from '#shared/adapters/ses/ses-events.ts';
 import { loadConfig, requiredString } from '#shared/config/load-config.ts';
+import { processEnvironment } from '#shared/config/process-environment.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { countEmailEvent, type EmailEventOutcome } from '#shared/domain/onboarding/email-reputation.ts';
 import { logger } from '#shared/observability/logger.ts';
-import { BusinessMetric, metrics, MetricUnit, publishRecordedMetrics } from '#shared/observability/metrics.ts';
+import { publishRecordedMetrics } from '#shared/observability/metrics.ts';
 import { traceInvocation } from '#shared/observability/tracer.ts';
 
-const config = loadConfig(v.object({ ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME') }));
+const config = loadConfig(
+  v.object({
+    ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
+    /** The operator's alarm topic (lib/mail-construct.ts), where the stage has one. */
+    EMAIL_PAUSE_TOPIC_ARN: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1))),
+  }),
+);
 const count = countEmailEvent({
   store: new DynamoDbEmailReputationStore(containerDynamoDbClients().documents, config.ONBOARDING_TOKENS_TABLE_NAME),
   clock: systemClock,
+  alerts: emailPauseAlertsFor(createSnsClient(), {
+    topicArn: config.EMAIL_PAUSE_TOPIC_ARN,
+    tableName: config.ONBOARDING_TOKENS_TABLE_NAME,
+    stage: processEnvironment.stage(),
+  }),
 });
 
 /**
  * One SES event of the configuration set (EventBridge: `aws.ses` send, bounce and complaint):
- * counted in its organization's reputation. A failure throws, and EventBridge's asynchronous
- * invocation retries it; counting the same event again changes nothing.
+ * counted in its organization's reputation; a pause alerts the operator. A failure throws, and
+ * EventBridge's asynchronous invocation retries it; counting the same event again changes nothing.
  */
 export const handler = middy<EventBridgeEvent<string, unknown>, EmailEventOutcome | 'ignored'>()
   .use(traceInvocation())
@@ -33,10 +46,5 @@ export const handler = middy<EventBridgeEvent<string, unknown>, EmailEventOutcom
       logger.info('SES event not counted', { reason: emailEvent.ignored, detailType: event['detail-type'] });
       return 'ignored';
     }
-    const outcome = await count(emailEvent);
-    if (outcome === 'paused') {
-      metrics.addMetric(BusinessMetric.EmailPauses, MetricUnit.Count, 1);
-      logger.warn("an organization's e-mail is paused for its bounces or complaints", { orgId: emailEvent.orgId });
-    }
-    return outcome;
+    return count(emailEvent);
   });

@@ -1,4 +1,5 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -16,6 +17,9 @@ import {
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { COUNTED_SES_EVENT_TYPES, emailEventsFunction } from '#shared/config/api-routes.ts';
+import { EMAIL_PAUSED_LOG_MESSAGE } from '#shared/adapters/email-pause-alerts.ts';
+import { BusinessMetric } from '#shared/observability/metrics.ts';
+import type { AlarmsConstruct } from './alarms-construct.ts';
 import { onboardingEmailTemplate } from './onboarding-email-template.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { ServiceTable } from './service-table.ts';
@@ -189,6 +193,39 @@ export class MailConstruct extends Construct {
       ],
     });
     return { counter, rule };
+  }
+
+  /**
+   * Contract §27: every pause alarms the operator, and the organization is named in a message, never in a metric
+   * dimension. The counter counts each pause in `EmailPauses` (service and stage only), on which this alarms, and
+   * publishes a message of its own to the same topic naming the organization, its figures and the resume command
+   * (shared/adapters/email-pause-alerts.ts). A CloudWatch alarm notifies once until it is OK again; the message
+   * comes for every pause. Without an alarm topic (no `alarmEmail`), the alarm shows in the console alone.
+   */
+  alarmOnPauses(alarms: AlarmsConstruct, dimensions: { service: string; stage: string }): Alarm {
+    if (alarms.topic) {
+      this.eventCounter.addToRolePolicy(
+        new PolicyStatement({ actions: ['sns:Publish'], resources: [alarms.topic.topicArn] }),
+      );
+      // The topic is encrypted: SNS asks KMS for a data key on the publisher's behalf.
+      if (alarms.topic.masterKey) {
+        this.eventCounter.addToRolePolicy(
+          new PolicyStatement({
+            actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+            resources: [alarms.topic.masterKey.keyArn],
+          }),
+        );
+      }
+      this.eventCounter.addEnvironment('EMAIL_PAUSE_TOPIC_ARN', alarms.topic.topicArn);
+    }
+    return alarms.addBusinessMetricAlarm(
+      BusinessMetric.EmailPauses,
+      dimensions,
+      "An organization's onboarding e-mail was paused for its bounces or complaints: its token create and resend " +
+        'answer 429 until resumed. Read the message "E-mail paused: <organization>" on this topic, or query ' +
+        `CountEmailEvents' log for "${EMAIL_PAUSED_LOG_MESSAGE}", for the organization, its figures and the resume ` +
+        'command (operations guide, "Alarms").',
+    );
   }
 
   /**

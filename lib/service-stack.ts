@@ -235,6 +235,7 @@ function identitySettings(config: StackConfig, cognito: CognitoIdentityConstruct
       JWKS_URL: jwksUrl,
       ...(config.jwtAudience ? { JWT_AUDIENCE: config.jwtAudience } : {}),
       ...(config.jwtClientIds ? { JWT_CLIENT_IDS: config.jwtClientIds.join(',') } : {}),
+      ...(config.machineClientIds ? { MACHINE_CLIENT_IDS: config.machineClientIds.join(',') } : {}),
       ...(config.scopePrefix ? { SCOPE_PREFIX: config.scopePrefix } : {}),
       ...claims,
     },
@@ -484,6 +485,7 @@ export class ServiceStack extends Stack {
       'SQS refused webhook events: they were kept as pending, and the republish schedule (every minute) queues ' +
         'them once SQS takes messages again. Check SQS health; nothing is lost while this lasts under 4 days.',
     );
+    this.mail.alarmOnPauses(this.alarms, dimensions);
 
     if (config.operationsDashboard) {
       const operations = new OperationsDashboardConstruct(this, 'Operations', {

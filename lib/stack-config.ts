@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { COGNITO_SCOPE_PREFIX } from '#shared/config/cognito-identity.ts';
 import { DEFAULT_ROLE_CLAIM } from '#shared/config/auth-config.ts';
 import { SCOPES, type Scope } from '#shared/domain/identity/staff-roles.ts';
+import { MACHINE_CLIENT_NAME } from '#shared/domain/identity/machine-clients.ts';
 import { DEFAULT_REPORT_RATE_LIMIT, MAX_REPORT_RATE_LIMIT } from '#shared/config/limits/report-rate-limit.ts';
 import { MAX_REQUEST_BUDGET_BURST, MAX_REQUEST_BUDGET_RATE } from '#shared/config/limits/request-budget.ts';
 import { DEFAULT_REQUEST_BUDGET } from '#shared/domain/limits/request-budget.ts';
@@ -122,6 +123,26 @@ export const stackConfigSchema = v.pipe(
         ),
         v.array(v.pipe(v.string(), v.regex(/^[\w+=,.@-]{1,128}$/, 'jwtClientIds must be client ids'))),
         v.minLength(1, 'jwtClientIds must name at least one client id'),
+      ),
+    ),
+    /**
+     * The provider's machine clients (client credentials) by client id, comma-separated, `<prefix>*` for
+     * every id with the prefix (identity=oidc): their tokens keep their scopes; any other token is a
+     * staff member's and holds its role's scopes alone. MACHINE_CLIENT_IDS.
+     */
+    machineClientIds: v.optional(
+      v.pipe(
+        v.union([v.string(), v.array(v.string())], 'machineClientIds must be client ids separated by commas'),
+        v.transform((value) =>
+          (typeof value === 'string' ? value.split(',') : value).map((id) => id.trim()).filter(Boolean),
+        ),
+        v.array(
+          v.pipe(
+            v.string(),
+            v.regex(MACHINE_CLIENT_NAME, 'machineClientIds must be client ids, each whole or a prefix followed by *'),
+          ),
+        ),
+        v.minLength(1, 'machineClientIds must name at least one client id'),
       ),
     ),
     /** Prefix the issuer puts before every API scope (a Cognito resource server's `onboarding-api/`); SCOPE_PREFIX. */

@@ -46,8 +46,8 @@ Seeded ${demo.users} demo users in org ${demo.orgId} (${DEMO_ORGANIZATION_NAME})
 ${WELL_KNOWN_DEMO_USERS.multiScript}: Arabic, Chinese and Devanagari in one report).
 
 In another terminal, the API's address and an access token for org ${demo.orgId} (its machine client, client
-credentials), all scopes, valid 1 hour (the variables the onboarding CLI reads; more tokens, any organization:
-npm run -s token -- --org <id> [--scopes "..."] [--expires-in=<s>]):
+credentials), every scope but users:erase, valid 1 hour (the variables the onboarding CLI reads; more tokens, any
+organization, users:erase when asked for: npm run -s token -- --org <id> [--scopes "..."] [--expires-in=<s>]):
 
   export API_URL=${baseUrl} API_TOKEN=${token}
 

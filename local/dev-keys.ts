@@ -20,6 +20,13 @@ export const DEFAULT_IDP_PORT = 3001;
 /** Every scope the API knows (a development token gets all of them by default). */
 export const ALL_SCOPES = SCOPES;
 
+/**
+ * Every organization's machine client of the local provider: `machine.<orgId>`. The local stack
+ * names them all machine clients (`MACHINE_CLIENT_IDS=machine.*`), so their tokens keep their scopes.
+ */
+export const MACHINE_CLIENT_PREFIX = 'machine.';
+export const machineClientId = (orgId: string): string => `${MACHINE_CLIENT_PREFIX}${orgId}`;
+
 export const KEYS_FILE = 'idp-jwks.json';
 const DEFAULT_EXPIRY_SECONDS = 3600;
 const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -90,6 +97,8 @@ export async function machineClientSecret(orgId: string, location: KeysLocation 
 /**
  * Signs a token shaped like the provider's access tokens with the provider's own key: for tests
  * and tools that need a token the provider will not issue (expired, another issuer, odd claims).
+ * By default the organization's machine client's (`client_id` `machine.<orgId>`); a staff member's
+ * names another client and a role, e.g. `claims: { client_id: 'onboarding-dashboard', role: 'viewer' }`.
  */
 export async function issueDevToken(options: DevTokenOptions): Promise<string> {
   const [key] = (await loadOrCreateProviderKeys(options)).keys;
@@ -102,7 +111,7 @@ export async function issueDevToken(options: DevTokenOptions): Promise<string> {
 
   const scopes = typeof options.scopes === 'string' ? options.scopes.split(/\s+/) : (options.scopes ?? ALL_SCOPES);
   const scope = scopes.filter((s) => s.length > 0).join(' ');
-  const payload: Record<string, unknown> = { org_id: options.orgId };
+  const payload: Record<string, unknown> = { org_id: options.orgId, client_id: machineClientId(options.orgId) };
   if (options.orgName !== undefined) payload.org_name = options.orgName;
   if (scope) payload.scope = scope;
   Object.assign(payload, options.claims);

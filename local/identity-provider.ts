@@ -4,9 +4,16 @@ import type { AddressInfo } from 'node:net';
 import Provider, { errors, type Adapter, type AdapterPayload, type KoaContextWithOIDC } from 'oidc-provider';
 import { escapeHtml } from '#shared/adapters/html/escape-html.ts';
 import { ORGANIZATION_ID } from '#shared/domain/identity/organization-claim.ts';
-import { ALL_SCOPES, issuerAt, LOCAL_AUDIENCE, loadOrCreateProviderKeys, machineClientSecret } from './dev-keys.ts';
+import {
+  ALL_SCOPES,
+  issuerAt,
+  LOCAL_AUDIENCE,
+  loadOrCreateProviderKeys,
+  MACHINE_CLIENT_PREFIX,
+  machineClientSecret,
+} from './dev-keys.ts';
 import { DEMO_STAFF, KNOWN_ORGANIZATION_NAMES, type StaffMember } from './demo-staff.ts';
-import { MACHINE_CLIENT_PREFIX, REQUESTED_LIFETIME_HEADER } from './machine-token.ts';
+import { REQUESTED_LIFETIME_HEADER } from './machine-token.ts';
 
 /**
  * The local OpenID Connect provider (docs/contract.md §14): `oidc-provider`, a maintained, certified
@@ -19,7 +26,10 @@ import { MACHINE_CLIENT_PREFIX, REQUESTED_LIFETIME_HEADER } from './machine-toke
  *   tokens rotated on every use, bound to the provider session), redirecting to the dashboard's
  *   own address;
  * - `machine.<orgId>`: every organization's machine client (client credentials), its secret
- *   derived from the signing key (dev-keys.ts `machineClientSecret`).
+ *   derived from the signing key (dev-keys.ts `machineClientSecret`). It gets the scopes it asks
+ *   for in `scope` and no other (none when it names none): `users:erase` only when asked.
+ *   The local stack names these clients machine clients (MACHINE_CLIENT_IDS); every other token,
+ *   the dashboard's, is a staff member's and holds its role's scopes alone.
  * Access tokens are JWTs for the API (resource indicator and audience `LOCAL_AUDIENCE`) with the
  * organization in `org_id` (and `org_name` for a known organization) and the granted `scope`.
  * Staff sign in on a small page of ours (`/interaction/<uid>`) that checks the demo passwords;
@@ -113,7 +123,7 @@ async function createProvider(issuer: string, options: IdentityProviderOptions):
       const orgId = staff ? staff.orgId : ctx.oidc.client?.['org_id'];
       if (typeof orgId !== 'string') return undefined;
       const orgName = KNOWN_ORGANIZATION_NAMES[orgId];
-      // Staff tokens name the role (the API keeps only its scopes); machine clients' carry none.
+      // Staff tokens name the role (the API keeps only its scopes, none without it); machine clients' carry none.
       return { org_id: orgId, ...(orgName ? { org_name: orgName } : {}), ...(staff ? { role: staff.role } : {}) };
     },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },

@@ -7,7 +7,13 @@ import { fallbackRoute, apiRoutes } from '#shared/config/api-routes.ts';
 import { allTables } from '#shared/config/table-definitions.ts';
 import { DEFAULT_REPORT_RATE_LIMIT } from '#shared/config/limits/report-rate-limit.ts';
 import { DEFAULT_REQUEST_BUDGET, type RequestBudgetPolicy } from '#shared/domain/limits/request-budget.ts';
-import { issueDevToken, keysDirectory, LOCAL_AUDIENCE, type DevTokenOptions } from './dev-keys.ts';
+import {
+  issueDevToken,
+  keysDirectory,
+  LOCAL_AUDIENCE,
+  MACHINE_CLIENT_PREFIX,
+  type DevTokenOptions,
+} from './dev-keys.ts';
 import {
   LOCAL_CREDENTIALS,
   LOCAL_REGION,
@@ -358,6 +364,8 @@ export function handlerEnvironment({
     ORG_CLAIM: 'org_id',
     ORG_NAME_CLAIM: 'org_name',
     ROLE_CLAIM: 'role',
+    // Every organization's machine client of the provider; any other token is a staff member's.
+    MACHINE_CLIENT_IDS: `${MACHINE_CLIENT_PREFIX}*`,
     SENDER_EMAIL: 'no-reply@onboarding.local',
     ONBOARDING_TEMPLATE_NAME: resources.emailTemplateName,
     // The SES emulator publishes a configuration set's events (ses-mailbox-simulator.ts), as SES does.

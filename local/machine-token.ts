@@ -1,14 +1,13 @@
 import * as oauth from 'oauth4webapi';
-import { ALL_SCOPES, machineClientSecret, type KeysLocation } from './dev-keys.ts';
+import { MACHINE_CLIENT_SCOPES } from '#shared/domain/identity/machine-clients.ts';
+import { machineClientId, machineClientSecret, type KeysLocation } from './dev-keys.ts';
 
 /**
  * An organization's machine client asks the local identity provider for an access token with the
  * client credentials grant (oauth4webapi), as a backend of that organization would in AWS. Every
- * organization has one: `machine.<orgId>`, its secret derived from the provider's key
- * (local/identity-provider.ts), so nothing needs registering first.
+ * organization has one: `machine.<orgId>` (dev-keys.ts), its secret derived from the provider's
+ * key (local/identity-provider.ts), so nothing needs registering first.
  */
-export const machineClientId = (orgId: string): string => `${MACHINE_CLIENT_PREFIX}${orgId}`;
-export const MACHINE_CLIENT_PREFIX = 'machine.';
 /**
  * The lifetime a machine client asks for, in seconds: OAuth has no request parameter for it, so
  * the local provider alone reads this header (for `npm run token -- --expires-in`).
@@ -18,7 +17,10 @@ export const REQUESTED_LIFETIME_HEADER = 'local-token-lifetime';
 export interface MachineTokenRequest extends KeysLocation {
   issuer: string;
   orgId: string;
-  /** Space-separated; default every scope of the API; empty: a token without scopes. */
+  /**
+   * Space-separated; default every scope of the API but `users:erase`, which a machine client gets
+   * only when it asks for it by name; empty: a token without scopes.
+   */
   scope?: string;
   /** Default: the provider's (one hour). */
   expiresInSeconds?: number;
@@ -34,7 +36,7 @@ export async function requestMachineToken(request: MachineTokenRequest): Promise
   );
   const client: oauth.Client = { client_id: machineClientId(request.orgId) };
   const parameters = new URLSearchParams();
-  const scope = request.scope ?? ALL_SCOPES.join(' ');
+  const scope = request.scope ?? MACHINE_CLIENT_SCOPES.join(' ');
   if (scope.trim()) parameters.set('scope', scope.trim());
   const headers = new Headers();
   if (request.expiresInSeconds !== undefined) headers.set(REQUESTED_LIFETIME_HEADER, String(request.expiresInSeconds));

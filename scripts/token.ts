@@ -1,7 +1,15 @@
 import { parseArgs } from 'node:util';
 import { ORGANIZATION_ID, ORGANIZATION_ID_RULE, parseCommandLine, UsageError } from './command-line.ts';
-import { ALL_SCOPES, issueDevToken, keysDirectory, LOCAL_AUDIENCE, localIssuer } from '#local/dev-keys.ts';
-import { machineClientId, requestMachineToken } from '#local/machine-token.ts';
+import { MACHINE_CLIENT_SCOPES } from '#shared/domain/identity/machine-clients.ts';
+import {
+  ALL_SCOPES,
+  issueDevToken,
+  keysDirectory,
+  LOCAL_AUDIENCE,
+  localIssuer,
+  machineClientId,
+} from '#local/dev-keys.ts';
+import { requestMachineToken } from '#local/machine-token.ts';
 
 /**
  * `npm run -s token -- --org <id> ...`: prints an access token of the local identity provider, and
@@ -14,7 +22,9 @@ organization's machine client (${machineClientId('<id>')}) gets it by client cre
 
 Options:
   --org <id>            organization id (claim org_id), 1-64 chars [A-Za-z0-9_.-]   (required)
-  --scopes "<a b>"      space-separated scopes; default all: ${ALL_SCOPES.join(' ')}
+  --scopes "<a b>"      space-separated scopes, of: ${ALL_SCOPES.join(' ')}
+                        default every one but users:erase, which a machine client gets only
+                        when it asks for it: --scopes users:erase (with the others it needs)
   --expires-in <s>      lifetime in seconds, default 3600, at most 86400; zero or negative: an expired
                         token (--expires-in=-60 or --expires-in -60), which the provider never issues,
                         so it is signed here with the provider's key
@@ -86,7 +96,8 @@ async function main(): Promise<number> {
   }
   const issuer = localIssuer();
   if (expiresInSeconds !== undefined && expiresInSeconds <= 0) {
-    process.stdout.write(`${await issueDevToken({ orgId, scopes, expiresInSeconds, issuer })}\n`);
+    const expired = await issueDevToken({ orgId, scopes: scopes ?? MACHINE_CLIENT_SCOPES, expiresInSeconds, issuer });
+    process.stdout.write(`${expired}\n`);
     return 0;
   }
   try {

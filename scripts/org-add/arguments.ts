@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { MACHINE_CLIENT_SCOPES } from '#shared/domain/identity/machine-clients.ts';
 import { SCOPES, type Scope } from '#shared/domain/identity/staff-roles.ts';
 import { ORGANIZATION_ID, UsageError } from '#scripts/command-line.ts';
 
@@ -7,7 +8,8 @@ import { ORGANIZATION_ID, UsageError } from '#scripts/command-line.ts';
 export const usage = `Usage: npm run -s org:add -- <orgId> --admin <email> [options]
 
 Adds an organization to the Cognito user pool of a stack deployed with -c identity=cognito:
-  1. creates its machine client (client credentials grant, a client secret, the API scopes),
+  1. creates its machine client (client credentials grant, a client secret, the API scopes but
+     users:erase unless --scopes names it),
   2. records which organization that client acts for (table MachineClientsTableName), so its
      access tokens carry the organization claim and the API accepts them,
   3. invites its first staff member by e-mail (custom:org_id set; Cognito sends a temporary
@@ -21,7 +23,9 @@ Options:
   --user-pool-id <id>              stack output UserPoolId (or USER_POOL_ID)
   --machine-clients-table <name>   stack output MachineClientsTableName (or MACHINE_CLIENTS_TABLE_NAME)
   --region <region>                the stack's region (or AWS_REGION)
-  --scopes "<scope> ..."           the machine client's scopes, default all: ${SCOPES.join(' ')}
+  --scopes "<scope> ..."           the machine client's scopes, default every one but users:erase
+                                   (it erases people: a client gets it only when asked for here):
+                                   ${MACHINE_CLIENT_SCOPES.join(' ')}
   -h, --help                       this text
 
 Exit status: 0 done; 1 failed (nothing half done but an invitation that failed: rerun); 2 usage error.
@@ -75,7 +79,7 @@ export function parseOrgAddArguments(
       '--machine-clients-table (or MACHINE_CLIENTS_TABLE_NAME) is required: the stack output MachineClientsTableName',
     );
   }
-  const requested = values.scopes?.split(/\s+/).filter(Boolean) ?? [...SCOPES];
+  const requested = values.scopes?.split(/\s+/).filter(Boolean) ?? [...MACHINE_CLIENT_SCOPES];
   const unknown = requested.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
   if (unknown.length > 0 || requested.length === 0) {
     throw new UsageError(

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -47,6 +48,8 @@ export const ATTEMPT_TIMEOUT_MS = {
   /** The mailer bounds its three attempts together at 3 s, since the API request waits for the e-mail. */
   ses: 1_200,
   kms: 2_000,
+  /** One small message to a topic. */
+  sns: 1_000,
 } as const;
 
 type HandlerOptions = Parameters<NodeHttpHandler['handle']>[1];
@@ -145,6 +148,17 @@ export function createSesClient(): SESv2Client {
     requestHandler: new DeadlineBoundHttpHandler(() => ATTEMPT_TIMEOUT_MS.ses),
   });
   reportUnavailableAs(client.middlewareStack, 'mail');
+  return traceAwsClient(client);
+}
+
+/** The SES event counter's SNS client, for the operator's alert of an e-mail pause: three attempts. */
+export function createSnsClient(): SNSClient {
+  const client = new SNSClient({
+    logger: awsSdkLogger,
+    maxAttempts: 3,
+    requestHandler: new DeadlineBoundHttpHandler(() => ATTEMPT_TIMEOUT_MS.sns),
+  });
+  reportUnavailableAs(client.middlewareStack, 'notifications');
   return traceAwsClient(client);
 }
 

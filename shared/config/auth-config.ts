@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { MACHINE_CLIENT_NAME } from '#shared/domain/identity/machine-clients.ts';
 import { optionalString, requiredString } from './load-config.ts';
 
 /**
@@ -28,6 +29,29 @@ export const authEnvironment = {
       v.minLength(1, 'JWT_CLIENT_IDS must name at least one client id (comma-separated)'),
     ),
   ),
+  /**
+   * The machine clients (client credentials) of the provider, by the client id in `client_id`, `azp`
+   * or `cid`, comma-separated; `<prefix>*` names every id with that prefix (the local provider's
+   * `machine.*`). Their tokens keep the scopes they were granted; every other token is a staff
+   * member's and holds only its role's scopes (ROLE_CLAIM). Cognito's `org:add` clients need no
+   * entry: MACHINE_CLIENTS_TABLE_NAME names them.
+   */
+  MACHINE_CLIENT_IDS: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((value) =>
+        value
+          .split(',')
+          .map((id) => id.trim())
+          .filter(Boolean),
+      ),
+      v.minLength(1, 'MACHINE_CLIENT_IDS must name at least one client id (comma-separated)'),
+      v.check(
+        (names) => names.every((name) => MACHINE_CLIENT_NAME.test(name)),
+        'MACHINE_CLIENT_IDS holds client ids, each whole or a prefix followed by a single *',
+      ),
+    ),
+  ),
   /** Cognito machine clients added by `org:add` (shared/config/cognito-identity.ts), accepted like JWT_CLIENT_IDS. */
   MACHINE_CLIENTS_TABLE_NAME: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1))),
   SCOPE_PREFIX: v.optional(
@@ -39,7 +63,7 @@ export const authEnvironment = {
     optionalString(DEFAULT_ORG_CLAIM),
     v.regex(/^[A-Za-z0-9_:/.-]{1,100}$/, 'ORG_CLAIM must be a claim name'),
   ),
-  /** A token carrying this claim holds only its roles' scopes (docs/identity-providers.md#staff-roles). */
+  /** A staff token holds only the scopes of the roles this claim names, none without it (docs/identity-providers.md#staff-roles). */
   ROLE_CLAIM: v.pipe(
     optionalString(DEFAULT_ROLE_CLAIM),
     v.regex(/^[A-Za-z0-9_:/.-]{1,100}$/, 'ROLE_CLAIM must be a claim name'),

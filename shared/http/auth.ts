@@ -7,7 +7,8 @@ import {
   rememberingMachineClients,
   type MachineClientDirectory,
 } from '#shared/domain/identity/organization-claim.ts';
-import { scopesOfRoleClaim } from '#shared/domain/identity/staff-roles.ts';
+import { namedMachineClients } from '#shared/domain/identity/machine-clients.ts';
+import { scopesHeld, type TokenHolder } from '#shared/domain/identity/staff-roles.ts';
 import type { Principal } from './api-types.ts';
 import { UnauthorizedError } from './http-errors.ts';
 import { createCachedRemoteKeySet, isKeyFetchFailure } from './remote-key-set.ts';
@@ -27,6 +28,12 @@ export interface TokenVerifierOptions {
    */
   machineClients?: MachineClientDirectory | undefined;
   /**
+   * The provider's machine clients by client id (`<prefix>*`: every id with the prefix). They and the
+   * clients `machineClients` records for the token's organization keep the scopes they were granted;
+   * every other token is a staff member's (see roleClaim).
+   */
+  machineClientIds?: readonly string[] | undefined;
+  /**
    * Cognito prefixes a resource server's scopes with its identifier (`onboarding-api/reports:read`).
    * With a prefix, only scopes carrying it count, read without it.
    */
@@ -35,9 +42,9 @@ export interface TokenVerifierOptions {
   orgClaim: string;
   orgNameClaim: string;
   /**
-   * The staff role claim (a role name, or a list of them): a token carrying it holds only the
-   * scopes of the roles it names, so one naming no role holds none. Tokens without it (machine
-   * clients) hold the scopes they were granted.
+   * The staff role claim (a role name, or a list of them): a staff token holds only the scopes of
+   * the roles it names, so one without it, or naming no role, holds none. Machine clients' tokens
+   * (machineClientIds, machineClients) keep the scopes they were granted.
    */
   roleClaim: string;
 }
@@ -64,6 +71,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     throw new Error('a token verifier needs an audience or a set of allowed client ids');
   }
   const clientIds = new Set(options.clientIds ?? []);
+  const isNamedMachineClient = namedMachineClients(options.machineClientIds ?? []);
   const byClient = clientIds.size > 0 || options.machineClients !== undefined;
   // Without client ids jose checks the audience itself; with them, either rule admits a token (below).
   const joseAudience = byClient ? undefined : options.audience;
@@ -87,16 +95,23 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     if (isIdentityOrRefreshToken(payload)) throw new UnauthorizedError('bearer token is not an access token');
     const orgId = payload[options.orgClaim];
     if (!isOrganizationId(orgId)) throw new UnauthorizedError('bearer token carries no valid organization');
-    if (byClient && !(await isForThisApi(payload, orgId, options.audience, clientIds, options.machineClients))) {
+    const recordedMachineClient = await isRecordedMachineClient(payload, orgId, clientIds, options.machineClients);
+    if (byClient && !recordedMachineClient && !isForThisApi(payload, options.audience, clientIds)) {
       throw new UnauthorizedError('bearer token was issued for another client or audience');
     }
+    const clientId = clientIdOf(payload);
+    // Fails closed: a token is a machine client's only when its client is named as one.
+    const holder: TokenHolder =
+      recordedMachineClient || (clientId !== undefined && isNamedMachineClient(clientId))
+        ? { kind: 'machine client' }
+        : { kind: 'staff', roleClaim: payload[options.roleClaim] };
     const orgName = payload[options.orgNameClaim];
     return {
       orgId,
       orgName: typeof orgName === 'string' && orgName.trim() ? orgName.trim() : undefined,
-      scopes: withinRoles(scopesOf(payload, options.scopePrefix), payload, options.roleClaim),
+      scopes: scopesHeld(scopesOf(payload, options.scopePrefix), holder),
       subject: payload.sub,
-      clientId: clientIdOf(payload),
+      clientId,
     };
   };
 }
@@ -110,16 +125,22 @@ function isIdentityOrRefreshToken(payload: JWTPayload): boolean {
   return payload.typ === 'ID' || payload.typ === 'Refresh';
 }
 
-async function isForThisApi(
+/** A Cognito access token of a client `org:add` recorded for the organization the token names. */
+async function isRecordedMachineClient(
   payload: JWTPayload,
   orgId: string,
-  audience: string | undefined,
   clientIds: ReadonlySet<string>,
   machineClients: MachineClientDirectory | undefined,
 ): Promise<boolean> {
-  if (payload.token_use === 'access' && typeof payload.client_id === 'string') {
-    if (clientIds.has(payload.client_id)) return true;
-    if (machineClients && (await machineClients.organizationOf(payload.client_id)) === orgId) return true;
+  if (!machineClients || payload.token_use !== 'access' || typeof payload.client_id !== 'string') return false;
+  // The stack's own clients (the dashboard's) are listed in clientIds and recorded nowhere.
+  if (clientIds.has(payload.client_id)) return false;
+  return (await machineClients.organizationOf(payload.client_id)) === orgId;
+}
+
+function isForThisApi(payload: JWTPayload, audience: string | undefined, clientIds: ReadonlySet<string>): boolean {
+  if (payload.token_use === 'access' && typeof payload.client_id === 'string' && clientIds.has(payload.client_id)) {
+    return true;
   }
   if (audience === undefined) return false;
   return typeof payload.aud === 'string' ? payload.aud === audience : (payload.aud?.includes(audience) ?? false);
@@ -154,12 +175,6 @@ function scopesOf(payload: JWTPayload, prefix: string | undefined): ReadonlySet<
   return scopes;
 }
 
-function withinRoles(scopes: ReadonlySet<string>, payload: JWTPayload, roleClaim: string): ReadonlySet<string> {
-  if (!(roleClaim in payload)) return scopes;
-  const allowed: ReadonlySet<string> = scopesOfRoleClaim(payload[roleClaim]);
-  return new Set([...scopes].filter((scope) => allowed.has(scope)));
-}
-
 /** The token from `Authorization: Bearer <token>`; the scheme word is case-insensitive. */
 export function bearerTokenFrom(headers: Record<string, string | undefined> | undefined): string {
   const header = headers?.authorization;
@@ -174,6 +189,7 @@ export function tokenVerifierFrom(config: {
   JWT_ISSUER: string;
   JWT_AUDIENCE?: string | undefined;
   JWT_CLIENT_IDS?: readonly string[] | undefined;
+  MACHINE_CLIENT_IDS?: readonly string[] | undefined;
   MACHINE_CLIENTS_TABLE_NAME?: string | undefined;
   SCOPE_PREFIX?: string | undefined;
   JWKS_URL?: string | undefined;
@@ -192,6 +208,7 @@ export function tokenVerifierFrom(config: {
           { ttlMs: MACHINE_CLIENT_MEMORY_MS },
         )
       : undefined,
+    machineClientIds: config.MACHINE_CLIENT_IDS,
     scopePrefix: config.SCOPE_PREFIX,
     keySet: keySetFrom(config),
     orgClaim: config.ORG_CLAIM,

@@ -6,7 +6,10 @@ import { COUNTER_RETRY_ATTEMPTS } from '#lib/mail-construct.ts';
 import { COUNTED_SES_EVENT_TYPES, emailEventsFunction } from '#shared/config/api-routes.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 
-const { stack } = buildServiceStack({ bundle: false, context: { emailReputationFailOpenSeconds: 120 } });
+const { stack } = buildServiceStack({
+  bundle: false,
+  context: { emailReputationFailOpenSeconds: 120, alarmEmail: 'ops@example.org' },
+});
 const template = Template.fromStack(stack);
 const resources = template.toJSON().Resources as Record<string, any>;
 const counterId = logicalIdOf(stack.mail.eventCounter);
@@ -101,6 +104,59 @@ describe('the SES configuration set’s event path (contract §19)', () => {
     expect(emailEventsFunction.entry).toBe('functions/count-email-events.ts');
   });
 
+  it('alarms the operator on every pause (contract §27): EmailPauses by service and stage alone, paging the alarm topic, to which the counter publishes a message naming the organization', () => {
+    const topic = stack.alarms.topic!;
+    const topicRef = { Ref: logicalIdOf(topic) };
+    const pauseAlarms = (Object.values(template.findResources('AWS::CloudWatch::Alarm')) as any[]).filter(
+      (alarm) => alarm.Properties.MetricName === 'EmailPauses',
+    );
+    expect(pauseAlarms).toHaveLength(1);
+    const [pauseAlarm] = pauseAlarms;
+    expect(pauseAlarm.Properties).toMatchObject({
+      Namespace: 'OnboardingService',
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 1,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [topicRef],
+    });
+    // The metric the counter emits carries these dimensions and no other: never the organization.
+    expect(pauseAlarm.Properties.Dimensions.map((dimension: any) => dimension.Name).sort()).toEqual([
+      'service',
+      'stage',
+    ]);
+    expect(pauseAlarm.Properties.AlarmDescription).toContain('E-mail paused: <organization>');
+
+    const counter = resources[counterId];
+    expect(counter.Properties.Environment.Variables.EMAIL_PAUSE_TOPIC_ARN).toEqual(topicRef);
+    const roleId = logicalIdOf(stack.mail.eventCounter.role!);
+    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[])
+      .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(roleId))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
+      .filter((statement) => /"(sns|kms):/.test(JSON.stringify(statement.Action)));
+    expect(statements).toEqual([
+      { Effect: 'Allow', Action: 'sns:Publish', Resource: topicRef },
+      {
+        Effect: 'Allow',
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+        Resource: { 'Fn::GetAtt': [logicalIdOf(topic.masterKey!), 'Arn'] },
+      },
+    ]);
+  });
+
+  it('without an alarm e-mail (no topic), still alarms on pauses in the console, and the counter publishes nowhere', () => {
+    const { stack: quiet } = buildServiceStack({ bundle: false });
+    const quietTemplate = Template.fromStack(quiet);
+    const pauseAlarms = (Object.values(quietTemplate.findResources('AWS::CloudWatch::Alarm')) as any[]).filter(
+      (alarm) => alarm.Properties.MetricName === 'EmailPauses',
+    );
+    expect(pauseAlarms).toHaveLength(1);
+    const counter = (quietTemplate.toJSON().Resources as Record<string, any>)[logicalIdOf(quiet.mail.eventCounter)];
+    expect(counter.Properties.Environment.Variables.EMAIL_PAUSE_TOPIC_ARN).toBeUndefined();
+  });
+
   it('tells create and resend the fail-open window of the pause read (context emailReputationFailOpenSeconds)', () => {
     for (const name of ['CreateOnboardingToken', 'ResendOnboardingToken']) {
       const fn = resources[logicalIdOf(stack.routeFunctions.get(name)!)];
@@ -108,8 +164,8 @@ describe('the SES configuration set’s event path (contract §19)', () => {
     }
   });
 
-  it('passes cdk-nag AwsSolutions: no finding on the mail construct (configuration set, rule, counter, its role and dead letters)', () => {
-    const { stack: checked } = buildServiceStack({ bundle: false });
+  it('passes cdk-nag AwsSolutions: no finding on the mail construct (configuration set, rule, counter, its role with the alarm topic, and dead letters)', () => {
+    const { stack: checked } = buildServiceStack({ bundle: false, context: { alarmEmail: 'ops@example.org' } });
     Aspects.of(checked).add(new AwsSolutionsChecks({ verbose: true }));
     const annotations = Annotations.fromStack(checked);
     const findings = [

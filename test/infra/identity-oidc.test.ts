@@ -64,10 +64,14 @@ describe('dashboard connect-src with an external issuer', () => {
 });
 
 describe('API token settings with an external issuer', () => {
-  it('passes issuer, audience and key set as before, and client ids and scope prefix when given', () => {
+  it('passes issuer, audience and key set as before, and client ids, machine clients and scope prefix when given', () => {
     const { stack } = buildServiceStack({
       bundle: false,
-      context: { jwtClientIds: 'abc123, def456', scopePrefix: 'onboarding-api/' },
+      context: {
+        jwtClientIds: 'abc123, def456',
+        machineClientIds: 'svc-backend, m2m-*',
+        scopePrefix: 'onboarding-api/',
+      },
     });
     const resources = Template.fromStack(stack).toJSON().Resources as Record<string, any>;
     const variables = resources[logicalIdOf(stack.routeFunctions.get('CreateReportJob')!)].Properties.Environment
@@ -78,11 +82,17 @@ describe('API token settings with an external issuer', () => {
       JWT_AUDIENCE: 'onboarding-api',
       JWKS_URL: 'https://idp.example.org/.well-known/jwks.json',
       JWT_CLIENT_IDS: 'abc123,def456',
+      MACHINE_CLIENT_IDS: 'svc-backend,m2m-*',
       SCOPE_PREFIX: 'onboarding-api/',
       ORG_CLAIM: 'org_id',
     });
     expect(variables.MACHINE_CLIENTS_TABLE_NAME).toBeUndefined();
     expect(Object.keys(Template.fromStack(stack).findResources('AWS::Cognito::UserPool'))).toEqual([]);
+  });
+
+  it('refuses machineClientIds naming every client (a lone *) or with a * inside an id', () => {
+    expect(() => parseStackConfig({ ...exampleContext, machineClientIds: '*' })).toThrow(/machineClientIds/);
+    expect(() => parseStackConfig({ ...exampleContext, machineClientIds: 'a*b' })).toThrow(/machineClientIds/);
   });
 
   it('accepts jwtClientIds in place of jwtAudience, and asks for one of them', () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { machineClientId } from '#local/dev-keys.ts';
 import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
 import { callApi, tokenFor, uniqueOrg, type ApiResponse } from '#test/support/api-client.ts';
 import { seedOrganization, waitForJob } from '#test/support/report-support.ts';
@@ -41,8 +42,12 @@ describe('the audit trail (GET /v1/audit-events)', () => {
   const done: Record<string, { targetType: string; targetId: string; requestId: string; as: 'staff' | 'machine' }> = {};
 
   beforeAll(async () => {
-    staff = await tokenFor(orgId, { subject: 'staff-ada', claims: { client_id: 'dashboard' } });
-    machine = await tokenFor(orgId, { subject: 'svc-backend', claims: { azp: 'registration-backend' } });
+    staff = await tokenFor(orgId, { subject: 'staff-ada', claims: { client_id: 'dashboard', role: 'admin' } });
+    // A machine client named in `azp` (Auth0, Keycloak) rather than `client_id`.
+    machine = await tokenFor(orgId, {
+      subject: 'svc-backend',
+      claims: { client_id: undefined, azp: machineClientId(orgId) },
+    });
     const [user] = await seedOrganization(orgId, 1);
     const act = async (
       action: string,
@@ -165,7 +170,7 @@ describe('the audit trail (GET /v1/audit-events)', () => {
         actor:
           expected.as === 'staff'
             ? { sub: 'staff-ada', clientId: 'dashboard' }
-            : { sub: 'svc-backend', clientId: 'registration-backend' },
+            : { sub: 'svc-backend', clientId: machineClientId(orgId) },
         target: { type: expected.targetType, id: expected.targetId },
         requestId: expected.requestId,
         outcome: 'success',

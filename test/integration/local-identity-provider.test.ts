@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { issueDevToken, LOCAL_AUDIENCE } from '#local/dev-keys.ts';
-import { startIdentityProvider } from '#local/identity-provider.ts';
+import { DASHBOARD_CLIENT_ID, startIdentityProvider } from '#local/identity-provider.ts';
 import { requestMachineToken } from '#local/machine-token.ts';
 import { repoRoot } from '#lib/repo-root.ts';
 import { callApi, uniqueOrg } from '#test/support/api-client.ts';
@@ -76,7 +76,7 @@ describe('npm run -s token and the local identity provider', () => {
     expect(created.status).toBe(403);
   });
 
-  it('gives every scope by default and an expired token for a negative lifetime', async () => {
+  it('gives every scope but users:erase by default and an expired token for a negative lifetime', async () => {
     const orgId = uniqueOrg('idp');
     const all = await npmToken(['--org', orgId]);
     expect(all.code, all.stderr).toBe(0);
@@ -86,6 +86,25 @@ describe('npm run -s token and the local identity provider', () => {
     const expired = await npmToken(['--org', orgId, '--expires-in', '-120']);
     expect(expired.code, expired.stderr).toBe(0);
     expect((await callApi('GET', '/v1/onboarding-tokens', { token: expired.stdout.trim() })).status).toBe(401);
+  });
+
+  it('gives a machine client users:erase only when it asks for it', async () => {
+    const orgId = uniqueOrg('idp');
+    const byDefault = (await npmToken(['--org', orgId])).stdout.trim();
+    expect(String(decodeJwt(byDefault).scope).split(' ')).not.toContain('users:erase');
+    expect((await callApi('DELETE', '/v1/users/no-such-user', { token: byDefault })).status).toBe(403);
+    const fromTheProvider = await requestMachineToken({
+      issuer: env().JWT_ISSUER!,
+      keysDir: env().LOCAL_KEYS_DIR,
+      orgId,
+    });
+    expect(String(decodeJwt(fromTheProvider).scope).split(' ')).not.toContain('users:erase');
+
+    const asked = await npmToken(['--org', orgId, '--scopes', 'users:read users:erase']);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(decodeJwt(asked.stdout.trim()).scope).toBe('users:read users:erase');
+    // Past the scope check: an unknown user is a 404.
+    expect((await callApi('DELETE', '/v1/users/no-such-user', { token: asked.stdout.trim() })).status).toBe(404);
   });
 
   it('refuses a usage error and an unknown scope without printing a token', async () => {
@@ -121,6 +140,50 @@ describe('npm run -s token and the local identity provider', () => {
       await other.stop();
       await rm(otherKeys, { recursive: true, force: true });
     }
+  });
+});
+
+describe('staff tokens of the local stack (any client but a machine.<org> one)', () => {
+  const staffToken = (orgId: string, claims: Record<string, unknown>) =>
+    issueDevToken({
+      orgId,
+      subject: 'staff-5f0c2a9e',
+      issuer: env().JWT_ISSUER!,
+      keysDir: env().LOCAL_KEYS_DIR,
+      claims: { client_id: DASHBOARD_CLIENT_ID, ...claims },
+    });
+
+  it('hold no scope without a role claim: 403 on every scoped route, though they carry every scope', async () => {
+    const orgId = uniqueOrg('idp-staff');
+    const token = await staffToken(orgId, {});
+    expect(String(decodeJwt(token).scope).split(' ')).toContain('onboarding:read');
+
+    for (const [method, route] of [
+      ['GET', '/v1/onboarding-tokens'],
+      ['GET', '/v1/document/api'],
+      ['GET', '/v1/webhooks'],
+      ['GET', '/v1/audit-events'],
+      ['DELETE', '/v1/users/no-such-user'],
+    ] as const) {
+      expect((await callApi(method, route, { token })).status, `${method} ${route}`).toBe(403);
+    }
+  });
+
+  it('hold no scope from a client nobody named a machine client, nor with a role naming no role', async () => {
+    const orgId = uniqueOrg('idp-staff');
+    const unnamed = await staffToken(orgId, { client_id: 'registration-backend' });
+    const noRole = await staffToken(orgId, { role: 'superuser' });
+
+    expect((await callApi('GET', '/v1/onboarding-tokens', { token: unnamed })).status).toBe(403);
+    expect((await callApi('GET', '/v1/onboarding-tokens', { token: noRole })).status).toBe(403);
+  });
+
+  it('hold their role’s scopes with one', async () => {
+    const orgId = uniqueOrg('idp-staff');
+    const viewer = await staffToken(orgId, { role: 'viewer' });
+
+    expect((await callApi('GET', '/v1/onboarding-tokens', { token: viewer })).status).toBe(200);
+    expect((await callApi('GET', '/v1/webhooks', { token: viewer })).status).toBe(403);
   });
 });
 

@@ -46,7 +46,8 @@ export const nowInSeconds = (): number => Math.floor(Date.now() / 1000);
 
 /**
  * Claims of a token the test verifiers accept: issuer, audience, a 5-minute lifetime, the
- * organization and all scopes. Overrides win; an override set to `undefined` removes the claim.
+ * organization and all scopes, held by a staff member in the `admin` role (a staff token without a
+ * role holds none). Overrides win; an override set to `undefined` removes the claim.
  */
 export function validClaims(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const now = nowInSeconds();
@@ -58,6 +59,7 @@ export function validClaims(overrides: Record<string, unknown> = {}): Record<str
     exp: now + 300,
     org_id: TEST_ORG_ID,
     scope: SCOPES.join(' '),
+    role: 'admin',
     ...overrides,
   };
   for (const [name, value] of Object.entries(claims)) if (value === undefined) delete claims[name];

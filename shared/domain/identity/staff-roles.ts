@@ -49,6 +49,24 @@ export function scopesOfRoleClaim(claim: unknown): ReadonlySet<Scope> {
   return new Set(names.filter(isRole).flatMap((role) => ROLE_SCOPES[role]));
 }
 
+/** Who a verified token speaks for, as far as its scopes go (machine-clients.ts says who is which). */
+export type TokenHolder =
+  /** A client named as a machine client: it keeps the scopes its provider granted. */
+  | { kind: 'machine client' }
+  /** Anyone else, the dashboard's users first: their role claim (absent when the token has none) decides. */
+  | { kind: 'staff'; roleClaim: unknown };
+
+/**
+ * The scopes a token holds (contract §20, §27): a machine client's as granted; a staff member's only
+ * those of the roles their role claim names, so a staff token without one (a Cognito user in no
+ * group, an identity provider that sends no role) holds none. It never adds a scope.
+ */
+export function scopesHeld(granted: ReadonlySet<string>, holder: TokenHolder): ReadonlySet<string> {
+  if (holder.kind === 'machine client') return granted;
+  const allowed: ReadonlySet<string> = scopesOfRoleClaim(holder.roleClaim);
+  return new Set([...granted].filter((scope) => allowed.has(scope)));
+}
+
 /**
  * Of the scopes a staff member's sign-in would put into the access token (named `<prefix><scope>`,
  * as Cognito names a resource server's), the API scopes their role groups do not allow: the

@@ -179,11 +179,33 @@ export interface EmailReputationStore {
 /** What counting one event did, for the counter's log line. */
 export type EmailEventOutcome = 'counted' | 'paused' | 'unchanged';
 
+/** A pause as the operator hears of it: the organization is named here, never in a metric dimension. */
+export interface EmailPauseAlert {
+  orgId: string;
+  pause: EmailPause;
+  figures: EmailReputationFigures;
+}
+
+/**
+ * Tells the operator that an organization's e-mail was paused (contract §27: every pause alarms).
+ * Called once per pause, after it is stored; the pause is not stored again when an event is
+ * retried, so an alert that cannot be delivered is the alerts' own to report, not to throw.
+ */
+export interface EmailPauseAlerts {
+  emailPaused(alert: EmailPauseAlert): Promise<void>;
+}
+
 /**
  * Counts one SES event in its organization's reputation (the counter function): duplicates and
- * unknown message ids change nothing; the event that takes the organization past a limit pauses it.
+ * unknown message ids change nothing; the event that takes the organization past a limit pauses it,
+ * and alerts the operator.
  */
-export function countEmailEvent(deps: { store: EmailReputationStore; clock: Clock; policy?: EmailReputationPolicy }) {
+export function countEmailEvent(deps: {
+  store: EmailReputationStore;
+  clock: Clock;
+  alerts: EmailPauseAlerts;
+  policy?: EmailReputationPolicy;
+}) {
   return async (event: EmailEvent): Promise<EmailEventOutcome> => {
     let wasPaused = false;
     const next = await deps.store.update(event.orgId, (state) => {
@@ -191,7 +213,9 @@ export function countEmailEvent(deps: { store: EmailReputationStore; clock: Cloc
       return applyEmailEvent(state, event, deps.clock.now(), deps.policy);
     });
     if (!next) return 'unchanged';
-    return next.paused && !wasPaused ? 'paused' : 'counted';
+    if (!next.paused || wasPaused) return 'counted';
+    await deps.alerts.emailPaused({ orgId: event.orgId, pause: next.paused, figures: reputationFigures(next) });
+    return 'paused';
   };
 }
 

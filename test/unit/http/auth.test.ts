@@ -265,10 +265,12 @@ describe('createTokenVerifier with a staff role claim', () => {
     ]);
   });
 
-  it('keeps every granted scope of a token without the claim (a machine client)', async () => {
-    const token = await signToken(validClaims({ scope: everyScope }), { key: es256 });
+  it('leaves no scope to a token without the claim whose client is not named as a machine client', async () => {
+    const token = await signToken(validClaims({ scope: everyScope, role: undefined, azp: 'onboarding-dashboard' }), {
+      key: es256,
+    });
 
-    expect((await verify(token)).scopes).toEqual(new Set(SCOPES));
+    expect((await verify(token)).scopes.size).toBe(0);
   });
 
   it('reads the role from the configured claim', async () => {

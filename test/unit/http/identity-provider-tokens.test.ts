@@ -41,11 +41,14 @@ describe('Amazon Cognito', () => {
     verify = verifierFromEnvironment({
       JWT_ISSUER: issuer,
       JWT_CLIENT_IDS: `${dashboardClientId}, ${machineClientId}`,
+      // A pool made elsewhere names its machine clients; the stack's own records them (org:add).
+      MACHINE_CLIENT_IDS: machineClientId,
       SCOPE_PREFIX: 'onboarding-api/',
+      ROLE_CLAIM: 'cognito:groups',
     });
   });
 
-  /** A staff member's access token from managed login, with the trigger's `org_id`. */
+  /** A staff member's access token from managed login, with the trigger's `org_id`, in the operator group. */
   const staffAccessToken = (overrides: Record<string, unknown> = {}) => {
     const now = nowInSeconds();
     return {
@@ -62,6 +65,7 @@ describe('Amazon Cognito', () => {
       iat: now,
       jti: randomUUID(),
       username: 'a1b2c3d4-0000-4000-8000-00000000cafe',
+      'cognito:groups': ['operator'],
       org_id: 'acme',
       ...overrides,
     };
@@ -189,7 +193,12 @@ describe('Auth0', () => {
   const orgClaim = 'https://onboarding.example/org_id';
 
   it('accepts an access token with a namespaced organization claim and an audience array', async () => {
-    const verify = verifierFromEnvironment({ JWT_ISSUER: issuer, JWT_AUDIENCE: audience, ORG_CLAIM: orgClaim });
+    const verify = verifierFromEnvironment({
+      JWT_ISSUER: issuer,
+      JWT_AUDIENCE: audience,
+      ORG_CLAIM: orgClaim,
+      ROLE_CLAIM: 'https://onboarding.example/role',
+    });
     const now = nowInSeconds();
     const token = await sign({
       [orgClaim]: 'acme',
@@ -200,22 +209,22 @@ describe('Auth0', () => {
       exp: now + 86400,
       scope: 'openid profile email onboarding:read webhooks:manage',
       azp: 'Xy1dashboardClientId0000000000',
+      'https://onboarding.example/role': ['operator'],
     });
 
     const principal = await verify(token);
 
     expect(principal).toMatchObject({ orgId: 'acme', clientId: 'Xy1dashboardClientId0000000000' });
-    expect(sortedScopes(principal.scopes)).toEqual([
-      'email',
-      'onboarding:read',
-      'openid',
-      'profile',
-      'webhooks:manage',
-    ]);
+    expect(sortedScopes(principal.scopes)).toEqual(['onboarding:read', 'webhooks:manage']);
   });
 
   it('accepts a machine-to-machine token (gty client-credentials) and, with ORG_CLAIM=org_id, the Organizations claim', async () => {
-    const verify = verifierFromEnvironment({ JWT_ISSUER: issuer, JWT_AUDIENCE: audience, ORG_CLAIM: 'org_id' });
+    const verify = verifierFromEnvironment({
+      JWT_ISSUER: issuer,
+      JWT_AUDIENCE: audience,
+      ORG_CLAIM: 'org_id',
+      MACHINE_CLIENT_IDS: 'Mach1neClient000000000000000000',
+    });
     const now = nowInSeconds();
     const token = await sign({
       org_id: 'org_9ybsU1dN2dKfDkBi',
@@ -229,7 +238,10 @@ describe('Auth0', () => {
       azp: 'Mach1neClient000000000000000000',
     });
 
-    await expect(verify(token)).resolves.toMatchObject({ orgId: 'org_9ybsU1dN2dKfDkBi' });
+    const principal = await verify(token);
+
+    expect(principal.orgId).toBe('org_9ybsU1dN2dKfDkBi');
+    expect(sortedScopes(principal.scopes)).toEqual(['reports:read', 'reports:write']);
   });
 
   it('refuses a token whose namespaced claim is missing though a plain org_id is present', async () => {
@@ -257,6 +269,7 @@ describe('Okta', () => {
       cid: '0oa1b2c3d4e5f6g7h8i9',
       uid: '00u1a2b3c4d5e6f7g8h9',
       scp: ['openid', 'users:read', 'audit:read'],
+      role: ['auditor'],
       auth_time: now,
       sub: 'jane@acme.example',
       org_id: 'acme',
@@ -265,7 +278,7 @@ describe('Okta', () => {
     const principal = await verify(token);
 
     expect(principal).toMatchObject({ orgId: 'acme', clientId: '0oa1b2c3d4e5f6g7h8i9', subject: 'jane@acme.example' });
-    expect(sortedScopes(principal.scopes)).toEqual(['audit:read', 'openid', 'users:read']);
+    expect(sortedScopes(principal.scopes)).toEqual(['audit:read', 'users:read']);
   });
 
   it('refuses a token of the org authorization server (another issuer)', async () => {
@@ -289,7 +302,12 @@ describe('Microsoft Entra ID (v2.0 tokens)', () => {
   const apiClientId = '6e74172b-be56-4843-9ff4-e66a39bb12e3';
 
   it('accepts an access token: v2 issuer, aud is the API app id, scopes in an scp string, client in azp', async () => {
-    const verify = verifierFromEnvironment({ JWT_ISSUER: issuer, JWT_AUDIENCE: apiClientId, ORG_CLAIM: 'extn.org_id' });
+    const verify = verifierFromEnvironment({
+      JWT_ISSUER: issuer,
+      JWT_AUDIENCE: apiClientId,
+      ORG_CLAIM: 'extn.org_id',
+      ROLE_CLAIM: 'roles',
+    });
     const now = nowInSeconds();
     const token = await sign({
       aud: apiClientId,
@@ -305,6 +323,7 @@ describe('Microsoft Entra ID (v2.0 tokens)', () => {
       preferred_username: 'jane@acme.example',
       rh: '0.AAAA',
       scp: 'onboarding:read onboarding:write',
+      roles: ['operator'],
       sub: 'MF4f-ggWMEji12KynJUNQZphaUTvLcQug5jdF2nl01Q',
       tid: tenantId,
       uti: 'fqiBqXLPj0eQa82S-IYFAA',
@@ -353,7 +372,8 @@ describe('Keycloak', () => {
       sid: randomUUID(),
       acr: '1',
       'allowed-origins': ['https://dashboard.acme.example'],
-      realm_access: { roles: ['default-roles-onboarding'] },
+      realm_access: { roles: ['default-roles-onboarding', 'operator'] },
+      role: ['default-roles-onboarding', 'operator'],
       scope: 'openid profile email reports:read reports:write',
       email_verified: true,
       preferred_username: 'jane',

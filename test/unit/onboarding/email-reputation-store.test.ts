@@ -17,6 +17,7 @@ const counter = () =>
   countEmailEvent({
     store: new DynamoDbEmailReputationStore(documents, 'OnboardingTokens'),
     clock: new FakeClock(new Date('2026-11-28T12:00:00Z')),
+    alerts: { emailPaused: () => Promise.resolve() },
   });
 const puts = () => dynamoDb.commandCalls(PutCommand).map((call) => call.args[0].input);
 

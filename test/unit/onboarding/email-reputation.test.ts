@@ -1,14 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import {
   applyEmailEvent,
+  countEmailEvent,
   DEFAULT_EMAIL_REPUTATION_POLICY,
   emptyEmailReputation,
   MAX_EARLY_OUTCOMES,
   reputationFigures,
   type EmailEvent,
+  type EmailPauseAlert,
   type EmailReputationState,
+  type EmailReputationStore,
 } from '#shared/domain/onboarding/email-reputation.ts';
 import { emailEventFrom } from '#shared/adapters/ses/ses-events.ts';
+import { FakeClock } from '#test/unit/reports/fakes.ts';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const ORG = 'acme';
@@ -124,6 +128,54 @@ describe('an organization’s e-mail reputation', () => {
       minimumBounces: 10,
       minimumComplaints: 3,
     });
+  });
+});
+
+/** One organization's reputation in memory, changed as the DynamoDB store changes it. */
+function storeInMemory(): EmailReputationStore {
+  let stored = emptyEmailReputation();
+  return {
+    read: () => Promise.resolve(stored),
+    update: (_orgId, change) => {
+      const next = change(stored);
+      if (next) stored = next;
+      return Promise.resolve(next);
+    },
+  };
+}
+
+describe('counting an event (the counter function)', () => {
+  it('alerts the operator of every pause, once, naming the organization, its reason and figures (contract §27)', async () => {
+    const alerts: EmailPauseAlert[] = [];
+    const store = storeInMemory();
+    const count = countEmailEvent({
+      store,
+      clock: new FakeClock(NOW),
+      alerts: { emailPaused: (alert) => Promise.resolve(void alerts.push(alert)) },
+    });
+    const outcomes: string[] = [];
+    for (const event of [...sends(20), complaint('m0'), complaint('m1')]) outcomes.push(await count(event));
+    expect(alerts).toEqual([]);
+
+    expect(await count(complaint('m2'))).toBe('paused');
+    expect(alerts).toEqual([
+      {
+        orgId: ORG,
+        pause: { since: NOW.toISOString(), reason: 'complaints' },
+        figures: expect.objectContaining({ sent: 20, bounces: 0, complaints: 3 }),
+      },
+    ]);
+    // Paused already: later outcomes are counted, and alert nobody again.
+    expect(await count(complaint('m3'))).toBe('counted');
+    expect(await count(complaint('m3'))).toBe('unchanged');
+    expect(alerts).toHaveLength(1);
+    expect(outcomes.filter((outcome) => outcome !== 'counted')).toEqual([]);
+
+    // Resumed, the organization is counted afresh, and its next pause alerts again.
+    await store.update(ORG, () => emptyEmailReputation());
+    for (const event of [...sends(20, 'n'), ...Array.from({ length: 10 }, (_, i) => bounce(`n${i}`))])
+      await count(event);
+    expect(alerts.map((alert) => alert.pause.reason)).toEqual(['complaints', 'bounces']);
   });
 });
 

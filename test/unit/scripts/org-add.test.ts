@@ -155,7 +155,7 @@ describe('org:add arguments', () => {
       userPoolId: USER_POOL_ID,
       machineClientsTable: 'MachineClients',
       region: 'eu-west-1',
-      scopes: [...SCOPES],
+      scopes: SCOPES.filter((scope) => scope !== 'users:erase'),
     });
     expect(
       parseOrgAddArguments(
@@ -163,6 +163,16 @@ describe('org:add arguments', () => {
         {},
       ),
     ).toMatchObject({ userPoolId: 'p', machineClientsTable: 't', region: undefined });
+  });
+
+  it('gives the machine client users:erase only when --scopes asks for it', () => {
+    expect(parseOrgAddArguments(['acme', '--admin', 'a@acme.example'], env)).not.toHaveProperty(
+      'scopes',
+      expect.arrayContaining(['users:erase']),
+    );
+    expect(
+      parseOrgAddArguments(['acme', '--admin', 'a@acme.example', '--scopes', 'users:read users:erase'], env),
+    ).toMatchObject({ scopes: ['users:read', 'users:erase'] });
   });
 
   it.each([

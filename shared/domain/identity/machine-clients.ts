@@ -1,0 +1,25 @@
+import { SCOPES, type Scope } from './staff-roles.ts';
+
+/**
+ * Which tokens are machine clients' (contract §27): only those of a client named as one, in
+ * configuration (`MACHINE_CLIENT_IDS`) or recorded by `org:add` (Cognito, MachineClientDirectory).
+ * Every other token is a staff member's, whose scopes come from their role (staff-roles.ts
+ * `scopesHeld`). docs/identity-providers.md#staff-roles.
+ */
+
+/**
+ * What a machine client is given when nobody names its scopes: every scope but `users:erase`, which
+ * erases people and is granted only when asked for by name (`org:add --scopes`, `npm run token --
+ * --scopes`, the token request's `scope`).
+ */
+export const MACHINE_CLIENT_SCOPES: readonly Scope[] = SCOPES.filter((scope) => scope !== 'users:erase');
+
+/** A name in MACHINE_CLIENT_IDS: a client id, or `<prefix>*` for every client id that starts with the prefix. */
+export const MACHINE_CLIENT_NAME = /^[^\s*,]+\*?$/;
+
+/** Whether a client id is one of the named machine clients. */
+export function namedMachineClients(names: readonly string[]): (clientId: string) => boolean {
+  const ids = new Set(names.filter((name) => !name.endsWith('*')));
+  const prefixes = names.filter((name) => name.endsWith('*')).map((name) => name.slice(0, -1));
+  return (clientId) => ids.has(clientId) || prefixes.some((prefix) => clientId.startsWith(prefix));
+}
