@@ -11,6 +11,7 @@ import {
   USERS_READER_ROLE,
 } from '#shared/adapters/postgres/users-schema.ts';
 import { migrateUsersDatabase } from '#shared/adapters/postgres/users-migrations.ts';
+import { usersDatabaseMigrationFunction } from '#shared/config/api-routes.ts';
 import { loadConfig } from '#shared/config/load-config.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { traceInvocation } from '#shared/observability/tracer.ts';
@@ -19,10 +20,15 @@ import { publishRecordedMetrics, recordUsersDatabaseConflictRetry } from '#share
 /**
  * The users database's deploy-time step, behind a CloudFormation custom resource (the CDK
  * Provider framework calls it and answers CloudFormation; lib/users-database-construct.ts). On
- * Create and Update it connects as DSQL's `admin`, applies the migration files not yet applied
- * (waiting for each index it builds; an applied file that changed stops it, naming the file), makes
- * sure the reader role exists with SELECT on users and the eraser role with SELECT and DELETE, and
- * maps each to its functions' IAM roles. On Delete it does nothing: the cluster and its data are retained.
+ * Create and Update it connects as DSQL's `admin` and applies the migration files not yet applied
+ * (an applied file that changed stops it, naming the file); once they all are, it makes sure the
+ * reader role exists with SELECT on users and the eraser role with SELECT and DELETE, and maps each
+ * to its functions' IAM roles. On Delete it does nothing: the cluster and its data are retained.
+ *
+ * The framework calls it first for the event (onEvent), then every poll (isComplete) until it
+ * answers IsComplete: each call migrates as far as its time allows and answers both fields, so one
+ * handler serves both. An index build that outlasts a call leaves the schema unfinished
+ * (IsComplete false); the next poll waits for the same job (users-migrations.ts).
  */
 
 const config = loadConfig(v.object(usersDatabaseEnvironment));
@@ -43,9 +49,10 @@ const migrationProperties = v.object({
 /** One schema per cluster: the resource's id never changes, so an Update is never a replacement. */
 export const MIGRATION_PHYSICAL_ID = 'users-database-schema';
 
+/** Read by the Provider framework: PhysicalResourceId after onEvent, IsComplete after isComplete. */
 export interface MigrationResponse {
   PhysicalResourceId: string;
-  Data?: { AppliedVersions: string };
+  IsComplete: boolean;
 }
 
 export const handler = middy<CloudFormationCustomResourceEvent, MigrationResponse, Error, Context>()
@@ -53,24 +60,27 @@ export const handler = middy<CloudFormationCustomResourceEvent, MigrationRespons
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(publishRecordedMetrics())
   .handler(async (event, context) => {
-    if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId };
+    if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId, IsComplete: true };
+    const PhysicalResourceId = event.RequestType === 'Update' ? event.PhysicalResourceId : MIGRATION_PHYSICAL_ID;
     const { ReaderRoleArns, EraserRoleArns } = v.parse(migrationProperties, event.ResourceProperties);
-    const applied = await runBeforeTimeout(context, BACKGROUND_RESERVE_MS, async () => {
-      const versions = await migrateUsersDatabase(database, { dialect: 'dsql' });
+    const deadline = Date.now() + context.getRemainingTimeInMillis() - usersDatabaseMigrationFunction.callReserveMs;
+    const run = await runBeforeTimeout(context, BACKGROUND_RESERVE_MS, async () => {
+      const migrated = await migrateUsersDatabase(database, { dialect: 'dsql', deadline });
+      if (migrated.unfinished) return migrated;
       await ensureRole(database, { dialect: 'dsql', role: USERS_READER_ROLE });
       await grantRoleToIamRoles(database, USERS_READER_ROLE, ReaderRoleArns);
       await ensureRole(database, { dialect: 'dsql', role: USERS_ERASER_ROLE });
       await grantRoleToIamRoles(database, USERS_ERASER_ROLE, EraserRoleArns);
-      return versions;
+      return migrated;
     });
-    logger.info('users database migrated', {
+    const IsComplete = run.unfinished === undefined;
+    logger.info(IsComplete ? 'users database migrated' : 'users database migration continues at the next poll', {
       requestType: event.RequestType,
-      applied,
-      readerRoles: ReaderRoleArns,
-      eraserRoles: EraserRoleArns,
+      applied: run.applied,
+      adopted: run.adopted,
+      ...(run.unfinished
+        ? { unfinished: run.unfinished }
+        : { readerRoles: ReaderRoleArns, eraserRoles: EraserRoleArns }),
     });
-    return {
-      PhysicalResourceId: event.RequestType === 'Update' ? event.PhysicalResourceId : MIGRATION_PHYSICAL_ID,
-      Data: { AppliedVersions: applied.join(',') },
-    };
+    return { PhysicalResourceId, IsComplete };
   });

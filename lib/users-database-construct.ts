@@ -4,11 +4,12 @@ import { Schedule } from 'aws-cdk-lib/aws-events';
 import { CfnCluster } from 'aws-cdk-lib/aws-dsql';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogLevel } from 'aws-cdk-lib/aws-stepfunctions';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { NagSuppressions } from 'cdk-nag';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 // Plain data (the role names, the migration files and their checksums): importing them does not pull pg into the CDK app.
 import { USERS_ERASER_ROLE, USERS_READER_ROLE } from '#shared/adapters/postgres/users-schema.ts';
 import { USERS_MIGRATIONS_FOLDER, usersMigrationsHash } from '#shared/adapters/postgres/users-migrations.ts';
@@ -35,6 +36,16 @@ export const copyUsersMigrations: ICommandHooks = {
 
 /** DSQL's built-in role: the only one that may run DDL and create roles (`dsql:DbConnectAdmin`). */
 export const DSQL_ADMIN_USER = 'admin';
+
+/**
+ * How long the Provider framework polls an unfinished migration: within the hour CloudFormation
+ * gives a custom resource, so a migration that takes longer fails with the framework's "Operation
+ * timed out" before CloudFormation's own timeout. An index build still running then goes on, and the
+ * next deploy waits for it (docs/operate.md "Schema migrations").
+ */
+export const MIGRATION_TOTAL_TIMEOUT = Duration.minutes(55);
+/** The pause between two polls; each poll itself waits for an index job up to its function's timeout. */
+export const MIGRATION_QUERY_INTERVAL = Duration.seconds(30);
 
 /** The migration custom resource's type, as it shows in CloudFormation. */
 export const USERS_DATABASE_MIGRATION_TYPE = 'Custom::UsersDatabaseMigration';
@@ -127,8 +138,8 @@ export class UsersDatabaseConstruct extends Construct {
     this.migrationFunction = new ServiceFunction(this, usersDatabaseMigrationFunction.name, {
       entry: usersDatabaseMigrationFunction.entry,
       description: 'Deploy time: migrates the users database and grants its reader role to the reading functions',
-      // It waits for every index it builds (sys.wait_for_job): on a large table that takes minutes.
-      timeout: Duration.minutes(15),
+      // Each call waits for the index it builds up to its timeout, then leaves the rest to the next poll.
+      timeout: Duration.seconds(usersDatabaseMigrationFunction.timeoutSeconds),
       commandHooks: copyUsersMigrations,
       environment: usersDatabaseEnvironmentFor(this.endpoint, DSQL_ADMIN_USER),
     });
@@ -136,7 +147,7 @@ export class UsersDatabaseConstruct extends Construct {
       new PolicyStatement({ actions: ['dsql:DbConnectAdmin'], resources: [this.clusterArn] }),
     );
 
-    // The framework function gets what every function of the service gets: a log group with a
+    // The framework functions get what every function of the service gets: a log group with a
     // retention and a role that may write to it, instead of AWSLambdaBasicExecutionRole.
     const providerLogs = new LogGroup(this, 'MigrationProviderLogs', {
       retention: RetentionDays.ONE_MONTH,
@@ -146,17 +157,35 @@ export class UsersDatabaseConstruct extends Construct {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: 'Execution role of the users database migration provider framework',
     });
+    // The polls' framework functions take a role of their own: the first one starts the waiter, whose
+    // polls call them, so one role for all would make the policies depend on each other in a circle.
+    const pollRole = new Role(this, 'MigrationPollRole', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Execution role of the users database migration provider framework polls',
+    });
     providerLogs.grantWrite(providerRole);
+    providerLogs.grantWrite(pollRole);
+    // The migration function is called for the event (onEvent) and then polled (isComplete) until it
+    // says the schema is complete: an index build may outlast one call (functions/migrate-users-database.ts).
     this.migrationProvider = new Provider(this, 'MigrationProvider', {
       onEventHandler: this.migrationFunction,
+      isCompleteHandler: this.migrationFunction,
+      queryInterval: MIGRATION_QUERY_INTERVAL,
+      totalTimeout: MIGRATION_TOTAL_TIMEOUT,
       logGroup: providerLogs,
       frameworkOnEventRole: providerRole,
+      frameworkCompleteAndTimeoutRole: pollRole,
+      // The polls' executions, without their input: it holds CloudFormation's presigned response URL.
+      disableWaiterStateMachineLogging: false,
+      waiterStateMachineLogOptions: { destination: providerLogs, level: LogLevel.ALL, includeExecutionData: false },
     });
-    this.suppressProviderFindings(providerRole);
+    this.suppressProviderFindings([providerRole, pollRole]);
 
     this.migration = new CustomResource(this, 'Migration', {
       serviceToken: this.migrationProvider.serviceToken,
       resourceType: USERS_DATABASE_MIGRATION_TYPE,
+      // CloudFormation's longest wait for a custom resource, which the polls fit in.
+      serviceTimeout: Duration.hours(1),
       properties: {
         // The files' names and checksums: a new file updates the resource, so the deploy applies it.
         MigrationsHash: usersMigrationsHash(),
@@ -244,16 +273,45 @@ export class UsersDatabaseConstruct extends Construct {
     return { plan, vault, role: backupRole };
   }
 
-  private suppressProviderFindings(providerRole: Role): void {
-    const handlerLogicalId = Stack.of(this).getLogicalId(this.migrationFunction.node.defaultChild as CfnElement);
+  private suppressProviderFindings(frameworkRoles: Role[]): void {
+    const arnOf = (construct: IConstruct) =>
+      `<${Stack.of(this).getLogicalId(construct.node.defaultChild as CfnElement)}.Arn>`;
     NagSuppressions.addResourceSuppressions(
-      providerRole,
+      frameworkRoles,
       [
         {
           id: 'AwsSolutions-IAM5',
           reason:
             'The CDK Provider framework invokes the migration function by ARN; lambda:InvokeFunction is granted on that one function and its versions (Arn:*), nothing wider.',
-          appliesTo: [`Resource::<${handlerLogicalId}.Arn>:*`],
+          appliesTo: [`Resource::${arnOf(this.migrationFunction)}:*`],
+        },
+      ],
+      true,
+    );
+    const waiter = this.migrationProvider.node.findChild('waiter-state-machine');
+    const framework = (name: string) => arnOf(this.migrationProvider.node.findChild(name));
+    NagSuppressions.addResourceSuppressions(
+      waiter,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            "The Provider framework's waiter invokes its own isComplete and onTimeout functions by ARN; lambda:InvokeFunction is granted on those two functions and their versions (Arn:*), nothing wider.",
+          appliesTo: [
+            `Resource::${framework('framework-isComplete')}:*`,
+            `Resource::${framework('framework-onTimeout')}:*`,
+          ],
+        },
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'Step Functions sets up its log delivery with the logs:*LogDelivery and resource policy actions, which take no resource ARN (the CloudWatch Logs documentation grants them on *).',
+          appliesTo: ['Resource::*'],
+        },
+        {
+          id: 'AwsSolutions-SF2',
+          reason:
+            'The waiter only polls the migration function during a deploy, one task a poll: each execution is in the provider log group, and the migration function itself is traced.',
         },
       ],
       true,

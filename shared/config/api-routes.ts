@@ -164,6 +164,10 @@ export const webhookRepublishFunction = {
 export const usersDatabaseMigrationFunction = {
   entry: 'functions/migrate-users-database.ts',
   name: 'MigrateUsersDatabase',
+  /** Lambda's maximum: a call waits for an index build this long, less its reserve, then leaves it to the next poll. */
+  timeoutSeconds: 900,
+  /** What a call keeps at its end for the roles, the grants and its answer: it starts no statement within it. */
+  callReserveMs: 120_000,
 } as const;
 
 /**

@@ -55,14 +55,21 @@ describe('cdk-nag AwsSolutions', () => {
     const bucketArn = `<${stack.getLogicalId(stack.reports.bucket.node.defaultChild as CfnElement)}.Arn>`;
     const migrationFunctionArn = `<${stack.getLogicalId(stack.usersDatabase.migrationFunction.node.defaultChild as CfnElement)}.Arn>`;
     const certificatePublisherArn = `<${stack.getLogicalId(stack.reportSigning.publisherFunction.node.defaultChild as CfnElement)}.Arn>`;
-    // Besides X-Ray's `*` on every function role and the Provider frameworks' invoke of the migration function and
-    // the certificate publisher (checked in service-stack.test.ts: X-Ray actions only, lambda:InvokeFunction only).
+    const migrationFrameworkArn = (name: string) =>
+      `<${stack.getLogicalId(stack.usersDatabase.migrationProvider.node.findChild(name).node.defaultChild as CfnElement)}.Arn>`;
+    // Besides X-Ray's `*` on every function role (and Step Functions' log delivery), the Provider frameworks' invoke
+    // of the migration function and the certificate publisher (checked in service-stack.test.ts: X-Ray actions only,
+    // lambda:InvokeFunction only), and the migration's waiter invoking its own two framework functions.
     for (const suppression of iam5)
       expect([
         [`Resource::${bucketArn}/reports/*`],
         ['Resource::*'],
         [`Resource::${migrationFunctionArn}:*`],
         [`Resource::${certificatePublisherArn}:*`],
+        [
+          `Resource::${migrationFrameworkArn('framework-isComplete')}:*`,
+          `Resource::${migrationFrameworkArn('framework-onTimeout')}:*`,
+        ],
       ]).toContainEqual(suppression.applies_to);
   });
 

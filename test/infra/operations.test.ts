@@ -132,8 +132,13 @@ describe('alarms', () => {
   });
 
   it('watch every function outside the API for errors, the API for 5XX answers (a route function failing is one), and the tables of the queue consumers for throttling', () => {
-    const providerFrameworks = [stack.usersDatabase.migrationProvider, stack.reportSigning.publisherProvider].map(
-      (provider) => logicalIdOf(provider.node.findChild('framework-onEvent') as IConstruct),
+    // The Provider frameworks' own functions: onEvent, and the migration's isComplete and onTimeout.
+    const providerFrameworks = [stack.usersDatabase.migrationProvider, stack.reportSigning.publisherProvider].flatMap(
+      (provider) =>
+        ['framework-onEvent', 'framework-isComplete', 'framework-onTimeout']
+          .map((name) => provider.node.tryFindChild(name))
+          .filter((child): child is IConstruct => child !== undefined)
+          .map((child) => logicalIdOf(child)),
     );
     // The certificate publisher runs during a deploy only, which fails visibly with it; an alarm of its own would
     // cost a metric every month of the idle budget (docs/cost.md) for nothing.

@@ -10,9 +10,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   copyUsersMigrations,
+  MIGRATION_QUERY_INTERVAL,
+  MIGRATION_TOTAL_TIMEOUT,
   USERS_DATABASE_MIGRATION_TYPE,
   usersDatabaseEnvironmentFor,
 } from '#lib/users-database-construct.ts';
+import { usersDatabaseMigrationFunction } from '#shared/config/api-routes.ts';
 import { repoRoot } from '#lib/repo-root.ts';
 import { usersDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
 import { USERS_READER_ROLE } from '#shared/adapters/postgres/users-schema.ts';
@@ -48,6 +51,15 @@ const routeFunction = (name: string) => {
 const readers = () => [routeFunction('QueryUserStatus'), routeFunction('CreateReportJob'), stack.reports.worker];
 const dsqlStatementsOf = (fn: IFunction) => queries.statementsFor(fn, 'dsql:');
 const migration = (): Resource => queries.resources[logicalIdOf(stack.usersDatabase.migration)]!;
+const waiter = () => stack.usersDatabase.migrationProvider.node.findChild('waiter-state-machine');
+/** The waiter state machine's definition, each token in it (the framework functions' ARNs) as a placeholder. */
+const waiterDefinition = (): { States: Record<string, Record<string, unknown>> } => {
+  const [separator, parts] = queries.resources[logicalIdOf(waiter())]!.Properties.DefinitionString['Fn::Join'] as [
+    string,
+    unknown[],
+  ];
+  return JSON.parse(parts.map((part) => (typeof part === 'string' ? part : 'token')).join(separator));
+};
 
 describe('the users database cluster', () => {
   it('is one Aurora DSQL cluster, protected from deletion and retained on stack deletion or replacement', () => {
@@ -168,7 +180,8 @@ describe('the migration', () => {
     expect(framework.Properties.Environment.Variables.USER_ON_EVENT_FUNCTION_ARN).toEqual({
       'Fn::GetAtt': [logicalIdOf(stack.usersDatabase.migrationFunction), 'Arn'],
     });
-    // The framework's role: its own log group and the migration function, nothing else, no managed policy.
+    // The framework's role: its own log group, the migration function and starting its waiter, nothing else, no
+    // managed policy.
     const frameworkRoleId = (framework.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     expect(queries.resources[frameworkRoleId]!.Properties.ManagedPolicyArns).toBeUndefined();
     const frameworkStatements = queries
@@ -180,11 +193,57 @@ describe('the migration', () => {
       'lambda:InvokeFunction',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
+      'states:StartExecution',
     ]);
     const handlerArn = `<${logicalIdOf(stack.usersDatabase.migrationFunction)}.Arn>`;
     for (const statement of frameworkStatements.filter((s) => actionsOf(s)[0]!.startsWith('lambda:'))) {
       for (const resource of resourcesOf(statement)) expect([handlerArn, `${handlerArn}:*`]).toContain(resource);
     }
+    const [startWaiter] = frameworkStatements.filter((s) => actionsOf(s)[0] === 'states:StartExecution');
+    expect(resourcesOf(startWaiter!)).toEqual([`<${logicalIdOf(waiter())}>`]);
+  });
+
+  it('is polled until the migration says it is complete: an index build may outlast one call of the function', () => {
+    const provider = stack.usersDatabase.migrationProvider;
+    const isComplete = queries.resources[logicalIdOf(provider.node.findChild('framework-isComplete'))]!;
+    expect(isComplete.Properties.Environment.Variables.USER_IS_COMPLETE_FUNCTION_ARN).toEqual({
+      'Fn::GetAtt': [logicalIdOf(stack.usersDatabase.migrationFunction), 'Arn'],
+    });
+    // Its role (and onTimeout's): the migration function and its own log group, nothing else.
+    const pollRoleId = (isComplete.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const pollStatements = queries
+      .ofType('AWS::IAM::Policy')
+      .filter(([, policy]) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: pollRoleId }]))
+      .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Parameters<typeof actionsOf>[0][]);
+    expect(pollStatements.flatMap(actionsOf).sort()).toEqual([
+      'lambda:GetFunction',
+      'lambda:InvokeFunction',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+    ]);
+    // Every 30 s, for 55 minutes: the framework answers "Operation timed out" before CloudFormation's hour runs out.
+    const [retry] = waiterDefinition().States['framework-isComplete-task']!.Retry as Array<Record<string, unknown>>;
+    expect(retry).toMatchObject({ IntervalSeconds: 30, BackoffRate: 1 });
+    expect(MIGRATION_QUERY_INTERVAL.toSeconds()).toBe(30);
+    expect((retry!.IntervalSeconds as number) * (retry!.MaxAttempts as number)).toBe(
+      MIGRATION_TOTAL_TIMEOUT.toSeconds(),
+    );
+    expect(MIGRATION_TOTAL_TIMEOUT.toMinutes()).toBeLessThan(60);
+    expect(Number(migration().Properties.ServiceTimeout)).toBe(3600);
+  });
+
+  it('stops each call of the function early enough to grant the roles and answer within its timeout', () => {
+    const timeoutMs = (queries.propertiesOf(stack.usersDatabase.migrationFunction).Timeout as number) * 1000;
+    const { callReserveMs } = usersDatabaseMigrationFunction;
+    expect(callReserveMs).toBeGreaterThanOrEqual(60_000);
+    expect(timeoutMs - callReserveMs).toBeGreaterThanOrEqual(10 * 60_000);
+  });
+
+  it('logs each poll of the waiter, without the events (they hold CloudFormation’s presigned response URL), into a log group with a retention', () => {
+    const { LoggingConfiguration } = queries.resources[logicalIdOf(waiter())]!.Properties;
+    expect(LoggingConfiguration).toMatchObject({ Level: 'ALL', IncludeExecutionData: false });
+    const logGroupId = LoggingConfiguration.Destinations[0].CloudWatchLogsLogGroup.LogGroupArn['Fn::GetAtt'][0];
+    expect(queries.resources[logGroupId]!.Properties.RetentionInDays).toBe(30);
   });
 
   it('carries the IAM role ARNs of exactly the reading functions, so CloudFormation creates those roles first', () => {
@@ -218,7 +277,7 @@ describe('the migration', () => {
     expect(usersMigrationsHash([{ ...first!, sha256: '0'.repeat(64) }, ...rest])).not.toBe(hash);
   });
 
-  it('has the minutes its index builds may take (the Lambda maximum)', () => {
+  it('has the most minutes Lambda gives a call, to wait for an index build before the next poll', () => {
     expect(queries.propertiesOf(stack.usersDatabase.migrationFunction).Timeout).toBe(900);
   });
 

@@ -1,17 +1,25 @@
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { usersMigrations } from '#shared/adapters/postgres/users-migrations.ts';
+import { INDEX_JOB_POLL_MS, usersMigrations } from '#shared/adapters/postgres/users-migrations.ts';
+import { usersDatabaseMigrationFunction } from '#shared/config/api-routes.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { lambdaContext } from '#test/support/api-event.ts';
 
-/** Stands in for the DSQL connection: records each statement, answers those the schema code reads. */
+/**
+ * Stands in for the DSQL connection: records each statement, answers those the schema code reads.
+ * CREATE INDEX ASYNC answers a job id and leaves the index building; sys.jobs answers `jobStatus`.
+ */
 const database = vi.hoisted(() => ({
   statements: [] as Array<{ text: string; values: readonly unknown[] }>,
   /** Rows of schema_migration_files. */
   applied: [] as Array<{ version: number; file_name: string; sha256: string }>,
-  /** Job ids CREATE INDEX ASYNC answered, in order, and the ones waited for. */
+  /** Job ids CREATE INDEX ASYNC answered, in order. */
   jobs: [] as string[],
-  waited: [] as unknown[],
+  /** Index name -> valid; a job id -> its index. */
+  indexes: new Map<string, boolean>(),
+  jobIndex: new Map<string, string>(),
+  indexJobs: new Map<string, string>(),
+  jobStatus: (_jobId: string): { status: string; details?: string } => ({ status: 'completed' }),
   configs: [] as unknown[],
 }));
 
@@ -24,14 +32,35 @@ vi.mock('#shared/adapters/postgres/users-database.ts', async (importOriginal) =>
     async query(text: string, values: readonly unknown[] = []) {
       database.statements.push({ text, values });
       if (text.startsWith('SELECT version, file_name, sha256 FROM schema_migration_files')) return database.applied;
-      if (text.startsWith('CREATE INDEX ASYNC')) {
+      if (text.startsWith('INSERT INTO schema_migration_files')) {
+        const [version, file_name, sha256] = values as [number, string, string];
+        database.applied.push({ version, file_name, sha256 });
+        return [];
+      }
+      if (text.startsWith('SELECT i.indisvalid AS valid FROM pg_index')) {
+        const valid = database.indexes.get(values[0] as string);
+        return valid === undefined ? [] : [{ valid }];
+      }
+      const created = /^CREATE INDEX ASYNC IF NOT EXISTS (\w+)/.exec(text);
+      if (created) {
         const jobId = `job-${database.jobs.length + 1}`;
         database.jobs.push(jobId);
+        database.indexes.set(created[1]!, false);
+        database.jobIndex.set(jobId, created[1]!);
         return [{ job_id: jobId }];
       }
-      if (text.startsWith('SELECT sys.wait_for_job(')) {
-        database.waited.push(values[0]);
-        return [{ succeeded: true }];
+      if (text.startsWith('INSERT INTO schema_migration_index_jobs')) {
+        database.indexJobs.set(values[0] as string, values[1] as string);
+        return [];
+      }
+      if (text.startsWith('SELECT job_id FROM schema_migration_index_jobs')) {
+        const jobId = database.indexJobs.get(values[0] as string);
+        return jobId === undefined ? [] : [{ job_id: jobId }];
+      }
+      if (text.startsWith('SELECT status, details FROM sys.jobs')) {
+        const job = database.jobStatus(values[0] as string);
+        if (job.status === 'completed') database.indexes.set(database.jobIndex.get(values[0] as string)!, true);
+        return [{ status: job.status, details: job.details ?? null }];
       }
       return [];
     }
@@ -39,7 +68,7 @@ vi.mock('#shared/adapters/postgres/users-database.ts', async (importOriginal) =>
   },
 }));
 
-type Response = { PhysicalResourceId: string; Data?: { AppliedVersions: string } };
+type Response = { PhysicalResourceId: string; IsComplete: boolean };
 let handler: (event: CloudFormationCustomResourceEvent, context: Context) => Promise<Response>;
 
 const readerRoles = [
@@ -81,8 +110,26 @@ beforeEach(() => {
   database.statements.length = 0;
   database.applied = [];
   database.jobs = [];
-  database.waited = [];
+  database.indexes.clear();
+  database.jobIndex.clear();
+  database.indexJobs.clear();
+  database.jobStatus = () => ({ status: 'completed' });
   vi.spyOn(logger, 'info').mockImplementation(() => undefined);
+});
+
+/** A call with the whole function timeout ahead of it (Lambda's 15 minutes). */
+const fullCall = () => lambdaContext({ remainingTimeInMillis: 900_000 });
+/** A call with time for one read of sys.jobs left before its reserve. */
+const callNearItsEnd = () =>
+  lambdaContext({ remainingTimeInMillis: usersDatabaseMigrationFunction.callReserveMs + INDEX_JOB_POLL_MS - 1 });
+const CREATE_COUNTRY_SCORES =
+  'CREATE INDEX ASYNC IF NOT EXISTS users_by_country_scores ON users (org_id, country, selfie_liveness_score, fmc_score)';
+const update = (PhysicalResourceId = 'users-database-schema') => ({
+  ...common,
+  RequestType: 'Update' as const,
+  PhysicalResourceId,
+  ResourceProperties: properties(),
+  OldResourceProperties: properties(),
 });
 
 describe('the users database migration custom resource', () => {
@@ -97,10 +144,7 @@ describe('the users database migration custom resource', () => {
   });
 
   it('on Create applies every migration in DSQL form, creates the reader role and maps it to each reading role', async () => {
-    const response = await handler(
-      { ...common, RequestType: 'Create', ResourceProperties: properties() },
-      lambdaContext(),
-    );
+    const response = await handler({ ...common, RequestType: 'Create', ResourceProperties: properties() }, fullCall());
 
     const migrationStatements = USERS_MIGRATIONS.flatMap((migration) => migration.statements);
     expect(texts()).toEqual(expect.arrayContaining(migrationStatements));
@@ -114,31 +158,70 @@ describe('the users database migration custom resource', () => {
     ];
     expect(order.every((index) => index >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
-    expect(response).toEqual({
-      PhysicalResourceId: 'users-database-schema',
-      Data: { AppliedVersions: USERS_MIGRATIONS.map((migration) => migration.version).join(',') },
-    });
+    expect(response).toEqual({ PhysicalResourceId: 'users-database-schema', IsComplete: true });
   });
 
   it('waits for each index job before the next statement, so a DROP follows the build of its replacement', async () => {
-    await handler({ ...common, RequestType: 'Create', ResourceProperties: properties() }, lambdaContext());
+    await handler({ ...common, RequestType: 'Create', ResourceProperties: properties() }, fullCall());
 
     const indexStatements = USERS_MIGRATIONS.flatMap((migration) => migration.statements).filter((statement) =>
       statement.startsWith('CREATE INDEX ASYNC'),
     );
     expect(database.jobs).toHaveLength(indexStatements.length);
-    expect(database.waited).toEqual(database.jobs);
     for (const [index, statement] of indexStatements.entries()) {
-      // Right after the CREATE INDEX ASYNC comes the wait for its job, then anything else.
+      // Right after the CREATE INDEX ASYNC: its job recorded, then read in sys.jobs, then anything else.
       const at = texts().indexOf(statement);
-      expect(texts()[at + 1]).toBe('SELECT sys.wait_for_job($1) AS succeeded');
-      expect(database.statements[at + 1]!.values).toEqual([`job-${index + 1}`]);
+      expect(texts()[at + 1]).toMatch(/^INSERT INTO schema_migration_index_jobs/);
+      expect(texts()[at + 2]).toBe('SELECT status, details FROM sys.jobs WHERE job_id = $1');
+      expect(database.statements[at + 2]!.values).toEqual([`job-${index + 1}`]);
     }
-    const dropCountry = texts().indexOf('DROP INDEX IF EXISTS users_by_country');
-    const waitForScores = texts().indexOf(
-      'CREATE INDEX ASYNC IF NOT EXISTS users_by_country_scores ON users (org_id, country, selfie_liveness_score, fmc_score)',
+    expect(texts().indexOf('DROP INDEX IF EXISTS users_by_country')).toBeGreaterThan(
+      texts().indexOf(CREATE_COUNTRY_SCORES) + 2,
     );
-    expect(dropCountry).toBeGreaterThan(waitForScores + 1);
+  });
+
+  it('answers not complete, granting nothing, while an index job still runs at the end of a call; the next poll waits for the same job and completes', async () => {
+    database.applied = recordsOf(USERS_MIGRATIONS.slice(0, 2));
+    database.jobStatus = () => ({ status: 'processing' });
+
+    const first = await handler(update(), callNearItsEnd());
+
+    expect(first).toEqual({ PhysicalResourceId: 'users-database-schema', IsComplete: false });
+    expect(database.jobs).toEqual(['job-1']);
+    expect(texts()).not.toContain('DROP INDEX IF EXISTS users_by_country');
+    expect(texts().filter((text) => text.startsWith('AWS IAM GRANT') || text.startsWith('CREATE ROLE'))).toEqual([]);
+    expect(database.applied.map((record) => record.version)).toEqual([1, 2]);
+    expect(logger.info).toHaveBeenCalledWith(
+      'users database migration continues at the next poll',
+      expect.objectContaining({
+        unfinished: {
+          file: USERS_MIGRATIONS[2]!.file,
+          building: { index: 'users_by_country_scores', jobId: 'job-1' },
+        },
+      }),
+    );
+
+    // The Provider framework polls again: the build is done by then.
+    database.jobStatus = () => ({ status: 'completed' });
+    const next = await handler(update(), fullCall());
+
+    expect(next).toEqual({ PhysicalResourceId: 'users-database-schema', IsComplete: true });
+    expect(texts().filter((text) => text === CREATE_COUNTRY_SCORES)).toHaveLength(1);
+    expect(database.applied.map((record) => record.version)).toEqual(USERS_MIGRATIONS.map(({ version }) => version));
+    expect(texts()).toContain(`AWS IAM GRANT users_reader TO '${readerRoles[0]}'`);
+  });
+
+  it('fails the deployment with the job’s reason and what to do when an index job fails', async () => {
+    database.applied = recordsOf(USERS_MIGRATIONS.slice(0, 2));
+    database.jobStatus = () => ({ status: 'failed', details: 'the build ran out of resources' });
+
+    await expect(handler(update(), fullCall())).rejects.toThrow(
+      `migration ${USERS_MIGRATIONS[2]!.file} failed at statement 1 (${CREATE_COUNTRY_SCORES}): ` +
+        'index job job-1 building users_by_country_scores failed: the build ran out of resources; ' +
+        'drop the index (DROP INDEX users_by_country_scores) and deploy again to build it anew',
+    );
+    expect(texts()).not.toContain('DROP INDEX IF EXISTS users_by_country');
+    expect(texts().filter((text) => text.startsWith('AWS IAM GRANT'))).toEqual([]);
   });
 
   it('fails the deployment naming the file, and applies nothing, when an applied migration file was changed', async () => {
@@ -154,10 +237,11 @@ describe('the users database migration custom resource', () => {
           ResourceProperties: properties(),
           OldResourceProperties: properties(),
         },
-        lambdaContext(),
+        fullCall(),
       ),
     ).rejects.toThrow(`applied migration ${USERS_MIGRATIONS[1]!.file} was changed`);
-    expect(texts().filter((text) => !text.includes('schema_migration_files'))).toEqual([]);
+    // Only the bookkeeping: its tables made sure of and read, the previous runner's table looked for.
+    expect(texts().filter((text) => !/schema_migration|pg_tables/.test(text))).toEqual([]);
   });
 
   it('creates the eraser role with SELECT and DELETE on users and maps it to the erasing roles alone', async () => {
@@ -169,7 +253,7 @@ describe('the users database migration custom resource', () => {
         RequestType: 'Create',
         ResourceProperties: { ...properties(), EraserRoleArns: [eraserRole] },
       },
-      lambdaContext(),
+      fullCall(),
     );
 
     const order = [
@@ -197,7 +281,7 @@ describe('the users database migration custom resource', () => {
         ResourceProperties: properties(readerRoles.slice(1)),
         OldResourceProperties: properties(),
       },
-      lambdaContext(),
+      fullCall(),
     );
 
     for (const statement of USERS_MIGRATIONS.flatMap((migration) => migration.statements)) {
@@ -206,7 +290,7 @@ describe('the users database migration custom resource', () => {
     expect(texts().filter((text) => text.startsWith('AWS IAM GRANT'))).toEqual([
       `AWS IAM GRANT users_reader TO '${readerRoles[1]}'`,
     ]);
-    expect(response).toEqual({ PhysicalResourceId: 'users-database-schema', Data: { AppliedVersions: '' } });
+    expect(response).toEqual({ PhysicalResourceId: 'users-database-schema', IsComplete: true });
   });
 
   it('on Delete touches nothing: the retained cluster keeps its schema and grants', async () => {
@@ -217,11 +301,11 @@ describe('the users database migration custom resource', () => {
         PhysicalResourceId: 'users-database-schema',
         ResourceProperties: properties(),
       },
-      lambdaContext(),
+      fullCall(),
     );
 
     expect(database.statements).toEqual([]);
-    expect(response).toEqual({ PhysicalResourceId: 'users-database-schema' });
+    expect(response).toEqual({ PhysicalResourceId: 'users-database-schema', IsComplete: true });
   });
 
   it('fails the deployment, granting nothing, when a reader is not an IAM role ARN', async () => {
@@ -232,7 +316,7 @@ describe('the users database migration custom resource', () => {
           RequestType: 'Create',
           ResourceProperties: properties(["arn:aws:iam::123456789012:role/x'; DROP TABLE users; --"]),
         },
-        lambdaContext(),
+        fullCall(),
       ),
     ).rejects.toThrow(/not an IAM role ARN/);
     expect(texts().filter((text) => text.startsWith('AWS IAM GRANT'))).toEqual([]);
@@ -242,7 +326,7 @@ describe('the users database migration custom resource', () => {
     await expect(
       handler(
         { ...common, RequestType: 'Create', ResourceProperties: { ServiceToken: common.ServiceToken } },
-        lambdaContext(),
+        fullCall(),
       ),
     ).rejects.toThrow();
     expect(database.statements).toEqual([]);

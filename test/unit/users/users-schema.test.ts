@@ -202,7 +202,12 @@ const ROLE_ARN = 'arn:aws:iam::123456789012:role/onboarding-query-user-status';
 
 /** Everything the service sends DSQL to set up the users database: migrations, bookkeeping, the reader role. */
 async function dsqlSetupStatements(): Promise<string[]> {
-  const database = new FakeDatabase();
+  // Each index job is answered and completed at once.
+  const database = new FakeDatabase((text) => {
+    if (text.startsWith('CREATE INDEX ASYNC')) return [{ job_id: 'job-1' }];
+    if (text.startsWith('SELECT status, details FROM sys.jobs')) return [{ status: 'completed', details: null }];
+    return [];
+  });
   await migrateUsersDatabase(database, { dialect: 'dsql' });
   await ensureReaderRole(database, { dialect: 'dsql', localPassword: "ignored in DSQL'" });
   await grantReaderToIamRoles(database, [ROLE_ARN, 'arn:aws-us-gov:iam::210987654321:role/path/reports-worker']);
