@@ -19,6 +19,8 @@ export interface ApiRoute {
   public?: boolean;
   /** Lambda timeout when the default 10 s is too short (at most 29: the HTTP API waits 30 s). */
   timeoutSeconds?: number;
+  /** Runs statements on the users database: its requests hold the organization's database concurrency slots too (contract §25). */
+  runsDatabaseStatements?: boolean;
 }
 
 export const onboardingRoutes = [
@@ -78,6 +80,7 @@ export const userStatusRoutes = [
     path: '/v1/user-status',
     entry: 'functions/query-user-status.ts',
     name: 'QueryUserStatus',
+    runsDatabaseStatements: true,
   },
 ] as const satisfies readonly ApiRoute[];
 
@@ -88,6 +91,7 @@ export const userRoutes = [
     path: '/v1/users/{id}',
     entry: 'functions/erase-user.ts',
     name: 'EraseUser',
+    runsDatabaseStatements: true,
     // Its work grows with the user's report jobs and the organization's tokens; a stall still ends
     // in 503 before this, and a retry resumes where it stopped.
     timeoutSeconds: 29,
@@ -194,6 +198,11 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...auditRoutes,
   ...documentationRoutes,
 ];
+
+/** The route keys (`POST /v1/user-status`, as API Gateway names them in the event) of the routes that run database statements. */
+export const databaseRouteKeys: ReadonlySet<string> = new Set(
+  apiRoutes.filter((route) => route.runsDatabaseStatements).map((route) => `${route.method} ${route.path}`),
+);
 
 /**
  * Counts the SES configuration set's send, bounce and complaint events per organization, and

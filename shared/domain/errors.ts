@@ -76,6 +76,24 @@ export class RequestBudgetSpentError extends RateLimitedError {
 }
 
 /**
+ * The organization has as many requests in flight as its concurrency limit allows (contract §25):
+ * `limit` on all routes, or on the routes that run database statements (`database`).
+ */
+export class ConcurrencyLimitedError extends RateLimitedError {
+  override name = 'ConcurrencyLimitedError';
+  constructor(
+    retryAfterSeconds: number,
+    readonly limit: number,
+    readonly database: boolean,
+  ) {
+    super(retryAfterSeconds);
+    this.message = database
+      ? `the organization already has ${limit} requests running database statements; retry when one ends`
+      : `the organization already has ${limit} requests in flight; retry when one ends`;
+  }
+}
+
+/**
  * An onboarding e-mail quota is used up: the recipient's (per address and organization) or the
  * organization's. `decision` is the refusing quota's, for the `RateLimit-*` headers.
  */

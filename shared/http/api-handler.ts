@@ -14,6 +14,11 @@ import type { ApiEvent, ApiResult, LambdaContext, Principal, Scope } from './api
 import type { TokenVerifier } from './auth.ts';
 import type { IdempotentRequests } from './idempotent-requests.ts';
 import { requestBudgetFromEnvironment, spendRequestBudget } from '#shared/http/limits/request-budget.ts';
+import {
+  holdConcurrencySlot,
+  organizationConcurrencyFromEnvironment,
+  type OrganizationConcurrency,
+} from '#shared/http/limits/concurrency.ts';
 import { originVerifySecretsFrom } from '#shared/config/origin-verify.ts';
 import { requireOriginVerification } from './origin-verify.ts';
 import { systemClock } from '#shared/domain/clock.ts';
@@ -60,6 +65,8 @@ export interface ApiHandlerOptions<TSchema extends v.GenericSchema | undefined> 
   audit?: AuditRecorder;
   /** The organization's request budget (docs/contract.md §15); default: the one the environment configures. */
   requestBudget?: LeasedRequestBudget;
+  /** The organization's concurrency limit (docs/contract.md §25); default: the one the environment configures. */
+  concurrency?: OrganizationConcurrency;
   /** Origin-verify values accepted (the edge is on); default: the environment's (`ORIGIN_VERIFY_SECRETS`), none when unset. */
   originVerifySecrets?: readonly string[];
   handle(request: ApiRequest<TSchema extends v.GenericSchema ? v.InferOutput<TSchema> : undefined>): Promise<ApiResult>;
@@ -67,7 +74,7 @@ export interface ApiHandlerOptions<TSchema extends v.GenericSchema | undefined> 
 
 /**
  * The middleware chain every API function uses, in order: logger context, request id and error
- * mapping, the edge's origin-verify header (when the edge is on), bearer token and scope, the organization's request budget, route-specific checks, body media type, size and JSON parsing, then
+ * mapping, the edge's origin-verify header (when the edge is on), bearer token and scope, the organization's request budget, its concurrency slot, route-specific checks, body media type, size and JSON parsing, then
  * validation and the route's use case. A function entry point is this call and nothing else.
  */
 export function createApiHandler<TSchema extends v.GenericSchema | undefined = undefined>(
@@ -82,6 +89,8 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
   chain.use(authenticate(options.verifyToken, options.requiredScope));
   const requestBudget = options.requestBudget ?? requestBudgetFromEnvironment();
   if (requestBudget) chain.use(spendRequestBudget(requestBudget, systemClock));
+  const concurrency = options.concurrency ?? organizationConcurrencyFromEnvironment();
+  if (concurrency) chain.use(holdConcurrencySlot(concurrency, systemClock));
   for (const middleware of options.beforeBody ?? []) chain.use(middleware);
   if (options.bodySchema) {
     chain
