@@ -520,8 +520,9 @@ export class ServiceStack extends Stack {
   }
 
   /**
-   * Every authenticated route spends its organization's request budget (shared/http/limits/request-budget.ts):
-   * UpdateItem on the RequestBudgets table and nothing else, and the budget from context.
+   * Every authenticated route spends its organization's request budget (shared/http/limits/request-budget.ts)
+   * and holds one of its concurrency slots (shared/http/limits/concurrency.ts), both items of the
+   * RequestBudgets table: UpdateItem on it and nothing else, and the limits from context.
    */
   private grantRequestBudget(fn: ServiceFunction, config: StackConfig): void {
     const table = this.data.tables.RequestBudgets;
@@ -529,6 +530,8 @@ export class ServiceStack extends Stack {
     fn.addEnvironment(table.definition.envVar, table.tableName);
     fn.addEnvironment('REQUEST_BUDGET_RATE', String(config.requestBudgetRate));
     fn.addEnvironment('REQUEST_BUDGET_BURST', String(config.requestBudgetBurst));
+    fn.addEnvironment('CONCURRENCY_PER_ORGANIZATION', String(config.concurrencyPerOrganization));
+    fn.addEnvironment('DATABASE_CONCURRENCY_PER_ORGANIZATION', String(config.databaseConcurrencyPerOrganization));
   }
 
   /** What an operator needs after a deploy without opening the console (`users:import --database <UsersDatabaseEndpoint>` and so on). */

@@ -7,6 +7,8 @@ import { MACHINE_CLIENT_NAME } from '#shared/domain/identity/machine-clients.ts'
 import { DEFAULT_REPORT_RATE_LIMIT, MAX_REPORT_RATE_LIMIT } from '#shared/config/limits/report-rate-limit.ts';
 import { MAX_REQUEST_BUDGET_BURST, MAX_REQUEST_BUDGET_RATE } from '#shared/config/limits/request-budget.ts';
 import { DEFAULT_REQUEST_BUDGET } from '#shared/domain/limits/request-budget.ts';
+import { MAX_CONCURRENCY_PER_ORGANIZATION } from '#shared/config/limits/concurrency.ts';
+import { DEFAULT_CONCURRENCY } from '#shared/domain/limits/concurrency.ts';
 import { DEFAULT_EMAIL_REPUTATION_FAIL_OPEN_SECONDS } from '#shared/config/mail-config.ts';
 import {
   DEFAULT_EMAIL_QUOTA,
@@ -249,6 +251,18 @@ export const stackConfigSchema = v.pipe(
     ),
     /** Requests an idle organization may send at once (the contract's 100); REQUEST_BUDGET_BURST. */
     requestBudgetBurst: positiveInteger('requestBudgetBurst', DEFAULT_REQUEST_BUDGET.burst, MAX_REQUEST_BUDGET_BURST),
+    /** Requests each organization may have in flight on all authenticated routes (the contract's 20); CONCURRENCY_PER_ORGANIZATION. */
+    concurrencyPerOrganization: positiveInteger(
+      'concurrencyPerOrganization',
+      DEFAULT_CONCURRENCY.perOrganization,
+      MAX_CONCURRENCY_PER_ORGANIZATION,
+    ),
+    /** Of those, on the routes that run database statements (the contract's 4); DATABASE_CONCURRENCY_PER_ORGANIZATION. */
+    databaseConcurrencyPerOrganization: positiveInteger(
+      'databaseConcurrencyPerOrganization',
+      DEFAULT_CONCURRENCY.databasePerOrganization,
+      MAX_CONCURRENCY_PER_ORGANIZATION,
+    ),
     /**
      * Requests per second the whole stage takes (API Gateway's throttle, bursts of twice as many): a ceiling on cost
      * and on the account's Lambda concurrency, set well above one organization's budget so that a few busy

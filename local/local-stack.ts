@@ -7,6 +7,7 @@ import { fallbackRoute, apiRoutes } from '#shared/config/api-routes.ts';
 import { allTables } from '#shared/config/table-definitions.ts';
 import { DEFAULT_REPORT_RATE_LIMIT } from '#shared/config/limits/report-rate-limit.ts';
 import { DEFAULT_REQUEST_BUDGET, type RequestBudgetPolicy } from '#shared/domain/limits/request-budget.ts';
+import { DEFAULT_CONCURRENCY, type ConcurrencyPolicy } from '#shared/domain/limits/concurrency.ts';
 import {
   issueDevToken,
   keysDirectory,
@@ -77,6 +78,11 @@ export interface LocalStackOptions {
    * the contract's 50 per second, bursts of 100 (`npm start` passes the developer's).
    */
   requestBudget?: RequestBudgetPolicy;
+  /**
+   * Every organization's concurrency limit (the handlers' CONCURRENCY_PER_ORGANIZATION and
+   * DATABASE_CONCURRENCY_PER_ORGANIZATION); default the contract's 20 and 4 (`npm start` passes the developer's).
+   */
+  concurrency?: ConcurrencyPolicy;
   /** Background pollers; default `localPollers` (report worker, dead-letter handler, sweep). */
   pollers?: readonly PollerFactory[];
   /** Default: import each function's entry file on first use. */
@@ -216,6 +222,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       prettyLogs: options.prettyLogs ?? false,
       reportRateLimit,
       requestBudget: options.requestBudget ?? DEFAULT_REQUEST_BUDGET,
+      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
     });
     Object.assign(env, routes.env);
     cleanups.push(applyEnvironment(env, options.prettyLogs ? [] : ['POWERTOOLS_DEV']));
@@ -298,6 +305,7 @@ export interface EnvironmentInput {
   prettyLogs: boolean;
   reportRateLimit: number;
   requestBudget: RequestBudgetPolicy;
+  concurrency: ConcurrencyPolicy;
 }
 
 /** What the functions read in AWS (set by CDK there), pointed at the emulators. */
@@ -311,6 +319,7 @@ export function handlerEnvironment({
   prettyLogs,
   reportRateLimit,
   requestBudget,
+  concurrency,
 }: EnvironmentInput): Promise<Record<string, string>> {
   const env: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
@@ -350,6 +359,9 @@ export function handlerEnvironment({
     // Set by CDK from the requestBudgetRate and requestBudgetBurst context values in AWS.
     REQUEST_BUDGET_RATE: String(requestBudget.ratePerSecond),
     REQUEST_BUDGET_BURST: String(requestBudget.burst),
+    // Set by CDK from the concurrencyPerOrganization and databaseConcurrencyPerOrganization context values in AWS.
+    CONCURRENCY_PER_ORGANIZATION: String(concurrency.perOrganization),
+    DATABASE_CONCURRENCY_PER_ORGANIZATION: String(concurrency.databasePerOrganization),
     WEBHOOK_QUEUE_URL: queueUrl(resources.webhookQueue.url),
     WEBHOOK_SLOW_QUEUE_URL: queueUrl(resources.webhookSlowQueue.url),
     WEBHOOK_DLQ_URL: queueUrl(resources.webhookDlq.url),

@@ -1,6 +1,7 @@
 import { ConfigurationError } from '#shared/config/load-config.ts';
 import { reportRateLimitFrom } from '#shared/config/limits/report-rate-limit.ts';
 import { requestBudgetPolicyFrom } from '#shared/config/limits/request-budget.ts';
+import { concurrencyPolicyFrom } from '#shared/config/limits/concurrency.ts';
 import { localStackBanner } from './banner.ts';
 import { ensureDashboardBuilt } from './dashboard.ts';
 import { PortInUseError, startLocalStack, type LocalStack } from './local-stack.ts';
@@ -65,6 +66,18 @@ function requestBudgetFromEnv() {
 }
 const requestBudget = requestBudgetFromEnv();
 
+/** Every organization's concurrency limit: the contract's 20 and 4, unless CONCURRENCY_PER_ORGANIZATION / DATABASE_CONCURRENCY_PER_ORGANIZATION say otherwise. */
+function concurrencyFromEnv() {
+  try {
+    return concurrencyPolicyFrom(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    console.error(error.message);
+    process.exit(2);
+  }
+}
+const concurrency = concurrencyFromEnv();
+
 let stack: LocalStack | undefined;
 let removeUsersDatabaseFile: () => Promise<void> = () => Promise.resolve();
 let stoppingSince: number | undefined;
@@ -119,6 +132,7 @@ try {
     dashboard: true,
     reportRateLimit,
     requestBudget,
+    concurrency,
   });
 } catch (error) {
   if (error instanceof PortInUseError) {

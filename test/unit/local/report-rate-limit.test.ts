@@ -79,6 +79,7 @@ describe('the local stack’s handler environment', () => {
     prettyLogs: false,
     reportRateLimit,
     requestBudget: { ratePerSecond: 7, burst: 14 },
+    concurrency: { perOrganization: 9, databasePerOrganization: 3 },
   });
 
   it('passes the stack’s report rate limit to the handlers as REPORT_RATE_LIMIT', async () => {
@@ -90,5 +91,10 @@ describe('the local stack’s handler environment', () => {
     const env = await handlerEnvironment(input(10));
     expect([env.REQUEST_BUDGET_RATE, env.REQUEST_BUDGET_BURST]).toEqual(['7', '14']);
     expect(env.REQUEST_BUDGETS_TABLE_NAME).toBe('RequestBudgets');
+  });
+
+  it('passes the stack’s concurrency limits to the handlers as CONCURRENCY_PER_ORGANIZATION and DATABASE_CONCURRENCY_PER_ORGANIZATION', async () => {
+    const env = await handlerEnvironment(input(10));
+    expect([env.CONCURRENCY_PER_ORGANIZATION, env.DATABASE_CONCURRENCY_PER_ORGANIZATION]).toEqual(['9', '3']);
   });
 });
