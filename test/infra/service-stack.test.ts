@@ -831,7 +831,13 @@ describe('the request budget', () => {
   const budgetTable = () => stack.data.tables.RequestBudgets;
   const onBudgetTable = (fn: ReturnType<typeof routeFunction>) =>
     statementsOf(fn).filter((statement) => JSON.stringify(statement.Resource).includes(logicalIdOf(budgetTable())));
-  const budgetSettings = ['REQUEST_BUDGETS_TABLE_NAME', 'REQUEST_BUDGET_RATE', 'REQUEST_BUDGET_BURST'];
+  const budgetSettings = [
+    'REQUEST_BUDGETS_TABLE_NAME',
+    'REQUEST_BUDGET_RATE',
+    'REQUEST_BUDGET_BURST',
+    'CONCURRENCY_PER_ORGANIZATION',
+    'DATABASE_CONCURRENCY_PER_ORGANIZATION',
+  ];
 
   it('lets every authenticated API function UpdateItem its organization’s bucket in the RequestBudgets table, and nothing more on it', () => {
     const authenticated = apiRoutes.filter((route) => !route.public);
@@ -888,6 +894,24 @@ describe('the request budget', () => {
       expect(configuredQueries.environmentOf(configured.routeFunctions.get(route.name)!), route.name).toMatchObject({
         REQUEST_BUDGET_RATE: '20',
         REQUEST_BUDGET_BURST: '40',
+      });
+    }
+  });
+
+  it('gives every authenticated function the concurrency limits (contract §25: 20 in flight, 4 on the database routes), or the concurrencyPerOrganization and databaseConcurrencyPerOrganization context values', () => {
+    const { stack: configured } = buildServiceStack({
+      bundle: false,
+      context: { concurrencyPerOrganization: '12', databaseConcurrencyPerOrganization: 3 },
+    });
+    const configuredQueries = templateQueries(Template.fromStack(configured));
+    for (const route of apiRoutes.filter((candidate) => !candidate.public)) {
+      expect(environmentOf(routeFunction(route.name)), route.name).toMatchObject({
+        CONCURRENCY_PER_ORGANIZATION: '20',
+        DATABASE_CONCURRENCY_PER_ORGANIZATION: '4',
+      });
+      expect(configuredQueries.environmentOf(configured.routeFunctions.get(route.name)!), route.name).toMatchObject({
+        CONCURRENCY_PER_ORGANIZATION: '12',
+        DATABASE_CONCURRENCY_PER_ORGANIZATION: '3',
       });
     }
   });
