@@ -2,6 +2,7 @@ import { apiRoutes } from '#shared/config/api-routes.ts';
 import { DEFAULT_EMAIL_QUOTA } from '#shared/domain/limits/email-quota.ts';
 import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/limits/report-rate-limit.ts';
 import { DEFAULT_REQUEST_BUDGET } from '#shared/domain/limits/request-budget.ts';
+import { CONCURRENCY_RETRY_AFTER_SECONDS, DEFAULT_CONCURRENCY } from '#shared/domain/limits/concurrency.ts';
 import { WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import { ROLE_SCOPES, ROLES, SCOPES, type Scope } from '#shared/domain/identity/staff-roles.ts';
 import {
@@ -467,8 +468,8 @@ standard body (\`StandardError\`). A path without a route is 404; a known path w
 is 405 with \`Allow\`. 5XX bodies never name internals: quote the \`x-request-id\`.
 
 Each operation lists every status it can answer. Every authenticated operation can answer 401
-(token), 403 (scope), 429 (the organization's request budget, and the operation's own limit where
-it has one: wait \`Retry-After\` seconds), 500 and 503 (retry after \`Retry-After\` seconds); one
+(token), 403 (scope), 429 (the organization's request budget, its requests in flight, and the
+operation's own limit where it has one: wait \`Retry-After\` seconds), 500 and 503 (retry after \`Retry-After\` seconds); one
 that reads a body also 400, 413 (over 64 KiB) and 415 (a \`Content-Type\` other than JSON; a body
 without one is read as JSON); one that names a resource 404. API Gateway's own answers (its stage
 throttle's 429, a 5XX when a function could not run) carry its body \`{"message": ...}\` instead.
@@ -489,7 +490,9 @@ a download address valid 5 minutes; if it has expired (object storage answers 40
 
 Every authenticated request spends the organization's request budget (${DEFAULT_REQUEST_BUDGET.ratePerSecond} a second, bursts of
 ${DEFAULT_REQUEST_BUDGET.burst}, by default; a request whose database statements run long costs more): beyond it, 429 with
-\`Retry-After\` and \`RateLimit-*\`. \`POST /v1/document/api\`: 10 requests per 10 minutes per
+\`Retry-After\` and \`RateLimit-*\`. It may have ${DEFAULT_CONCURRENCY.perOrganization} requests in flight at once, ${DEFAULT_CONCURRENCY.databasePerOrganization} of them on
+\`POST /v1/user-status\` and \`DELETE /v1/users/{id}\`, by default: one more is 429 with \`Retry-After: ${CONCURRENCY_RETRY_AFTER_SECONDS}\`.
+\`POST /v1/document/api\`: 10 requests per 10 minutes per
 organization (429 with \`Retry-After\`; \`RateLimit-*\` headers on 202 and 429); one open job per
 user (409). Onboarding e-mails (\`POST /v1/onboarding-token\` and resend): 5 per hour to one address
 and 1,000 per clock hour per organization by default (429 with \`Retry-After\`, nothing stored or

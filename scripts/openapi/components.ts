@@ -2,6 +2,7 @@ import { MAX_BODY_BYTES } from '#shared/http/middlewares.ts';
 import { MAX_LIMIT } from '#shared/domain/users/user-status-query.ts';
 import { MAX_SEARCH_TERMS } from '#shared/domain/users/user-search.ts';
 import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/limits/report-rate-limit.ts';
+import { CONCURRENCY_RETRY_AFTER_SECONDS, DEFAULT_CONCURRENCY } from '#shared/domain/limits/concurrency.ts';
 import {
   onboardingTokenListQuerySchema,
   onboardingTokenRedeemSchema,
@@ -182,7 +183,7 @@ export const componentHeaders = {
     maximum: WEBHOOK_TEST_RATE_LIMIT.windowMs / 1000,
   }),
   RefusalRateLimitLimit: header(
-    'The size of the limit that refused: the organization’s request budget (its burst), or the operation’s own limit (report requests, onboarding e-mails, webhook tests). Absent when the refusal had no window to describe (a paused e-mail, the edge).',
+    'The size of the limit that refused: the organization’s request budget (its burst), or the operation’s own limit (report requests, onboarding e-mails, webhook tests). Absent when the refusal had no window to describe (a paused e-mail, the organization’s requests in flight, the edge).',
     { type: 'integer', minimum: 1 },
     false,
   ),
@@ -268,7 +269,7 @@ export const componentResponses = {
   ),
   UnprocessableEntity: jsonResponse('The request cannot be processed as it is.', 'StandardError'),
   TooManyRequests: jsonResponse(
-    'A limit refused the request: the organization’s request budget, which every authenticated request spends (a request whose database statements run long, more), the operation’s own limit where it has one, or, with the edge on, its rate rules. Nothing was done; wait `Retry-After` seconds.',
+    `A limit refused the request: the organization’s request budget, which every authenticated request spends (a request whose database statements run long, more), its requests in flight (${DEFAULT_CONCURRENCY.perOrganization} at once, ${DEFAULT_CONCURRENCY.databasePerOrganization} of them on user-status and erasure, by default; \`Retry-After: ${CONCURRENCY_RETRY_AFTER_SECONDS}\`), the operation’s own limit where it has one, or, with the edge on, its rate rules. Nothing was done; wait \`Retry-After\` seconds.`,
     'StandardError',
     { 'Retry-After': { $ref: '#/components/headers/RetryAfter' }, ...refusalRateLimitHeaders },
   ),

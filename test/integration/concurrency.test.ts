@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { repoRoot } from '#lib/repo-root.ts';
 import { concurrencyPartition, DynamoDbConcurrencySlots } from '#shared/adapters/dynamodb/limits/concurrency-slots.ts';
 import type { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
 import { DEFAULT_CONCURRENCY, type SlotLease } from '#shared/domain/limits/concurrency.ts';
 import { callApi, tokenFor, uniqueOrg, type ApiResponse } from '#test/support/api-client.ts';
+import { openApiValidator } from '#test/support/openapi-validator.ts';
 import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
 
 /**
@@ -55,8 +59,15 @@ async function takeDirectly(orgId: string, count: number, options: { database: b
   return leases;
 }
 
+const openApi = openApiValidator(
+  JSON.parse(readFileSync(join(repoRoot, 'openapi.json'), 'utf8')) as Record<string, unknown>,
+  { strict: true },
+);
+
+/** The contract's 429, as openapi.json declares the operation's (its shared TooManyRequests response). */
 function expectConcurrencyRefusal(response: ApiResponse, path: string, method: string): void {
   expect(response.status).toBe(429);
+  expect(openApi.checkResponse({ method, path }, response)).toEqual([]);
   expect(response.headers.get('retry-after')).toBe('1');
   expect(response.body).toEqual({
     code: 429,
