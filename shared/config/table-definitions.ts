@@ -105,8 +105,10 @@ export const auditEventsTable = {
 
 /**
  * Each organization's request budget (`ORG#{org}`): one item holding its token bucket as GCRA
- * state (`tat`, shared/domain/limits/request-budget.ts). Every authenticated function may UpdateItem it
- * and nothing else. Items expire an hour after the bucket was last full.
+ * state (`tat`, shared/domain/limits/request-budget.ts), and its concurrency slots
+ * (`ORG#{org}#CONCURRENCY`: the slots its requests hold, shared/adapters/dynamodb/limits/concurrency-slots.ts).
+ * Every authenticated function may UpdateItem them and nothing else. A bucket expires an hour after it
+ * was last full, a slots item an hour after its latest slot's deadline.
  */
 export const requestBudgetsTable = {
   id: 'RequestBudgets',
