@@ -3,6 +3,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { DynamoDbPendingWebhookEvents } from '#shared/adapters/dynamodb/pending-webhook-events.ts';
 import { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
+import { DEFAULT_CONCURRENCY } from '#shared/domain/limits/concurrency.ts';
 import { hashOnboardingToken } from '#shared/domain/onboarding/onboarding-token.ts';
 import { reportObjectKey } from '#shared/domain/reports/report-job.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
@@ -243,7 +244,7 @@ describe('DELETE /v1/users/{id}', () => {
     }
   });
 
-  it('gives five parallel calls 204 or 404, at least one 204, and the user fully erased', async () => {
+  it('gives five parallel calls 204 or 404 (or 429 beyond the organization’s 4 erasures at once, contract §25), at least one 204, and the user fully erased', async () => {
     const orgId = uniqueOrg('erase');
     const [person] = await seedOrganization(orgId, 1);
     const token = await tokenFor(orgId);
@@ -256,9 +257,12 @@ describe('DELETE /v1/users/{id}', () => {
 
     const statuses = responses.map((response) => response.status);
     expect(
-      statuses.every((status) => status === 204 || status === 404),
+      statuses.every((status) => status === 204 || status === 404 || status === 429),
       statuses.join(),
     ).toBe(true);
+    expect(statuses.filter((status) => status === 429).length, statuses.join()).toBeLessThanOrEqual(
+      5 - DEFAULT_CONCURRENCY.databasePerOrganization,
+    );
     expect(statuses).toContain(204);
     expect(await userRow(orgId, person!.id)).toBeUndefined();
     expect(await jobItem(created.body.jobId)).toBeUndefined();
