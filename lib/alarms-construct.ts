@@ -20,6 +20,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from '#shared/observability/metrics.ts';
+import { ServiceFunction } from './service-function.ts';
 
 export interface AlarmsConstructProps {
   /** Subscribed to an alarm topic; without it alarms only show in the console. */
@@ -48,6 +49,11 @@ export class AlarmsConstruct extends Construct {
   /** Present only when an alarm e-mail is configured. */
   readonly topic?: Topic;
   readonly alarms: Alarm[] = [];
+  /**
+   * The alarms that watch one function's new version alone (through its `live` alias): a deployment of that
+   * function rolls back when one fires (lib/safe-deployments-construct.ts).
+   */
+  readonly newVersionAlarms = new Map<ServiceFunction, Alarm[]>();
 
   constructor(scope: Construct, id: string, props: AlarmsConstructProps = {}) {
     super(scope, id);
@@ -79,11 +85,55 @@ export class AlarmsConstruct extends Construct {
 
   /** Alarms when the function fails (an uncaught error, a timeout or an out-of-memory exit). */
   addFunctionErrorsAlarm(fn: IFunction): Alarm {
-    return this.addAlarm(`${fn.node.id}Errors`, fn.metricErrors({ period, statistic: 'Sum' }), {
-      description:
-        `${fn.node.id} failed (uncaught error, timeout or crash). ` +
-        `Look up its ERROR lines and Task timed out REPORT lines in its log group (README, "Operate").`,
-    });
+    const options = { period, statistic: 'Sum' };
+    const alarm = this.addAlarm(
+      `${fn.node.id}Errors`,
+      liveVersionOf(fn)?.metricOfLiveVersion('Errors', options) ?? fn.metricErrors(options),
+      {
+        description:
+          `${fn.node.id} failed (uncaught error, timeout or crash). ` +
+          `Look up its ERROR lines and Task timed out REPORT lines in its log group (README, "Operate").`,
+      },
+    );
+    this.watchNewVersion(fn, alarm);
+    return alarm;
+  }
+
+  /**
+   * What a deployment of `fn` rolls back on (contract §24), where §7 has no alarm of that kind for it already:
+   * errors and p99 duration (80% of the timeout) of the new version alone.
+   */
+  addNewVersionAlarms(fn: ServiceFunction): Alarm[] {
+    const watched = this.newVersionAlarms.get(fn) ?? [];
+    const has = (metricName: string) =>
+      watched.some((alarm) => (alarm.node.defaultChild as { metricName?: string }).metricName === metricName);
+    if (has('Errors') && !has('Duration')) this.addFunctionDurationAlarm(fn, fn.timeoutDuration);
+    if (!has('Errors') && !has('Duration')) {
+      // One alarm for both (a stack holds at most 500 resources; thirty functions would otherwise add sixty).
+      const thresholdMs = Math.round(fn.timeoutDuration.toMilliseconds() * 0.8);
+      this.watchNewVersion(
+        fn,
+        this.addAlarm(
+          `${fn.node.id}NewVersionFailing`,
+          new MathExpression({
+            expression: `errors + IF(slowest >= ${thresholdMs}, 1, 0)`,
+            usingMetrics: {
+              errors: fn.metricOfLiveVersion('Errors', { period, statistic: 'Sum' }),
+              slowest: fn.metricOfLiveVersion('Duration', { period, statistic: 'p99' }),
+            },
+            label: `${fn.node.id} new version: errors, and 1 while its p99 duration is at or above ${thresholdMs} ms`,
+            period,
+          }),
+          {
+            description:
+              `The version of ${fn.node.id} being deployed failed (uncaught error, timeout or crash) or its p99 ` +
+              `duration reached ${thresholdMs} ms, 80% of its timeout: CodeDeploy moves the alias back to the ` +
+              'previous version. Read its ERROR lines and REPORT durations (docs/operate.md "Deployments").',
+          },
+        ),
+      );
+    }
+    return this.newVersionAlarms.get(fn) ?? [];
   }
 
   /** Alarms when Lambda refused to run the function for lack of concurrency. */
@@ -98,12 +148,24 @@ export class AlarmsConstruct extends Construct {
   /** Alarms when the slowest invocations come within 80% of the function's timeout. */
   addFunctionDurationAlarm(fn: IFunction, timeout: Duration): Alarm {
     const thresholdMs = Math.round(timeout.toMilliseconds() * 0.8);
-    return this.addAlarm(`${fn.node.id}NearTimeout`, fn.metricDuration({ period, statistic: 'p99' }), {
-      threshold: thresholdMs,
-      description:
-        `${fn.node.id}'s p99 duration passed ${thresholdMs} ms, 80% of its ${timeout.toSeconds()} s timeout. ` +
-        `Find the slow dependency in its logs (durations by phase); raise memory or the timeout only with the queue's visibility.`,
-    });
+    const options = { period, statistic: 'p99' };
+    const metric = liveVersionOf(fn)?.metricOfLiveVersion('Duration', options) ?? fn.metricDuration(options);
+    return this.watchNewVersion(
+      fn,
+      this.addAlarm(`${fn.node.id}NearTimeout`, metric, {
+        threshold: thresholdMs,
+        description:
+          `${fn.node.id}'s p99 duration passed ${thresholdMs} ms, 80% of its ${timeout.toSeconds()} s timeout. ` +
+          `Find the slow dependency in its logs (durations by phase); raise memory or the timeout only with the queue's visibility.`,
+      }),
+    );
+  }
+
+  /** Records an alarm on `fn`'s new version for its deployment group; others pass through. */
+  private watchNewVersion(fn: IFunction, alarm: Alarm): Alarm {
+    const live = liveVersionOf(fn);
+    if (live) this.newVersionAlarms.set(live, [...(this.newVersionAlarms.get(live) ?? []), alarm]);
+    return alarm;
   }
 
   /** Alarms when the oldest message of a work queue has waited longer than `maxAge`. */
@@ -318,4 +380,9 @@ export class AlarmsConstruct extends Construct {
     this.alarms.push(alarm);
     return alarm;
   }
+}
+
+/** The function, when callers invoke it through its `live` alias; its metrics are then read per version. */
+function liveVersionOf(fn: IFunction): ServiceFunction | undefined {
+  return fn instanceof ServiceFunction && fn.live ? fn : undefined;
 }

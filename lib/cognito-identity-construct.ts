@@ -78,6 +78,8 @@ export class CognitoIdentityConstruct extends Construct {
       // Cognito waits at most 5 s for a trigger.
       timeout: Duration.seconds(5),
       environment: { ORG_CLAIM: props.orgClaim },
+      // Cognito invokes the function itself: no synthetic sign-in checks a new version yet (docs/deploy.md "Rollout").
+      liveAlias: false,
     });
     this.grantClientLookup(this.preTokenGeneration);
 

@@ -170,7 +170,11 @@ export class MailConstruct extends Construct {
       description: 'Counts SES sends, bounces and complaints per organization; pauses its e-mail past the limits',
       deadLetterQueue: deadLetters,
     });
-    counter.configureAsyncInvoke({ retryAttempts: COUNTER_RETRY_ATTEMPTS, maxEventAge: Duration.hours(6) });
+    // On the alias EventBridge invokes: an invocation of the alias follows the alias's own settings, not $LATEST's.
+    counter.invokedAlias.configureAsyncInvoke({
+      retryAttempts: COUNTER_RETRY_ATTEMPTS,
+      maxEventAge: Duration.hours(6),
+    });
     // Its own items only: the reputation partitions of the OnboardingTokens table, read and replaced whole.
     counter.addToRolePolicy(
       new PolicyStatement({
@@ -189,7 +193,11 @@ export class MailConstruct extends Construct {
         detail: { mail: { tags: { 'ses:configuration-set': [this.configurationSet.configurationSetName] } } },
       },
       targets: [
-        new LambdaTarget(counter, { retryAttempts: 8, maxEventAge: Duration.hours(1), deadLetterQueue: deadLetters }),
+        new LambdaTarget(counter.invokedAlias, {
+          retryAttempts: 8,
+          maxEventAge: Duration.hours(1),
+          deadLetterQueue: deadLetters,
+        }),
       ],
     });
     return { counter, rule };

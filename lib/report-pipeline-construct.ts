@@ -180,7 +180,7 @@ export class ReportPipelineConstruct extends Construct {
     bindTable(this.worker, props.reportJobs, 'readWrite');
     // It reads the job's user from the users database: granted in lib/service-stack.ts (grantReadUsers).
     this.grantReportWrites(this.worker);
-    this.worker.addEventSource(
+    this.worker.invokedAlias.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: 5,
         // Never above a reservation, or the poller's extra invocations would be throttled back to the queue.
@@ -195,7 +195,7 @@ export class ReportPipelineConstruct extends Construct {
       timeout: deadLetterHandlerTimeout,
     });
     bindTable(this.deadLetterHandler, props.reportJobs, 'readWrite');
-    this.deadLetterHandler.addEventSource(
+    this.deadLetterHandler.invokedAlias.addEventSource(
       new SqsEventSource(deadLetterQueue, { batchSize: 10, maxConcurrency: 2, reportBatchItemFailures: true }),
     );
 
@@ -210,7 +210,7 @@ export class ReportPipelineConstruct extends Construct {
       description: 'Runs the report job sweep every minute',
       schedule: Schedule.rate(Duration.minutes(1)),
       // The next minute's run is the retry.
-      targets: [new LambdaFunction(this.sweep, { retryAttempts: 0 })],
+      targets: [new LambdaFunction(this.sweep.invokedAlias, { retryAttempts: 0 })],
     });
   }
 

@@ -88,6 +88,8 @@ export class ReportSigningConstruct extends Construct {
       entry: reportSigningCertificatesFunction.entry,
       description: 'Deploy time: publishes the certificates of the report signing key to the reports bucket',
       timeout: Duration.minutes(1),
+      // Run by CloudFormation during the deploy (its custom resource), never by traffic.
+      liveAlias: false,
     });
     const publisherRole = this.publisherFunction.role!;
 

@@ -2,7 +2,9 @@ import { DEFAULT_API_TIMEOUT_SECONDS } from '#shared/config/api-routes.ts';
 import path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import {
+  Alias,
   ApplicationLogLevel,
   Architecture,
   LoggingFormat,
@@ -47,7 +49,16 @@ export interface ServiceFunctionProps {
   readonly tracing?: Tracing;
   /** Where Lambda puts an asynchronous invocation's event once its retries are spent. @default none: dropped */
   readonly deadLetterQueue?: IQueue;
+  /**
+   * @default true: callers invoke the `live` alias, which CodeDeploy moves to each new version (lib/safe-deployments-construct.ts).
+   * False for what CloudFormation itself invokes during the deploy (custom resource handlers) and for the deployments'
+   * own hooks: a rollout of those could not be watched by anything but the deploy that runs them.
+   */
+  readonly liveAlias?: boolean;
 }
+
+/** The alias every caller of a function invokes (contract §24). */
+export const LIVE_ALIAS = 'live';
 
 /**
  * Every Lambda of the service: Node.js 22 on ARM64, one ESM bundle built with `lib/bundling.ts`,
@@ -55,6 +66,15 @@ export interface ServiceFunctionProps {
  * group and nothing else until a grant (`bindTable`, `grantSend...`) adds a permission.
  */
 export class ServiceFunction extends NodejsFunction {
+  /**
+   * The alias API routes, event sources and schedules invoke, on the version `currentVersion` publishes (a new one
+   * whenever code or configuration changes). Created once under a fixed id: the alias is updated in place, never
+   * replaced, so CodeDeploy shifts its traffic instead of CloudFormation re-creating it.
+   */
+  readonly live: Alias | undefined;
+  /** The function's timeout (the near-timeout alarms' threshold is 80% of it). */
+  readonly timeoutDuration: Duration;
+
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     // Created next to the function (they must exist before `super`): an explicit log group gets a
     // retention and no `logs:CreateLogGroup` on `*`; a custom role replaces the managed
@@ -99,6 +119,11 @@ export class ServiceFunction extends NodejsFunction {
         ...props.environment,
       },
     });
+    this.timeoutDuration = props.timeout ?? Duration.seconds(DEFAULT_API_TIMEOUT_SECONDS);
+    this.live =
+      props.liveAlias === false
+        ? undefined
+        : new Alias(this, 'Live', { aliasName: LIVE_ALIAS, version: this.currentVersion });
     NagSuppressions.addResourceSuppressions(
       role,
       [
@@ -111,5 +136,29 @@ export class ServiceFunction extends NodejsFunction {
       ],
       true,
     );
+  }
+
+  /** The alias, for what must invoke it; throws for a function that has none. */
+  get invokedAlias(): Alias {
+    if (!this.live) throw new Error(`${this.node.path} has no ${LIVE_ALIAS} alias`);
+    return this.live;
+  }
+
+  /**
+   * One of Lambda's metrics of the version `live` points to after this deploy, as run through the alias
+   * (dimensions FunctionName, Resource and ExecutedVersion): during a rollout it counts the new version's
+   * invocations alone, so an alarm on it neither fires for the old version nor hides the new one's failures.
+   */
+  metricOfLiveVersion(metricName: 'Errors' | 'Duration' | 'Throttles', options: MetricOptions = {}): Metric {
+    return new Metric({
+      namespace: 'AWS/Lambda',
+      metricName,
+      dimensionsMap: {
+        FunctionName: this.functionName,
+        Resource: `${this.functionName}:${this.invokedAlias.aliasName}`,
+        ExecutedVersion: this.currentVersion.version,
+      },
+      ...options,
+    });
   }
 }

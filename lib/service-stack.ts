@@ -26,7 +26,9 @@ import {
 } from '#shared/config/api-routes.ts';
 import { BusinessMetric, METRICS_NAMESPACE } from '#shared/observability/metrics.ts';
 import { OperationsDashboardConstruct } from './operations-dashboard-construct.ts';
+import { SafeDeploymentsConstruct } from './safe-deployments-construct.ts';
 import { ServiceFunction, serviceName } from './service-function.ts';
+import type { SyntheticRequestKind } from '#shared/domain/deployments/new-version-check.ts';
 import type { StackConfig } from './stack-config.ts';
 import { UsersDatabaseConstruct } from './users-database-construct.ts';
 import { WebhooksConstruct } from './webhooks-construct.ts';
@@ -255,6 +257,8 @@ export class ServiceStack extends Stack {
   readonly webhooks: WebhooksConstruct;
   readonly api: ApiConstruct;
   readonly alarms: AlarmsConstruct;
+  /** CodeDeploy's deployment group of each function callers reach through its `live` alias (contract §24). */
+  readonly deployments: SafeDeploymentsConstruct;
 
   readonly dashboard: DashboardConstruct;
   /** The Cognito user pool of `-c identity=cognito`; none with an external OpenID Connect issuer. */
@@ -328,7 +332,7 @@ export class ServiceStack extends Stack {
     });
     this.edge?.guard(this.routeNotFound);
     this.api = new ApiConstruct(this, 'Api', {
-      fallback: this.routeNotFound,
+      fallback: this.routeNotFound.invokedAlias,
       throttle: { rateLimit: config.apiThrottleRate, burstLimit: 2 * config.apiThrottleRate },
       ...(config.apiDomainName && config.apiCertificateArn
         ? { customDomain: { domainName: config.apiDomainName, certificateArn: config.apiCertificateArn } }
@@ -386,7 +390,7 @@ export class ServiceStack extends Stack {
       grants(fn, resources);
       this.edge?.guard(fn);
       if (!route.public) this.grantRequestBudget(fn, config);
-      this.api.addRoute(route, fn);
+      this.api.addRoute(route, fn.invokedAlias);
       routeFunctions.set(route.name, fn);
     }
     this.routeFunctions = routeFunctions;
@@ -512,11 +516,51 @@ export class ServiceStack extends Stack {
         description: 'CloudWatch dashboard of this stage',
       });
     }
+    this.deployments = this.rollOutThroughCodeDeploy(config);
     // Every function's metrics carry this stage's dimension (shared/observability/metrics.ts).
     for (const fn of this.node.findAll().filter((node) => node instanceof ServiceFunction)) {
       fn.addEnvironment('STAGE', config.stage);
       fn.addEnvironment('POWERTOOLS_METRICS_NAMESPACE', METRICS_NAMESPACE);
     }
+  }
+
+  /**
+   * Contract §24: every function a route, an event source or a schedule invokes gets a deployment group, a
+   * pre-traffic check of its kind, and its new version's alarms: §7's where they exist (made per version), and,
+   * when the rollout takes a while (canary, linear), errors and p99 duration for the rest. All at once, an alarm
+   * could roll nothing back: the check alone guards, and the idle stage pays for no alarm it could not use.
+   */
+  private rollOutThroughCodeDeploy(config: StackConfig): SafeDeploymentsConstruct {
+    const deployments = new SafeDeploymentsConstruct(this, 'Deployments', {
+      allAtOnce: config.deployAllAtOnce,
+      canaryPercent: config.canaryPercent,
+      canaryMinutes: config.canaryMinutes,
+      // Behind the edge every API function refuses a call that bypassed CloudFront first (403, the standard body).
+      expectedApiStatus: this.edge ? 403 : 401,
+    });
+    const answersWithoutToken = (status: number) => (this.edge ? {} : { expectedApiStatus: status });
+    const rolledOut: Array<[ServiceFunction, SyntheticRequestKind, { expectedApiStatus?: number }]> = [
+      ...apiRoutes.map((route): [ServiceFunction, SyntheticRequestKind, { expectedApiStatus?: number }] => [
+        this.routeFunctions.get(route.name)!,
+        'api',
+        route.public ? answersWithoutToken(200) : {},
+      ]),
+      [this.routeNotFound, 'api', answersWithoutToken(404)],
+      [this.reports.worker, 'queue', {}],
+      [this.reports.deadLetterHandler, 'queue', {}],
+      [this.webhooks.delivery, 'queue', {}],
+      [this.webhooks.slowDelivery, 'queue', {}],
+      [this.reports.sweep, 'schedule', {}],
+      [this.webhooks.republish, 'schedule', {}],
+      [this.mail.eventCounter, 'ses-event', {}],
+    ];
+    for (const [fn, kind, options] of rolledOut) {
+      const alarms = deployments.watchesRollout
+        ? this.alarms.addNewVersionAlarms(fn)
+        : (this.alarms.newVersionAlarms.get(fn) ?? []);
+      deployments.add(fn, kind, alarms, options);
+    }
+    return deployments;
   }
 
   /**

@@ -328,6 +328,17 @@ export const stackConfigSchema = v.pipe(
      */
     operationsDashboard: optionalFlag('operationsDashboard'),
     /**
+     * How `cdk deploy` moves each function's `live` alias to its new version (docs/deploy.md "Rollout"): false
+     * shifts the API functions' traffic by a canary (`canaryPercent` for `canaryMinutes`, then all) and the other
+     * functions' by 10% a minute, each rolled back when an alarm of its new version fires; true shifts all at once
+     * after the pre-traffic check alone. Default: true except for `stage=prod`.
+     */
+    deployAllAtOnce: optionalFlag('deployAllAtOnce'),
+    /** Share of an API function's traffic its new version takes first, in percent (rollout by canary). */
+    canaryPercent: positiveInteger('canaryPercent', 10, 99),
+    /** Minutes the canary runs before the rest of the traffic moves (rollout by canary). */
+    canaryMinutes: positiveInteger('canaryMinutes', 5, 2880),
+    /**
      * Requests one client IP may send to `/v1/*` in any 60 seconds before the web ACL answers 429; above the
      * per-token limit, since several clients of an organization may share an address (NAT).
      */
@@ -443,6 +454,7 @@ export const stackConfigSchema = v.pipe(
     ...config,
     edgeProtection: edgeOn(config),
     operationsDashboard: config.operationsDashboard ?? config.stage === 'prod',
+    deployAllAtOnce: config.deployAllAtOnce ?? config.stage !== 'prod',
     senderIdentity: config.senderIdentity?.toLowerCase() ?? domainOf(config.senderEmail),
     // Cognito prefixes resource server scopes with the server's identifier; so must the dashboard's request.
     dashboardScope:

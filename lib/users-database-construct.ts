@@ -142,6 +142,8 @@ export class UsersDatabaseConstruct extends Construct {
       timeout: Duration.seconds(usersDatabaseMigrationFunction.timeoutSeconds),
       commandHooks: copyUsersMigrations,
       environment: usersDatabaseEnvironmentFor(this.endpoint, DSQL_ADMIN_USER),
+      // Run by CloudFormation during the deploy (its custom resource), never by traffic.
+      liveAlias: false,
     });
     this.migrationFunction.addToRolePolicy(
       new PolicyStatement({ actions: ['dsql:DbConnectAdmin'], resources: [this.clusterArn] }),

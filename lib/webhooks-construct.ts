@@ -116,7 +116,7 @@ export class WebhooksConstruct extends Construct {
       fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Decrypt'], resources: [this.secretsKey.keyArn] }));
       fn.addEnvironment('WEBHOOK_SECRETS_KEY_ID', this.secretsKey.keyArn);
       const consumers = WEBHOOK_LANE_CONSUMERS[lane];
-      fn.addEventSource(
+      fn.invokedAlias.addEventSource(
         new SqsEventSource(queue, {
           // Few records per batch, handled in parallel, each failure reported alone.
           batchSize: consumers.batchSize,
@@ -145,7 +145,7 @@ export class WebhooksConstruct extends Construct {
     this.republishSchedule = new Rule(this, 'RepublishSchedule', {
       description: 'Queues pending webhook events every minute',
       schedule: Schedule.rate(Duration.minutes(1)),
-      targets: [new LambdaFunction(this.republish, { retryAttempts: 0 })],
+      targets: [new LambdaFunction(this.republish.invokedAlias, { retryAttempts: 0 })],
     });
   }
 

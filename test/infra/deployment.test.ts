@@ -10,6 +10,8 @@ function fixedNames(template: Template): string[] {
   const names: string[] = [];
   const nameKeys = /^(TableName|QueueName|BucketName|FunctionName|TopicName|LogGroupName|Name|RoleName|ApiName)$/;
   for (const resource of Object.values(template.toJSON().Resources as Record<string, any>)) {
+    // An alias is named within its function, not in the account: every function's is `live`.
+    if (resource.Type === 'AWS::Lambda::Alias') continue;
     for (const [key, value] of Object.entries(resource.Properties ?? {})) {
       if (nameKeys.test(key) && typeof value === 'string') names.push(`${resource.Type} ${value}`);
     }

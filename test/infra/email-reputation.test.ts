@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { COUNTER_RETRY_ATTEMPTS } from '#lib/mail-construct.ts';
 import { COUNTED_SES_EVENT_TYPES, emailEventsFunction } from '#shared/config/api-routes.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
+import { namesLiveAliasOf } from './template-queries.ts';
 
 const { stack } = buildServiceStack({
   bundle: false,
@@ -30,8 +31,9 @@ describe('the SES configuration set’s event path (contract §19)', () => {
   });
 
   it('hands this set’s events alone to the counter, retried for up to an hour', () => {
+    // The counter's live alias (contract §24).
     const rules = Object.values(template.findResources('AWS::Events::Rule')).filter((rule: any) =>
-      JSON.stringify(rule.Properties.Targets).includes(counterId),
+      namesLiveAliasOf(rule.Properties.Targets, stack.mail.eventCounter),
     ) as any[];
     expect(rules).toHaveLength(1);
     const [rule] = rules;
@@ -48,15 +50,18 @@ describe('the SES configuration set’s event path (contract §19)', () => {
     const queueId = logicalIdOf(stack.mail.eventDeadLetterQueue);
     const queueArn = { 'Fn::GetAtt': [queueId, 'Arn'] };
     const [rule] = (Object.values(template.findResources('AWS::Events::Rule')) as any[]).filter((candidate) =>
-      JSON.stringify(candidate.Properties.Targets).includes(counterId),
+      namesLiveAliasOf(candidate.Properties.Targets, stack.mail.eventCounter),
     );
     expect(rule.Properties.Targets[0].DeadLetterConfig).toEqual({ Arn: queueArn });
     expect(resources[counterId].Properties.DeadLetterConfig).toEqual({ TargetArn: queueArn });
+    // On the alias EventBridge invokes: $LATEST's settings would not apply to its invocations.
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: counterId },
       MaximumRetryAttempts: COUNTER_RETRY_ATTEMPTS,
       MaximumEventAgeInSeconds: 6 * 3600,
     });
+    const [invokeConfig] = Object.values(template.findResources('AWS::Lambda::EventInvokeConfig')) as any[];
+    expect(namesLiveAliasOf(invokeConfig.Properties.Qualifier, stack.mail.eventCounter)).toBe(true);
     expect(resources[queueId].Properties).toMatchObject({
       SqsManagedSseEnabled: true,
       MessageRetentionPeriod: 14 * 86_400,

@@ -40,6 +40,13 @@ const rendered = (value: unknown): string => {
   return JSON.stringify(value);
 };
 
+/** The function an event source invokes: through its `live` alias (contract §24), whose FunctionName names it. */
+const invokedFunctionOf = (resources: Record<string, Resource>, functionName: unknown): string | undefined => {
+  const text = JSON.stringify(functionName);
+  const alias = ofType(resources, 'AWS::Lambda::Alias').find(([id]) => text.includes(JSON.stringify({ Ref: id })));
+  return (alias?.[1].Properties.FunctionName as { Ref?: string } | undefined)?.Ref;
+};
+
 describe('Lambda concurrency', () => {
   const reservations = (resources: Record<string, Resource>) =>
     Object.fromEntries(
@@ -49,7 +56,7 @@ describe('Lambda concurrency', () => {
     );
   const maximumConcurrencyOf = (resources: Record<string, Resource>, functionId: string) => {
     const mappings = ofType(resources, 'AWS::Lambda::EventSourceMapping').filter(
-      ([, mapping]) => mapping.Properties.FunctionName.Ref === functionId,
+      ([, mapping]) => invokedFunctionOf(resources, mapping.Properties.FunctionName) === functionId,
     );
     expect(mappings).toHaveLength(1);
     return mappings[0]![1].Properties.ScalingConfig?.MaximumConcurrency as number | undefined;
@@ -87,7 +94,7 @@ describe('Lambda concurrency', () => {
       // Every event source of the stack is a queue consumer listed here: none runs unbounded.
       expect(
         ofType(resources, 'AWS::Lambda::EventSourceMapping')
-          .map(([, mapping]) => mapping.Properties.FunctionName.Ref)
+          .map(([, mapping]) => invokedFunctionOf(resources, mapping.Properties.FunctionName))
           .sort(),
       ).toEqual(
         queueConsumers(stack)

@@ -9,6 +9,7 @@ import { readPriceTable } from '#scripts/cost/price-table.ts';
 import { synthesizeStage } from '#scripts/cost/stage-template.ts';
 import { apiRoutes } from '#shared/config/api-routes.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
+import { alarmedFunctionOf } from './template-queries.ts';
 
 const { stack } = buildServiceStack({
   bundle: false,
@@ -18,6 +19,10 @@ const template = Template.fromStack(stack);
 const resources = template.toJSON().Resources as Record<string, any>;
 const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as any[];
 const topicRef = { Ref: logicalIdOf(stack.alarms.topic!) };
+/** Function logical ids by the logical id of their live alias, which the API's integrations invoke. */
+const functionOfAlias = new Map(
+  [...stack.routeFunctions.values(), stack.routeNotFound].map((fn) => [logicalIdOf(fn.invokedAlias), logicalIdOf(fn)]),
+);
 
 const alarmOn = (metricName: string, predicate: (alarm: any) => boolean = () => true): any[] =>
   alarms.filter(
@@ -121,8 +126,11 @@ describe('alarms', () => {
     const [age] = alarmOn('ApproximateAgeOfOldestMessage');
     expect(age.Properties.Threshold).toBe(120);
     const worker = { Ref: logicalIdOf(stack.reports.worker) };
+    // Errors and duration are read per version through the live alias (contract §24): deployments roll back on them.
     const onWorker = (alarm: any) =>
-      JSON.stringify(alarm.Properties.Dimensions) === JSON.stringify([{ Name: 'FunctionName', Value: worker }]);
+      JSON.stringify(alarm.Properties.Dimensions) === JSON.stringify([{ Name: 'FunctionName', Value: worker }]) ||
+      JSON.stringify(alarm.Properties.Dimensions?.find((dimension: any) => dimension.Name === 'FunctionName')) ===
+        JSON.stringify({ Name: 'FunctionName', Value: worker });
     expect(alarmOn('Errors', onWorker)).toHaveLength(1);
     expect(alarmOn('Throttles', onWorker)).toHaveLength(1);
     const [duration] = alarmOn('Duration', onWorker);
@@ -143,6 +151,8 @@ describe('alarms', () => {
     // The certificate publisher runs during a deploy only, which fails visibly with it; an alarm of its own would
     // cost a metric every month of the idle budget (docs/cost.md) for nothing.
     const certificatePublisher = logicalIdOf(stack.reportSigning.publisherFunction);
+    // A pre-traffic hook that fails fails the deployment it checks, in front of whoever deploys.
+    const hooks = [...stack.deployments.hooks.values()].map((hook) => logicalIdOf(hook));
     const routes = new Set([...stack.routeFunctions.values(), stack.routeNotFound].map((fn) => logicalIdOf(fn)));
     const functions = Object.keys(template.findResources('AWS::Lambda::Function')).filter(
       // The CDK's own deploy-time handlers (BucketDeployment, the Provider framework that calls the
@@ -151,9 +161,10 @@ describe('alarms', () => {
         !id.startsWith('CustomCDKBucketDeployment') &&
         !id.startsWith('AWS') &&
         !providerFrameworks.includes(id) &&
+        !hooks.includes(id) &&
         id !== certificatePublisher,
     );
-    const withErrorAlarm = alarmOn('Errors').map((alarm) => alarm.Properties.Dimensions[0].Value.Ref as string);
+    const withErrorAlarm = alarmOn('Errors').map((alarm) => alarmedFunctionOf(alarm.Properties)!);
     // Or watched through its dead letters: a function whose failed events, once retried, go to a queue whose depth
     // pages (the SES event counter: its retries absorb a blip, and a lasting failure dead-letters the events).
     const depthAlarmed = new Set(
@@ -170,8 +181,8 @@ describe('alarms', () => {
       functions.filter((fn) => !routes.has(fn)).sort(),
     );
     // Every route is behind the API, whose integration answers a function's error or timeout with a 5XX.
-    const integrated = Object.values(template.findResources('AWS::ApiGatewayV2::Integration')).map(
-      (integration: any) => integration.Properties.IntegrationUri['Fn::GetAtt'][0],
+    const integrated = Object.values(template.findResources('AWS::ApiGatewayV2::Integration')).map((integration: any) =>
+      functionOfAlias.get(integration.Properties.IntegrationUri.Ref),
     );
     expect(new Set(integrated)).toEqual(routes);
     const [serverErrors, ...others] = alarmOn('5xx');
@@ -212,9 +223,7 @@ describe('alarms', () => {
     const logGroups = lanes.map((fn) => resources[logicalIdOf(fn)].Properties.LoggingConfig.LogGroup.Ref as string);
     expect(new Set(logGroups).size).toBe(2);
     for (const [index, fn] of lanes.entries()) {
-      const onFunction = (alarm: any) =>
-        JSON.stringify(alarm.Properties.Dimensions) ===
-        JSON.stringify([{ Name: 'FunctionName', Value: { Ref: logicalIdOf(fn) } }]);
+      const onFunction = (alarm: any) => alarmedFunctionOf(alarm.Properties) === logicalIdOf(fn);
       expect(alarmOn('Errors', onFunction), fn.node.path).toHaveLength(1);
       expect(resources[logGroups[index]!].Properties.RetentionInDays, fn.node.path).toBe(30);
     }
@@ -252,8 +261,8 @@ describe('tracing', () => {
     const service = functions.filter(([, fn]) => fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME);
     // Route functions, the fallback, the report worker, dead-letter handler and sweep, the webhook delivery of
     // each lane, the republish of pending webhook events, the users database migration, the SES event counter,
-    // the certificate publisher.
-    expect(service.length).toBe(stack.routeFunctions.size + 10);
+    // the certificate publisher, and the pre-traffic hook of each kind of synthetic request.
+    expect(service.length).toBe(stack.routeFunctions.size + 10 + stack.deployments.hooks.size);
     for (const fn of [stack.webhooks.delivery, stack.webhooks.slowDelivery])
       expect(service.map(([id]) => id)).toContain(logicalIdOf(fn));
     // Nothing upstream of these passes a sampled trace header, so PassThrough records no trace for them: the

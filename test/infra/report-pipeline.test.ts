@@ -14,7 +14,15 @@ import { allReportFontFiles, installedPath } from '#shared/adapters/pdf/report-f
 import { reportObjectKey } from '#shared/domain/reports/report-job.ts';
 import { MAX_RECEIVES } from '#shared/queue/report-job-messages.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
-import { actionsOf, apartFromRequestBudget, resourcesOf, templateQueries, type Statement } from './template-queries.ts';
+import {
+  actionsOf,
+  alarmedFunctionOf,
+  apartFromRequestBudget,
+  namesLiveAliasOf,
+  resourcesOf,
+  templateQueries,
+  type Statement,
+} from './template-queries.ts';
 
 let stack: ServiceStack;
 let queries: ReturnType<typeof templateQueries>;
@@ -242,7 +250,7 @@ describe('worker', () => {
   it('consumes the job queue in small batches and reports failures per message', () => {
     const mappings = queries
       .ofType('AWS::Lambda::EventSourceMapping')
-      .filter(([, mapping]) => mapping.Properties.FunctionName.Ref === logicalIdOf(reports().worker));
+      .filter(([, mapping]) => namesLiveAliasOf(mapping.Properties.FunctionName, reports().worker));
     expect(mappings).toHaveLength(1);
     const [, mapping] = mappings[0]!;
     expect(mapping.Properties.EventSourceArn).toEqual(arnOf(reports().queue));
@@ -256,7 +264,7 @@ describe('worker', () => {
     expect(worker).not.toHaveProperty('ReservedConcurrentExecutions');
     const [[, mapping]] = queries
       .ofType('AWS::Lambda::EventSourceMapping')
-      .filter(([, m]) => m.Properties.FunctionName.Ref === logicalIdOf(reports().worker)) as [[string, any]];
+      .filter(([, m]) => namesLiveAliasOf(m.Properties.FunctionName, reports().worker)) as [[string, any]];
     // The event source's maximum concurrency is the bound: the poller never invokes more workers.
     expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBe(5);
   });
@@ -298,7 +306,7 @@ describe('dead-letter handler', () => {
   it('consumes the dead-letter queue and reports failures per message', () => {
     const mappings = queries
       .ofType('AWS::Lambda::EventSourceMapping')
-      .filter(([, mapping]) => mapping.Properties.FunctionName.Ref === logicalIdOf(reports().deadLetterHandler));
+      .filter(([, mapping]) => namesLiveAliasOf(mapping.Properties.FunctionName, reports().deadLetterHandler));
     expect(mappings).toHaveLength(1);
     expect(mappings[0]![1].Properties).toMatchObject({
       EventSourceArn: arnOf(reports().deadLetterQueue),
@@ -322,13 +330,12 @@ describe('sweep', () => {
     const rule = queries.propertiesOf(reports().sweepSchedule);
     expect(rule.ScheduleExpression).toBe('rate(1 minute)');
     expect(rule.State).toBe('ENABLED');
-    expect(rule.Targets).toEqual([expect.objectContaining({ Arn: arnOf(reports().sweep) })]);
+    // Its live alias (contract §24).
+    expect(rule.Targets).toHaveLength(1);
+    expect(namesLiveAliasOf(rule.Targets[0].Arn, reports().sweep)).toBe(true);
     const permissions = queries
       .ofType('AWS::Lambda::Permission')
-      .filter(
-        ([, permission]) =>
-          JSON.stringify(permission.Properties.FunctionName) === JSON.stringify(arnOf(reports().sweep)),
-      );
+      .filter(([, permission]) => namesLiveAliasOf(permission.Properties.FunctionName, reports().sweep));
     expect(permissions.map(([, permission]) => permission.Properties)).toEqual([
       expect.objectContaining({ Principal: 'events.amazonaws.com', SourceArn: arnOf(reports().sweepSchedule) }),
     ]);
@@ -464,7 +471,7 @@ describe('alarms', () => {
   it('alarms on errors of the worker, the dead-letter handler and the sweep; the report routes page as API 5XX answers', () => {
     const alarmed = alarms()
       .filter((alarm) => alarm.Namespace === 'AWS/Lambda' && alarm.MetricName === 'Errors')
-      .map((alarm) => (alarm.Dimensions[0].Value as { Ref: string }).Ref);
+      .map((alarm) => alarmedFunctionOf(alarm));
     for (const fn of [reports().worker, reports().deadLetterHandler, reports().sweep])
       expect(alarmed, fn.node.id).toContain(logicalIdOf(fn));
     for (const fn of ['CreateReportJob', 'GetReportJob', 'GetReportDownloadUrl'].map(routeFunction))

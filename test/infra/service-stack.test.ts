@@ -9,6 +9,9 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '#lib/service-stack.ts';
+import { HOOK_ENTRY } from '#lib/safe-deployments-construct.ts';
+import { ServiceFunction } from '#lib/service-function.ts';
+import { SYNTHETIC_REQUEST_KINDS } from '#shared/domain/deployments/new-version-check.ts';
 import type { IConstruct } from 'constructs';
 import { bundleFileName, esbuildOptionsFor } from '#lib/bundling.ts';
 import { repoRoot } from '#lib/repo-root.ts';
@@ -77,7 +80,27 @@ const ofType = (type: string) => queries.ofType(type).filter(([logicalId]) => !i
 // pending webhook events, the users database migration and the report signing certificates' publisher.
 // Routes, the fallback, the report pipeline, both webhook lanes, the republish, the migration, the certificate
 // publisher and the SES event counter.
-const functionCount = apiRoutes.length + 1 + Object.keys(reportPipelineFunctions).length + 2 + 1 + 1 + 1 + 1;
+// ... and a pre-traffic hook per kind of synthetic request (lib/safe-deployments-construct.ts).
+const functionCount =
+  apiRoutes.length +
+  1 +
+  Object.keys(reportPipelineFunctions).length +
+  2 +
+  1 +
+  1 +
+  1 +
+  1 +
+  SYNTHETIC_REQUEST_KINDS.length;
+/** The function whose `live` alias a reference names, by the alias's logical id. */
+const functionOfAlias = () =>
+  new Map(
+    stack.node
+      .findAll()
+      .filter((node): node is ServiceFunction => node instanceof ServiceFunction && node.live !== undefined)
+      .map((fn) => [logicalIdOf(fn.invokedAlias), logicalIdOf(fn)]),
+  );
+/** `{"Ref": alias}` of `fn`'s live alias: what routes, event sources and schedules invoke. */
+const aliasRef = (fn: ServiceFunction) => ({ Ref: logicalIdOf(fn.invokedAlias) });
 
 function routeFunction(name: string) {
   const fn = stack.routeFunctions.get(name);
@@ -99,8 +122,9 @@ describe('HTTP API', () => {
     const functionOfRouteKey = new Map(
       ofType('AWS::ApiGatewayV2::Route').map(([, route]) => {
         const integrationId = (route.Properties.Target['Fn::Join'][1][1] as { Ref: string }).Ref;
-        const uri = resources[integrationId]!.Properties.IntegrationUri as { 'Fn::GetAtt': [string, string] };
-        return [route.Properties.RouteKey as string, uri['Fn::GetAtt'][0]];
+        // The live alias of the route's function (contract §24).
+        const uri = resources[integrationId]!.Properties.IntegrationUri as { Ref: string };
+        return [route.Properties.RouteKey as string, functionOfAlias().get(uri.Ref)];
       }),
     );
     expect(Object.fromEntries(functionOfRouteKey)).toEqual({
@@ -245,6 +269,11 @@ describe('functions', () => {
     for (const statement of statements) {
       const wildcards = resourcesOf(statement).filter((resource) => resource.includes('*'));
       if (wildcards.length === 0) continue;
+      // CodeDeploy reads the state of the alarms a deployment watches (lib/safe-deployments-construct.ts).
+      if (wildcards[0] === '*' && actionsOf(statement).includes('cloudwatch:DescribeAlarms')) {
+        expect(actionsOf(statement)).toEqual(['cloudwatch:DescribeAlarms']);
+        continue;
+      }
       // X-Ray has no resource-level permissions: sending trace segments is granted on `*`.
       if (wildcards[0] === '*') {
         expect(actionsOf(statement).sort()).toEqual(X_RAY_ACTIONS);
@@ -469,18 +498,25 @@ describe('mail and alarms', () => {
     const alarmedFunctions = [
       ...alarms
         .filter((alarm) => alarm.Properties.MetricName === 'Errors')
-        .map((alarm) => (alarm.Properties.Dimensions[0].Value as { Ref: string }).Ref),
+        .map(
+          (alarm) =>
+            (alarm.Properties.Dimensions as Array<{ Name: string; Value: { Ref: string } }>).find(
+              (dimension) => dimension.Name === 'FunctionName',
+            )!.Value.Ref,
+        ),
       ...watchedByDeadLetters,
     ].sort();
     // A route function's failure is the API's 5XX answer, which its own alarm pages for.
     const routes = new Set([...stack.routeFunctions.values(), stack.routeNotFound].map((fn) => logicalIdOf(fn)));
     // The certificate publisher runs during a deploy only, which fails visibly with it (operations.test.ts).
     const certificatePublisher = logicalIdOf(stack.reportSigning.publisherFunction);
+    // A pre-traffic hook that fails fails the deployment it checks, in front of whoever deploys.
+    const hooks = new Set([...stack.deployments.hooks.values()].map((hook) => logicalIdOf(hook)));
     expect(watchedByDeadLetters).toEqual([logicalIdOf(stack.mail.eventCounter)]);
     expect(alarmedFunctions).toEqual(
       ofType('AWS::Lambda::Function')
         .map(([id]) => id)
-        .filter((id) => !routes.has(id) && id !== certificatePublisher)
+        .filter((id) => !routes.has(id) && id !== certificatePublisher && !hooks.has(id))
         .sort(),
     );
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5xx' });
@@ -524,6 +560,7 @@ describe('bundling', () => {
     { entry: usersDatabaseMigrationFunction.entry, fn: stack.usersDatabase.migrationFunction },
     { entry: reportSigningCertificatesFunction.entry, fn: stack.reportSigning.publisherFunction },
     { entry: emailEventsFunction.entry, fn: stack.mail.eventCounter },
+    ...[...stack.deployments.hooks.values()].map((fn) => ({ entry: HOOK_ENTRY, fn })),
   ];
 
   it('builds with esbuildOptionsFor exactly the bundle CDK deploys, for every function', async () => {
@@ -656,7 +693,7 @@ describe('webhooks', () => {
     });
     const rule = template.toJSON().Resources[logicalIdOf(stack.webhooks.republishSchedule)].Properties;
     expect(rule.ScheduleExpression).toBe('rate(1 minute)');
-    expect(rule.Targets[0].Arn).toEqual({ 'Fn::GetAtt': [logicalIdOf(fn), 'Arn'] });
+    expect(rule.Targets[0].Arn).toEqual(aliasRef(fn));
   });
 
   it('gives the read-only webhook routes no write on the webhooks table', () => {
@@ -693,8 +730,8 @@ describe('webhook delivery lanes', () => {
       // One consumer per queue: a second would take the lane's messages with other settings.
       expect(mappings, lane).toHaveLength(1);
       const [, mapping] = mappings[0]!;
+      expect(JSON.stringify(mapping.Properties.FunctionName), lane).toContain(JSON.stringify(aliasRef(fn)));
       expect(mapping.Properties, lane).toMatchObject({
-        FunctionName: { Ref: logicalIdOf(fn) },
         BatchSize: batchSize,
         ScalingConfig: { MaximumConcurrency: maxConcurrency },
         FunctionResponseTypes: ['ReportBatchItemFailures'],

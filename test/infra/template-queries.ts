@@ -1,6 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
+import type { ServiceFunction } from '#lib/service-function.ts';
 import { logicalIdOf } from './service-stack-fixture.ts';
 
 export type Resource = {
@@ -76,4 +77,17 @@ export function apartFromRequestBudget(statements: Statement[], requestBudgets: 
     if (others.length === 0) return [];
     return [{ ...statement, Resource: others.length === 1 ? others[0] : others }];
   });
+}
+
+/**
+ * Whether a reference (an integration URI, an event source's or a permission's FunctionName, a rule target's Arn)
+ * names `fn`'s `live` alias: what every caller invokes (contract §24).
+ */
+export function namesLiveAliasOf(value: unknown, fn: ServiceFunction): boolean {
+  return JSON.stringify(value).includes(JSON.stringify({ Ref: logicalIdOf(fn.invokedAlias) }));
+}
+
+/** The function an alarm's `FunctionName` dimension names (`Ref`), whatever other dimensions it has. */
+export function alarmedFunctionOf(alarm: { Dimensions?: Array<{ Name: string; Value: unknown }> }): string | undefined {
+  return (alarm.Dimensions?.find((dimension) => dimension.Name === 'FunctionName')?.Value as { Ref?: string })?.Ref;
 }

@@ -1,0 +1,53 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import * as v from 'valibot';
+import {
+  createCodeDeployClient,
+  createLambdaClient,
+  newVersionCheckPorts,
+} from '#shared/adapters/codedeploy/new-version-check-adapters.ts';
+import { loadConfig, positiveIntegerString } from '#shared/config/load-config.ts';
+import {
+  checkNewVersion,
+  SYNTHETIC_REQUEST_KINDS,
+  type CodeDeployHookEvent,
+  type NewVersionCheckOutcome,
+} from '#shared/domain/deployments/new-version-check.ts';
+import { logger } from '#shared/observability/logger.ts';
+
+const config = loadConfig(
+  v.object({
+    SYNTHETIC_REQUEST: v.picklist(
+      SYNTHETIC_REQUEST_KINDS,
+      `SYNTHETIC_REQUEST must be one of ${SYNTHETIC_REQUEST_KINDS.join(', ')}`,
+    ),
+    EXPECTED_API_STATUS: positiveIntegerString('EXPECTED_API_STATUS', 401),
+    EXPECTED_API_STATUS_BY_FUNCTION: v.pipe(
+      v.optional(v.string(), '{}'),
+      v.parseJson(),
+      v.record(v.string(), v.number()),
+    ),
+    INVOCATION_TIMEOUT_MS: positiveIntegerString('INVOCATION_TIMEOUT_MS', 30_000),
+  }),
+);
+
+const check = checkNewVersion(newVersionCheckPorts(createCodeDeployClient(), createLambdaClient()), {
+  kind: config.SYNTHETIC_REQUEST,
+  expectedApiStatus: config.EXPECTED_API_STATUS,
+  expectedApiStatusByFunction: config.EXPECTED_API_STATUS_BY_FUNCTION,
+  invocationTimeoutMs: config.INVOCATION_TIMEOUT_MS,
+});
+
+/**
+ * CodeDeploy's BeforeAllowTraffic hook of every deployment group of one kind (lib/safe-deployments-construct.ts): the
+ * new version answers a synthetic request before it takes traffic, and a wrong answer fails the deployment.
+ */
+export const handler = middy<CodeDeployHookEvent, NewVersionCheckOutcome>()
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .handler(async (event) => {
+    const outcome = await check(event);
+    const details = { deploymentId: event.DeploymentId, ...outcome };
+    if (outcome.status === 'Succeeded') logger.info('new version answered the synthetic request as expected', details);
+    else logger.error('new version check failed: the deployment stops and rolls back', details);
+    return outcome;
+  });

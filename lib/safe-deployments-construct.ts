@@ -1,0 +1,195 @@
+import { Duration, Lazy, Stack } from 'aws-cdk-lib';
+import type { IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  LambdaApplication,
+  LambdaDeploymentConfig,
+  LambdaDeploymentGroup,
+  TimeBasedCanaryTrafficRouting,
+  type ILambdaDeploymentConfig,
+} from 'aws-cdk-lib/aws-codedeploy';
+import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
+import { NagSuppressions } from 'cdk-nag';
+import { Construct } from 'constructs';
+import type { SyntheticRequestKind } from '#shared/domain/deployments/new-version-check.ts';
+import { ServiceFunction } from './service-function.ts';
+
+export interface SafeDeploymentsProps {
+  /** Every new version takes all its traffic at once, after its pre-traffic check (context `deployAllAtOnce`). */
+  readonly allAtOnce: boolean;
+  /** The API functions' canary: this share of traffic first (context `canaryPercent`). */
+  readonly canaryPercent: number;
+  /** ... for this many minutes, then the rest (context `canaryMinutes`). */
+  readonly canaryMinutes: number;
+  /** What an API function answers a request without a token: 401, or 403 behind the edge (its origin check first). */
+  readonly expectedApiStatus: number;
+}
+
+export const HOOK_ENTRY = 'functions/check-new-version.ts';
+
+/**
+ * Contract §24: `cdk deploy` moves each function's `live` alias to its new version through CodeDeploy.
+ *
+ * One CodeDeploy application and one deployment group per function. A group runs one deployment at a time and
+ * groups run in parallel, so a stack update that changes forty functions starts forty deployments that never meet
+ * ("a conflicting deployment is in progress" comes from two aliases sharing a group). The alias is never
+ * re-created (`ServiceFunction` makes it once, on `currentVersion`), so CloudFormation updates it, which is what
+ * starts a deployment, instead of replacing it.
+ *
+ * Before any traffic moves, a hook of the group's kind invokes the new version with a synthetic request and fails
+ * the deployment on a wrong answer; while traffic moves, the new version's alarms (its errors, its p99 duration)
+ * roll it back. One hook function per kind of request, each allowed to report to its own groups only.
+ */
+export class SafeDeploymentsConstruct extends Construct {
+  readonly application: LambdaApplication;
+  /** The deployment group of each function, by function. */
+  readonly groups = new Map<ServiceFunction, LambdaDeploymentGroup>();
+  /** The pre-traffic hook of each kind of synthetic request. */
+  readonly hooks = new Map<SyntheticRequestKind, ServiceFunction>();
+  private readonly props: SafeDeploymentsProps;
+  /** API functions that answer a request without a token otherwise (the public document, the unmatched route). */
+  private readonly apiStatusByFunction: Record<string, number> = {};
+
+  constructor(scope: Construct, id: string, props: SafeDeploymentsProps) {
+    super(scope, id);
+    this.props = props;
+    this.application = new LambdaApplication(this, 'Application');
+  }
+
+  /** Whether a new version shifts traffic over a while (canary or linear), during which its alarms can roll it back. */
+  get watchesRollout(): boolean {
+    return !this.props.allAtOnce;
+  }
+
+  /**
+   * Puts `fn`'s `live` alias under CodeDeploy: its pre-traffic check sends a `kind` request; `alarms` (those of its
+   * new version) roll it back. `expectedApiStatus` overrides the status an API function answers without a token.
+   */
+  add(
+    fn: ServiceFunction,
+    kind: SyntheticRequestKind,
+    alarms: readonly IAlarm[],
+    options: { expectedApiStatus?: number } = {},
+  ): LambdaDeploymentGroup {
+    const hook = this.hookFor(kind);
+    if (options.expectedApiStatus !== undefined) this.apiStatusByFunction[fn.functionName] = options.expectedApiStatus;
+    const role = this.allowDeploymentsOf(fn, hook);
+    const group = new LambdaDeploymentGroup(this, `${fn.node.id}Deployment`, {
+      application: this.application,
+      alias: fn.invokedAlias,
+      deploymentConfig: this.deploymentConfigFor(kind),
+      alarms: [...alarms],
+      autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: alarms.length > 0 },
+      // Immutable as given: aws-cdk-lib would add AWSCodeDeployRoleForLambdaLimited (any alias, any alarm) and an
+      // invoke of the hook's every version; the role below holds exactly what this group's deployments need.
+      role: this.immutableRole,
+    });
+    group.addPreHook(hook);
+    // The hook reads the deployment's target version and invokes exactly that version.
+    hook.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget'],
+        resources: [group.deploymentGroupArn],
+      }),
+    );
+    fn.currentVersion.grantInvoke(hook);
+    // The alarms move to the new version's dimension first: a deployment never starts watching the old one.
+    for (const alarm of alarms) fn.invokedAlias.node.addDependency(alarm);
+    // And the hook may invoke the new version, and CodeDeploy the hook, before a deployment starts.
+    fn.invokedAlias.node.addDependency(hook, role);
+    this.groups.set(fn, group);
+    return group;
+  }
+
+  /**
+   * CodeDeploy's role in every group's deployments (one role: a stack holds at most 500 resources), what
+   * AWSCodeDeployRoleForLambdaLimited allows narrowed to this stack: read and move the `live` aliases, invoke the
+   * hooks, read alarm states.
+   */
+  private get serviceRole(): Role {
+    if (this.role) return this.role;
+    this.role = new Role(this, 'CodeDeployRole', {
+      assumedBy: new ServicePrincipal('codedeploy.amazonaws.com'),
+      description: 'CodeDeploy moves the live aliases of the functions',
+    });
+    this.role.addToPolicy(new PolicyStatement({ actions: ['cloudwatch:DescribeAlarms'], resources: ['*'] }));
+    NagSuppressions.addResourceSuppressions(
+      this.role,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'cloudwatch:DescribeAlarms reads alarm states and configurations only; CodeDeploy reads the alarms of a deployment by name, and granting it by ARN is not documented to work',
+          appliesTo: ['Resource::*'],
+        },
+      ],
+      true,
+    );
+    return this.role;
+  }
+  private role: Role | undefined;
+
+  private allowDeploymentsOf(fn: ServiceFunction, hook: ServiceFunction): Role {
+    const role = this.serviceRole;
+    role.addToPolicy(
+      new PolicyStatement({
+        actions: ['lambda:GetAlias', 'lambda:UpdateAlias', 'lambda:GetProvisionedConcurrencyConfig'],
+        // Spelled out rather than the alias's Ref: the alias waits for this role, which would wait for the alias.
+        resources: [`${fn.functionArn}:${fn.invokedAlias.aliasName}`],
+      }),
+    );
+    if (!this.invokableHooks.has(hook)) {
+      role.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [hook.functionArn] }));
+      this.invokableHooks.add(hook);
+    }
+    return role;
+  }
+  private readonly invokableHooks = new Set<ServiceFunction>();
+
+  private get immutableRole(): IRole {
+    this.roleRef ??= Role.fromRoleArn(this, 'CodeDeployRoleRef', this.serviceRole.roleArn, { mutable: false });
+    return this.roleRef;
+  }
+  private roleRef: IRole | undefined;
+
+  private hookFor(kind: SyntheticRequestKind): ServiceFunction {
+    const existing = this.hooks.get(kind);
+    if (existing) return existing;
+    const id = `CheckNewVersion${kind
+      .split('-')
+      .map((word) => word[0]!.toUpperCase() + word.slice(1))
+      .join('')}`;
+    const hook = new ServiceFunction(this, id, {
+      entry: HOOK_ENTRY,
+      description: `CodeDeploy pre-traffic hook: invokes each new ${kind} function version with a synthetic request`,
+      timeout: Duration.minutes(1),
+      // A hook is run by CodeDeploy for the deployments of others; its own change needs no rollout.
+      liveAlias: false,
+      environment: { SYNTHETIC_REQUEST: kind, INVOCATION_TIMEOUT_MS: String(30_000) },
+    });
+    if (kind === 'api') {
+      hook.addEnvironment('EXPECTED_API_STATUS', String(this.props.expectedApiStatus));
+      // Function names are known at deploy: the JSON is rendered with them in place.
+      hook.addEnvironment(
+        'EXPECTED_API_STATUS_BY_FUNCTION',
+        Lazy.string({ produce: () => Stack.of(this).toJsonString(this.apiStatusByFunction) }),
+      );
+    }
+    this.hooks.set(kind, hook);
+    return hook;
+  }
+
+  private deploymentConfigFor(kind: SyntheticRequestKind): ILambdaDeploymentConfig {
+    if (this.props.allAtOnce) return LambdaDeploymentConfig.ALL_AT_ONCE;
+    if (kind !== 'api') return LambdaDeploymentConfig.LINEAR_10PERCENT_EVERY_1MINUTE;
+    const { canaryPercent, canaryMinutes } = this.props;
+    if (canaryPercent === 10 && canaryMinutes === 5) return LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES;
+    this.canary ??= new LambdaDeploymentConfig(this, 'ApiCanary', {
+      trafficRouting: new TimeBasedCanaryTrafficRouting({
+        percentage: canaryPercent,
+        interval: Duration.minutes(canaryMinutes),
+      }),
+    });
+    return this.canary;
+  }
+  private canary: LambdaDeploymentConfig | undefined;
+}
