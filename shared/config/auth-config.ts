@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { MACHINE_CLIENT_NAME } from '#shared/domain/identity/machine-clients.ts';
-import { optionalString, requiredString } from './load-config.ts';
+import { commaSeparatedList, optionalString, requiredString } from './load-config.ts';
 
 /**
  * Token verification settings shared by every API function. Exactly one key source: `JWKS_URL`
@@ -17,18 +17,7 @@ export const DEFAULT_ROLE_CLAIM = 'role';
 export const authEnvironment = {
   JWT_ISSUER: requiredString('JWT_ISSUER'),
   JWT_AUDIENCE: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'JWT_AUDIENCE must not be empty'))),
-  JWT_CLIENT_IDS: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform((value) =>
-        value
-          .split(',')
-          .map((id) => id.trim())
-          .filter(Boolean),
-      ),
-      v.minLength(1, 'JWT_CLIENT_IDS must name at least one client id (comma-separated)'),
-    ),
-  ),
+  JWT_CLIENT_IDS: v.optional(commaSeparatedList('JWT_CLIENT_IDS', 'client id')),
   /**
    * The machine clients (client credentials) of the provider, by the client id in `client_id`, `azp`
    * or `cid`, comma-separated; `<prefix>*` names every id with that prefix (the local provider's
@@ -38,14 +27,7 @@ export const authEnvironment = {
    */
   MACHINE_CLIENT_IDS: v.optional(
     v.pipe(
-      v.string(),
-      v.transform((value) =>
-        value
-          .split(',')
-          .map((id) => id.trim())
-          .filter(Boolean),
-      ),
-      v.minLength(1, 'MACHINE_CLIENT_IDS must name at least one client id (comma-separated)'),
+      commaSeparatedList('MACHINE_CLIENT_IDS', 'client id'),
       v.check(
         (names) => names.every((name) => MACHINE_CLIENT_NAME.test(name)),
         'MACHINE_CLIENT_IDS holds client ids, each whole or a prefix followed by a single *',

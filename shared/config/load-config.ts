@@ -34,3 +34,28 @@ export const positiveIntegerString = (name: string, defaultValue: number) =>
     v.integer(`${name} must be an integer`),
     v.minValue(1, `${name} must be positive`),
   );
+
+/** A whole number from 1 to `max`; unset or empty reads as `defaultValue`. */
+export const wholeNumberString = (name: string, defaultValue: number, max: number) =>
+  v.pipe(
+    v.optional(v.string(), String(defaultValue)),
+    v.trim(),
+    v.transform((value) => (value === '' ? String(defaultValue) : value)),
+    v.regex(/^\d+$/, `${name} must be a whole number`),
+    v.transform(Number),
+    v.minValue(1, `${name} must be at least 1`),
+    v.maxValue(max, `${name} must be at most ${max}`),
+  );
+
+/** A comma-separated list of at least one non-empty item (spaces around items ignored). */
+export const commaSeparatedList = (name: string, what: string) =>
+  v.pipe(
+    v.string(),
+    v.transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
+    v.minLength(1, `${name} must name at least one ${what} (comma-separated)`),
+  );

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { DEFAULT_CONCURRENCY, type ConcurrencyPolicy } from '#shared/domain/limits/concurrency.ts';
-import { ConfigurationError, loadConfig } from '#shared/config/load-config.ts';
+import { ConfigurationError, loadConfig, wholeNumberString } from '#shared/config/load-config.ts';
 import { requestBudgetsTable } from '#shared/config/table-definitions.ts';
 
 /**
@@ -13,22 +13,16 @@ import { requestBudgetsTable } from '#shared/config/table-definitions.ts';
  */
 export const MAX_CONCURRENCY_PER_ORGANIZATION = 1_000;
 
-const wholeNumber = (name: string, defaultValue: number) =>
-  v.pipe(
-    v.optional(v.string(), String(defaultValue)),
-    v.trim(),
-    v.transform((value) => (value === '' ? String(defaultValue) : value)),
-    v.regex(/^\d+$/, `${name} must be a whole number`),
-    v.transform(Number),
-    v.minValue(1, `${name} must be at least 1`),
-    v.maxValue(MAX_CONCURRENCY_PER_ORGANIZATION, `${name} must be at most ${MAX_CONCURRENCY_PER_ORGANIZATION}`),
-  );
-
 const concurrencyEnvironment = {
-  CONCURRENCY_PER_ORGANIZATION: wholeNumber('CONCURRENCY_PER_ORGANIZATION', DEFAULT_CONCURRENCY.perOrganization),
-  DATABASE_CONCURRENCY_PER_ORGANIZATION: wholeNumber(
+  CONCURRENCY_PER_ORGANIZATION: wholeNumberString(
+    'CONCURRENCY_PER_ORGANIZATION',
+    DEFAULT_CONCURRENCY.perOrganization,
+    MAX_CONCURRENCY_PER_ORGANIZATION,
+  ),
+  DATABASE_CONCURRENCY_PER_ORGANIZATION: wholeNumberString(
     'DATABASE_CONCURRENCY_PER_ORGANIZATION',
     DEFAULT_CONCURRENCY.databasePerOrganization,
+    MAX_CONCURRENCY_PER_ORGANIZATION,
   ),
 };
 

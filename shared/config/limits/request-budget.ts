@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { DEFAULT_REQUEST_BUDGET, type RequestBudgetPolicy } from '#shared/domain/limits/request-budget.ts';
-import { ConfigurationError, loadConfig } from '#shared/config/load-config.ts';
+import { ConfigurationError, loadConfig, wholeNumberString } from '#shared/config/load-config.ts';
 
 /**
  * The per-organization request budget every authenticated function spends (docs/contract.md §15):
@@ -12,25 +12,18 @@ import { ConfigurationError, loadConfig } from '#shared/config/load-config.ts';
 export const MAX_REQUEST_BUDGET_RATE = 10_000;
 export const MAX_REQUEST_BUDGET_BURST = 20_000;
 
-const wholeNumber = (name: string, defaultValue: number, max: number) =>
-  v.pipe(
-    v.optional(v.string(), String(defaultValue)),
-    v.trim(),
-    v.transform((value) => (value === '' ? String(defaultValue) : value)),
-    v.regex(/^\d+$/, `${name} must be a whole number`),
-    v.transform(Number),
-    v.minValue(1, `${name} must be at least 1`),
-    v.maxValue(max, `${name} must be at most ${max}`),
-  );
-
 export const requestBudgetEnvironment = {
   REQUEST_BUDGETS_TABLE_NAME: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1))),
-  REQUEST_BUDGET_RATE: wholeNumber(
+  REQUEST_BUDGET_RATE: wholeNumberString(
     'REQUEST_BUDGET_RATE',
     DEFAULT_REQUEST_BUDGET.ratePerSecond,
     MAX_REQUEST_BUDGET_RATE,
   ),
-  REQUEST_BUDGET_BURST: wholeNumber('REQUEST_BUDGET_BURST', DEFAULT_REQUEST_BUDGET.burst, MAX_REQUEST_BUDGET_BURST),
+  REQUEST_BUDGET_BURST: wholeNumberString(
+    'REQUEST_BUDGET_BURST',
+    DEFAULT_REQUEST_BUDGET.burst,
+    MAX_REQUEST_BUDGET_BURST,
+  ),
 };
 
 /** `REQUEST_BUDGET_RATE` and `REQUEST_BUDGET_BURST`, validated (unset or empty: the contract's); throws a ConfigurationError naming them. */
