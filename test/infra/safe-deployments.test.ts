@@ -237,6 +237,24 @@ describe.each([
     expect(wildcard.map((statement) => statement.Action)).toEqual(['cloudwatch:DescribeAlarms']);
   });
 
+  it('tell the API hook which functions answer a request without a token otherwise than its status', () => {
+    const variables = resources[logicalIdOf(stack.deployments.hooks.get('api')!)]!.Properties.Environment.Variables;
+    // Behind the edge (prod) every function answers 403 first; without it, authenticated ones 401.
+    expect(variables.EXPECTED_API_STATUS).toBe(stack.edge ? '403' : '401');
+    // A Fn::Join of the JSON around each function name's Ref, read back with `<logical id>` for each name.
+    const join = (variables.EXPECTED_API_STATUS_BY_FUNCTION as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+    const byFunction = join
+      ? (JSON.parse(
+          join[1].map((part) => (typeof part === 'string' ? part : `<${(part as { Ref: string }).Ref}>`)).join(''),
+        ) as Record<string, number>)
+      : (JSON.parse(variables.EXPECTED_API_STATUS_BY_FUNCTION as string) as Record<string, number>);
+    const expected = {
+      [`<${logicalIdOf(stack.routeFunctions.get('GetOpenApiDocument')!)}>`]: 200,
+      [`<${logicalIdOf(stack.routeNotFound)}>`]: 404,
+    };
+    expect(byFunction).toEqual(stack.edge ? {} : expected);
+  });
+
   it('do not re-create an alias when its function changes: the version is new, the alias the same resource', () => {
     const changed = synthesize({ ...(synthesized === prod ? { stage: 'prod' } : {}), requestBudgetRate: 7 });
     const fn = stack.routeFunctions.get('ListOnboardingTokens')!;
