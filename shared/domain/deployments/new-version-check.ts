@@ -2,12 +2,22 @@
  * The pre-traffic check of a deployment (contract §24): before CodeDeploy shifts any traffic to a function's new
  * version, the version answers one synthetic request, and the deployment goes on only if the answer is the one a
  * healthy version gives. The request never changes data: an API request without a token, an empty queue batch, a
- * schedule's tick (what the schedule sends every minute anyway), an event the SES counter ignores.
+ * schedule's tick (what the schedule sends every minute anyway), an event the SES counter ignores, a token for a staff
+ * member in no role group (which the Cognito trigger answers without reading anything).
  */
 
+import { COGNITO_SCOPE_PREFIX, ORGANIZATION_USER_ATTRIBUTE } from '#shared/config/cognito-identity.ts';
+import { SCOPES } from '#shared/domain/identity/staff-roles.ts';
+
 /** What kind of caller the function serves, which decides its synthetic request and the answer expected. */
-export type SyntheticRequestKind = 'api' | 'queue' | 'schedule' | 'ses-event';
-export const SYNTHETIC_REQUEST_KINDS: readonly SyntheticRequestKind[] = ['api', 'queue', 'schedule', 'ses-event'];
+export type SyntheticRequestKind = 'api' | 'queue' | 'schedule' | 'ses-event' | 'pre-token-generation';
+export const SYNTHETIC_REQUEST_KINDS: readonly SyntheticRequestKind[] = [
+  'api',
+  'queue',
+  'schedule',
+  'ses-event',
+  'pre-token-generation',
+];
 
 /** The version CodeDeploy is about to shift traffic to. */
 export interface NewVersion {
@@ -130,6 +140,8 @@ export function syntheticRequest(kind: SyntheticRequestKind): unknown {
         resources: [],
         detail: {},
       };
+    case 'pre-token-generation':
+      return syntheticSignIn();
   }
 }
 
@@ -164,6 +176,34 @@ function syntheticApiRequest(): unknown {
   };
 }
 
+/** The organization of the synthetic staff member: a valid id no organization has (contract §2). */
+export const SYNTHETIC_ORGANIZATION = 'pre-traffic-check';
+
+/** Every API scope, as the pool's resource server names them: the synthetic sign-in asks for them all. */
+const API_SCOPES_ASKED = SCOPES.map((scope) => `${COGNITO_SCOPE_PREFIX}${scope}`);
+
+/**
+ * Cognito's pre token generation event (version 3, as the user pool sends it; a sign-in's is the same in version 2)
+ * for a staff member of an organization in no role group, signing in through managed login and asking for every API
+ * scope. A healthy trigger reads nothing for it and grants none of them (contract §27: no role, no scope).
+ */
+function syntheticSignIn(): unknown {
+  return {
+    version: '3',
+    triggerSource: 'TokenGeneration_HostedAuth',
+    region: 'pre-traffic-check',
+    userPoolId: 'pre-traffic-check',
+    userName: 'pre-traffic-check',
+    callerContext: { awsSdkVersion: 'pre-traffic-check', clientId: 'pre-traffic-check' },
+    request: {
+      userAttributes: { sub: 'pre-traffic-check', [ORGANIZATION_USER_ATTRIBUTE]: SYNTHETIC_ORGANIZATION },
+      groupConfiguration: { groupsToOverride: [], iamRolesToOverride: [], preferredRole: null },
+      scopes: ['openid', ...API_SCOPES_ASKED],
+    },
+    response: { claimsAndScopeOverrideDetails: null },
+  };
+}
+
 /** Why `answer` is not what a healthy version of the function answers, or undefined when it is. */
 function wrongAnswer(settings: NewVersionCheckSettings, target: NewVersion, answer: unknown): string | undefined {
   switch (settings.kind) {
@@ -180,7 +220,37 @@ function wrongAnswer(settings: NewVersionCheckSettings, target: NewVersion, answ
       return typeof answer === 'object' && answer !== null ? undefined : 'a scheduled run answered no summary';
     case 'ses-event':
       return answer === 'ignored' ? undefined : 'an event that is not an SES record was not ignored';
+    case 'pre-token-generation':
+      return wrongSignInAnswer(answer);
   }
+}
+
+/** What a pre token generation trigger answers, as far as the check reads it. */
+interface SignInAnswer {
+  readonly response?: {
+    readonly claimsAndScopeOverrideDetails?: {
+      readonly accessTokenGeneration?: {
+        readonly claimsToAddOrOverride?: unknown;
+        readonly scopesToAdd?: unknown;
+        readonly scopesToSuppress?: unknown;
+      };
+    } | null;
+  };
+}
+
+/** A healthy trigger suppresses every API scope of a staff member in no group and adds their organization. */
+function wrongSignInAnswer(answer: unknown): string | undefined {
+  const generation = (answer as SignInAnswer | null)?.response?.claimsAndScopeOverrideDetails?.accessTokenGeneration;
+  if (typeof generation !== 'object' || generation === null) return 'a sign-in answered no access token customisation';
+  const suppressed: unknown[] = Array.isArray(generation.scopesToSuppress) ? generation.scopesToSuppress : [];
+  const granted = API_SCOPES_ASKED.filter((scope) => !suppressed.includes(scope));
+  const added = Array.isArray(generation.scopesToAdd) ? generation.scopesToAdd.length : 0;
+  if (granted.length > 0 || added > 0)
+    return `a staff member in no role group was granted ${granted.length + added} scopes, expected none`;
+  const claims = generation.claimsToAddOrOverride;
+  return typeof claims === 'object' && claims !== null && Object.values(claims).includes(SYNTHETIC_ORGANIZATION)
+    ? undefined
+    : 'a sign-in answered without the organization claim';
 }
 
 function wrongApiAnswer(expectedStatus: number, answer: unknown): string | undefined {

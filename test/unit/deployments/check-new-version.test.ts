@@ -7,11 +7,14 @@ import {
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { handler as routeNotFound } from '#functions/route-not-found.ts';
 import { newVersionCheckPorts } from '#shared/adapters/codedeploy/new-version-check-adapters.ts';
+import { COGNITO_SCOPE_PREFIX, ORGANIZATION_USER_ATTRIBUTE } from '#shared/config/cognito-identity.ts';
 import {
   checkNewVersion,
   syntheticRequest,
+  SYNTHETIC_ORGANIZATION,
   type NewVersionCheckSettings,
   type SyntheticRequestKind,
 } from '#shared/domain/deployments/new-version-check.ts';
@@ -168,6 +171,93 @@ describe('the pre-traffic check of a new version', () => {
     codeDeploy.on(PutLifecycleEventHookExecutionStatusCommand).rejects(new Error('throttled'));
 
     await expect(check('api')).rejects.toThrow('throttled');
+  });
+});
+
+describe('the pre-traffic check of a pre-token-generation trigger (a staff sign-in in no group)', () => {
+  const signInAnswer = (accessTokenGeneration: unknown) => ({
+    ...(syntheticRequest('pre-token-generation') as object),
+    response: { claimsAndScopeOverrideDetails: { accessTokenGeneration } },
+  });
+  const apiScopesAsked = () =>
+    (syntheticRequest('pre-token-generation') as { request: { scopes: string[] } }).request.scopes.filter((scope) =>
+      scope.startsWith(COGNITO_SCOPE_PREFIX),
+    );
+  const organizationClaim = { org_id: SYNTHETIC_ORGANIZATION };
+
+  it('asks, for a staff member in no role group, for every API scope the dashboard could ask for', () => {
+    const request = syntheticRequest('pre-token-generation') as {
+      triggerSource: string;
+      request: { groupConfiguration: { groupsToOverride: string[] }; userAttributes: Record<string, string> };
+    };
+    expect(request.triggerSource).not.toBe('TokenGeneration_ClientCredentials');
+    expect(request.request.groupConfiguration.groupsToOverride).toEqual([]);
+    expect(request.request.userAttributes[ORGANIZATION_USER_ATTRIBUTE]).toBe(SYNTHETIC_ORGANIZATION);
+    expect(apiScopesAsked().length).toBeGreaterThan(0);
+  });
+
+  it('reports Succeeded when every API scope is suppressed and the organization claim is in', async () => {
+    lambda
+      .on(InvokeCommand)
+      .resolves(
+        answering(signInAnswer({ claimsToAddOrOverride: organizationClaim, scopesToSuppress: apiScopesAsked() })),
+      );
+
+    expect(await check('pre-token-generation')).toMatchObject({ status: 'Succeeded' });
+    expect(reportedStatus().map((input) => input.status)).toEqual(['Succeeded']);
+  });
+
+  it.each([
+    [
+      'an API scope left in',
+      () => signInAnswer({ claimsToAddOrOverride: organizationClaim, scopesToSuppress: apiScopesAsked().slice(1) }),
+    ],
+    [
+      'a scope added',
+      () =>
+        signInAnswer({
+          claimsToAddOrOverride: organizationClaim,
+          scopesToSuppress: apiScopesAsked(),
+          scopesToAdd: [`${COGNITO_SCOPE_PREFIX}users:erase`],
+        }),
+    ],
+    ['no organization claim', () => signInAnswer({ scopesToSuppress: apiScopesAsked() })],
+    ['the event back unchanged', () => syntheticRequest('pre-token-generation')],
+  ])('reports Failed on %s', async (_, answer) => {
+    lambda.on(InvokeCommand).resolves(answering(answer()));
+
+    expect((await check('pre-token-generation')).status).toBe('Failed');
+    expect(reportedStatus().map((input) => input.status)).toEqual(['Failed']);
+  });
+
+  it('reports Failed when the trigger fails', async () => {
+    lambda
+      .on(InvokeCommand)
+      .resolves({ ...answering({ errorType: 'ResourceNotFoundException' }), FunctionError: 'Unhandled' });
+
+    expect(await check('pre-token-generation')).toMatchObject({
+      status: 'Failed',
+      reason: 'the function failed (Unhandled)',
+    });
+    expect(reportedStatus().map((input) => input.status)).toEqual(['Failed']);
+  });
+
+  it('passes with the answer of the real trigger, which reads nothing for a sign-in', async () => {
+    Object.assign(process.env, {
+      AWS_REGION: 'eu-west-1',
+      MACHINE_CLIENTS_TABLE_NAME: 'MachineClients',
+      ORG_CLAIM: 'org_id',
+    });
+    const { handler } = (await import('#functions/cognito-pre-token-generation.ts')) as unknown as {
+      handler: (event: unknown, context: unknown) => Promise<unknown>;
+    };
+    const documents = mockClient(DynamoDBDocumentClient);
+    const answer = await handler(syntheticRequest('pre-token-generation'), lambdaContext());
+    expect(documents.calls()).toHaveLength(0);
+    documents.restore();
+    lambda.on(InvokeCommand).resolves(answering(answer));
+
+    expect((await check('pre-token-generation')).status).toBe('Succeeded');
   });
 });
 
