@@ -78,8 +78,6 @@ export class CognitoIdentityConstruct extends Construct {
       // Cognito waits at most 5 s for a trigger.
       timeout: Duration.seconds(5),
       environment: { ORG_CLAIM: props.orgClaim },
-      // Cognito invokes the function itself: no synthetic sign-in checks a new version yet (docs/deploy.md "Rollout").
-      liveAlias: false,
     });
     this.grantClientLookup(this.preTokenGeneration);
 
@@ -116,9 +114,11 @@ export class CognitoIdentityConstruct extends Construct {
       // Staff accounts outlive a mistaken `cdk destroy`, like the tables.
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    // Cognito invokes the live alias, which CodeDeploy moves to each new version (lib/safe-deployments-construct.ts);
+    // its invoke permission for cognito-idp is the alias's too.
     this.userPool.addTrigger(
       UserPoolOperation.PRE_TOKEN_GENERATION_CONFIG,
-      this.preTokenGeneration,
+      this.preTokenGeneration.invokedAlias,
       LambdaVersion.V3_0,
     );
 

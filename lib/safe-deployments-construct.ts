@@ -7,9 +7,9 @@ import {
   TimeBasedCanaryTrafficRouting,
   type ILambdaDeploymentConfig,
 } from 'aws-cdk-lib/aws-codedeploy';
-import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
+import { Policy, PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import { NagSuppressions } from 'cdk-nag';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import type { SyntheticRequestKind } from '#shared/domain/deployments/new-version-check.ts';
 import { ServiceFunction } from './service-function.ts';
 
@@ -22,6 +22,17 @@ export interface SafeDeploymentsProps {
   readonly canaryMinutes: number;
   /** What an API function answers a request without a token: 401, or 403 behind the edge (its origin check first). */
   readonly expectedApiStatus: number;
+}
+
+/** How one function rolls out besides its kind. */
+export interface RolloutOptions {
+  /** The status this API function answers a request without a token with, when not the kind's. */
+  readonly expectedApiStatus?: number;
+  /**
+   * CodeDeploy's grants on this alias in a policy apart from the others', for a function the others' configuration
+   * waits for (the user pool's trigger: the API functions read the pool's ids, and the pool waits for the alias).
+   */
+  readonly policyOfItsOwn?: boolean;
 }
 
 export const HOOK_ENTRY = 'functions/check-new-version.ts';
@@ -62,17 +73,19 @@ export class SafeDeploymentsConstruct extends Construct {
 
   /**
    * Puts `fn`'s `live` alias under CodeDeploy: its pre-traffic check sends a `kind` request; `alarms` (those of its
-   * new version) roll it back. `expectedApiStatus` overrides the status an API function answers without a token.
+   * new version) roll it back.
    */
   add(
     fn: ServiceFunction,
     kind: SyntheticRequestKind,
     alarms: readonly IAlarm[],
-    options: { expectedApiStatus?: number } = {},
+    options: RolloutOptions = {},
   ): LambdaDeploymentGroup {
     const hook = this.hookFor(kind);
     if (options.expectedApiStatus !== undefined) this.apiStatusByFunction[fn.functionName] = options.expectedApiStatus;
-    const role = this.allowDeploymentsOf(fn, hook);
+    const grants = options.policyOfItsOwn
+      ? this.allowDeploymentsApartOf(fn, hook)
+      : [this.allowDeploymentsOf(fn, hook)];
     const group = new LambdaDeploymentGroup(this, `${fn.node.id}Deployment`, {
       application: this.application,
       alias: fn.invokedAlias,
@@ -95,7 +108,7 @@ export class SafeDeploymentsConstruct extends Construct {
     // The alarms move to the new version's dimension first: a deployment never starts watching the old one.
     for (const alarm of alarms) fn.invokedAlias.node.addDependency(alarm);
     // And the hook may invoke the new version, and CodeDeploy the hook, before a deployment starts.
-    fn.invokedAlias.node.addDependency(hook, role);
+    fn.invokedAlias.node.addDependency(hook, ...grants);
     this.groups.set(fn, group);
     return group;
   }
@@ -144,6 +157,25 @@ export class SafeDeploymentsConstruct extends Construct {
     return role;
   }
   private readonly invokableHooks = new Set<ServiceFunction>();
+
+  /**
+   * The grants of `allowDeploymentsOf` in a policy of `fn`'s own, and what its alias waits for: the role and that
+   * policy, never the shared policy, which names every other alias.
+   */
+  private allowDeploymentsApartOf(fn: ServiceFunction, hook: ServiceFunction): IConstruct[] {
+    const role = this.serviceRole;
+    const policy = new Policy(this, `${fn.node.id}CodeDeployPolicy`, {
+      roles: [role],
+      statements: [
+        new PolicyStatement({
+          actions: ['lambda:GetAlias', 'lambda:UpdateAlias', 'lambda:GetProvisionedConcurrencyConfig'],
+          resources: [`${fn.functionArn}:${fn.invokedAlias.aliasName}`],
+        }),
+        new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [hook.functionArn] }),
+      ],
+    });
+    return [role.node.defaultChild!, policy];
+  }
 
   private get immutableRole(): IRole {
     this.roleRef ??= Role.fromRoleArn(this, 'CodeDeployRoleRef', this.serviceRole.roleArn, { mutable: false });

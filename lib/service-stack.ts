@@ -26,7 +26,7 @@ import {
 } from '#shared/config/api-routes.ts';
 import { BusinessMetric, METRICS_NAMESPACE } from '#shared/observability/metrics.ts';
 import { OperationsDashboardConstruct } from './operations-dashboard-construct.ts';
-import { SafeDeploymentsConstruct } from './safe-deployments-construct.ts';
+import { SafeDeploymentsConstruct, type RolloutOptions } from './safe-deployments-construct.ts';
 import { ServiceFunction, serviceName } from './service-function.ts';
 import type { SyntheticRequestKind } from '#shared/domain/deployments/new-version-check.ts';
 import type { StackConfig } from './stack-config.ts';
@@ -525,9 +525,9 @@ export class ServiceStack extends Stack {
   }
 
   /**
-   * Contract §24: every function a route, an event source or a schedule invokes gets a deployment group, a
-   * pre-traffic check of its kind, and its new version's alarms: §7's where they exist (made per version), and,
-   * when the rollout takes a while (canary, linear), errors and p99 duration for the rest. All at once, an alarm
+   * Contract §24: every function a route, an event source, a schedule or the user pool invokes gets a deployment
+   * group, a pre-traffic check of its kind, and its new version's alarms: §7's where they exist (made per version),
+   * and, when the rollout takes a while (canary, linear), errors and p99 duration for the rest. All at once, an alarm
    * could roll nothing back: the check alone guards, and the idle stage pays for no alarm it could not use.
    */
   private rollOutThroughCodeDeploy(config: StackConfig): SafeDeploymentsConstruct {
@@ -539,8 +539,8 @@ export class ServiceStack extends Stack {
       expectedApiStatus: this.edge ? 403 : 401,
     });
     const answersWithoutToken = (status: number) => (this.edge ? {} : { expectedApiStatus: status });
-    const rolledOut: Array<[ServiceFunction, SyntheticRequestKind, { expectedApiStatus?: number }]> = [
-      ...apiRoutes.map((route): [ServiceFunction, SyntheticRequestKind, { expectedApiStatus?: number }] => [
+    const rolledOut: Array<[ServiceFunction, SyntheticRequestKind, RolloutOptions]> = [
+      ...apiRoutes.map((route): [ServiceFunction, SyntheticRequestKind, RolloutOptions] => [
         this.routeFunctions.get(route.name)!,
         'api',
         route.public ? answersWithoutToken(200) : {},
@@ -554,6 +554,10 @@ export class ServiceStack extends Stack {
       [this.webhooks.republish, 'schedule', {}],
       [this.mail.eventCounter, 'ses-event', {}],
     ];
+    // Cognito's trigger is no API function: §24 canaries those alone, so it rolls out as the queue consumers do (10%
+    // more a minute where the rollout is watched, all at once elsewhere), its §7 Errors alarm reading the new version.
+    if (this.identity)
+      rolledOut.push([this.identity.preTokenGeneration, 'pre-token-generation', { policyOfItsOwn: true }]);
     for (const [fn, kind, options] of rolledOut) {
       const alarms = deployments.watchesRollout
         ? this.alarms.addNewVersionAlarms(fn)

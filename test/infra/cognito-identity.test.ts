@@ -45,12 +45,15 @@ describe('-c identity=cognito', () => {
     expect(pool.Properties?.UserPoolAddOns).toBeUndefined();
   });
 
-  it('runs the pre-token-generation trigger with the V3_0 event (access tokens of sign-ins and client credentials)', () => {
+  it('runs the pre-token-generation trigger’s live alias with the V3_0 event (sign-ins and client credentials)', () => {
     const [, pool] = only('AWS::Cognito::UserPool');
     const triggerId = logicalIdOf(stack.identity!.preTokenGeneration);
 
     expect(pool.Properties?.LambdaConfig).toEqual({
-      PreTokenGenerationConfig: { LambdaArn: { 'Fn::GetAtt': [triggerId, 'Arn'] }, LambdaVersion: 'V3_0' },
+      PreTokenGenerationConfig: {
+        LambdaArn: { Ref: logicalIdOf(stack.identity!.preTokenGeneration.invokedAlias) },
+        LambdaVersion: 'V3_0',
+      },
     });
     expect(resources[triggerId]?.Properties?.Environment?.Variables).toMatchObject({
       ORG_CLAIM: 'org_id',

@@ -8,6 +8,7 @@ import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 import type { Resource } from './template-queries.ts';
 
 interface Synthesized {
+  readonly context: Record<string, unknown>;
   readonly stack: ServiceStack;
   readonly template: Template;
   readonly resources: Record<string, Resource>;
@@ -21,11 +22,13 @@ function synthesize(context: Record<string, unknown> = {}): Synthesized {
     context: { alarmEmail: 'ops@example.org', ...context },
   });
   const template = Template.fromStack(stack);
-  return { stack, template, resources: template.toJSON().Resources as Record<string, Resource> };
+  return { context, stack, template, resources: template.toJSON().Resources as Record<string, Resource> };
 }
 
 const dev = synthesize();
 const prod = synthesize({ stage: 'prod' });
+const cognito = synthesize({ identity: 'cognito' });
+const cognitoProd = synthesize({ identity: 'cognito', stage: 'prod' });
 
 const ofType = ({ resources }: Synthesized, type: string) =>
   Object.entries(resources).filter(([, resource]) => resource.Type === type);
@@ -54,13 +57,14 @@ function referencedAlias(value: unknown, aliases: Set<string>): string | undefin
 describe.each([
   ['the default settings', dev],
   ['stage=prod', prod],
+  ['identity=cognito, stage=prod', cognitoProd],
 ])('safe deployments with %s (contract §24)', (_, synthesized) => {
   const { stack, resources } = synthesized;
 
   it('give every function a route, an event source or a schedule invokes a live alias on its current version', () => {
     const functions = trafficFunctions(stack);
-    // Every route, the unmatched route, four queue consumers, two schedules and the SES counter.
-    expect(functions).toHaveLength(apiRoutes.length + 1 + 4 + 2 + 1);
+    // Every route, the unmatched route, four queue consumers, two schedules, the SES counter, the Cognito trigger.
+    expect(functions).toHaveLength(apiRoutes.length + 1 + 4 + 2 + 1 + (stack.identity ? 1 : 0));
     for (const fn of functions) {
       const alias = resources[aliasIdOf(fn)]!;
       expect(alias.Properties.Name, fn.node.path).toBe(LIVE_ALIAS);
@@ -256,7 +260,7 @@ describe.each([
   });
 
   it('do not re-create an alias when its function changes: the version is new, the alias the same resource', () => {
-    const changed = synthesize({ ...(synthesized === prod ? { stage: 'prod' } : {}), requestBudgetRate: 7 });
+    const changed = synthesize({ ...synthesized.context, requestBudgetRate: 7 });
     const fn = stack.routeFunctions.get('ListOnboardingTokens')!;
     const changedFn = changed.stack.routeFunctions.get('ListOnboardingTokens')!;
     expect(logicalIdOf(changedFn.invokedAlias)).toBe(aliasIdOf(fn));
@@ -310,6 +314,77 @@ describe('the rollout (context deployAllAtOnce, canaryPercent, canaryMinutes)', 
       TimeBasedCanary: { CanaryPercentage: 25, CanaryInterval: 10 },
     });
     expect(configOf(custom, custom.stack.routeFunctions.get('CreateOnboardingToken')!)).toEqual({ Ref: configId });
+  });
+});
+
+// §7's Errors alarm on the version everywhere; its p99 duration only where the rollout takes a while to watch.
+describe.each([
+  ['identity=cognito', cognito, 'CodeDeployDefault.LambdaAllAtOnce', ['Errors']],
+  [
+    'identity=cognito, stage=prod',
+    cognitoProd,
+    'CodeDeployDefault.LambdaLinear10PercentEvery1Minute',
+    ['Duration', 'Errors'],
+  ],
+])('the Cognito pre-token-generation trigger with %s', (_, synthesized, deploymentConfig, alarmMetrics) => {
+  const { stack, resources } = synthesized;
+  const trigger = stack.identity!.preTokenGeneration;
+  const aliasId = () => logicalIdOf(trigger.invokedAlias);
+
+  it('is the user pool’s PreTokenGenerationConfig as its live alias, which cognito-idp alone may invoke', () => {
+    const [[, pool]] = ofType(synthesized, 'AWS::Cognito::UserPool') as [[string, Resource]];
+    expect(pool.Properties.LambdaConfig.PreTokenGenerationConfig).toEqual({
+      LambdaArn: { Ref: aliasId() },
+      LambdaVersion: 'V3_0',
+    });
+    const cognitoPermissions = ofType(synthesized, 'AWS::Lambda::Permission').filter(
+      ([, permission]) => permission.Properties.Principal === 'cognito-idp.amazonaws.com',
+    );
+    expect(cognitoPermissions.map(([, permission]) => permission.Properties.FunctionName)).toEqual([
+      { Ref: aliasId() },
+    ]);
+    expect(cognitoPermissions[0]![1].Properties.SourceArn).toEqual({
+      'Fn::GetAtt': [logicalIdOf(stack.identity!.userPool), 'Arn'],
+    });
+  });
+
+  it('has a live alias on its current version and a deployment group of its own with its own hook', () => {
+    const alias = resources[aliasId()]! as Resource & { UpdatePolicy?: any };
+    expect(alias.Properties.Name).toBe(LIVE_ALIAS);
+    const group = stack.deployments.groups.get(trigger);
+    expect(group).toBeDefined();
+    expect(alias.UpdatePolicy?.CodeDeployLambdaAliasUpdate.DeploymentGroupName).toEqual({ Ref: logicalIdOf(group!) });
+    const hook = stack.deployments.hooks.get('pre-token-generation')!;
+    expect(alias.UpdatePolicy?.CodeDeployLambdaAliasUpdate.BeforeAllowTrafficHook).toEqual({ Ref: logicalIdOf(hook) });
+    expect(resources[logicalIdOf(hook)]!.Properties.Environment.Variables.SYNTHETIC_REQUEST).toBe(
+      'pre-token-generation',
+    );
+  });
+
+  it('lets its hook invoke exactly the trigger’s new version and report to its group alone', () => {
+    const hook = stack.deployments.hooks.get('pre-token-generation')!;
+    const statements = ofType(synthesized, 'AWS::IAM::Policy')
+      .filter(([, policy]) => JSON.stringify(policy.Properties.Roles).includes(logicalIdOf(hook.role!)))
+      .flatMap(
+        ([, policy]) => policy.Properties.PolicyDocument.Statement as Array<{ Action: unknown; Resource: unknown }>,
+      );
+    const resourcesOf = (action: string) =>
+      statements.filter((statement) => [statement.Action].flat().includes(action)).flatMap((s) => [s.Resource].flat());
+    const [versionId] = resources[aliasId()]!.Properties.FunctionVersion['Fn::GetAtt'] as [string, string];
+    expect(resourcesOf('lambda:InvokeFunction')).toEqual([{ Ref: versionId }]);
+    expect(JSON.stringify(resourcesOf('codedeploy:PutLifecycleEventHookExecutionStatus'))).toContain(
+      `"Ref":"${logicalIdOf(stack.deployments.groups.get(trigger)!)}"`,
+    );
+    expect(resourcesOf('codedeploy:PutLifecycleEventHookExecutionStatus')).toHaveLength(1);
+  });
+
+  it('rolls out as the other functions that are not the API’s: 10% a minute in prod, all at once elsewhere', () => {
+    const group = resources[logicalIdOf(stack.deployments.groups.get(trigger)!)]!;
+    expect(group.Properties.DeploymentConfigName).toBe(deploymentConfig);
+    const alarms = (group.Properties.AlarmConfiguration.Alarms as Array<{ Name: { Ref: string } }>).map(
+      ({ Name }) => resources[Name.Ref]!.Properties,
+    );
+    expect(alarms.map((alarm) => alarm.MetricName).sort()).toEqual(alarmMetrics);
   });
 });
 

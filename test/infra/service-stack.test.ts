@@ -80,7 +80,8 @@ const ofType = (type: string) => queries.ofType(type).filter(([logicalId]) => !i
 // pending webhook events, the users database migration and the report signing certificates' publisher.
 // Routes, the fallback, the report pipeline, both webhook lanes, the republish, the migration, the certificate
 // publisher and the SES event counter.
-// ... and a pre-traffic hook per kind of synthetic request (lib/safe-deployments-construct.ts).
+// ... and a pre-traffic hook per kind of synthetic request (lib/safe-deployments-construct.ts) but the Cognito
+// trigger's, which only identity=cognito has.
 const functionCount =
   apiRoutes.length +
   1 +
@@ -90,7 +91,7 @@ const functionCount =
   1 +
   1 +
   1 +
-  SYNTHETIC_REQUEST_KINDS.length;
+  SYNTHETIC_REQUEST_KINDS.filter((kind) => kind !== 'pre-token-generation').length;
 /** The function whose `live` alias a reference names, by the alias's logical id. */
 const functionOfAlias = () =>
   new Map(
