@@ -1,4 +1,5 @@
 import { Agent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { Worker } from 'node:worker_threads';
 import { connectAsAdmin, seedGeneratedOrganization } from '#local/seed-demo-data.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
@@ -17,10 +18,11 @@ export interface ApiResponse {
 /**
  * One caller's HTTP client: its own keep-alive connections, as two customers of the API would
  * have. Without one, calls share the process's global fetch pool, so one simulated organization's
- * burst takes another's idle connection and the other pays for a new one.
+ * burst takes another's idle connection and the other pays for a new one. A deployed stage's
+ * `https:` address (`--target`) takes an HTTPS agent.
  */
-export function createApiClient(): Agent {
-  return new Agent({ keepAlive: true });
+export function createApiClient(baseUrl?: string): Agent {
+  return baseUrl?.startsWith('https:') ? new HttpsAgent({ keepAlive: true }) : new Agent({ keepAlive: true });
 }
 
 export async function callLocalApi(
@@ -86,12 +88,10 @@ export async function requestReport(baseUrl: string, userId: string, token: stri
   return body.jobId as string;
 }
 
-/** Runs a paced flood of requests on a worker thread (./paced-requests-worker.ts); resolves to every answer's status. */
-export async function runPacedRequests(plan: PacedRequests): Promise<number[]> {
-  return (await runTimedPacedRequests(plan)).map((answer) => answer.status);
-}
-
-/** `runPacedRequests` with each answer's send and answer times (epoch ms, as `performance.timeOrigin + performance.now()`). */
+/**
+ * Runs a paced flood of requests on a worker thread (./paced-requests-worker.ts); resolves to every answer: its
+ * status, a 429's refusing limit, and its send and answer times (epoch ms, as `performance.timeOrigin + performance.now()`).
+ */
 export function runTimedPacedRequests(plan: PacedRequests): Promise<PacedAnswer[]> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./paced-requests-worker.ts', import.meta.url), { workerData: plan });
