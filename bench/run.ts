@@ -16,6 +16,10 @@ import type { ChildResult } from './support/child.ts';
  * stderr); `--explain` prints measurement 7's query plans on stderr as well (they are always
  * written to bench/results/user-status-plans-<n>.txt); `--cpu-prof` writes each measurement
  * process's CPU profile (its threads' too) to bench/results/profiles/, for a budget missed.
+ *
+ * `npm run bench -- --target <api-url> --token-a <jwt> --token-b <jwt> [--seconds n] [--out file] [--check] [--markdown]`:
+ * measurements 12's and 17's requests against a deployed stage instead (./target.ts, contract §25), no local stack;
+ * its rows go to bench/results/target.json (or `--out`), never to latest.json (whose rows are the local stack's).
  */
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -83,6 +87,11 @@ const { values: options } = parseArgs({
     explain: { type: 'boolean', default: false },
     'cpu-prof': { type: 'boolean', default: false },
     'soak-minutes': { type: 'string' },
+    target: { type: 'string' },
+    'token-a': { type: 'string' },
+    'token-b': { type: 'string' },
+    seconds: { type: 'string' },
+    out: { type: 'string' },
   },
 });
 /** `--soak-minutes <n>`: how long measurement 13 runs (default 10). */
@@ -100,6 +109,11 @@ if (unknown?.length)
 const selected = MEASUREMENTS.filter((m) => (only ? only.includes(m.id) : !('optIn' in m)));
 
 const progress = (message: string): void => void process.stderr.write(`${message}\n`);
+
+if (options.target !== undefined) {
+  await runAgainstTarget(options.target);
+  process.exit();
+}
 
 /** One process per measurement, except that the local-stack ones share one (but the one that needs its own stack). */
 const ownsStack = (m: (typeof selected)[number]) =>
@@ -283,4 +297,43 @@ async function readLatestResults(): Promise<LatestRow[]> {
   } catch {
     return [];
   }
+}
+
+/** `--target`: ./target.ts against a deployed stage, its table on stdout, bench/results/target.json. */
+async function runAgainstTarget(target: string): Promise<void> {
+  const seconds = options.seconds === undefined ? 10 : Number(options.seconds);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 300)
+    throw new Error('--seconds must be a whole number from 1 to 300');
+  const tokenA = options['token-a'];
+  const tokenB = options['token-b'];
+  if (!tokenA || !tokenB) throw new Error('--target needs --token-a and --token-b: tokens of two organizations');
+  if (!/^https?:\/\//.test(target)) throw new Error('--target must be the API address, http(s)://...');
+  // Loaded only here: the local runs never need it.
+  const { measureTarget, requestsSent } = await import('./target.ts');
+  const sent = requestsSent(seconds);
+  progress(`target ${target}: about ${sent.a + sent.b} requests (A ${sent.a}, B ${sent.b}), ${seconds} s per flood`);
+  const startedAt = new Date();
+  let rows: CheckedRow[];
+  try {
+    rows = (await measureTarget({ baseUrl: target, tokenA, tokenB, seconds, log: progress })).map(check);
+  } catch (error) {
+    process.stdout.write(`bench --target: stopped: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  const failures = rows.filter((row) => row.result === 'FAIL');
+  const out = options.out ?? path.join(resultsDir, 'target.json');
+  await mkdir(path.dirname(out), { recursive: true });
+  await writeFile(
+    out,
+    `${JSON.stringify({ startedAt: startedAt.toISOString(), target, seconds, requestsSent: sent, rows }, null, 2)}\n`,
+  );
+  const summary = `${rows.length - failures.length} of ${rows.length} rows pass or are informational; ${failures.length} missed`;
+  process.stdout.write(
+    options.markdown
+      ? `${markdownTable(rows)}\n`
+      : `\n${consoleTable(rows)}\n\n${summary}\nResults: ${path.relative(process.cwd(), out)}\n`,
+  );
+  if (options.markdown) progress(summary);
+  if (options.check && failures.length > 0) process.exitCode = 1;
 }
