@@ -6,6 +6,7 @@ import {
   createLambdaClient,
   newVersionCheckPorts,
 } from '#shared/adapters/codedeploy/new-version-check-adapters.ts';
+import { COGNITO_SCOPE_PREFIX, ORGANIZATION_USER_ATTRIBUTE } from '#shared/config/cognito-identity.ts';
 import { loadConfig, positiveIntegerString } from '#shared/config/load-config.ts';
 import {
   checkNewVersion,
@@ -36,6 +37,7 @@ const check = checkNewVersion(newVersionCheckPorts(createCodeDeployClient(), cre
   expectedApiStatus: config.EXPECTED_API_STATUS,
   expectedApiStatusByFunction: config.EXPECTED_API_STATUS_BY_FUNCTION,
   invocationTimeoutMs: config.INVOCATION_TIMEOUT_MS,
+  signIn: { scopePrefix: COGNITO_SCOPE_PREFIX, organizationAttribute: ORGANIZATION_USER_ATTRIBUTE },
 });
 
 /**

@@ -6,7 +6,6 @@
  * member in no role group (which the Cognito trigger answers without reading anything).
  */
 
-import { COGNITO_SCOPE_PREFIX, ORGANIZATION_USER_ATTRIBUTE } from '#shared/config/cognito-identity.ts';
 import { SCOPES } from '#shared/domain/identity/staff-roles.ts';
 
 /** What kind of caller the function serves, which decides its synthetic request and the answer expected. */
@@ -46,6 +45,15 @@ export interface NewVersionCheckSettings {
   readonly expectedApiStatusByFunction: Readonly<Record<string, number>>;
   /** How long the synthetic call may take before the check fails. */
   readonly invocationTimeoutMs: number;
+  /** How the user pool names the API's scopes and the organization attribute, for the synthetic sign-in. */
+  readonly signIn: SyntheticSignInNames;
+}
+
+export interface SyntheticSignInNames {
+  /** The resource server's prefix of every API scope (`onboarding-api/`). */
+  readonly scopePrefix: string;
+  /** The user attribute holding the organization (`custom:org_id`). */
+  readonly organizationAttribute: string;
 }
 
 export interface CodeDeployHookEvent {
@@ -78,7 +86,7 @@ async function verdict(
   try {
     target = await ports.newVersionOf(deploymentId);
     const outcome = await withTimeout(settings.invocationTimeoutMs, (signal) =>
-      ports.invoke(target!, syntheticRequest(settings.kind), { signal }),
+      ports.invoke(target!, syntheticRequest(settings.kind, settings.signIn), { signal }),
     );
     if (outcome === 'timed out')
       return { status: 'Failed', target, reason: `no answer within ${settings.invocationTimeoutMs} ms` };
@@ -113,7 +121,7 @@ async function withTimeout<T>(timeoutMs: number, call: (signal: AbortSignal) => 
 /** The path the synthetic API request asks for: no route has it, and a function authenticates before it routes. */
 export const SYNTHETIC_API_PATH = '/v1/pre-traffic-check';
 
-export function syntheticRequest(kind: SyntheticRequestKind): unknown {
+export function syntheticRequest(kind: SyntheticRequestKind, signIn: SyntheticSignInNames): unknown {
   switch (kind) {
     case 'api':
       return syntheticApiRequest();
@@ -141,7 +149,7 @@ export function syntheticRequest(kind: SyntheticRequestKind): unknown {
         detail: {},
       };
     case 'pre-token-generation':
-      return syntheticSignIn();
+      return syntheticSignIn(signIn);
   }
 }
 
@@ -180,14 +188,14 @@ function syntheticApiRequest(): unknown {
 export const SYNTHETIC_ORGANIZATION = 'pre-traffic-check';
 
 /** Every API scope, as the pool's resource server names them: the synthetic sign-in asks for them all. */
-const API_SCOPES_ASKED = SCOPES.map((scope) => `${COGNITO_SCOPE_PREFIX}${scope}`);
+const apiScopesAsked = (signIn: SyntheticSignInNames) => SCOPES.map((scope) => `${signIn.scopePrefix}${scope}`);
 
 /**
  * Cognito's pre token generation event (version 3, as the user pool sends it; a sign-in's is the same in version 2)
  * for a staff member of an organization in no role group, signing in through managed login and asking for every API
  * scope. A healthy trigger reads nothing for it and grants none of them (contract §27: no role, no scope).
  */
-function syntheticSignIn(): unknown {
+function syntheticSignIn(signIn: SyntheticSignInNames): unknown {
   return {
     version: '3',
     triggerSource: 'TokenGeneration_HostedAuth',
@@ -196,9 +204,9 @@ function syntheticSignIn(): unknown {
     userName: 'pre-traffic-check',
     callerContext: { awsSdkVersion: 'pre-traffic-check', clientId: 'pre-traffic-check' },
     request: {
-      userAttributes: { sub: 'pre-traffic-check', [ORGANIZATION_USER_ATTRIBUTE]: SYNTHETIC_ORGANIZATION },
+      userAttributes: { sub: 'pre-traffic-check', [signIn.organizationAttribute]: SYNTHETIC_ORGANIZATION },
       groupConfiguration: { groupsToOverride: [], iamRolesToOverride: [], preferredRole: null },
-      scopes: ['openid', ...API_SCOPES_ASKED],
+      scopes: ['openid', ...apiScopesAsked(signIn)],
     },
     response: { claimsAndScopeOverrideDetails: null },
   };
@@ -221,7 +229,7 @@ function wrongAnswer(settings: NewVersionCheckSettings, target: NewVersion, answ
     case 'ses-event':
       return answer === 'ignored' ? undefined : 'an event that is not an SES record was not ignored';
     case 'pre-token-generation':
-      return wrongSignInAnswer(answer);
+      return wrongSignInAnswer(settings.signIn, answer);
   }
 }
 
@@ -239,11 +247,11 @@ interface SignInAnswer {
 }
 
 /** A healthy trigger suppresses every API scope of a staff member in no group and adds their organization. */
-function wrongSignInAnswer(answer: unknown): string | undefined {
+function wrongSignInAnswer(signIn: SyntheticSignInNames, answer: unknown): string | undefined {
   const generation = (answer as SignInAnswer | null)?.response?.claimsAndScopeOverrideDetails?.accessTokenGeneration;
   if (typeof generation !== 'object' || generation === null) return 'a sign-in answered no access token customisation';
   const suppressed: unknown[] = Array.isArray(generation.scopesToSuppress) ? generation.scopesToSuppress : [];
-  const granted = API_SCOPES_ASKED.filter((scope) => !suppressed.includes(scope));
+  const granted = apiScopesAsked(signIn).filter((scope) => !suppressed.includes(scope));
   const added = Array.isArray(generation.scopesToAdd) ? generation.scopesToAdd.length : 0;
   if (granted.length > 0 || added > 0)
     return `a staff member in no role group was granted ${granted.length + added} scopes, expected none`;

@@ -38,8 +38,11 @@ const lambda = mockClient(LambdaClient);
 const event = { DeploymentId: 'd-ABCDEF123', LifecycleEventHookExecutionId: 'hook-execution-1' };
 const FUNCTION_NAME = 'OnboardingReportsService-prod-ListOnboardingTokens-AbC123';
 
+const SIGN_IN = { scopePrefix: COGNITO_SCOPE_PREFIX, organizationAttribute: ORGANIZATION_USER_ATTRIBUTE };
+
 const settingsFor = (kind: SyntheticRequestKind, overrides: Partial<NewVersionCheckSettings> = {}) => ({
   kind,
+  signIn: SIGN_IN,
   expectedApiStatus: 401,
   expectedApiStatusByFunction: {},
   invocationTimeoutMs: 200,
@@ -176,17 +179,17 @@ describe('the pre-traffic check of a new version', () => {
 
 describe('the pre-traffic check of a pre-token-generation trigger (a staff sign-in in no group)', () => {
   const signInAnswer = (accessTokenGeneration: unknown) => ({
-    ...(syntheticRequest('pre-token-generation') as object),
+    ...(syntheticRequest('pre-token-generation', SIGN_IN) as object),
     response: { claimsAndScopeOverrideDetails: { accessTokenGeneration } },
   });
   const apiScopesAsked = () =>
-    (syntheticRequest('pre-token-generation') as { request: { scopes: string[] } }).request.scopes.filter((scope) =>
-      scope.startsWith(COGNITO_SCOPE_PREFIX),
+    (syntheticRequest('pre-token-generation', SIGN_IN) as { request: { scopes: string[] } }).request.scopes.filter(
+      (scope) => scope.startsWith(COGNITO_SCOPE_PREFIX),
     );
   const organizationClaim = { org_id: SYNTHETIC_ORGANIZATION };
 
   it('asks, for a staff member in no role group, for every API scope the dashboard could ask for', () => {
-    const request = syntheticRequest('pre-token-generation') as {
+    const request = syntheticRequest('pre-token-generation', SIGN_IN) as {
       triggerSource: string;
       request: { groupConfiguration: { groupsToOverride: string[] }; userAttributes: Record<string, string> };
     };
@@ -222,7 +225,7 @@ describe('the pre-traffic check of a pre-token-generation trigger (a staff sign-
         }),
     ],
     ['no organization claim', () => signInAnswer({ scopesToSuppress: apiScopesAsked() })],
-    ['the event back unchanged', () => syntheticRequest('pre-token-generation')],
+    ['the event back unchanged', () => syntheticRequest('pre-token-generation', SIGN_IN)],
   ])('reports Failed on %s', async (_, answer) => {
     lambda.on(InvokeCommand).resolves(answering(answer()));
 
@@ -252,7 +255,7 @@ describe('the pre-traffic check of a pre-token-generation trigger (a staff sign-
       handler: (event: unknown, context: unknown) => Promise<unknown>;
     };
     const documents = mockClient(DynamoDBDocumentClient);
-    const answer = await handler(syntheticRequest('pre-token-generation'), lambdaContext());
+    const answer = await handler(syntheticRequest('pre-token-generation', SIGN_IN), lambdaContext());
     expect(documents.calls()).toHaveLength(0);
     documents.restore();
     lambda.on(InvokeCommand).resolves(answering(answer));
@@ -264,7 +267,7 @@ describe('the pre-traffic check of a pre-token-generation trigger (a staff sign-
 describe('the synthetic API request', () => {
   const invoke = (handler: unknown) =>
     (handler as (event: ApiEvent, context: ApiContext) => Promise<ApiResult>)(
-      syntheticRequest('api') as ApiEvent,
+      syntheticRequest('api', SIGN_IN) as ApiEvent,
       lambdaContext() as ApiContext,
     );
 
