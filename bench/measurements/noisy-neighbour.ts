@@ -23,17 +23,16 @@ import { pacedCalls, pacedSamples, sleep } from '#bench/support/timing.ts';
  * FLOOD_SECONDS, and 50 onboarding e-mails to one address. Meanwhile organization B does quiet
  * traffic: 20 user-status queries a second (quiet and under the flood), and a webhook test now and then to a receiver that
  * answers at once. Budgets (contract §19): B's webhook deliveries (from its test's 202 to the receiver) p99 <= 5 s;
- * B's API median over the whole flood at most 1.5 x its quiet median, and B's API p99 once A's burst is spent (A's
- * bucket has no token left: A is over budget) at most 1.5 x its quiet p99, both measured quiet in the same run (the
- * p99 row's "median" columns carry the two p99s, so its ratio is theirs); no 429 for B. B's p99 during A's admitted
- * burst is reported, not budgeted: the local stack shares two cores between organizations where Lambda gives each
- * invocation its own. Loopback receivers are allowed because the local stack runs the delivery in local mode
- * (WEBHOOK_LOCAL_MODE=true). Before the quiet baseline, a third organization warms the routes the flood uses.
+ * B's API median over the whole flood at most 1.5 x its quiet median, measured quiet in the same run; no 429 for B.
  * Contract §25 adds: A's user-status statements running at once, sampled from `pg_stat_activity` through the flood, at
- * most its database concurrency limit (4); B's p99 over A's whole flood, reported here and budgeted only against a
- * deployed stage (`--target`); A's refusals for its requests in flight counted apart from its budget's and quotas'.
- * Informational rows: B's burst-phase p99, probes of the router and DynamoDB Local, the event loop's delay, and A's
- * request budget writes during the flood.
+ * most its database concurrency limit (4); A's refusals for its requests in flight counted apart from its budget's and
+ * quotas'. B's p99 under A's flood is reported here, not budgeted (§25: budgeted only against a deployed stage,
+ * `--target`; the local stack shares two cores between organizations where Lambda gives each invocation its own):
+ * during A's admitted burst, once A's burst is spent (A's bucket has no token left: A is over budget) and over the whole
+ * flood, each against B's quiet p99 (a p99 row's "median" columns carry the two p99s, so its ratio is theirs).
+ * Loopback receivers are allowed because the local stack runs the delivery in local mode (WEBHOOK_LOCAL_MODE=true).
+ * Before the quiet baseline, a third organization warms the routes the flood uses. Informational rows: probes of the
+ * router and DynamoDB Local, the event loop's delay, and A's request budget writes during the flood.
  */
 const HANGING_ENDPOINTS = 10;
 const TEST_EVENTS = 60;
@@ -369,13 +368,13 @@ export default {
         budget: { on: 'ratio', max: MAX_API_MEDIAN_RATIO },
         note: `${underFlood.length} queries over ${FLOOD_SECONDS} s`,
       },
+      // Contract §25: B's p99 under A's flood is reported locally, budgeted against a deployed stage (`--target`).
       {
         measurement: this.title,
-        subject: 'org B API p99 once A’s burst is spent (median column: p99)',
+        subject: 'org B API p99 once A’s burst is spent (reported locally, contract §25; median column: p99)',
         unit: 'ms',
         value: single(p99(afterBurstMs.length > 0 ? afterBurstMs : underFloodMs.slice(-1))),
         baseline: { subject: 'org B quiet p99, same run', value: single(p99(baseline)) },
-        budget: { on: 'ratio', max: MAX_API_P99_RATIO },
         note:
           (burstSpentAt === undefined
             ? `A’s bucket was never seen dry: the flood's second half, ${afterBurstMs.length} queries`
@@ -390,8 +389,6 @@ export default {
         baseline: { subject: 'org B quiet p99, same run', value: single(p99(baseline)) },
         note: `${duringBurstMs.length} queries; the local stack shares two cores where Lambda gives each invocation its own`,
       },
-      // Contract §25: B's p99 under A's flood is budgeted against a deployed stage (`--target`) and reported here,
-      // where two cores run both organizations' functions.
       {
         measurement: this.title,
         subject: 'org B API p99 over A’s whole flood (reported locally, contract §25; median column: p99)',
