@@ -1,3 +1,4 @@
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -19,6 +20,7 @@ import { createApiHandler } from '#shared/http/api-handler.ts';
 import type { ApiEvent, ApiResult } from '#shared/http/api-types.ts';
 import { createTokenVerifier } from '#shared/http/auth.ts';
 import type { ApiContext } from '#shared/http/middlewares.ts';
+import { RELEASE_WAIT_MS } from '#shared/http/limits/concurrency.ts';
 import { ok } from '#shared/http/responses.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-event.ts';
 import { useAwsEndpoint } from '#test/support/aws-endpoint-environment.ts';
@@ -421,5 +423,55 @@ describe('an unreachable slots table', () => {
     expect(answer.statusCode).toBe(503);
     expect(Number(answer.headers?.['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(handle).not.toHaveBeenCalled();
+  });
+});
+
+describe('a release whose attempt hangs', () => {
+  let server: HttpServer;
+  let endpoint = '';
+  beforeAll(async () => {
+    documents.restore();
+    // DynamoDB answers the take, then never answers again.
+    let requests = 0;
+    server = createHttpServer((_request, response) => {
+      if (requests++ > 0) return;
+      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    endpoint = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  useAwsEndpoint(() => endpoint, ['DYNAMODB']);
+
+  it('holds the answer at most RELEASE_WAIT_MS, then leaves the slot to expire', async () => {
+    const keys = await createTestKeySet();
+    const handler = createApiHandler({
+      requiredScope: 'users:read',
+      verifyToken: createTokenVerifier({
+        issuer: TEST_ISSUER,
+        audience: TEST_AUDIENCE,
+        keySet: createLocalJWKSet(keys.jwks),
+        orgClaim: 'org_id',
+        orgNameClaim: 'org_name',
+        roleClaim: 'role',
+      }),
+      concurrency: { slots: new DynamoDbConcurrencySlots(createDynamoDbClients().documents, TABLE), policy },
+      handle: () => Promise.resolve(ok({ fine: true })),
+    }) as (event: ApiEvent, context: ApiContext) => Promise<ApiResult>;
+    const token = await signToken(validClaims({ scope: 'users:read', org_id: 'acme' }), { key: keys.es256 });
+    const startedAt = Date.now();
+
+    const answer = await handler(
+      apiEvent({ method: 'POST', path: '/v1/user-status', headers: bearer(token) }),
+      lambdaContext({ remainingTimeInMillis: 10_000 }) as ApiContext,
+    );
+
+    expect(answer.statusCode).toBe(200);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(RELEASE_WAIT_MS - 20);
+    expect(Date.now() - startedAt).toBeLessThan(RELEASE_WAIT_MS + 500);
   });
 });
