@@ -376,6 +376,26 @@ describe('configuration', () => {
   });
 });
 
+/** A user-status handler whose slots go through the service's own DynamoDB client, and a token of `acme` for it. */
+async function userStatusHandlerOnTheService(handle: () => Promise<ApiResult>) {
+  const keys = await createTestKeySet();
+  const handler = createApiHandler({
+    requiredScope: 'users:read',
+    verifyToken: createTokenVerifier({
+      issuer: TEST_ISSUER,
+      audience: TEST_AUDIENCE,
+      keySet: createLocalJWKSet(keys.jwks),
+      orgClaim: 'org_id',
+      orgNameClaim: 'org_name',
+      roleClaim: 'role',
+    }),
+    concurrency: { slots: new DynamoDbConcurrencySlots(createDynamoDbClients().documents, TABLE), policy },
+    handle,
+  }) as (event: ApiEvent, context: ApiContext) => Promise<ApiResult>;
+  const token = await signToken(validClaims({ scope: 'users:read', org_id: 'acme' }), { key: keys.es256 });
+  return { handler, token };
+}
+
 describe('an unreachable slots table', () => {
   let closed: Server;
   let endpoint = '';
@@ -399,21 +419,7 @@ describe('an unreachable slots table', () => {
     expect(failure).toBeInstanceOf(DependencyUnavailableError);
 
     const handle = vi.fn(() => Promise.resolve(ok({ fine: true })));
-    const keys = await createTestKeySet();
-    const handler = createApiHandler({
-      requiredScope: 'users:read',
-      verifyToken: createTokenVerifier({
-        issuer: TEST_ISSUER,
-        audience: TEST_AUDIENCE,
-        keySet: createLocalJWKSet(keys.jwks),
-        orgClaim: 'org_id',
-        orgNameClaim: 'org_name',
-        roleClaim: 'role',
-      }),
-      concurrency: { slots: new DynamoDbConcurrencySlots(createDynamoDbClients().documents, TABLE), policy },
-      handle,
-    }) as (event: ApiEvent, context: ApiContext) => Promise<ApiResult>;
-    const token = await signToken(validClaims({ scope: 'users:read', org_id: 'acme' }), { key: keys.es256 });
+    const { handler, token } = await userStatusHandlerOnTheService(handle);
 
     const answer = await handler(
       apiEvent({ method: 'POST', path: '/v1/user-status', headers: bearer(token) }),
@@ -448,21 +454,7 @@ describe('a release whose attempt hangs', () => {
   useAwsEndpoint(() => endpoint, ['DYNAMODB']);
 
   it('holds the answer at most RELEASE_WAIT_MS, then leaves the slot to expire', async () => {
-    const keys = await createTestKeySet();
-    const handler = createApiHandler({
-      requiredScope: 'users:read',
-      verifyToken: createTokenVerifier({
-        issuer: TEST_ISSUER,
-        audience: TEST_AUDIENCE,
-        keySet: createLocalJWKSet(keys.jwks),
-        orgClaim: 'org_id',
-        orgNameClaim: 'org_name',
-        roleClaim: 'role',
-      }),
-      concurrency: { slots: new DynamoDbConcurrencySlots(createDynamoDbClients().documents, TABLE), policy },
-      handle: () => Promise.resolve(ok({ fine: true })),
-    }) as (event: ApiEvent, context: ApiContext) => Promise<ApiResult>;
-    const token = await signToken(validClaims({ scope: 'users:read', org_id: 'acme' }), { key: keys.es256 });
+    const { handler, token } = await userStatusHandlerOnTheService(() => Promise.resolve(ok({ fine: true })));
     const startedAt = Date.now();
 
     const answer = await handler(
