@@ -58,8 +58,8 @@ export const handler = createApiHandler({
   handle: async ({ body, principal, answerBy, audit }) => {
     const result = await createToken({
       answerBy,
-      orgId: principal.orgId,
-      organizationName: principal.orgName ?? principal.orgId,
+      orgId: principal.tenantKey,
+      organizationName: principal.orgName ?? principal.tenant.orgId,
       email: body.email,
       firstName: body.first_name,
       lastName: body.last_name,

@@ -69,7 +69,7 @@ export const handler = createApiHandler({
   }),
   handle: async ({ body, principal, answerBy, audit }) => {
     const job = await requestReportJob({
-      orgId: principal.orgId,
+      orgId: principal.tenantKey,
       userId: body.userId,
       answerBy,
       requestedBy: principal.subject,

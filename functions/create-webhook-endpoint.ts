@@ -31,7 +31,7 @@ export const handler = createApiHandler({
   audit: auditRecorderFor(dynamoDb.documents, config),
   bodySchema: webhookEndpointRequestSchema,
   handle: async ({ body, principal, audit }) => {
-    const registered = await createEndpoint({ orgId: principal.orgId, url: body.url, events: body.events });
+    const registered = await createEndpoint({ orgId: principal.tenantKey, url: body.url, events: body.events });
     await audit('webhook.created', registered.endpoint.endpointId);
     return created(webhookEndpointCreatedBody(registered));
   },

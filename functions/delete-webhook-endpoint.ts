@@ -28,7 +28,7 @@ export const handler = createApiHandler({
   audit: auditRecorderFor(dynamoDb.documents, config),
   handle: async ({ event, principal, audit }) => {
     const endpointId = webhookEndpointIdFrom(event);
-    await deleteEndpoint({ orgId: principal.orgId, endpointId });
+    await deleteEndpoint({ orgId: principal.tenantKey, endpointId });
     await audit('webhook.deleted', endpointId);
     return noContent();
   },

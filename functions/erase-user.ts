@@ -61,7 +61,7 @@ export const handler = createApiHandler({
   handle: async ({ event, principal, audit }) => {
     const userId = userIdFrom(event);
     const summary = await erase({
-      orgId: principal.orgId,
+      orgId: principal.tenantKey,
       userId,
       started: () => audit('user.erasure_started', userId, { required: true }),
     });

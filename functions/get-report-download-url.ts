@@ -39,7 +39,7 @@ export const handler = createApiHandler({
   audit: auditRecorderFor(dynamoDb.documents, config),
   handle: async ({ event, principal, audit }) => {
     const jobId = reportJobIdFrom(event);
-    const download = await downloadFor({ orgId: principal.orgId, jobId });
+    const download = await downloadFor({ orgId: principal.tenantKey, jobId });
     await audit('report.download_url_issued', jobId);
     return ok(reportDownloadBody(download));
   },

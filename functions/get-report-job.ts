@@ -31,5 +31,5 @@ export const handler = createApiHandler({
   requiredScope: 'reports:read',
   verifyToken: tokenVerifierFrom(config),
   handle: async ({ event, principal }) =>
-    ok(reportJobBody(await readJob({ orgId: principal.orgId, jobId: reportJobIdFrom(event) }))),
+    ok(reportJobBody(await readJob({ orgId: principal.tenantKey, jobId: reportJobIdFrom(event) }))),
 });

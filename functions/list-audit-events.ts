@@ -17,5 +17,5 @@ export const handler = createApiHandler({
   requiredScope: 'audit:read',
   verifyToken: tokenVerifierFrom(config),
   handle: async ({ event, principal }) =>
-    ok(await trail.list(principal.orgId, parseInput(auditEventListQuerySchema, event.queryStringParameters ?? {}))),
+    ok(await trail.list(principal.tenantKey, parseInput(auditEventListQuerySchema, event.queryStringParameters ?? {}))),
 });

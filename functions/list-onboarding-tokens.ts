@@ -25,7 +25,7 @@ export const handler = createApiHandler({
   handle: async ({ event, principal }) => {
     const query = parseInput(onboardingTokenListQuerySchema, event.queryStringParameters ?? {});
     const listing = await listTokens({
-      orgId: principal.orgId,
+      orgId: principal.tenantKey,
       limit: query.limit,
       cursor: query.cursor,
       status: query.status,

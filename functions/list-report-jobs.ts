@@ -25,7 +25,7 @@ export const handler = createApiHandler({
   handle: async ({ event, principal }) => {
     const query = parseInput(reportJobListQuerySchema, event.queryStringParameters ?? {});
     const listing = await listJobs({
-      orgId: principal.orgId,
+      orgId: principal.tenantKey,
       limit: query.limit,
       cursor: query.cursor,
       userId: query.userId,

@@ -28,7 +28,7 @@ export const handler = createApiHandler({
   handle: async ({ event, principal }) => {
     const query = parseInput(webhookDeliveryListQuerySchema, event.queryStringParameters ?? {});
     const listing = await listDeliveries({
-      orgId: principal.orgId,
+      orgId: principal.tenantKey,
       endpointId: webhookEndpointIdFrom(event),
       limit: query.limit,
       cursor: query.cursor,

@@ -21,5 +21,5 @@ const listEndpoints = listWebhookEndpoints({
 export const handler = createApiHandler({
   requiredScope: 'webhooks:manage',
   verifyToken: tokenVerifierFrom(config),
-  handle: async ({ principal }) => ok(webhookEndpointListBody(await listEndpoints({ orgId: principal.orgId }))),
+  handle: async ({ principal }) => ok(webhookEndpointListBody(await listEndpoints({ orgId: principal.tenantKey }))),
 });

@@ -23,5 +23,5 @@ export const handler = createApiHandler({
   requiredScope: 'users:read',
   verifyToken: tokenVerifierFrom(config),
   bodySchema: userStatusRequestSchema,
-  handle: async ({ body, principal }) => ok(await queryUsers(principal.orgId, body)),
+  handle: async ({ body, principal }) => ok(await queryUsers(principal.tenantKey, body)),
 });

@@ -35,7 +35,7 @@ export const handler = createApiHandler({
   audit: auditRecorderFor(dynamoDb.documents, config),
   bodySchema: onboardingTokenRedeemSchema,
   handle: async ({ body, principal, audit }) => {
-    const used = await redeem({ orgId: principal.orgId, onboardingToken: body.onboarding_token });
+    const used = await redeem({ orgId: principal.tenantKey, onboardingToken: body.onboarding_token });
     await audit('onboarding_token.redeemed', used.tokenId);
     return ok({
       tokenId: used.tokenId,

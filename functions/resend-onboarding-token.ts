@@ -58,9 +58,9 @@ export const handler = createApiHandler({
   handle: async ({ event, principal, audit }) => {
     const tokenId = onboardingTokenIdFrom(event);
     const result = await resend({
-      orgId: principal.orgId,
+      orgId: principal.tenantKey,
       tokenId,
-      organizationName: principal.orgName ?? principal.orgId,
+      organizationName: principal.orgName ?? principal.tenant.orgId,
       revokedBy: principal.subject,
     });
     metrics.addMetric(BusinessMetric.TokensIssued, MetricUnit.Count, 1);

@@ -34,7 +34,7 @@ export const handler = createApiHandler({
   audit: auditRecorderFor(dynamoDb.documents, config),
   handle: async ({ event, principal, audit }) => {
     const tokenId = onboardingTokenIdFrom(event);
-    await revoke({ orgId: principal.orgId, tokenId, revokedBy: principal.subject });
+    await revoke({ orgId: principal.tenantKey, tokenId, revokedBy: principal.subject });
     await audit('onboarding_token.revoked', tokenId);
     return noContent();
   },

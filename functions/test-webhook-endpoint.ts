@@ -51,7 +51,7 @@ export const handler = createApiHandler({
   ],
   handle: async ({ event, principal, requestId, audit }) => {
     const endpointId = webhookEndpointIdFrom(event);
-    const test = await testEndpoint({ orgId: principal.orgId, endpointId, requestId });
+    const test = await testEndpoint({ orgId: principal.tenantKey, endpointId, requestId });
     await audit('webhook.tested', endpointId);
     return accepted(webhookTestQueuedBody(test));
   },

@@ -342,7 +342,7 @@ async function requestBudgetOverhead(measurement: string): Promise<Row> {
   );
   const middleware = spendRequestBudget(budget, systemClock) as Required<Pick<ApiMiddleware, 'before' | 'after'>>;
   const perLease = leaseSize(DEFAULT_REQUEST_BUDGET);
-  const request = { context: { principal: { orgId: TEST_ORG_ID } } } as unknown as Parameters<
+  const request = { context: { principal: { tenantKey: TEST_ORG_ID } } } as unknown as Parameters<
     typeof middleware.before
   >[0];
   const samples: number[] = [];

@@ -111,9 +111,9 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
       answerBy: new Date(requestDeadline()?.at ?? Date.now() + DEFAULT_TIMEOUT_MS - ANSWER_RESERVE_MS),
       audit: (action: AuditAction, targetId: string, auditOptions?: AuditRecordingOptions) => {
         if (!options.audit) throw new Error(`the route records ${action} but was built without an audit trail`);
-        const { orgId, subject, clientId } = context.principal;
+        const { tenantKey, subject, clientId } = context.principal;
         return options.audit(
-          { orgId, actor: { sub: subject, clientId }, requestId: context.requestId },
+          { orgId: tenantKey, actor: { sub: subject, clientId }, requestId: context.requestId },
           action,
           targetId,
           auditOptions,
@@ -124,7 +124,7 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
     return options.idempotency.run(
       {
         idempotencyKey: event.headers?.['idempotency-key'],
-        orgId: context.principal.orgId,
+        orgId: context.principal.tenantKey,
         // A route addressing a resource (`/onboarding-tokens/{tokenId}/resend`) is a different
         // request per resource: the same key on another token is refused (422), never replayed.
         body: event.pathParameters ? { path: event.rawPath, body: rawBody ?? null } : rawBody,

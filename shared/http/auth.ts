@@ -9,6 +9,7 @@ import {
 } from '#shared/domain/identity/organization-claim.ts';
 import { namedMachineClients } from '#shared/domain/identity/machine-clients.ts';
 import { scopesHeld, type TokenHolder } from '#shared/domain/identity/staff-roles.ts';
+import { SANDBOX_SCOPE, tenantKey, type Tenant } from '#shared/domain/identity/tenant.ts';
 import type { Principal } from './api-types.ts';
 import { UnauthorizedError } from './http-errors.ts';
 import { createCachedRemoteKeySet, isKeyFetchFailure } from './remote-key-set.ts';
@@ -106,10 +107,14 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
         ? { kind: 'machine client' }
         : { kind: 'staff', roleClaim: payload[options.roleClaim] };
     const orgName = payload[options.orgNameClaim];
+    const granted = scopesOf(payload, options.scopePrefix);
+    // The one place a caller's tenant is decided: every store keys by tenantKey from here on.
+    const tenant: Tenant = { orgId, mode: granted.has(SANDBOX_SCOPE) ? 'sandbox' : 'live' };
     return {
-      orgId,
+      tenant,
+      tenantKey: tenantKey(tenant),
       orgName: typeof orgName === 'string' && orgName.trim() ? orgName.trim() : undefined,
-      scopes: scopesHeld(scopesOf(payload, options.scopePrefix), holder),
+      scopes: scopesHeld(granted, holder),
       subject: payload.sub,
       clientId,
     };

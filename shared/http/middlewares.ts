@@ -48,7 +48,7 @@ export function authenticate(verifyToken: TokenVerifier, requiredScope: Scope): 
   return {
     before: async (request) => {
       const principal = await verifyToken(bearerTokenFrom(request.event.headers));
-      logger.appendKeys({ orgId: principal.orgId });
+      logger.appendKeys({ orgId: principal.tenantKey });
       if (!principal.scopes.has(requiredScope)) {
         throw new ForbiddenError(`token lacks the ${requiredScope} scope`);
       }

@@ -65,7 +65,7 @@ export function holdConcurrencySlot({ slots, policy }: OrganizationConcurrency, 
       const remainingMs = request.context.getRemainingTimeInMillis?.() ?? DEFAULT_API_TIMEOUT_SECONDS * 1000;
       const lease: SlotLease = {
         id: randomUUID(),
-        orgId: request.context.principal.orgId,
+        orgId: request.context.principal.tenantKey,
         expiresAt: nowMs + remainingMs,
         database: databaseRouteKeys.has(request.event.routeKey),
       };

@@ -14,7 +14,7 @@ export function limitRate(limiter: OrganizationRateLimiter, clock: Clock): ApiMi
   const decisions = new WeakMap<object, QuotaDecision>();
   return {
     before: async (request) => {
-      const decision = await limiter.spend(request.context.principal.orgId, clock.now());
+      const decision = await limiter.spend(request.context.principal.tenantKey, clock.now());
       if (!decision.allowed) {
         metrics.addMetric(BusinessMetric.RateLimitedRequests, MetricUnit.Count, 1);
         throw new RateLimitedError(decision.retryAfterSeconds, rateLimitHeaders(decision));

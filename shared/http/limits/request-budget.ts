@@ -36,7 +36,7 @@ export function spendRequestBudget(budget: LeasedRequestBudget, clock: Clock): A
     if (!running) return;
     const units = await running.finish();
     if (units === 0) return;
-    const orgId = request.context.principal.orgId;
+    const orgId = request.context.principal.tenantKey;
     try {
       await budget.charge(orgId, units, now);
     } catch (error) {
@@ -48,7 +48,7 @@ export function spendRequestBudget(budget: LeasedRequestBudget, clock: Clock): A
     after: chargeCost,
     onError: chargeCost,
     before: async (request) => {
-      const orgId = request.context.principal.orgId;
+      const orgId = request.context.principal.tenantKey;
       let decision;
       try {
         decision = await budget.spend(orgId, now);

@@ -51,7 +51,8 @@ function echoHandler(overrides: { beforeBody?: ApiMiddleware[]; handle?: () => P
     bodySchema,
     ...(overrides.beforeBody ? { beforeBody: overrides.beforeBody } : {}),
     handle:
-      overrides.handle ?? (async ({ body, principal, requestId }) => ok({ body, orgId: principal.orgId, requestId })),
+      overrides.handle ??
+      (async ({ body, principal, requestId }) => ok({ body, orgId: principal.tenantKey, requestId })),
   });
 }
 
@@ -404,7 +405,7 @@ describe('createApiHandler', () => {
       const seen: string[] = [];
       const recordOrg: ApiMiddleware = {
         before: (request) => {
-          seen.push(request.context.principal.orgId);
+          seen.push(request.context.principal.tenantKey);
         },
       };
 

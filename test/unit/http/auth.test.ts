@@ -57,11 +57,26 @@ describe('createTokenVerifier', () => {
 
     // Assert
     expect(principal).toEqual({
-      orgId: TEST_ORG_ID,
+      tenant: { orgId: TEST_ORG_ID, mode: 'live' },
+      tenantKey: TEST_ORG_ID,
       orgName: 'Acme Ltd',
       scopes: new Set(['onboarding:write', 'reports:read']),
       subject: 'client-7',
     });
+  });
+
+  it("keys a live token's caller by the organization's own id", async () => {
+    const principal = await verify(await signToken(validClaims({ scope: 'reports:read' }), { key: es256 }));
+
+    expect(principal.tenant).toEqual({ orgId: TEST_ORG_ID, mode: 'live' });
+    expect(principal.tenantKey).toBe(TEST_ORG_ID);
+  });
+
+  it("keys a token holding the sandbox scope by the organization's sandbox key", async () => {
+    const principal = await verify(await signToken(validClaims({ scope: 'reports:read sandbox' }), { key: es256 }));
+
+    expect(principal.tenant).toEqual({ orgId: TEST_ORG_ID, mode: 'sandbox' });
+    expect(principal.tenantKey).toBe(`${TEST_ORG_ID}~sandbox`);
   });
 
   it('accepts a valid ES256 token and reads scopes from an scp array', async () => {
@@ -71,7 +86,7 @@ describe('createTokenVerifier', () => {
 
     const principal = await verify(token);
 
-    expect(principal.orgId).toBe(TEST_ORG_ID);
+    expect(principal.tenantKey).toBe(TEST_ORG_ID);
     expect([...principal.scopes].sort()).toEqual(['reports:write', 'users:read']);
   });
 
@@ -129,7 +144,7 @@ describe('createTokenVerifier', () => {
     const expiredBy = (seconds: number) =>
       signToken(validClaims({ iat: nowInSeconds() - 300, exp: nowInSeconds() - seconds }), { key: es256 });
 
-    await expect(verify(await expiredBy(20))).resolves.toMatchObject({ orgId: TEST_ORG_ID });
+    await expect(verify(await expiredBy(20))).resolves.toMatchObject({ tenantKey: TEST_ORG_ID });
     await expectUnauthorized(await expiredBy(40));
   });
 
@@ -151,7 +166,7 @@ describe('createTokenVerifier', () => {
   it('accepts an audience array that contains the configured audience', async () => {
     const token = await signToken(validClaims({ aud: ['another-api', TEST_AUDIENCE] }), { key: rs256 });
 
-    await expect(verify(token)).resolves.toMatchObject({ orgId: TEST_ORG_ID });
+    await expect(verify(token)).resolves.toMatchObject({ tenantKey: TEST_ORG_ID });
   });
 
   it('rejects a token without exp', async () => {
@@ -177,7 +192,7 @@ describe('createTokenVerifier', () => {
 
     const principal = await verify(await signToken(validClaims({ org_id: orgId }), { key: es256 }));
 
-    expect(principal.orgId).toBe(orgId);
+    expect(principal.tenantKey).toBe(orgId);
   });
 
   it('reads the organization from a custom claim name and ignores org_id then', async () => {
@@ -187,7 +202,7 @@ describe('createTokenVerifier', () => {
     });
     const withDefaultOnly = await signToken(validClaims({ org_id: 'tenant-42' }), { key: rs256 });
 
-    await expect(verifier(withCustom)).resolves.toMatchObject({ orgId: 'tenant-42' });
+    await expect(verifier(withCustom)).resolves.toMatchObject({ tenantKey: 'tenant-42' });
     await expectUnauthorized(withDefaultOnly, verifier);
   });
 
@@ -248,7 +263,7 @@ describe('createTokenVerifier with a staff role claim', () => {
 
     const principal = await verify(token);
 
-    expect(principal.orgId).toBe(TEST_ORG_ID);
+    expect(principal.tenantKey).toBe(TEST_ORG_ID);
     expect(principal.scopes.size).toBe(0);
   });
 

@@ -74,7 +74,7 @@ describe('Amazon Cognito', () => {
   it('accepts a staff access token: client_id in place of aud, scopes read without the resource server prefix', async () => {
     const principal = await verify(await sign(staffAccessToken()));
 
-    expect(principal.orgId).toBe('acme');
+    expect(principal.tenantKey).toBe('acme');
     expect(principal.clientId).toBe(dashboardClientId);
     expect(sortedScopes(principal.scopes)).toEqual(['onboarding:read', 'reports:read']);
   });
@@ -97,7 +97,7 @@ describe('Amazon Cognito', () => {
 
     const principal = await verify(token);
 
-    expect(principal).toMatchObject({ orgId: 'acme', subject: machineClientId, clientId: machineClientId });
+    expect(principal).toMatchObject({ tenantKey: 'acme', subject: machineClientId, clientId: machineClientId });
     expect(sortedScopes(principal.scopes)).toEqual(['onboarding:write', 'users:read']);
   });
 
@@ -165,7 +165,7 @@ describe('Amazon Cognito', () => {
       sign(staffAccessToken({ sub: clientId, client_id: clientId, username: undefined, org_id: orgId }));
 
     await expect(verifyWithDirectory(await machineToken('1addedlater000000000000000', 'acme'))).resolves.toMatchObject({
-      orgId: 'acme',
+      tenantKey: 'acme',
     });
     await expect(verifyWithDirectory(await machineToken('1addedlater000000000000000', 'globex'))).rejects.toThrow(
       /another client/,
@@ -214,7 +214,7 @@ describe('Auth0', () => {
 
     const principal = await verify(token);
 
-    expect(principal).toMatchObject({ orgId: 'acme', clientId: 'Xy1dashboardClientId0000000000' });
+    expect(principal).toMatchObject({ tenantKey: 'acme', clientId: 'Xy1dashboardClientId0000000000' });
     expect(sortedScopes(principal.scopes)).toEqual(['onboarding:read', 'webhooks:manage']);
   });
 
@@ -240,7 +240,7 @@ describe('Auth0', () => {
 
     const principal = await verify(token);
 
-    expect(principal.orgId).toBe('org_9ybsU1dN2dKfDkBi');
+    expect(principal.tenantKey).toBe('org_9ybsU1dN2dKfDkBi');
     expect(sortedScopes(principal.scopes)).toEqual(['reports:read', 'reports:write']);
   });
 
@@ -277,7 +277,11 @@ describe('Okta', () => {
 
     const principal = await verify(token);
 
-    expect(principal).toMatchObject({ orgId: 'acme', clientId: '0oa1b2c3d4e5f6g7h8i9', subject: 'jane@acme.example' });
+    expect(principal).toMatchObject({
+      tenantKey: 'acme',
+      clientId: '0oa1b2c3d4e5f6g7h8i9',
+      subject: 'jane@acme.example',
+    });
     expect(sortedScopes(principal.scopes)).toEqual(['audit:read', 'users:read']);
   });
 
@@ -333,7 +337,7 @@ describe('Microsoft Entra ID (v2.0 tokens)', () => {
 
     const principal = await verify(token);
 
-    expect(principal).toMatchObject({ orgId: 'acme', clientId: 'a3f5e2d1-0000-4000-8000-0000000dash1' });
+    expect(principal).toMatchObject({ tenantKey: 'acme', clientId: 'a3f5e2d1-0000-4000-8000-0000000dash1' });
     expect(sortedScopes(principal.scopes)).toEqual(['onboarding:read', 'onboarding:write']);
   });
 
@@ -387,7 +391,7 @@ describe('Keycloak', () => {
 
     const principal = await verify(await sign(keycloakToken({})));
 
-    expect(principal).toMatchObject({ orgId: 'acme', clientId: 'onboarding-dashboard' });
+    expect(principal).toMatchObject({ tenantKey: 'acme', clientId: 'onboarding-dashboard' });
     expect(principal.scopes.has('reports:write')).toBe(true);
   });
 

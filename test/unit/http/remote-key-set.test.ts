@@ -104,7 +104,7 @@ describe('createCachedRemoteKeySet', () => {
     server.answer = { jwks: jwksOf(current, next) };
     const principal = await verify(await tokenSignedBy(next));
 
-    expect(principal.orgId).toBeDefined();
+    expect(principal.tenantKey).toBeDefined();
     expect(server.requests).toBe(2);
   });
 
@@ -140,7 +140,7 @@ describe('createCachedRemoteKeySet', () => {
     await pause(40);
 
     // Stale, refetch refused (connection refused): the cached key still verifies.
-    await expect(verify(await tokenSignedBy(current))).resolves.toMatchObject({ orgId: expect.any(String) });
+    await expect(verify(await tokenSignedBy(current))).resolves.toMatchObject({ tenantKey: expect.any(String) });
     // Right after the failure no request waits for another attempt.
     const started = performance.now();
     await expect(verify(await tokenSignedBy(current))).resolves.toBeDefined();
