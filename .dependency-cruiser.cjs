@@ -33,6 +33,15 @@ module.exports = {
       },
     },
     {
+      name: 'support-is-the-ground-floor',
+      severity: 'error',
+      comment:
+        'shared/support holds generic runtime helpers (retry, deadlines, bounded maps, database time) that the domain ' +
+        'and the adapters both use: it imports only itself and Node built-ins.',
+      from: { path: '^shared/support/' },
+      to: { path: '^(shared/(?!support/)|functions|lib|local|cli|client|web|scripts|bench|test)' },
+    },
+    {
       name: 'schemas-are-shapes-only',
       severity: 'error',
       comment:

@@ -4,7 +4,7 @@ import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { createKmsClient, createS3Client } from '#shared/adapters/aws-clients.ts';
 import { KmsReportSigningKey } from '#shared/adapters/kms/kms-report-signing-key.ts';
-import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/adapters/request-deadline.ts';
+import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/support/request-deadline.ts';
 import { s3SigningCertificateStore } from '#shared/adapters/s3/published-signing-certificates.ts';
 import { publishSigningCertificates } from '#shared/adapters/signing/publish-signing-certificates.ts';
 import { loadConfig, requiredString } from '#shared/config/load-config.ts';

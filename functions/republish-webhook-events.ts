@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { ScheduledEvent } from 'aws-lambda';
 import * as v from 'valibot';
-import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/adapters/request-deadline.ts';
+import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/support/request-deadline.ts';
 import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
 import { loadConfig } from '#shared/config/load-config.ts';
 import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';

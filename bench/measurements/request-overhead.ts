@@ -20,7 +20,7 @@ import { DynamoDbRequestBudgetBuckets } from '#shared/adapters/dynamodb/limits/r
 import { DEFAULT_REQUEST_BUDGET, LeasedRequestBudget, leaseSize } from '#shared/domain/limits/request-budget.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { spendRequestBudget } from '#shared/http/limits/request-budget.ts';
-import { measuringDatabaseTime } from '#shared/adapters/database-time.ts';
+import { measuringDatabaseTime } from '#shared/support/database-time.ts';
 import type { ApiMiddleware } from '#shared/http/middlewares.ts';
 import { summarize, type Row } from '#bench/report.ts';
 import { lambdaEnvironment } from '#bench/support/lambda-environment.ts';

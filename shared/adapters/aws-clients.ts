@@ -11,7 +11,7 @@ import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { awsSdkLogger } from '#shared/observability/logger.ts';
 import { traceAwsClient } from '#shared/observability/tracer.ts';
 import { isDependencyUnavailable } from './aws-errors.ts';
-import { isDeadlineAbort, requestDeadline } from './request-deadline.ts';
+import { isDeadlineAbort, requestDeadline } from '#shared/support/request-deadline.ts';
 import { processEnvironment } from '#shared/config/process-environment.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EmailReputationConfig } from '#shared/config/mail-config.ts';
-import { BoundedMap } from '#shared/domain/bounded-map.ts';
+import { BoundedMap } from '#shared/support/bounded-map.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import type { EmailSendingStatus } from '#shared/domain/onboarding/email-reputation.ts';
 import { logger } from '#shared/observability/logger.ts';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
+import { runWithDeadline } from '#shared/support/request-deadline.ts';
 import { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';

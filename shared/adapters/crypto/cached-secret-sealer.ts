@@ -1,4 +1,4 @@
-import { BoundedMap } from '#shared/domain/bounded-map.ts';
+import { BoundedMap } from '#shared/support/bounded-map.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { SecretSealer } from '#shared/domain/webhooks/ports.ts';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { BoundedMap } from '#shared/domain/bounded-map.ts';
+import { BoundedMap } from '#shared/support/bounded-map.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import {
   emptyEmailReputation,

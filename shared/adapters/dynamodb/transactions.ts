@@ -1,6 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
-import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
+import { exponentialBackoff, withRetries } from '#shared/support/retry.ts';
 
 /** Reasons DynamoDB gives per item of a cancelled transaction, e.g. `ConditionalCheckFailed`. */
 export function cancellationReasons(error: unknown): string[] {

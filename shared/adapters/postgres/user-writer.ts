@@ -1,4 +1,4 @@
-import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
+import { exponentialBackoff, withRetries } from '#shared/support/retry.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import type { SqlRunner } from './users-database.ts';

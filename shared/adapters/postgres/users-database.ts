@@ -2,10 +2,10 @@ import { DsqlSigner } from '@aws-sdk/dsql-signer';
 import pg from 'pg';
 import * as v from 'valibot';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
-import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
+import { exponentialBackoff, withRetries } from '#shared/support/retry.ts';
 import { loadConfig, optionalString, positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
-import { requestDeadline } from '#shared/adapters/request-deadline.ts';
-import { databaseTimeMeter } from '#shared/adapters/database-time.ts';
+import { requestDeadline } from '#shared/support/request-deadline.ts';
+import { databaseTimeMeter } from '#shared/support/database-time.ts';
 import { type BackendKey, type CancelTarget, sendCancelRequest } from './cancel-request.ts';
 import { processEnvironment } from '#shared/config/process-environment.ts';
 

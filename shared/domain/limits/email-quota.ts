@@ -1,6 +1,6 @@
 import { DependencyUnavailableError, EmailPausedError, EmailQuotaExceededError } from '#shared/domain/errors.ts';
 import { QuotaChangedError, type QuotaDecision } from '#shared/domain/limits/rate-limit.ts';
-import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
+import { exponentialBackoff, withRetries } from '#shared/support/retry.ts';
 import type { EmailSendingStatus } from '#shared/domain/onboarding/email-reputation.ts';
 import type { EmailQuotaSpend, OnboardingEmailQuota } from '#shared/domain/onboarding/ports.ts';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbConcurrencySlots } from '#shared/adapters/dynamodb/limits/concurrency-slots.ts';
-import { requestDeadline, runWithDeadline } from '#shared/adapters/request-deadline.ts';
+import { requestDeadline, runWithDeadline } from '#shared/support/request-deadline.ts';
 import { databaseRouteKeys, DEFAULT_API_TIMEOUT_SECONDS } from '#shared/config/api-routes.ts';
 import { concurrencySettingsFrom } from '#shared/config/limits/concurrency.ts';
 import type { Clock } from '#shared/domain/clock.ts';

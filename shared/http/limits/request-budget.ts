@@ -8,7 +8,7 @@ import {
   RequestBudgetContentionError,
   RunningCostCharge,
 } from '#shared/domain/limits/request-budget.ts';
-import { databaseTimeMeter, type DatabaseTimeMeter } from '#shared/adapters/database-time.ts';
+import { databaseTimeMeter, type DatabaseTimeMeter } from '#shared/support/database-time.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import type { ApiMiddleware } from '#shared/http/middlewares.ts';

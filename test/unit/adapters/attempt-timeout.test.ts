@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ATTEMPT_TIMEOUT_MS, createDynamoDbClients, dynamoDbAttemptTimeoutMs } from '#shared/adapters/aws-clients.ts';
-import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
+import { runWithDeadline } from '#shared/support/request-deadline.ts';
 import { useAwsEndpoint } from '#test/support/aws-endpoint-environment.ts';
 
 /**

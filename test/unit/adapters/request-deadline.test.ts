@@ -3,7 +3,7 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
-import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
+import { runWithDeadline } from '#shared/support/request-deadline.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { useAwsEndpoint } from '#test/support/aws-endpoint-environment.ts';
 

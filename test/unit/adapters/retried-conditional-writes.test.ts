@@ -20,7 +20,7 @@ import { DynamoDbReportRateLimiter } from '#shared/adapters/dynamodb/limits/repo
 import { DynamoDbMachineClients } from '#shared/adapters/dynamodb/machine-client-directory.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { writeOnce } from '#shared/adapters/dynamodb/write-once.ts';
-import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
+import { runWithDeadline } from '#shared/support/request-deadline.ts';
 import type { AuditEvent } from '#shared/domain/audit/audit-event.ts';
 import { ConflictError } from '#shared/domain/errors.ts';
 import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/limits/report-rate-limit.ts';

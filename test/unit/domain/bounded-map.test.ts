@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedMap } from '#shared/domain/bounded-map.ts';
+import { BoundedMap } from '#shared/support/bounded-map.ts';
 
 describe('BoundedMap', () => {
   it('drops the entry set longest ago once past its capacity', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
+import { exponentialBackoff, withRetries } from '#shared/support/retry.ts';
 
 class Transient extends Error {}
 

@@ -11,7 +11,7 @@ import {
   DynamoDbConcurrencySlots,
   storedSlot,
 } from '#shared/adapters/dynamodb/limits/concurrency-slots.ts';
-import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
+import { runWithDeadline } from '#shared/support/request-deadline.ts';
 import { concurrencyPolicyFrom, concurrencySettingsFrom } from '#shared/config/limits/concurrency.ts';
 import { ConfigurationError } from '#shared/config/load-config.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';

@@ -4,7 +4,7 @@ import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingEmailQuota } from '#shared/adapters/dynamodb/limits/email-quota.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { DynamoDbOrganizationRateLimiter } from '#shared/adapters/dynamodb/limits/organization-rate-limiter.ts';
-import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
+import { runWithDeadline } from '#shared/support/request-deadline.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { createOnboardingToken } from '#shared/domain/onboarding/create-onboarding-token.ts';
 import { DEFAULT_EMAIL_QUOTA } from '#shared/domain/limits/email-quota.ts';

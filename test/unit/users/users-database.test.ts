@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runWithDeadline } from '#shared/adapters/request-deadline.ts';
-import { databaseTimeMeter, measuringDatabaseTime } from '#shared/adapters/database-time.ts';
+import { runWithDeadline } from '#shared/support/request-deadline.ts';
+import { databaseTimeMeter, measuringDatabaseTime } from '#shared/support/database-time.ts';
 import {
   loadUsersDatabaseConfig,
   PostgresUsersDatabase,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
-import { exponentialBackoff, withRetries } from '#shared/domain/retry.ts';
+import { exponentialBackoff, withRetries } from '#shared/support/retry.ts';
 import {
   countInWindow,
   fixedWindowStart,
