@@ -1,11 +1,7 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import * as v from 'valibot';
-import {
-  createCodeDeployClient,
-  createLambdaClient,
-  newVersionCheckPorts,
-} from '#shared/adapters/codedeploy/new-version-check-adapters.ts';
+import { createCodeDeployClient, createLambdaClient, newVersionCheckPorts } from '#shared/wiring/deployments.ts';
 import { COGNITO_SCOPE_PREFIX, ORGANIZATION_USER_ATTRIBUTE } from '#shared/config/cognito-identity.ts';
 import { loadConfig, positiveIntegerString } from '#shared/config/load-config.ts';
 import {

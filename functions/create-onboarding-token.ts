@@ -1,7 +1,6 @@
-import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
+import { auditEnvironment, auditRecorderFor } from '#shared/wiring/audit.ts';
 import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
-import { onboardingEmailQuotaFor } from '#shared/adapters/dynamodb/limits/email-quota-adapters.ts';
-import { emailSendingStatusFor } from '#shared/adapters/email-reputation-adapters.ts';
+import { emailSendingStatusFor, onboardingEmailQuotaFor } from '#shared/wiring/onboarding.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { onboardingMailerFrom } from '#shared/adapters/ses/onboarding-mailer.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';

@@ -1,4 +1,4 @@
-import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
+import { auditEnvironment, auditRecorderFor } from '#shared/wiring/audit.ts';
 import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { DynamoDbReportRateLimiter } from '#shared/adapters/dynamodb/limits/report-rate-limiter.ts';

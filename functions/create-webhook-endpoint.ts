@@ -1,8 +1,8 @@
-import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
+import { auditEnvironment, auditRecorderFor } from '#shared/wiring/audit.ts';
 import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
 import { dnsHostResolver } from '#shared/adapters/http/dns-host-resolver.ts';
-import { secretSealerFor, urlPolicyFor } from '#shared/adapters/webhook-adapters.ts';
+import { secretSealerFor, urlPolicyFor } from '#shared/wiring/webhooks.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { webhookEnvironment } from '#shared/config/webhook-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';

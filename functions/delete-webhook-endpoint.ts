@@ -1,4 +1,4 @@
-import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
+import { auditEnvironment, auditRecorderFor } from '#shared/wiring/audit.ts';
 import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';

@@ -6,7 +6,7 @@ import { DynamoDbWebhookDeliveryLog, DynamoDbWebhookEndpointStore } from '#share
 import { dnsHostResolver } from '#shared/adapters/http/dns-host-resolver.ts';
 import { createWebhookSender } from '#shared/adapters/http/webhook-sender.ts';
 import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
-import { retryScheduleFor, secretSealerFor, urlPolicyFor } from '#shared/adapters/webhook-adapters.ts';
+import { retryScheduleFor, secretSealerFor, urlPolicyFor } from '#shared/wiring/webhooks.ts';
 import { loadWebhookConfig } from '#shared/config/webhook-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { attemptWebhookDelivery, fanOutWebhookEvent } from '#shared/domain/webhooks/deliver-webhooks.ts';

@@ -1,4 +1,4 @@
-import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
+import { auditEnvironment, auditRecorderFor } from '#shared/wiring/audit.ts';
 import { containerDynamoDbClients, createS3Client } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
@@ -10,7 +10,7 @@ import {
   usersEraserDatabaseEnvironment,
 } from '#shared/adapters/postgres/users-database.ts';
 import { S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
-import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
+import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { requiredString } from '#shared/config/load-config.ts';
 import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';

@@ -9,7 +9,7 @@ import { failDeadLetteredJob } from '#shared/domain/reports/fail-abandoned-jobs.
 import { logger } from '#shared/observability/logger.ts';
 import { isLastDeadLetterReceive, reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
 import { BusinessMetric, metrics, MetricUnit, recordReportFailed } from '#shared/observability/metrics.ts';
-import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
+import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
 import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
 

@@ -1,4 +1,4 @@
-import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
+import { auditEnvironment, auditRecorderFor } from '#shared/wiring/audit.ts';
 import { containerDynamoDbClients, createS3Client } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { S3ReportDownloadLinks } from '#shared/adapters/s3/report-download-links.ts';
@@ -11,7 +11,7 @@ import { createApiHandler } from '#shared/http/api-handler.ts';
 import { reportJobIdFrom } from '#shared/http/path-parameters.ts';
 import { ok } from '#shared/http/responses.ts';
 import { reportDownloadBody } from '#shared/presenters/report-job-bodies.ts';
-import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
+import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
 import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
 

@@ -1,7 +1,7 @@
 import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
 import type { Context, SQSRecord } from 'aws-lambda';
 import { containerDynamoDbClients, createS3Client } from '#shared/adapters/aws-clients.ts';
-import { reportSigningKeyFor } from '#shared/adapters/report-signing-adapters.ts';
+import { reportSigningKeyFor } from '#shared/wiring/reports.ts';
 import { padesReportSigner, reportSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 import { rfc3161Timestamper } from '#shared/adapters/signing/rfc3161-timestamper.ts';
 import { reportSigningEnvironment } from '#shared/config/report-signing-config.ts';
@@ -26,7 +26,7 @@ import {
 import { logReportJobOutcome } from '#shared/observability/report-job-outcome-log.ts';
 import { isFinalReceive, reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
 import * as v from 'valibot';
-import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
+import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
 import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingReportEvents, reportFinishedEvent } from '#shared/domain/webhooks/webhook-events.ts';
 import type { WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';

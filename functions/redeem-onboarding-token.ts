@@ -1,4 +1,4 @@
-import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
+import { auditEnvironment, auditRecorderFor } from '#shared/wiring/audit.ts';
 import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
@@ -11,7 +11,7 @@ import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { ok } from '#shared/http/responses.ts';
 import type { RedeemedOnboardingTokenBody } from '#shared/schemas/onboarding-token-responses.ts';
 import { onboardingTokenRedeemSchema } from '#shared/schemas/onboarding-token-schemas.ts';
-import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
+import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
 import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingTokenEvents } from '#shared/domain/webhooks/webhook-events.ts';
 

@@ -3,7 +3,7 @@ import middy from '@middy/core';
 import type { ScheduledEvent } from 'aws-lambda';
 import * as v from 'valibot';
 import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/support/request-deadline.ts';
-import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
+import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
 import { loadConfig } from '#shared/config/load-config.ts';
 import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { republishPendingEvents } from '#shared/domain/webhooks/republish-pending-events.ts';

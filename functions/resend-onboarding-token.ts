@@ -1,7 +1,6 @@
-import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
+import { auditEnvironment, auditRecorderFor } from '#shared/wiring/audit.ts';
 import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
-import { onboardingEmailQuotaFor } from '#shared/adapters/dynamodb/limits/email-quota-adapters.ts';
-import { emailSendingStatusFor } from '#shared/adapters/email-reputation-adapters.ts';
+import { emailSendingStatusFor, onboardingEmailQuotaFor } from '#shared/wiring/onboarding.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { onboardingMailerFrom } from '#shared/adapters/ses/onboarding-mailer.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
@@ -21,7 +20,7 @@ import { createIdempotentRequests } from '#shared/http/idempotent-requests.ts';
 import { onboardingTokenIdFrom } from '#shared/http/path-parameters.ts';
 import { created, rateLimitHeaders } from '#shared/http/responses.ts';
 import type { OnboardingTokenBody } from '#shared/schemas/onboarding-token-responses.ts';
-import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
+import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
 import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingTokenEvents } from '#shared/domain/webhooks/webhook-events.ts';
 

@@ -1,4 +1,4 @@
-import { auditEnvironment, auditRecorderFor } from '#shared/adapters/audit-adapters.ts';
+import { auditEnvironment, auditRecorderFor } from '#shared/wiring/audit.ts';
 import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
@@ -10,7 +10,7 @@ import { tokenEventMetrics } from '#shared/observability/token-event-metrics.ts'
 import { tokenVerifierFrom } from '#shared/http/auth.ts';
 import { onboardingTokenIdFrom } from '#shared/http/path-parameters.ts';
 import { noContent } from '#shared/http/responses.ts';
-import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
+import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
 import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingTokenEvents } from '#shared/domain/webhooks/webhook-events.ts';
 

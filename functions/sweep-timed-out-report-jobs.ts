@@ -17,7 +17,7 @@ import {
   publishRecordedMetrics,
   recordReportFailed,
 } from '#shared/observability/metrics.ts';
-import { webhookEventPublishing } from '#shared/adapters/webhook-adapters.ts';
+import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
 import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
 

@@ -4,7 +4,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { DynamoDbEmailReputationStore } from '#shared/adapters/dynamodb/email-reputation-store.ts';
-import { MAY_SEND_REUSE_MS } from '#shared/adapters/email-reputation-adapters.ts';
+import { MAY_SEND_REUSE_MS } from '#shared/wiring/onboarding.ts';
 import { reputationFigures, type EmailReputationFigures } from '#shared/domain/onboarding/email-reputation.ts';
 import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 

@@ -9,7 +9,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { handler as routeNotFound } from '#functions/route-not-found.ts';
-import { newVersionCheckPorts } from '#shared/adapters/codedeploy/new-version-check-adapters.ts';
+import { newVersionCheckPorts } from '#shared/wiring/deployments.ts';
 import { COGNITO_SCOPE_PREFIX, ORGANIZATION_USER_ATTRIBUTE } from '#shared/config/cognito-identity.ts';
 import {
   checkNewVersion,

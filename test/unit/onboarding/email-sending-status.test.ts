@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { emailSendingStatusFor, MAY_SEND_REUSE_MS } from '#shared/adapters/email-reputation-adapters.ts';
+import { emailSendingStatusFor, MAY_SEND_REUSE_MS } from '#shared/wiring/onboarding.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 
 const documents = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoDbOnboardingEmailQuota, recipientQuotaKey } from '#shared/adapters/dynamodb/limits/email-quota.ts';
 import { DynamoDbRateLimiter } from '#shared/adapters/dynamodb/limits/rate-limiter.ts';
 import { cancellationReasons } from '#shared/adapters/dynamodb/transactions.ts';
-import { onboardingEmailQuotaFor } from '#shared/adapters/dynamodb/limits/email-quota-adapters.ts';
+import { onboardingEmailQuotaFor } from '#shared/wiring/onboarding.ts';
 import { DependencyUnavailableError, EmailQuotaExceededError } from '#shared/domain/errors.ts';
 import { spendingEmailQuota, type EmailQuotaPolicy } from '#shared/domain/limits/email-quota.ts';
 import type { EmailQuotaSpend, OnboardingEmailQuota } from '#shared/domain/onboarding/ports.ts';

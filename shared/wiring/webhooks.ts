@@ -8,11 +8,11 @@ import { systemClock } from '#shared/domain/clock.ts';
 import { reportJobBody } from '#shared/presenters/report-job-bodies.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
-import { containerDynamoDbClients, createKmsClient, createSqsClient } from './aws-clients.ts';
-import { DynamoDbPendingWebhookEvents } from './dynamodb/pending-webhook-events.ts';
-import { LocalSecretSealer } from './crypto/local-secret-sealer.ts';
-import { KmsSecretSealer } from './kms/kms-secret-sealer.ts';
-import { SqsWebhookQueue } from './sqs/webhook-queue.ts';
+import { containerDynamoDbClients, createKmsClient, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbPendingWebhookEvents } from '#shared/adapters/dynamodb/pending-webhook-events.ts';
+import { LocalSecretSealer } from '#shared/adapters/crypto/local-secret-sealer.ts';
+import { KmsSecretSealer } from '#shared/adapters/kms/kms-secret-sealer.ts';
+import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
 
 /** The sealer the configuration names: KMS in AWS, the local key in the local stack. */
 export function secretSealerFor(config: Parameters<typeof sealerSettingsFrom>[0]): SecretSealer {

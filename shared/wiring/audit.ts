@@ -5,7 +5,7 @@ import { systemClock } from '#shared/domain/clock.ts';
 import { recordAuditEvent, type AuditRecorder } from '#shared/domain/audit/record-audit-event.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
-import { DynamoDbAuditTrail } from './dynamodb/audit-trail-store.ts';
+import { DynamoDbAuditTrail } from '#shared/adapters/dynamodb/audit-trail-store.ts';
 
 /** What a function that records audit events reads from its environment. */
 export const auditEnvironment = {

@@ -1,11 +1,13 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { EmailReputationConfig } from '#shared/config/mail-config.ts';
+import type { EmailQuotaConfig, EmailReputationConfig } from '#shared/config/mail-config.ts';
 import { BoundedMap } from '#shared/support/bounded-map.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import type { EmailSendingStatus } from '#shared/domain/onboarding/email-reputation.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
-import { DynamoDbEmailReputationStore } from './dynamodb/email-reputation-store.ts';
+import { DynamoDbEmailReputationStore } from '#shared/adapters/dynamodb/email-reputation-store.ts';
+import type { OnboardingEmailQuota } from '#shared/domain/onboarding/ports.ts';
+import { DynamoDbOnboardingEmailQuota } from '#shared/adapters/dynamodb/limits/email-quota.ts';
 
 /** A pause read slower than this is treated as failed: the e-mail's decision never waits on it. */
 export const PAUSE_READ_TIMEOUT_MS = 300;
@@ -62,6 +64,28 @@ export function emailSendingStatusFor(
         logger.warn('could not read the e-mail pause; sending (fail open)', { orgId, error: error as Error });
         return undefined;
       }
+    },
+  };
+}
+
+/**
+ * The e-mail quotas of a function that sends onboarding e-mails (configured with
+ * `emailQuotaEnvironment`), kept in its OnboardingTokens table; a refusal is counted as a
+ * rate-limited request.
+ */
+export function onboardingEmailQuotaFor(
+  documents: DynamoDBDocumentClient,
+  config: EmailQuotaConfig & { ONBOARDING_TOKENS_TABLE_NAME: string },
+): OnboardingEmailQuota {
+  const quota = new DynamoDbOnboardingEmailQuota(documents, config.ONBOARDING_TOKENS_TABLE_NAME, {
+    perRecipientPerHour: config.EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR,
+    perOrganizationPerHour: config.EMAIL_QUOTA_PER_ORGANIZATION_PER_HOUR,
+  });
+  return {
+    reserve: async (orgId, email, now) => {
+      const reservation = await quota.reserve(orgId, email, now);
+      if (!reservation.allowed) metrics.addMetric(BusinessMetric.RateLimitedRequests, MetricUnit.Count, 1);
+      return reservation;
     },
   };
 }
