@@ -1,4 +1,5 @@
 import { SCOPES } from '#shared/domain/identity/staff-roles.ts';
+import { tenantKey, type Tenant } from '#shared/domain/identity/tenant.ts';
 import { memoizeByKey } from './memoize-by-key.ts';
 import { createHmac, randomUUID } from 'node:crypto';
 import { chmod, link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -26,6 +27,13 @@ export const ALL_SCOPES = SCOPES;
  */
 export const MACHINE_CLIENT_PREFIX = 'machine.';
 export const machineClientId = (orgId: string): string => `${MACHINE_CLIENT_PREFIX}${orgId}`;
+
+/**
+ * The machine client of an organization's sandbox (docs/sandbox.md): `machine.<orgId>~sandbox`,
+ * named after the tenant's key, whose `~` no organization id holds, so it is never another
+ * organization's live client. It is a machine client of the same organization (`machine.*`).
+ */
+export const tenantMachineClientId = (tenant: Tenant): string => machineClientId(tenantKey(tenant));
 
 export const KEYS_FILE = 'idp-jwks.json';
 const DEFAULT_EXPIRY_SECONDS = 3600;
@@ -86,12 +94,13 @@ export async function publicJwks(location: KeysLocation = {}): Promise<JSONWebKe
 }
 
 /**
- * The client secret of an organization's machine client, derived from the signing key: whoever
- * can read the key file can sign tokens anyway, so the secret protects nothing more by being stored.
+ * The client secret of a tenant's machine client (`keyOfTenant`: the organization id for live, its
+ * sandbox key for the sandbox), derived from the signing key: whoever can read the key file can
+ * sign tokens anyway, so the secret protects nothing more by being stored.
  */
-export async function machineClientSecret(orgId: string, location: KeysLocation = {}): Promise<string> {
+export async function machineClientSecret(keyOfTenant: string, location: KeysLocation = {}): Promise<string> {
   const [key] = (await loadOrCreateProviderKeys(location)).keys;
-  return createHmac('sha256', key!.d).update(`machine-client:${orgId}`).digest('base64url');
+  return createHmac('sha256', key!.d).update(`machine-client:${keyOfTenant}`).digest('base64url');
 }
 
 /**

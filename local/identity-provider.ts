@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import Provider, { errors, type Adapter, type AdapterPayload, type KoaContextWithOIDC } from 'oidc-provider';
 import { escapeHtml } from '#shared/adapters/html/escape-html.ts';
 import { ORGANIZATION_ID } from '#shared/domain/identity/organization-claim.ts';
+import { SANDBOX_SCOPE, tenantOfKey, type Tenant } from '#shared/domain/identity/tenant.ts';
 import {
   ALL_SCOPES,
   issuerAt,
@@ -30,6 +31,9 @@ import { REQUESTED_LIFETIME_HEADER } from './machine-token.ts';
  *   for in `scope` and no other (none when it names none): `users:erase` only when asked.
  *   The local stack names these clients machine clients (MACHINE_CLIENT_IDS); every other token,
  *   the dashboard's, is a staff member's and holds its role's scopes alone.
+ * - `machine.<orgId>~sandbox`: the organization's sandbox machine client (docs/sandbox.md), the
+ *   same but for the `sandbox` scope, which it alone is granted and must ask for: every token it
+ *   gets speaks for the sandbox, and no other client's ever does.
  * Access tokens are JWTs for the API (resource indicator and audience `LOCAL_AUDIENCE`) with the
  * organization in `org_id` (and `org_name` for a known organization) and the granted `scope`.
  * Staff sign in on a small page of ours (`/interaction/<uid>`) that checks the demo passwords;
@@ -112,7 +116,7 @@ async function createProvider(issuer: string, options: IdentityProviderOptions):
     // Signs the provider's cookies; sessions end with the process anyway.
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     clientDefaults: { id_token_signed_response_alg: 'ES256' },
-    extraClientMetadata: { properties: ['org_id'] },
+    extraClientMetadata: { properties: ['org_id', 'mode'] },
     claims: { openid: ['sub'], email: ['email'] },
     findAccount: (_ctx, sub) => {
       const staff = staffById(sub);
@@ -141,10 +145,14 @@ async function createProvider(issuer: string, options: IdentityProviderOptions):
         enabled: true,
         defaultResource: () => LOCAL_AUDIENCE,
         useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, indicator) => {
+        getResourceServerInfo: (ctx, indicator, client) => {
           if (indicator !== LOCAL_AUDIENCE) throw new errors.InvalidTarget();
+          const sandbox = client['mode'] === 'sandbox';
+          if (sandbox && !requestedScopes(ctx).includes(SANDBOX_SCOPE)) {
+            throw new errors.InvalidScope(`a sandbox client's tokens hold the ${SANDBOX_SCOPE} scope`, SANDBOX_SCOPE);
+          }
           return {
-            scope: ALL_SCOPES.join(' '),
+            scope: [...ALL_SCOPES, ...(sandbox ? [SANDBOX_SCOPE] : [])].join(' '),
             audience: LOCAL_AUDIENCE,
             accessTokenFormat: 'jwt',
             accessTokenTTL: staffTokenSeconds,
@@ -180,6 +188,11 @@ async function createProvider(issuer: string, options: IdentityProviderOptions):
   return provider;
 }
 
+function requestedScopes(ctx: KoaContextWithOIDC): string[] {
+  const scope = ctx.oidc.params?.['scope'];
+  return typeof scope === 'string' ? scope.split(' ') : [];
+}
+
 /** `local-token-lifetime: <s>` on a client credentials request, within 1 s to 24 h; else one hour. */
 function requestedLifetime(ctx: KoaContextWithOIDC | undefined): number {
   const requested = Number(ctx?.get(REQUESTED_LIFETIME_HEADER));
@@ -197,7 +210,7 @@ function staffMember(email: string): StaffMember | undefined {
   return DEMO_STAFF.find((staff) => staff.email === wanted);
 }
 
-/** The dashboard and one machine client per organization, described when the provider asks for them. */
+/** The dashboard and two machine clients per organization (live, sandbox), described when the provider asks for them. */
 function clientAdapter(options: IdentityProviderOptions): Adapter {
   const readOnly = () => Promise.reject(new Error('the local provider registers no clients'));
   return {
@@ -215,12 +228,14 @@ function clientAdapter(options: IdentityProviderOptions): Adapter {
           post_logout_redirect_uris: urls,
         };
       }
-      const orgId = id.startsWith(MACHINE_CLIENT_PREFIX) ? id.slice(MACHINE_CLIENT_PREFIX.length) : '';
-      if (!ORGANIZATION_ID.test(orgId)) return undefined;
+      const keyOfTenant = id.startsWith(MACHINE_CLIENT_PREFIX) ? id.slice(MACHINE_CLIENT_PREFIX.length) : '';
+      const tenant: Tenant = tenantOfKey(keyOfTenant);
+      if (!ORGANIZATION_ID.test(tenant.orgId)) return undefined;
       return {
         client_id: id,
-        client_secret: await machineClientSecret(orgId, { keysDir: options.keysDir }),
-        org_id: orgId,
+        client_secret: await machineClientSecret(keyOfTenant, { keysDir: options.keysDir }),
+        org_id: tenant.orgId,
+        mode: tenant.mode,
         grant_types: ['client_credentials'],
         response_types: [],
         redirect_uris: [],

@@ -1,12 +1,14 @@
 import * as oauth from 'oauth4webapi';
 import { MACHINE_CLIENT_SCOPES } from '#shared/domain/identity/machine-clients.ts';
-import { machineClientId, machineClientSecret, type KeysLocation } from './dev-keys.ts';
+import { SANDBOX_SCOPE, tenantKey, type Mode } from '#shared/domain/identity/tenant.ts';
+import { machineClientSecret, tenantMachineClientId, type KeysLocation } from './dev-keys.ts';
 
 /**
  * An organization's machine client asks the local identity provider for an access token with the
  * client credentials grant (oauth4webapi), as a backend of that organization would in AWS. Every
- * organization has one: `machine.<orgId>` (dev-keys.ts), its secret derived from the provider's
- * key (local/identity-provider.ts), so nothing needs registering first.
+ * organization has two, `machine.<orgId>` and its sandbox's `machine.<orgId>~sandbox` (dev-keys.ts),
+ * their secrets derived from the provider's key (local/identity-provider.ts), so nothing needs
+ * registering first.
  */
 /**
  * The lifetime a machine client asks for, in seconds: OAuth has no request parameter for it, so
@@ -24,6 +26,11 @@ export interface MachineTokenRequest extends KeysLocation {
   scope?: string;
   /** Default: the provider's (one hour). */
   expiresInSeconds?: number;
+  /**
+   * `sandbox`: the organization's sandbox machine client asks, and `sandbox` is added to the scopes
+   * (the provider refuses it a token without), so the token reaches the sandbox alone. Default `live`.
+   */
+  mode?: Mode;
 }
 
 export async function requestMachineToken(request: MachineTokenRequest): Promise<string> {
@@ -34,16 +41,18 @@ export async function requestMachineToken(request: MachineTokenRequest): Promise
     issuer,
     await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...options }),
   );
-  const client: oauth.Client = { client_id: machineClientId(request.orgId) };
+  const tenant = { orgId: request.orgId, mode: request.mode ?? 'live' } as const;
+  const client: oauth.Client = { client_id: tenantMachineClientId(tenant) };
   const parameters = new URLSearchParams();
-  const scope = request.scope ?? MACHINE_CLIENT_SCOPES.join(' ');
-  if (scope.trim()) parameters.set('scope', scope.trim());
+  const scopes = (request.scope ?? MACHINE_CLIENT_SCOPES.join(' ')).split(/\s+/).filter(Boolean);
+  if (tenant.mode === 'sandbox' && !scopes.includes(SANDBOX_SCOPE)) scopes.push(SANDBOX_SCOPE);
+  if (scopes.length > 0) parameters.set('scope', scopes.join(' '));
   const headers = new Headers();
   if (request.expiresInSeconds !== undefined) headers.set(REQUESTED_LIFETIME_HEADER, String(request.expiresInSeconds));
   const response = await oauth.clientCredentialsGrantRequest(
     as,
     client,
-    oauth.ClientSecretPost(await machineClientSecret(request.orgId, request)),
+    oauth.ClientSecretPost(await machineClientSecret(tenantKey(tenant), request)),
     parameters,
     { ...options, headers },
   );

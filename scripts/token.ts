@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ORGANIZATION_ID, ORGANIZATION_ID_RULE, parseCommandLine, UsageError } from './command-line.ts';
 import { MACHINE_CLIENT_SCOPES } from '#shared/domain/identity/machine-clients.ts';
+import { SANDBOX_SCOPE } from '#shared/domain/identity/tenant.ts';
 import {
   ALL_SCOPES,
   issueDevToken,
@@ -8,6 +9,7 @@ import {
   LOCAL_AUDIENCE,
   localIssuer,
   machineClientId,
+  tenantMachineClientId,
 } from '#local/dev-keys.ts';
 import { requestMachineToken } from '#local/machine-token.ts';
 
@@ -18,13 +20,16 @@ import { requestMachineToken } from '#local/machine-token.ts';
 const usage = `Usage: npm run -s token -- --org <id> [options]
 
 Prints an access token (JWT) from the local identity provider (npm start) on stdout: the
-organization's machine client (${machineClientId('<id>')}) gets it by client credentials.
+organization's machine client (${machineClientId('<id>')}) gets it by client credentials, or with
+--sandbox its sandbox machine client (${tenantMachineClientId({ orgId: '<id>', mode: 'sandbox' })}).
 
 Options:
   --org <id>            organization id (claim org_id), 1-64 chars [A-Za-z0-9_.-]   (required)
   --scopes "<a b>"      space-separated scopes, of: ${ALL_SCOPES.join(' ')}
                         default every one but users:erase, which a machine client gets only
                         when it asks for it: --scopes users:erase (with the others it needs)
+  --sandbox             a sandbox token: the scopes plus ${SANDBOX_SCOPE}, so it reaches the
+                        organization's sandbox alone (docs/sandbox.md)
   --expires-in <s>      lifetime in seconds, default 3600, at most 86400; zero or negative: an expired
                         token (--expires-in=-60 or --expires-in -60), which the provider never issues,
                         so it is signed here with the provider's key
@@ -43,6 +48,7 @@ function parse(argv: string[]) {
       org: { type: 'string' },
       scopes: { type: 'string' },
       'expires-in': { type: 'string' },
+      sandbox: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -61,6 +67,7 @@ function parse(argv: string[]) {
     orgId: values.org,
     scopes: values.scopes,
     expiresInSeconds,
+    mode: values.sandbox ? 'sandbox' : 'live',
   } as const;
 }
 
@@ -87,7 +94,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${usage}\n`);
     return 0;
   }
-  const { orgId, expiresInSeconds } = options;
+  const { orgId, expiresInSeconds, mode } = options;
   const scopes = options.scopes?.split(/\s+/).filter(Boolean);
   const unknown = scopes?.filter((scope) => !(ALL_SCOPES as readonly string[]).includes(scope)) ?? [];
   if (unknown.length > 0) {
@@ -96,12 +103,19 @@ async function main(): Promise<number> {
   }
   const issuer = localIssuer();
   if (expiresInSeconds !== undefined && expiresInSeconds <= 0) {
-    const expired = await issueDevToken({ orgId, scopes: scopes ?? MACHINE_CLIENT_SCOPES, expiresInSeconds, issuer });
+    const granted = scopes ?? [...MACHINE_CLIENT_SCOPES];
+    const expired = await issueDevToken({
+      orgId,
+      scopes: mode === 'sandbox' ? [...granted, SANDBOX_SCOPE] : granted,
+      expiresInSeconds,
+      issuer,
+      claims: { client_id: tenantMachineClientId({ orgId, mode }) },
+    });
     process.stdout.write(`${expired}\n`);
     return 0;
   }
   try {
-    const token = await requestMachineToken({ issuer, orgId, scope: scopes?.join(' '), expiresInSeconds });
+    const token = await requestMachineToken({ issuer, orgId, scope: scopes?.join(' '), expiresInSeconds, mode });
     process.stdout.write(`${token}\n`);
     return 0;
   } catch (error) {

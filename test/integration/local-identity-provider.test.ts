@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { issueDevToken, LOCAL_AUDIENCE } from '#local/dev-keys.ts';
+import { issueDevToken, LOCAL_AUDIENCE, machineClientSecret } from '#local/dev-keys.ts';
 import { DASHBOARD_CLIENT_ID, startIdentityProvider } from '#local/identity-provider.ts';
 import { requestMachineToken } from '#local/machine-token.ts';
 import { repoRoot } from '#lib/repo-root.ts';
+import { MACHINE_CLIENT_SCOPES } from '#shared/domain/identity/machine-clients.ts';
 import { callApi, uniqueOrg } from '#test/support/api-client.ts';
 
 /**
@@ -140,6 +141,65 @@ describe('npm run -s token and the local identity provider', () => {
       await other.stop();
       await rm(otherKeys, { recursive: true, force: true });
     }
+  });
+});
+
+describe('sandbox credentials: npm run -s token -- --sandbox and the sandbox machine client', () => {
+  /** A client credentials request as any OAuth client sends it, without machine-token.ts's help. */
+  async function clientCredentials(clientId: string, keyOfTenant: string, scope: string) {
+    const issuer = env().JWT_ISSUER!;
+    const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as {
+      token_endpoint: string;
+    };
+    const response = await fetch(discovery.token_endpoint, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: await machineClientSecret(keyOfTenant, { keysDir: env().LOCAL_KEYS_DIR }),
+        scope,
+      }),
+    });
+    return { status: response.status, body: (await response.json()) as { access_token?: string; error?: string } };
+  }
+
+  it('prints a token of the organization’s sandbox client: its machine scopes plus sandbox, accepted by the API', async () => {
+    const orgId = uniqueOrg('idp-sbx');
+    const run = await npmToken(['--org', orgId, '--sandbox']);
+    expect(run.code, run.stderr).toBe(0);
+    const token = run.stdout.trim();
+
+    const claims = decodeJwt(token);
+    expect(claims).toMatchObject({ org_id: orgId, client_id: `machine.${orgId}~sandbox`, aud: LOCAL_AUDIENCE });
+    expect(String(claims.scope).split(' ').sort()).toEqual([...MACHINE_CLIENT_SCOPES, 'sandbox'].sort());
+    expect((await callApi('GET', '/v1/onboarding-tokens', { token })).status).toBe(200);
+
+    const expired = await npmToken(['--org', orgId, '--sandbox', '--expires-in=-60']);
+    expect(expired.code, expired.stderr).toBe(0);
+    expect(decodeJwt(expired.stdout.trim())).toMatchObject({ client_id: `machine.${orgId}~sandbox` });
+    expect(String(decodeJwt(expired.stdout.trim()).scope).split(' ')).toContain('sandbox');
+  });
+
+  it('adds sandbox to the scopes a sandbox token is asked with', async () => {
+    const orgId = uniqueOrg('idp-sbx');
+    const run = await npmToken(['--org', orgId, '--sandbox', '--scopes', 'onboarding:read']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(decodeJwt(run.stdout.trim()).scope).toBe('onboarding:read sandbox');
+  });
+
+  it('grants sandbox to the sandbox client alone, and refuses the sandbox client a token without it', async () => {
+    const orgId = uniqueOrg('idp-sbx');
+
+    const live = await clientCredentials(`machine.${orgId}`, orgId, 'onboarding:read sandbox');
+    expect(live.status).toBe(200);
+    expect(decodeJwt(live.body.access_token!).scope).toBe('onboarding:read');
+
+    const withoutSandbox = await clientCredentials(`machine.${orgId}~sandbox`, `${orgId}~sandbox`, 'onboarding:read');
+    expect(withoutSandbox).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
+
+    // The live client's secret is not the sandbox client's.
+    const wrongSecret = await clientCredentials(`machine.${orgId}~sandbox`, orgId, 'onboarding:read sandbox');
+    expect(wrongSecret.status).toBe(401);
   });
 });
 
