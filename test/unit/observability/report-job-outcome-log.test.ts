@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { logReportJobOutcome } from '#shared/observability/report-job-outcome-log.ts';
-import { reportJob } from '#test/unit/reports/fakes.ts';
+import { reportJob } from '#test/support/fixtures/report-jobs.ts';
 
 describe('logReportJobOutcome', () => {
   const logger = new Logger({ serviceName: 'test' });

@@ -6,24 +6,20 @@ import {
   reportJobCreatedBody,
   reportJobPageBody,
 } from '#shared/presenters/report-job-bodies.ts';
-import { reportJob, T0 } from '#test/unit/reports/fakes.ts';
+import { T0 } from '#test/support/fixtures/defaults.ts';
+import { completeReportJob, failedReportJob, reportJob } from '#test/support/fixtures/report-jobs.ts';
 
 const at = (msAfterT0: number) => new Date(T0.getTime() + msAfterT0);
 
 const completeJob = (): ReportJob =>
-  reportJob({
-    status: 'COMPLETE',
-    updatedAt: '2026-03-01T12:00:03.000Z',
-    startedAt: '2026-03-01T12:00:01.000Z',
-    attemptId: 'attempt-1',
+  completeReportJob({
     completedAt: '2026-03-01T12:00:03.000Z',
     sizeBytes: 2048,
     sha256: 'ab'.repeat(32),
     durationMs: 2000,
   });
 
-const failedJob = (): ReportJob =>
-  reportJob({ status: 'FAILED', updatedAt: '2026-03-01T12:00:02.000Z', errorCode: 'RENDER_FAILED', durationMs: 1500 });
+const failedJob = (): ReportJob => failedReportJob({ errorCode: 'RENDER_FAILED', durationMs: 1500 });
 
 describe('reportJobCreatedBody', () => {
   it('has exactly jobId, status, userId, createdAt and updatedAt', () => {

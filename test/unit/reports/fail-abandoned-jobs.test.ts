@@ -1,7 +1,9 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { failDeadLetteredJob, sweepTimedOutJobs } from '#shared/domain/reports/fail-abandoned-jobs.ts';
 import { REPORT_DEADLINE_MS } from '#shared/domain/reports/report-job.ts';
-import { FakeClock, InMemoryReportJobStore, ORG_ID, reportJob, T0, USER_ID } from './fakes.ts';
+import { ORG_ID, T0, USER_ID } from '#test/support/fixtures/defaults.ts';
+import { completeReportJob, failedReportJob, reportJob } from '#test/support/fixtures/report-jobs.ts';
+import { FakeClock, InMemoryReportJobStore } from './fakes.ts';
 
 const JOB_IDS = [
   '11111111-1111-4111-8111-111111111111',
@@ -40,7 +42,7 @@ describe('failDeadLetteredJob', () => {
   );
 
   it('leaves a COMPLETE job alone', async () => {
-    const job = jobs.seed(reportJob({ status: 'COMPLETE', completedAt: T0.toISOString(), sizeBytes: 10 }));
+    const job = jobs.seed(completeReportJob({ completedAt: T0.toISOString(), sizeBytes: 10 }));
 
     const failed = await failDeadLettered()({ orgId: ORG_ID, jobId: job.jobId });
 
@@ -49,7 +51,7 @@ describe('failDeadLetteredJob', () => {
   });
 
   it('leaves a job that already FAILED with its own code', async () => {
-    const job = jobs.seed(reportJob({ status: 'FAILED', errorCode: 'RENDER_FAILED' }));
+    const job = jobs.seed(failedReportJob({ errorCode: 'RENDER_FAILED' }));
 
     const failed = await failDeadLettered()({ orgId: ORG_ID, jobId: job.jobId });
 

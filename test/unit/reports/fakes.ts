@@ -12,12 +12,10 @@ import type {
 } from '#shared/domain/reports/ports.ts';
 import { processingDurationMs, type ReportErrorCode, type ReportJob } from '#shared/domain/reports/report-job.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
+import { T0 } from '#test/support/fixtures/defaults.ts';
 
-export const ORG_ID = 'org-acme';
-export const OTHER_ORG_ID = 'org-globex';
-export const USER_ID = 'user-1';
-export const TEMPLATE_VERSION = 'test-template-1';
-export const T0 = new Date('2026-03-01T12:00:00.000Z');
+export { ORG_ID, OTHER_ORG_ID, T0, USER_ID } from '#test/support/fixtures/defaults.ts';
+export { TEMPLATE_VERSION } from '#test/support/fixtures/report-jobs.ts';
 
 /** A clock the test moves by hand. */
 export class FakeClock implements Clock {
@@ -270,31 +268,4 @@ export class FakeReportStorage implements ReportStorage, ReportDownloadLinks {
     this.urlRequests.push({ objectKey, ...options });
     return `https://reports.storage.test/${objectKey}?expires=${options.expiresInSeconds}`;
   }
-}
-
-/** A job as request-report writes it; overrides win. */
-export function reportJob(overrides: Partial<ReportJob> = {}): ReportJob {
-  const createdAt = overrides.createdAt ?? T0.toISOString();
-  return {
-    jobId: '1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed',
-    orgId: ORG_ID,
-    userId: USER_ID,
-    status: 'PENDING',
-    templateVersion: TEMPLATE_VERSION,
-    createdAt,
-    updatedAt: createdAt,
-    ...overrides,
-  };
-}
-
-export function user(overrides: Partial<UserRecord> = {}): UserRecord {
-  return {
-    id: USER_ID,
-    first_name: 'Zoë',
-    last_name: 'Ångström',
-    organization_id: ORG_ID,
-    organization_name: 'Acme Ltd',
-    created_at: '2026-01-10T09:00:00.000Z',
-    ...overrides,
-  };
 }

@@ -1,7 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { listReportJobs } from '#shared/domain/reports/list-report-jobs.ts';
 import { REPORT_DEADLINE_MS } from '#shared/domain/reports/report-job.ts';
-import { FakeClock, InMemoryReportJobStore, ORG_ID, OTHER_ORG_ID, reportJob, T0 } from './fakes.ts';
+import { ORG_ID, OTHER_ORG_ID, T0 } from '#test/support/fixtures/defaults.ts';
+import { completeReportJob, reportJob } from '#test/support/fixtures/report-jobs.ts';
+import { FakeClock, InMemoryReportJobStore } from './fakes.ts';
 
 let clock: FakeClock;
 let jobs: InMemoryReportJobStore;
@@ -23,17 +25,7 @@ const JOB_IDS = [
 
 describe('listReportJobs', () => {
   it("lists the caller's jobs newest first as status responses, never another organization's", async () => {
-    const older = jobs.seed(
-      reportJob({
-        jobId: JOB_IDS[0],
-        createdAt: at(0),
-        status: 'COMPLETE',
-        sizeBytes: 10,
-        sha256: 'ab'.repeat(32),
-        durationMs: 5,
-        completedAt: at(1),
-      }),
-    );
+    const older = jobs.seed(completeReportJob({ jobId: JOB_IDS[0], createdAt: at(0), completedAt: at(1) }));
     const newer = jobs.seed(reportJob({ jobId: JOB_IDS[1], createdAt: at(2), userId: 'user-2' }));
     jobs.seed(reportJob({ jobId: JOB_IDS[2], createdAt: at(3), orgId: OTHER_ORG_ID }));
 

@@ -4,19 +4,10 @@ import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import type { ReportRenderer, ReportSigner } from '#shared/domain/reports/ports.ts';
 import { processReportJob, type ProcessingAttempt } from '#shared/domain/reports/process-report-job.ts';
 import { REPORT_DEADLINE_MS, reportObjectKey, type ReportJob } from '#shared/domain/reports/report-job.ts';
-import {
-  FakeClock,
-  FakeReportStorage,
-  InMemoryReportJobStore,
-  InMemoryUserDirectory,
-  ORG_ID,
-  OTHER_ORG_ID,
-  reportJob,
-  T0,
-  TEMPLATE_VERSION,
-  user,
-  USER_ID,
-} from './fakes.ts';
+import { ORG_ID, OTHER_ORG_ID, T0, USER_ID } from '#test/support/fixtures/defaults.ts';
+import { reportJob, TEMPLATE_VERSION } from '#test/support/fixtures/report-jobs.ts';
+import { user } from '#test/support/fixtures/users.ts';
+import { FakeClock, FakeReportStorage, InMemoryReportJobStore, InMemoryUserDirectory } from './fakes.ts';
 
 const PDF = new TextEncoder().encode('%PDF-1.7 fake report bytes %%EOF');
 /** What the fake signer returns: the rendered bytes with a signature appended. */

@@ -2,16 +2,9 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ForbiddenError, NotFoundError, UnprocessableError } from '#shared/domain/errors.ts';
 import { getReportDownload, getReportJob } from '#shared/domain/reports/read-report-job.ts';
 import { REPORT_DEADLINE_MS, type ReportErrorCode } from '#shared/domain/reports/report-job.ts';
-import {
-  FakeClock,
-  FakeReportStorage,
-  InMemoryReportJobStore,
-  ORG_ID,
-  OTHER_ORG_ID,
-  reportJob,
-  T0,
-  USER_ID,
-} from './fakes.ts';
+import { ORG_ID, OTHER_ORG_ID, T0, USER_ID } from '#test/support/fixtures/defaults.ts';
+import { completeReportJob, failedReportJob, reportJob } from '#test/support/fixtures/report-jobs.ts';
+import { FakeClock, FakeReportStorage, InMemoryReportJobStore } from './fakes.ts';
 
 const UNKNOWN_JOB_ID = 'a8098c1a-f86e-41d5-9c4b-0e2f3b7a6d10';
 const COMPLETED_AT = '2026-03-01T12:00:04.000Z';
@@ -85,7 +78,7 @@ describe('getReportJob', () => {
   });
 
   it('leaves an old COMPLETE job alone', async () => {
-    const job = jobs.seed(reportJob({ status: 'COMPLETE', completedAt: COMPLETED_AT }));
+    const job = jobs.seed(completeReportJob({ completedAt: COMPLETED_AT }));
     clock.advance(24 * 60 * 60 * 1000);
 
     expect(await read(job.jobId)).toEqual(job);
@@ -112,7 +105,7 @@ describe('getReportDownload', () => {
   it.each<ReportErrorCode>(['USER_NOT_FOUND', 'RENDER_FAILED', 'STORAGE_FAILED', 'TIMED_OUT', 'INTERNAL_ERROR'])(
     'refuses a job FAILED with %s with 422 naming the error code',
     async (errorCode) => {
-      const job = jobs.seed(reportJob({ status: 'FAILED', errorCode }));
+      const job = jobs.seed(failedReportJob({ errorCode }));
 
       const error = await download(job.jobId).catch((e: unknown) => e);
 
@@ -134,7 +127,7 @@ describe('getReportDownload', () => {
   });
 
   it("refuses an unknown job with NotFoundError and another organization's with ForbiddenError", async () => {
-    const job = jobs.seed(reportJob({ status: 'COMPLETE', completedAt: COMPLETED_AT }));
+    const job = jobs.seed(completeReportJob({ completedAt: COMPLETED_AT }));
 
     await expect(download(UNKNOWN_JOB_ID)).rejects.toBeInstanceOf(NotFoundError);
     await expect(download(job.jobId, OTHER_ORG_ID)).rejects.toBeInstanceOf(ForbiddenError);
@@ -142,7 +135,7 @@ describe('getReportDownload', () => {
   });
 
   it('gives a COMPLETE job a 300-second address from storage for reports/{orgId}/{jobId}.pdf, with its filename', async () => {
-    const job = jobs.seed(reportJob({ userId: 'a/b c', status: 'COMPLETE', completedAt: COMPLETED_AT }));
+    const job = jobs.seed(completeReportJob({ userId: 'a/b c', completedAt: COMPLETED_AT }));
     clock.advance(60_000);
 
     const result = await download(job.jobId);
@@ -159,7 +152,7 @@ describe('getReportDownload', () => {
   });
 
   it('asks storage for a fresh address on every call', async () => {
-    const job = jobs.seed(reportJob({ status: 'COMPLETE', completedAt: COMPLETED_AT }));
+    const job = jobs.seed(completeReportJob({ completedAt: COMPLETED_AT }));
 
     const first = await download(job.jobId);
     clock.advance(1_000);

@@ -17,9 +17,9 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { DependencyUnavailableError, NotFoundError, OpenJobExistsError } from '#shared/domain/errors.ts';
-import type { CompletedReport } from '#shared/domain/reports/ports.ts';
 import type { ReportJob } from '#shared/domain/reports/report-job.ts';
-import { ORG_ID, reportJob, T0, USER_ID } from './fakes.ts';
+import { ORG_ID, T0, USER_ID } from '#test/support/fixtures/defaults.ts';
+import { completedReport, completeReportJob, reportJob } from '#test/support/fixtures/report-jobs.ts';
 
 const TABLE = 'ReportJobs';
 const OPEN_JOB_ID = '9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a';
@@ -46,13 +46,13 @@ const startedJob = (): ReportJob =>
     updatedAt: '2026-03-01T12:00:01.000Z',
   });
 
-const result: CompletedReport = {
+const result = completedReport({
   sizeBytes: 4096,
   sha256: 'cd'.repeat(32),
   durationMs: 2_000,
   completedAt: '2026-03-01T12:00:03.000Z',
   templateVersion: 'tv-2',
-};
+});
 
 const expectedGuardDelete = (job: ReportJob) => ({
   Delete: {
@@ -465,8 +465,8 @@ describe('DynamoDbReportJobStore erasure', () => {
   it('deletes only a finished job’s record', async () => {
     documentsMock.on(DeleteCommand).resolvesOnce({}).rejectsOnce(conditionFailed());
 
-    expect(await store().delete(reportJob({ status: 'COMPLETE' }))).toBe(true);
-    expect(await store().delete(reportJob({ status: 'COMPLETE' }))).toBe(false);
+    expect(await store().delete(completeReportJob())).toBe(true);
+    expect(await store().delete(completeReportJob())).toBe(false);
     expect(documentsMock.commandCalls(DeleteCommand)[0]!.args[0].input).toMatchObject({
       Key: { pk: `JOB#${reportJob().jobId}`, sk: 'JOB' },
       ConditionExpression: 'attribute_not_exists(pk) OR #status IN (:complete, :failed)',

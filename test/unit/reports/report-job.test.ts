@@ -8,7 +8,8 @@ import {
   reportObjectKey,
   type ReportJobStatus,
 } from '#shared/domain/reports/report-job.ts';
-import { reportJob, T0 } from './fakes.ts';
+import { T0 } from '#test/support/fixtures/defaults.ts';
+import { reportJob } from '#test/support/fixtures/report-jobs.ts';
 
 const at = (msAfterT0: number) => new Date(T0.getTime() + msAfterT0);
 

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoDbReportRateLimiter } from '#shared/adapters/dynamodb/limits/report-rate-limiter.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/limits/report-rate-limit.ts';
-import { ORG_ID, T0 } from './fakes.ts';
+import { ORG_ID, T0 } from '#test/support/fixtures/defaults.ts';
 
 const TABLE = 'ReportJobs';
 const KEY = { pk: `ORG#${ORG_ID}`, sk: 'RATE_LIMIT#report-create' };

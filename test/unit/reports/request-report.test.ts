@@ -2,19 +2,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DependencyUnavailableError, NotFoundError, OpenJobExistsError } from '#shared/domain/errors.ts';
 import { REPORT_DEADLINE_MS } from '#shared/domain/reports/report-job.ts';
 import { requestReport } from '#shared/domain/reports/request-report.ts';
-import {
-  FakeClock,
-  FakeReportQueue,
-  InMemoryReportJobStore,
-  InMemoryUserDirectory,
-  ORG_ID,
-  OTHER_ORG_ID,
-  reportJob,
-  T0,
-  TEMPLATE_VERSION,
-  user,
-  USER_ID,
-} from './fakes.ts';
+import { ORG_ID, OTHER_ORG_ID, T0, USER_ID } from '#test/support/fixtures/defaults.ts';
+import { completeReportJob, reportJob, TEMPLATE_VERSION } from '#test/support/fixtures/report-jobs.ts';
+import { user } from '#test/support/fixtures/users.ts';
+import { FakeClock, FakeReportQueue, InMemoryReportJobStore, InMemoryUserDirectory } from './fakes.ts';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const guardOf = (store: InMemoryReportJobStore, orgId = ORG_ID, userId = USER_ID) =>
@@ -132,7 +123,7 @@ describe('requestReport', () => {
   );
 
   it('lets the same user have a new job once the previous one finished', async () => {
-    jobs.seed(reportJob({ status: 'COMPLETE' }));
+    jobs.seed(completeReportJob());
 
     const job = await run({ orgId: ORG_ID, userId: USER_ID });
 

@@ -8,19 +8,11 @@ import { requestReport } from '#shared/domain/reports/request-report.ts';
 import { ERASURE_HOLD_MS, eraseUser } from '#shared/domain/users/erase-user.ts';
 import type { UserEraser } from '#shared/domain/users/ports.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
-import {
-  FakeClock,
-  FakeReportQueue,
-  FakeReportStorage,
-  InMemoryReportJobStore,
-  ORG_ID,
-  OTHER_ORG_ID,
-  reportJob,
-  T0,
-  TEMPLATE_VERSION,
-  user,
-  USER_ID,
-} from '#test/unit/reports/fakes.ts';
+import { ORG_ID, OTHER_ORG_ID, T0, USER_ID } from '#test/support/fixtures/defaults.ts';
+import { issuedTokenRecord } from '#test/support/fixtures/onboarding-tokens.ts';
+import { completeReportJob, reportJob, TEMPLATE_VERSION } from '#test/support/fixtures/report-jobs.ts';
+import { user } from '#test/support/fixtures/users.ts';
+import { FakeClock, FakeReportQueue, FakeReportStorage, InMemoryReportJobStore } from '#test/unit/reports/fakes.ts';
 import { InMemoryPendingEvents } from '#test/unit/webhooks/fakes.ts';
 import { tokenEvent } from '#shared/domain/webhooks/webhook-events.ts';
 
@@ -73,9 +65,8 @@ describe('eraseUser', () => {
 
   const storePdf = (job: ReportJob) => storage.save(reportObjectKey(job.orgId, job.jobId), PDF, 'ab');
   const complete = (n: number, overrides: Partial<ReportJob> = {}) =>
-    reportJob({
+    completeReportJob({
       jobId: jobId(n),
-      status: 'COMPLETE',
       createdAt: new Date(T0.getTime() - n * 60_000).toISOString(),
       completedAt: T0.toISOString(),
       sizeBytes: PDF.byteLength,
@@ -106,19 +97,7 @@ describe('eraseUser', () => {
   /** A token event kept while SQS refused it, as the publishing functions keep it. */
   const keepTokenEvent = (token: Pick<OnboardingTokenRecord, 'orgId' | 'tokenId' | 'email'>) =>
     pendingEvents.keep(
-      tokenEvent(
-        {
-          ...token,
-          tokenHash: 'hash',
-          tokenHint: 'hint',
-          firstName: 'Zoe',
-          lastName: 'Doe',
-          createdAt: T0.toISOString(),
-          expiresAt: T0.toISOString(),
-          revokedAt: T0.toISOString(),
-        },
-        'revoked',
-      ),
+      tokenEvent(issuedTokenRecord({ ...token, createdAt: T0.toISOString(), revokedAt: T0.toISOString() }), 'revoked'),
       T0,
     );
 

@@ -5,7 +5,10 @@ import {
   reportFinishedEvent,
 } from '#shared/domain/webhooks/webhook-events.ts';
 import { discardTokenEvents } from '#shared/domain/onboarding/ports.ts';
-import { InMemoryReportJobStore, ORG_ID, reportJob, T0 } from '#test/unit/reports/fakes.ts';
+import { ORG_ID, T0 } from '#test/support/fixtures/defaults.ts';
+import { issuedTokenRecord } from '#test/support/fixtures/onboarding-tokens.ts';
+import { completedReport, completeReportJob, reportJob } from '#test/support/fixtures/report-jobs.ts';
+import { InMemoryReportJobStore } from '#test/unit/reports/fakes.ts';
 import type { WebhookQueue } from '#shared/domain/webhooks/ports.ts';
 import type { EventPublishing } from '#shared/domain/webhooks/webhook-events.ts';
 import { reportJobBody } from '#shared/presenters/report-job-bodies.ts';
@@ -31,7 +34,7 @@ describe('report events', () => {
     const job = reportJob({ status: 'IN_PROGRESS', attemptId: 'a1' });
     store.seed(job);
     const completedAt = new Date(T0.getTime() + 1500).toISOString();
-    await jobs.complete(job, { sizeBytes: 10, sha256: 'ab', durationMs: 1500, completedAt, templateVersion: 't' });
+    await jobs.complete(job, completedReport({ sizeBytes: 10, sha256: 'ab', durationMs: 1500, completedAt }));
     expect(queue.events).toEqual([
       {
         eventId: reportFinishedEvent({ ...job, status: 'COMPLETE' }, presenting).eventId,
@@ -92,7 +95,7 @@ describe('report events', () => {
   });
 
   it('derives the event id from the job, so a repeated emission deduplicates', () => {
-    const job = reportJob({ status: 'COMPLETE' });
+    const job = completeReportJob();
     expect(reportFinishedEvent(job, presenting).eventId).toBe(reportFinishedEvent({ ...job }, presenting).eventId);
     expect(reportFinishedEvent(job, presenting).eventId).not.toBe(
       reportFinishedEvent({ ...job, status: 'FAILED' }, presenting).eventId,
@@ -104,17 +107,7 @@ describe('token events', () => {
   it('publishes onboarding_token.used and .revoked with {tokenId, email, status, usedAt|revokedAt}', async () => {
     const queue = new RecordingQueue();
     const events = emittingTokenEvents(discardTokenEvents, publishingTo(queue));
-    const record = {
-      orgId: ORG_ID,
-      tokenId: 't-1',
-      tokenHash: 'h',
-      tokenHint: 'abcd',
-      email: 'ada@example.com',
-      firstName: 'Ada',
-      lastName: 'Lovelace',
-      createdAt: T0.toISOString(),
-      expiresAt: T0.toISOString(),
-    };
+    const record = issuedTokenRecord({ orgId: ORG_ID, tokenId: 't-1', email: 'ada@example.com' });
     await events.tokenUsed({ ...record, usedAt: '2026-03-01T12:01:00.000Z' });
     await events.tokenRevoked({ ...record, revokedAt: '2026-03-01T12:02:00.000Z' });
     expect(queue.events.map(({ type, data }) => ({ type, data }))).toEqual([
