@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createReportProgressView } from '#cli/report-progress.ts';
+import { reportJobBodyIn } from '#test/support/fixtures/report-jobs.ts';
 
-const JOB = { jobId: 'j', status: 'PENDING' as const, userId: 'u', createdAt: '', updatedAt: '' };
+const JOB = reportJobBodyIn('PENDING', { jobId: 'j' });
 
 function stream(isTTY: boolean) {
   let text = '';
@@ -19,7 +20,7 @@ describe('report progress view', () => {
       jobId: 'j',
       status: 'COMPLETE',
       previousStatus: 'PENDING',
-      job: { ...JOB, status: 'COMPLETE' },
+      job: reportJobBodyIn('COMPLETE', { jobId: 'j' }),
       elapsedMs: 24_000,
     });
     view.download({ receivedBytes: 10, totalBytes: 20 });

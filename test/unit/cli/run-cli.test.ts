@@ -6,25 +6,17 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Fetch, Timers } from '#client/index.ts';
 import { commandNames, EXIT, runCli, type CliIo } from '#cli/run-cli.ts';
 import { parseResultKeys, parseUserFilters } from '#cli/user-filters.ts';
+import { completeReportJobBody, reportJobBodyIn } from '#test/support/fixtures/report-jobs.ts';
 
 const JOB_ID = '6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1';
 const PDF = Buffer.from('%PDF-1.7 a small report');
 
-const baseJob = {
-  jobId: JOB_ID,
-  userId: 'u-1',
-  templateVersion: 't',
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-};
-const completeJob = {
-  ...baseJob,
-  status: 'COMPLETE',
-  completedAt: '2026-01-01T00:00:02.000Z',
-  durationMs: 900,
+const thisJob = { jobId: JOB_ID, userId: 'u-1' };
+const completeJob = completeReportJobBody({
+  ...thisJob,
   sizeBytes: PDF.length,
   sha256: createHash('sha256').update(PDF).digest('hex'),
-};
+});
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'x-request-id': 'req-7', ...headers } });
@@ -137,22 +129,18 @@ describe('usage', () => {
 
 describe('report create --wait', () => {
   const created = (status = 202) =>
-    json(
-      status,
-      { ...baseJob, status: 'PENDING' },
-      {
-        location: `/v1/document/api/${JOB_ID}`,
-        'ratelimit-limit': '10',
-        'ratelimit-remaining': '9',
-        'ratelimit-reset': '600',
-      },
-    );
+    json(status, reportJobBodyIn('PENDING', thisJob), {
+      location: `/v1/document/api/${JOB_ID}`,
+      'ratelimit-limit': '10',
+      'ratelimit-remaining': '9',
+      'ratelimit-reset': '600',
+    });
 
   it('exits 3 when the job ends FAILED, naming the error code', async () => {
     const fetch: Fetch = async (input) =>
       String(input).endsWith('/v1/document/api')
         ? created()
-        : json(200, { ...baseJob, status: 'FAILED', errorCode: 'RENDER_FAILED', durationMs: 4 });
+        : json(200, reportJobBodyIn('FAILED', { ...thisJob, errorCode: 'RENDER_FAILED' }));
     const result = await run(['report', 'create', '--user', 'u-1', '--wait'], fetch);
     expect(result.code).toBe(EXIT.reportFailed);
     expect(result.stderr).toContain('failed: RENDER_FAILED');
@@ -160,7 +148,7 @@ describe('report create --wait', () => {
 
   it('exits 3 when the job is not COMPLETE within 5 minutes, after polling on the seed’s schedule', async () => {
     const fetch: Fetch = async (input) =>
-      String(input).endsWith('/v1/document/api') ? created() : json(200, { ...baseJob, status: 'IN_PROGRESS' });
+      String(input).endsWith('/v1/document/api') ? created() : json(200, reportJobBodyIn('IN_PROGRESS', thisJob));
     const result = await run(['report', 'create', '--user', 'u-1', '--wait'], fetch);
     expect(result.code).toBe(EXIT.reportFailed);
     expect(result.elapsedMs).toBe(5 * 60_000);

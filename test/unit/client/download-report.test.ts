@@ -13,22 +13,18 @@ import {
   type Fetch,
   type ReportJob,
 } from '#client/index.ts';
+import { completeReportJobBody } from '#test/support/fixtures/report-jobs.ts';
 
 const JOB_ID = '6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1';
 const PDF = Buffer.from('%PDF-1.7\n' + 'x'.repeat(200_000) + '\n%%EOF\n');
 
-const completeJob = (bytes: Buffer = PDF): CompleteReportJob => ({
-  jobId: JOB_ID,
-  status: 'COMPLETE',
-  userId: 'u-1',
-  templateVersion: 't1',
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:01.000Z',
-  completedAt: '2026-01-01T00:00:01.000Z',
-  durationMs: 800,
-  sizeBytes: bytes.length,
-  sha256: createHash('sha256').update(bytes).digest('hex'),
-});
+const completeJob = (bytes: Buffer = PDF): CompleteReportJob =>
+  completeReportJobBody({
+    jobId: JOB_ID,
+    userId: 'u-1',
+    sizeBytes: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+  });
 
 let dir: string;
 beforeEach(async () => {

@@ -14,31 +14,12 @@ import {
   type ReportWait,
   type Timers,
 } from '#client/index.ts';
+import { reportJobBodyIn } from '#test/support/fixtures/report-jobs.ts';
 
 const JOB_ID = '6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1';
 const SECOND = 1000;
 
-function job(status: ReportJob['status']): ReportJob {
-  const common = {
-    jobId: JOB_ID,
-    userId: 'u-1',
-    templateVersion: 't1',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-  };
-  if (status === 'COMPLETE') {
-    return {
-      ...common,
-      status,
-      sizeBytes: 10,
-      sha256: 'a'.repeat(64),
-      durationMs: 900,
-      completedAt: '2026-01-01T00:00:01.000Z',
-    };
-  }
-  if (status === 'FAILED') return { ...common, status, errorCode: 'RENDER_FAILED', durationMs: 5 };
-  return { ...common, status };
-}
+const job = (status: ReportJob['status']): ReportJob => reportJobBodyIn(status, { jobId: JOB_ID, userId: 'u-1' });
 
 const created = { jobId: JOB_ID, status: 'PENDING' as const, userId: 'u-1', createdAt: '', updatedAt: '' };
 

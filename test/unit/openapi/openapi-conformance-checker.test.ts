@@ -5,6 +5,7 @@ import openApiDocument from '#openapi.json' with { type: 'json' };
 import { answerChecker, type Answer } from '#test/integration/openapi-conformance/answer-checker.ts';
 import { inParallel, probe, type Authorize } from '#test/integration/openapi-conformance/probe.ts';
 import { operationsOf, requestsOf } from '#test/integration/openapi-conformance/request-cases.ts';
+import { completeReportJobBody } from '#test/support/fixtures/report-jobs.ts';
 
 /**
  * The conformance tier's own test (test/integration/openapi-conformance.test.ts): its checker
@@ -17,18 +18,7 @@ const checker = answerChecker(document);
 const GET_JOB = { method: 'GET', path: '/v1/document/api/{id}' };
 const DELETE_ENDPOINT = { method: 'DELETE', path: '/v1/webhooks/{id}' };
 const at = '2026-01-01T00:00:00.000Z';
-const completeJob = {
-  jobId: '6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1',
-  status: 'COMPLETE',
-  userId: 'u-1',
-  templateVersion: 't',
-  createdAt: at,
-  updatedAt: at,
-  completedAt: at,
-  sizeBytes: 10,
-  sha256: 'a'.repeat(64),
-  durationMs: 3,
-};
+const completeJob = completeReportJobBody();
 const standardError = (code: number, error: string) => ({
   code,
   timestamp: at,

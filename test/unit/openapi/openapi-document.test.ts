@@ -17,8 +17,13 @@ import { onboardingTokenRequestSchema } from '#shared/schemas/onboarding-token-s
 import { reportJobRequestSchema } from '#shared/schemas/report-job-schemas.ts';
 import { userStatusRequestSchema } from '#shared/schemas/user-status-schemas.ts';
 import { responseSchemas, type ResponseSchemaName } from '#shared/schemas/response-schemas.ts';
+import { onboardingTokenSummaryBody } from '#shared/presenters/onboarding-token-bodies.ts';
+import { webhookDeliveryBody, webhookEndpointBody } from '#shared/presenters/webhook-bodies.ts';
 import type { ApiContext } from '#shared/http/middlewares.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-event.ts';
+import { issuedTokenRecord } from '#test/support/fixtures/onboarding-tokens.ts';
+import { completeReportJobBody, reportJobBodyIn } from '#test/support/fixtures/report-jobs.ts';
+import { webhookDelivery, webhookEndpoint } from '#test/support/fixtures/webhooks.ts';
 import { openApiValidator } from '#test/support/openapi-validator.ts';
 
 vi.hoisted(() => {
@@ -203,39 +208,14 @@ describe('response components agree with the response schemas they are generated
   const schemaOf = compileComponents(committed);
   const at = '2026-01-01T00:00:00.000Z';
   const uuid = '6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1';
-  const summary = {
-    tokenId: uuid,
-    email: 'ada@example.com',
-    first_name: 'Ada',
-    last_name: 'Lovelace',
-    firstName: 'Ada',
-    lastName: 'Lovelace',
-    status: 'Issued',
-    tokenHint: 'abcd',
-    createdAt: at,
-    expiresAt: at,
-  };
+  const summary = onboardingTokenSummaryBody({ record: issuedTokenRecord(), status: 'Issued' });
   const job = { jobId: uuid, userId: 'u-1', templateVersion: 't', createdAt: at, updatedAt: at };
-  const complete = {
-    ...job,
-    status: 'COMPLETE',
-    sizeBytes: 10,
-    sha256: 'a'.repeat(64),
-    durationMs: 3,
-    completedAt: at,
-  };
-  const failed = { ...job, status: 'FAILED', errorCode: 'TIMED_OUT', durationMs: 3 };
-  const endpoint = { id: uuid, url: 'https://hooks.example.com/', events: ['report.completed'], createdAt: at };
-  const delivery = {
-    messageId: 'msg_1',
-    type: 'webhook.test',
-    status: 'failed',
-    attempts: 8,
-    lastResponseStatus: 500,
-    createdAt: at,
-    lastAttemptAt: at,
-    nextAttemptAt: null,
-  };
+  const complete = completeReportJobBody();
+  const failed = reportJobBodyIn('FAILED', { errorCode: 'TIMED_OUT' });
+  const endpoint = webhookEndpointBody(webhookEndpoint());
+  const delivery = webhookDeliveryBody(
+    webhookDelivery({ type: 'webhook.test', status: 'failed', attempts: 8, lastResponseStatus: 500 }),
+  );
   const auditEvent = {
     eventId: 'e-1',
     occurredAt: at,
@@ -449,18 +429,7 @@ describe('GET /v1/openapi.json function', () => {
 
 describe('the response checker the integration tests use', () => {
   const route = { method: 'GET', path: '/v1/document/api/{id}' };
-  const complete = {
-    jobId: '6f1c2c52-2f7e-4a55-9a57-7bb0f0ce43c1',
-    status: 'COMPLETE',
-    userId: 'u-1',
-    templateVersion: 't',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:01.000Z',
-    completedAt: '2026-01-01T00:00:01.000Z',
-    sizeBytes: 10,
-    sha256: 'a'.repeat(64),
-    durationMs: 3,
-  };
+  const complete = completeReportJobBody();
   const headers = new Headers({ 'x-request-id': 'r', 'cache-control': 'no-store' });
 
   it('accepts a documented response and refuses a COMPLETE job without its digest', () => {
