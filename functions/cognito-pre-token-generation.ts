@@ -11,7 +11,8 @@ import {
   ORGANIZATION_USER_ATTRIBUTE,
 } from '#shared/config/cognito-identity.ts';
 import { loadConfig, requiredString } from '#shared/config/load-config.ts';
-import { organizationForToken, type TokenRequest } from '#shared/domain/identity/organization-claim.ts';
+import { sandboxScopeChanges } from '#shared/domain/identity/machine-clients.ts';
+import { tenantForToken, type TokenRequest } from '#shared/domain/identity/organization-claim.ts';
 import { scopesBeyondRoles } from '#shared/domain/identity/staff-roles.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { traceInvocation } from '#shared/observability/tracer.ts';
@@ -19,7 +20,9 @@ import { traceInvocation } from '#shared/observability/tracer.ts';
 /**
  * Cognito's pre-token-generation trigger (event version 3: access tokens of sign-ins and of client
  * credentials grants alike): puts the organization claim into the access token, and keeps a staff
- * member's API scopes to those of their role groups (contract §20; a machine client keeps its own).
+ * member's API scopes to those of their role groups (contract §20; a machine client keeps its own),
+ * which never hold `sandbox`. A machine client's token holds `sandbox` exactly when the client is
+ * its organization's sandbox client (contract §23), whatever scopes it asked for.
  */
 type PreTokenGenerationEvent = PreTokenGenerationV2TriggerEvent | PreTokenGenerationV3TriggerEvent;
 
@@ -44,10 +47,11 @@ export const handler = middy<PreTokenGenerationEvent, PreTokenGenerationEvent>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .handler(async (event) => {
     const request = tokenRequestOf(event);
-    const orgId = await organizationForToken(request, {
+    const tenant = await tenantForToken(request, {
       machineClients,
       organizationAttribute: ORGANIZATION_USER_ATTRIBUTE,
     });
+    const orgId = tenant?.orgId;
     if (orgId === undefined) {
       // The token is issued without the claim; the API refuses it (401). The ids say whom to fix.
       logger.warn('token issued without an organization', {
@@ -56,19 +60,26 @@ export const handler = middy<PreTokenGenerationEvent, PreTokenGenerationEvent>()
         triggerSource: event.triggerSource,
       });
     }
-    const beyondRole =
+    const requested = event.request.scopes ?? [];
+    const { add, suppress } =
       request.kind === 'staff'
-        ? scopesBeyondRoles(
-            event.request.scopes ?? [],
-            event.request.groupConfiguration.groupsToOverride ?? [],
-            COGNITO_SCOPE_PREFIX,
-          )
-        : [];
+        ? {
+            add: [],
+            suppress: scopesBeyondRoles(
+              requested,
+              event.request.groupConfiguration.groupsToOverride ?? [],
+              COGNITO_SCOPE_PREFIX,
+            ),
+          }
+        : tenant
+          ? sandboxScopeChanges(tenant.mode, requested, COGNITO_SCOPE_PREFIX)
+          : { add: [], suppress: [] };
     event.response = {
       claimsAndScopeOverrideDetails: {
         accessTokenGeneration: {
           ...(orgId === undefined ? {} : { claimsToAddOrOverride: { [config.ORG_CLAIM]: orgId } }),
-          ...(beyondRole.length > 0 ? { scopesToSuppress: beyondRole } : {}),
+          ...(add.length > 0 ? { scopesToAdd: add } : {}),
+          ...(suppress.length > 0 ? { scopesToSuppress: suppress } : {}),
         },
       },
     };

@@ -31,6 +31,7 @@ import {
   ORGANIZATION_ATTRIBUTE,
 } from '#shared/config/cognito-identity.ts';
 import { ROLE_SCOPES, ROLES, SCOPES } from '#shared/domain/identity/staff-roles.ts';
+import { SANDBOX_SCOPE } from '#shared/domain/identity/tenant.ts';
 import { ServiceFunction } from './service-function.ts';
 import { ServiceTable } from './service-table.ts';
 
@@ -57,7 +58,7 @@ export interface CognitoIdentityConstructProps {
  * are added per organization by `npm run org:add`, which records each in the MachineClients table.
  * A pre-token-generation trigger (event version 3, the one Cognito also sends for client-credentials
  * tokens) puts the organization claim into every access token. The resource server `onboarding-api`
- * carries every API scope; Cognito names them `onboarding-api/<scope>` (the API's SCOPE_PREFIX).
+ * carries every API scope and `sandbox`; Cognito names them `onboarding-api/<scope>` (the API's SCOPE_PREFIX).
  */
 export class CognitoIdentityConstruct extends Construct {
   readonly userPool: UserPool;
@@ -125,7 +126,8 @@ export class CognitoIdentityConstruct extends Construct {
     this.resourceServer = this.userPool.addResourceServer('Api', {
       identifier: COGNITO_RESOURCE_SERVER_ID,
       userPoolResourceServerName: 'Onboarding and reports API',
-      scopes: SCOPES.map(
+      // `sandbox` is granted to each organization's sandbox client alone (org:add), never to the dashboard's.
+      scopes: [...SCOPES, SANDBOX_SCOPE].map(
         (scopeName) => new ResourceServerScope({ scopeName, scopeDescription: `API scope ${scopeName}` }),
       ),
     });

@@ -33,6 +33,8 @@ async function main(): Promise<number> {
       `organization ${options.orgId}\n` +
         `machine client id:     ${result.machineClient.clientId}\n` +
         `machine client secret: ${result.machineClient.clientSecret}\n` +
+        `sandbox client id:     ${result.sandboxClient.clientId}\n` +
+        `sandbox client secret: ${result.sandboxClient.clientSecret}\n` +
         `scopes:                ${options.scopes.join(' ')}\n` +
         (result.invited
           ? `invited:               ${options.adminEmail} (Cognito e-mails a temporary password)\n`

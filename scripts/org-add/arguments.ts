@@ -10,12 +10,15 @@ export const usage = `Usage: npm run -s org:add -- <orgId> --admin <email> [opti
 Adds an organization to the Cognito user pool of a stack deployed with -c identity=cognito:
   1. creates its machine client (client credentials grant, a client secret, the API scopes but
      users:erase unless --scopes names it),
-  2. records which organization that client acts for (table MachineClientsTableName), so its
-     access tokens carry the organization claim and the API accepts them,
-  3. invites its first staff member by e-mail (custom:org_id set; Cognito sends a temporary
+  2. creates its sandbox client (the same scopes plus sandbox: its tokens reach the organization's
+     sandbox alone, docs/sandbox.md),
+  3. records which organization each client acts for, and in which mode (table
+     MachineClientsTableName), so their access tokens carry the organization claim and the API
+     accepts them,
+  4. invites its first staff member by e-mail (custom:org_id set; Cognito sends a temporary
      password, the first sign-in sets a password and an authenticator app).
-Prints the machine client's id and secret once, on standard output: hand them to the organization.
-Running it again for the same organization adds another machine client (to rotate a secret) and
+Prints each client's id and secret once, on standard output: hand them to the organization.
+Running it again for the same organization adds another pair of clients (to rotate a secret) and
 invites nobody already in it.
 
 Options:

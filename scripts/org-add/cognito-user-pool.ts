@@ -11,6 +11,7 @@ import {
 } from '@aws-sdk/client-cognito-identity-provider';
 import { COGNITO_SCOPE_PREFIX, ORGANIZATION_USER_ATTRIBUTE } from '#shared/config/cognito-identity.ts';
 import { isRole, type Role } from '#shared/domain/identity/staff-roles.ts';
+import type { Mode } from '#shared/domain/identity/tenant.ts';
 import type { MachineClientCredentials, OrganizationUserPool } from './add-organization.ts';
 
 /** Machine clients get short-lived access tokens: an hour, as the dashboard's. */
@@ -23,11 +24,15 @@ export class CognitoUserPool implements OrganizationUserPool {
     private readonly userPoolId: string,
   ) {}
 
-  async createMachineClient(input: { orgId: string; scopes: readonly string[] }): Promise<MachineClientCredentials> {
+  async createMachineClient(input: {
+    orgId: string;
+    mode: Mode;
+    scopes: readonly string[];
+  }): Promise<MachineClientCredentials> {
     const { UserPoolClient: client } = await this.cognito.send(
       new CreateUserPoolClientCommand({
         UserPoolId: this.userPoolId,
-        ClientName: `org-${input.orgId}-machine`,
+        ClientName: `org-${input.orgId}-${input.mode === 'sandbox' ? 'sandbox' : 'machine'}`,
         GenerateSecret: true,
         AllowedOAuthFlowsUserPoolClient: true,
         AllowedOAuthFlows: ['client_credentials'],

@@ -78,12 +78,12 @@ describe('-c identity=cognito', () => {
     ]);
   });
 
-  it('has a resource server with every scope of the contract', () => {
+  it('has a resource server with every scope of the contract, and sandbox for the sandbox clients', () => {
     const [, server] = only('AWS::Cognito::UserPoolResourceServer');
 
     expect(server.Properties?.Identifier).toBe('onboarding-api');
     expect((server.Properties?.Scopes as Array<{ ScopeName: string }>).map((s) => s.ScopeName).sort()).toEqual(
-      [...SCOPES].sort(),
+      [...SCOPES, 'sandbox'].sort(),
     );
   });
 
@@ -106,6 +106,8 @@ describe('-c identity=cognito', () => {
     );
     expect(JSON.stringify(client.Properties?.AllowedOAuthScopes)).toContain('/reports:read');
     expect(JSON.stringify(client.Properties?.AllowedOAuthScopes)).not.toContain('onboarding:redeem');
+    // Staff reach the sandbox through the dashboard's switch, never through a scope of their sign-in.
+    expect(JSON.stringify(client.Properties?.AllowedOAuthScopes)).not.toContain('/sandbox');
   });
 
   it('has one group per staff role in the pool, and nothing else grouped', () => {

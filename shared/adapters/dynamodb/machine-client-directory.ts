@@ -4,11 +4,16 @@ import type {
   MachineClientDirectory,
   MachineClientRegistration,
   MachineClientRegistry,
+  MachineClientTenants,
 } from '#shared/domain/identity/organization-claim.ts';
+import type { Tenant } from '#shared/domain/identity/tenant.ts';
 import { writeOnce } from './write-once.ts';
 
-/** The MachineClients table (shared/config/cognito-identity.ts): one item per app client, `{clientId, orgId, createdAt}`. */
-export class DynamoDbMachineClients implements MachineClientDirectory, MachineClientRegistry {
+/**
+ * The MachineClients table (shared/config/cognito-identity.ts): one item per app client,
+ * `{clientId, orgId, mode, createdAt}` (`mode` absent: live, a client recorded before the sandbox).
+ */
+export class DynamoDbMachineClients implements MachineClientDirectory, MachineClientTenants, MachineClientRegistry {
   constructor(
     private readonly documents: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -19,6 +24,19 @@ export class DynamoDbMachineClients implements MachineClientDirectory, MachineCl
       new GetCommand({ TableName: this.tableName, Key: { clientId }, ProjectionExpression: 'orgId' }),
     );
     return typeof Item?.orgId === 'string' ? Item.orgId : undefined;
+  }
+
+  async tenantOf(clientId: string): Promise<Tenant | undefined> {
+    const { Item } = await this.documents.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { clientId },
+        ProjectionExpression: 'orgId, #mode',
+        ExpressionAttributeNames: { '#mode': 'mode' },
+      }),
+    );
+    if (typeof Item?.orgId !== 'string') return undefined;
+    return { orgId: Item.orgId, mode: Item.mode === 'sandbox' ? 'sandbox' : 'live' };
   }
 
   /**

@@ -1,4 +1,5 @@
 import { SCOPES, type Scope } from './staff-roles.ts';
+import { SANDBOX_SCOPE, type Mode } from './tenant.ts';
 
 /**
  * Which tokens are machine clients' (contract §27): only those of a client named as one, in
@@ -13,6 +14,23 @@ import { SCOPES, type Scope } from './staff-roles.ts';
  * --scopes`, the token request's `scope`).
  */
 export const MACHINE_CLIENT_SCOPES: readonly Scope[] = SCOPES.filter((scope) => scope !== 'users:erase');
+
+/**
+ * How a machine client's token must change so that its scopes say its mode (contract §23): a
+ * sandbox client's token always holds `sandbox` (added when the client asked for less), a live
+ * client's never does (taken out, should its app client ever allow it). Scopes are named
+ * `<prefix><scope>`, as Cognito names a resource server's.
+ */
+export function sandboxScopeChanges(
+  mode: Mode,
+  requested: readonly string[],
+  prefix: string,
+): { add: string[]; suppress: string[] } {
+  const sandboxScope = `${prefix}${SANDBOX_SCOPE}`;
+  const holds = requested.includes(sandboxScope);
+  if (mode === 'sandbox') return { add: holds ? [] : [sandboxScope], suppress: [] };
+  return { add: [], suppress: holds ? [sandboxScope] : [] };
+}
 
 /** A name in MACHINE_CLIENT_IDS: a client id, or `<prefix>*` for every client id that starts with the prefix. */
 export const MACHINE_CLIENT_NAME = /^[^\s*,]+\*?$/;

@@ -144,6 +144,47 @@ describe('cognito-pre-token-generation: staff roles from groups (contract §20)'
     ]);
   });
 
+  it('adds sandbox to every token of a sandbox client, whatever scopes it asked for', async () => {
+    documents.on(GetCommand).resolves({ Item: { orgId: 'globex', mode: 'sandbox' } });
+
+    const asked = prefixed(['reports:read']);
+    const result = await handler(
+      cognitoEvent('TokenGeneration_ClientCredentials', {}, 'sandbox-1', { groups: [], scopes: asked }),
+      lambdaContext(),
+    );
+
+    expect(result.response.claimsAndScopeOverrideDetails?.accessTokenGeneration).toEqual({
+      claimsToAddOrOverride: { org_id: 'globex' },
+      scopesToAdd: ['onboarding-api/sandbox'],
+    });
+    const holding = await handler(
+      cognitoEvent('TokenGeneration_ClientCredentials', {}, 'sandbox-1', {
+        groups: [],
+        scopes: prefixed(['reports:read', 'sandbox']),
+      }),
+      lambdaContext(),
+    );
+    expect(holding.response.claimsAndScopeOverrideDetails?.accessTokenGeneration?.scopesToAdd).toBeUndefined();
+  });
+
+  it('takes sandbox out of a live machine client’s token, and out of every staff token', async () => {
+    documents.on(GetCommand).resolves({ Item: { orgId: 'globex' } });
+
+    const machine = await handler(
+      cognitoEvent('TokenGeneration_ClientCredentials', {}, 'machine-1', {
+        groups: [],
+        scopes: prefixed(['reports:read', 'sandbox']),
+      }),
+      lambdaContext(),
+    );
+    expect(machine.response.claimsAndScopeOverrideDetails?.accessTokenGeneration?.scopesToSuppress).toEqual([
+      'onboarding-api/sandbox',
+    ]);
+    expect(await grantedScopes(['admin'], prefixed(['reports:read', 'sandbox']))).toEqual([
+      'onboarding-api/reports:read',
+    ]);
+  });
+
   it('leaves a machine client’s scopes as its app client allows them', async () => {
     documents.on(GetCommand).resolves({ Item: { orgId: 'globex' } });
 

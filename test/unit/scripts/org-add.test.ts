@@ -43,8 +43,11 @@ beforeEach(() => {
     .on(AdminGetUserCommand)
     .rejects(new UserNotFoundException({ message: 'User does not exist.', $metadata: {} }));
   cognito
-    .on(CreateUserPoolClientCommand)
+    .on(CreateUserPoolClientCommand, { ClientName: 'org-acme-machine' })
     .resolves({ UserPoolClient: { ClientId: '5machineclient0000000000', ClientSecret: 's3cr3t-value' } });
+  cognito
+    .on(CreateUserPoolClientCommand, { ClientName: 'org-acme-sandbox' })
+    .resolves({ UserPoolClient: { ClientId: '7sandboxclient0000000000', ClientSecret: 'sandb0x-value' } });
   cognito.on(AdminCreateUserCommand).resolves({ User: { Username: 'uuid-1' } });
   cognito.on(AdminAddUserToGroupCommand).resolves({});
   cognito.on(AdminListGroupsForUserCommand).resolves({ Groups: [{ GroupName: 'admin' }] });
@@ -57,6 +60,7 @@ describe('org:add (addOrganization with Cognito and DynamoDB)', () => {
 
     expect(result).toEqual({
       machineClient: { clientId: '5machineclient0000000000', clientSecret: 's3cr3t-value' },
+      sandboxClient: { clientId: '7sandboxclient0000000000', clientSecret: 'sandb0x-value' },
       invited: true,
     });
     expect(cognito).toHaveReceivedCommandWith(CreateUserPoolClientCommand, {
@@ -69,7 +73,7 @@ describe('org:add (addOrganization with Cognito and DynamoDB)', () => {
     });
     expect(documents).toHaveReceivedCommandWith(PutCommand, {
       TableName: 'MachineClients',
-      Item: { clientId: '5machineclient0000000000', orgId: 'acme', createdAt: NOW.toISOString() },
+      Item: { clientId: '5machineclient0000000000', orgId: 'acme', mode: 'live', createdAt: NOW.toISOString() },
       ConditionExpression: 'attribute_not_exists(clientId)',
     });
     expect(cognito).toHaveReceivedCommandWith(AdminCreateUserCommand, {
@@ -88,6 +92,29 @@ describe('org:add (addOrganization with Cognito and DynamoDB)', () => {
       GroupName: 'admin',
     });
     expect(cognito).not.toHaveReceivedCommand(AdminRemoveUserFromGroupCommand);
+  });
+
+  it('creates the organization’s sandbox client with the same scopes plus sandbox, recorded as the sandbox’s', async () => {
+    await addOrganization(input, deps());
+
+    expect(cognito).toHaveReceivedCommandWith(CreateUserPoolClientCommand, {
+      UserPoolId: USER_POOL_ID,
+      ClientName: 'org-acme-sandbox',
+      GenerateSecret: true,
+      AllowedOAuthFlows: ['client_credentials'],
+      AllowedOAuthScopes: [...SCOPES, 'sandbox'].map((scope) => `onboarding-api/${scope}`),
+      WriteAttributes: ['email'],
+    });
+    expect(documents).toHaveReceivedCommandWith(PutCommand, {
+      TableName: 'MachineClients',
+      Item: { clientId: '7sandboxclient0000000000', orgId: 'acme', mode: 'sandbox', createdAt: NOW.toISOString() },
+      ConditionExpression: 'attribute_not_exists(clientId)',
+    });
+    // The live client is never granted the sandbox scope.
+    const live = cognito
+      .commandCalls(CreateUserPoolClientCommand)
+      .find((call) => call.args[0].input.ClientName === 'org-acme-machine');
+    expect(live?.args[0].input.AllowedOAuthScopes).not.toContain('onboarding-api/sandbox');
   });
 
   it('creates the machine client with explicit write attributes, never the organization', async () => {
@@ -117,7 +144,7 @@ describe('org:add (addOrganization with Cognito and DynamoDB)', () => {
     const result = await addOrganization(input, deps());
 
     expect(result.invited).toBe(false);
-    expect(cognito).toHaveReceivedCommandTimes(CreateUserPoolClientCommand, 1);
+    expect(cognito).toHaveReceivedCommandTimes(CreateUserPoolClientCommand, 2);
     expect(cognito).not.toHaveReceivedCommand(AdminCreateUserCommand);
     // A member's role is staff:role's to change, not a rerun's.
     expect(cognito).not.toHaveReceivedCommand(AdminAddUserToGroupCommand);
@@ -136,11 +163,31 @@ describe('org:add (addOrganization with Cognito and DynamoDB)', () => {
     expect(cognito).not.toHaveReceivedCommand(AdminCreateUserCommand);
   });
 
+  it('deletes both new clients when the sandbox client cannot be recorded, and invites nobody', async () => {
+    documents
+      .on(PutCommand, { Item: { clientId: '7sandboxclient0000000000' } })
+      .rejects(new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} }));
+
+    await expect(addOrganization(input, deps())).rejects.toBeInstanceOf(ProvisionedThroughputExceededException);
+    for (const clientId of ['5machineclient0000000000', '7sandboxclient0000000000']) {
+      expect(cognito).toHaveReceivedCommandWith(DeleteUserPoolClientCommand, {
+        UserPoolId: USER_POOL_ID,
+        ClientId: clientId,
+      });
+    }
+    expect(cognito).not.toHaveReceivedCommand(AdminCreateUserCommand);
+  });
+
   it('gives the machine client only the scopes asked for', async () => {
     await addOrganization({ ...input, scopes: ['reports:read', 'users:read'] }, deps());
 
     expect(cognito).toHaveReceivedCommandWith(CreateUserPoolClientCommand, {
+      ClientName: 'org-acme-machine',
       AllowedOAuthScopes: ['onboarding-api/reports:read', 'onboarding-api/users:read'],
+    });
+    expect(cognito).toHaveReceivedCommandWith(CreateUserPoolClientCommand, {
+      ClientName: 'org-acme-sandbox',
+      AllowedOAuthScopes: ['onboarding-api/reports:read', 'onboarding-api/users:read', 'onboarding-api/sandbox'],
     });
   });
 });
