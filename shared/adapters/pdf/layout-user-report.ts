@@ -10,7 +10,16 @@ import {
   type StructureNode,
   type TextMeasure,
 } from './report-layout-model.ts';
-import { CONTENT_LEFT, CONTENT_RIGHT, CONTENT_WIDTH, FOOTER, HEADER, type ReportColor } from './report-style.ts';
+import {
+  CONTENT_LEFT,
+  CONTENT_RIGHT,
+  CONTENT_WIDTH,
+  FOOTER,
+  HEADER,
+  PAGE,
+  WATERMARK,
+  type ReportColor,
+} from './report-style.ts';
 import type { FontWeight } from './report-fonts.ts';
 import { fitText } from './line-breaking.ts';
 import { formatUtc } from '#shared/domain/reports/report-values.ts';
@@ -28,6 +37,9 @@ export type {
 
 export const REPORT_TITLE = 'User status report';
 
+/** Across every page of a sandbox report, and in its document title (docs/contract.md §23). */
+export const SANDBOX_REPORT_MARK = 'SANDBOX - NOT A SCREENING RESULT';
+
 export interface UserReportLayoutInput {
   user: UserRecord;
   organizationName: string;
@@ -36,6 +48,8 @@ export interface UserReportLayoutInput {
   templateVersion: string;
   /** The `sub` of the token that requested the report; absent for jobs created before it was recorded. */
   requestedBy?: string | undefined;
+  /** A sandbox report: every page carries `SANDBOX_REPORT_MARK` across it. */
+  sandbox?: boolean | undefined;
 }
 
 /** The footer's notice on every page: the report holds a person's data and goes no further. */
@@ -73,6 +87,7 @@ export function layoutUserReport(input: UserReportLayoutInput, measure: TextMeas
   pages.forEach((page, index) => {
     addHeader(page, input, measure, index === 0 ? header : undefined);
     addFooter(page, `Page ${index + 1} of ${pages.length}`, input, measure);
+    if (input.sandbox) addWatermark(page, measure);
   });
   return { pages, structure };
 }
@@ -141,6 +156,35 @@ function addFooter(page: ReportPage, pageLabel: string, input: UserReportLayoutI
     footerText(template, CONTENT_LEFT + (CONTENT_WIDTH - widthOf(template)) / 2),
     footerText(pageLabel, CONTENT_RIGHT - widthOf(pageLabel)),
   );
+}
+
+/**
+ * `SANDBOX_REPORT_MARK` twice on the page, both page furniture (watermark artifacts): along the
+ * diagonal, large and light, drawn before the page's other text so that text stays on top; and as
+ * a line centred in the top margin, which text extraction reads as one line (readers take diagonal
+ * text apart letter by letter). Neither takes room from the content, so a sandbox report has the
+ * pages a live one of the same user has.
+ */
+function addWatermark(page: ReportPage, measure: TextMeasure): void {
+  const angle = Math.atan2(PAGE.height, PAGE.width);
+  const diagonal = Math.hypot(PAGE.width, PAGE.height);
+  const widthAtOne = measure.width(SANDBOX_REPORT_MARK, 'bold', 1);
+  const size = Math.min(WATERMARK.maxSize, (WATERMARK.diagonalShare * diagonal) / widthAtOne);
+  const width = widthAtOne * size;
+  // The baseline starts half the text's width before the centre, lowered by half the capitals' height.
+  const [along, across] = [-width / 2, (-0.71 * size) / 2];
+  const x = PAGE.width / 2 + along * Math.cos(angle) - across * Math.sin(angle);
+  const y = PAGE.height / 2 + along * Math.sin(angle) + across * Math.cos(angle);
+  const mark = { role: 'watermark', text: SANDBOX_REPORT_MARK, weight: 'bold' } as const;
+  page.texts.unshift({ ...mark, x, y, size, color: 'watermark', angle: (angle * 180) / Math.PI });
+  const bannerWidth = widthAtOne * WATERMARK.bannerSize;
+  page.texts.push({
+    ...mark,
+    x: (PAGE.width - bannerWidth) / 2,
+    y: WATERMARK.bannerBaseline,
+    size: WATERMARK.bannerSize,
+    color: 'alert',
+  });
 }
 
 function headerText(

@@ -2,7 +2,13 @@ import { PDFDocument, PDFName, PDFStreamWriter, type PDFPage } from 'pdf-lib';
 import type { ReportRenderer } from '#shared/domain/reports/ports.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
-import { REPORT_TITLE, layoutUserReport, type PositionedText, type ReportPage } from './layout-user-report.ts';
+import {
+  REPORT_TITLE,
+  SANDBOX_REPORT_MARK,
+  layoutUserReport,
+  type PositionedText,
+  type ReportPage,
+} from './layout-user-report.ts';
 import { PdfFontSubsets, utf16Hex } from './pdf-font-subsets.ts';
 import type { ReportFonts } from './report-fonts.ts';
 import type { SignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
@@ -37,6 +43,8 @@ export interface RenderUserReportInput {
   onMissingGlyph?: MissingGlyphListener;
   /** Adds the empty signature the report signer fills in (its `/M` is `generatedAt`). */
   signaturePlaceholder?: SignaturePlaceholder;
+  /** A sandbox report: `SANDBOX_REPORT_MARK` across every page and in the document title. */
+  sandbox?: boolean | undefined;
 }
 
 /** The renderer port (shared/domain/reports/ports.ts) implemented with these fonts. */
@@ -122,7 +130,7 @@ function paintPage(
   let font = '';
   for (const text of page.texts) {
     useColor(text.color);
-    out.push(marks.beginText(text), `1 0 0 1 ${num(text.x)} ${num(text.y)} Tm`);
+    out.push(marks.beginText(text), `${textMatrix(text.angle)} ${num(text.x)} ${num(text.y)} Tm`);
     for (const run of typesetter.shape(text.text, text.weight, text.direction).runs) {
       const subset = subsets.of(run.face);
       used.add(subset.resourceName);
@@ -182,6 +190,14 @@ function showRun(
   return out;
 }
 
+/** The text matrix's rotation part: `1 0 0 1` unless the text is turned. */
+function textMatrix(angle: number | undefined): string {
+  if (!angle) return '1 0 0 1';
+  const radians = (angle * Math.PI) / 180;
+  const [cos, sin] = [Math.cos(radians), Math.sin(radians)];
+  return `${num(cos)} ${num(sin)} ${num(-sin)} ${num(cos)}`;
+}
+
 /** A number as PDF content writes it: at most three decimals, no exponent. */
 function num(value: number): string {
   const rounded = Math.round(value * 1000) / 1000;
@@ -191,7 +207,9 @@ function num(value: number): string {
 function setMetadata(doc: PDFDocument, input: RenderUserReportInput, claimPdfA: boolean): void {
   setArchivalMetadata(doc, {
     pdfaConformance: claimPdfA ? 'A' : undefined,
-    title: `${REPORT_TITLE}: user ${input.user.id}`,
+    title: input.sandbox
+      ? `${SANDBOX_REPORT_MARK}: ${REPORT_TITLE}: user ${input.user.id}`
+      : `${REPORT_TITLE}: user ${input.user.id}`,
     author: input.organizationName,
     subject: `Status of user ${input.user.id} in ${input.organizationName}, report job ${input.jobId}`,
     keywords: ['user status report', input.user.id, input.jobId, `template ${REPORT_TEMPLATE_VERSION}`],

@@ -13,7 +13,15 @@ export type TextMeasure = Pick<Typesetter, 'printable' | 'width' | 'direction'>;
 
 /** `detail`: the small text after a value (a humanised value's stored code). */
 export type TextRole =
-  'header' | 'footer' | 'summary-heading' | 'section-heading' | 'block-heading' | 'label' | 'value' | 'detail';
+  | 'header'
+  | 'footer'
+  | 'watermark'
+  | 'summary-heading'
+  | 'section-heading'
+  | 'block-heading'
+  | 'label'
+  | 'value'
+  | 'detail';
 
 /**
  * A node of the report's logical structure (what a screen reader navigates): headings, tables of
@@ -55,6 +63,8 @@ export interface PositionedText {
   direction?: TextDirection;
   /** The structure node this text is part of; absent on page furniture. */
   node?: StructureNode;
+  /** Counter-clockwise rotation about (x, y), in degrees (the sandbox watermark). */
+  angle?: number;
 }
 
 /** A filled rectangle; `y` is its bottom edge. */

@@ -89,7 +89,7 @@ export const SUMMARY = {
   barWidth: 3,
 } as const;
 
-export type ReportColor = 'ink' | 'muted' | 'accent' | 'rule' | 'band' | 'bandRule' | 'alert';
+export type ReportColor = 'ink' | 'muted' | 'accent' | 'rule' | 'band' | 'bandRule' | 'alert' | 'watermark';
 
 /** RGB, 0 to 1. */
 export const COLORS: Record<ReportColor, readonly [number, number, number]> = {
@@ -101,7 +101,19 @@ export const COLORS: Record<ReportColor, readonly [number, number, number]> = {
   bandRule: [0.62, 0.68, 0.76],
   /** Flags: a dark red that prints legibly in grey too. */
   alert: [0.7, 0.11, 0.11],
+  /** The sandbox watermark: light enough that the text drawn over it stays legible, also in grey. */
+  watermark: [0.97, 0.8, 0.8],
 };
+
+/** The sandbox watermark, across each page from bottom left to top right. */
+export const WATERMARK = {
+  /** The largest size; a longer text is set smaller to fit three quarters of the diagonal. */
+  maxSize: 40,
+  diagonalShare: 0.75,
+  /** The same text as a line in the top margin, above the header. */
+  bannerSize: 8,
+  bannerBaseline: PAGE.height - 22,
+} as const;
 
 /** Baseline of a line of `size` text centred in a line box whose top is `top`. */
 export function baselineIn(top: number, lineHeight: number, size: number): number {

@@ -154,8 +154,10 @@ export class PageMarks {
   beginText(text: PositionedText): string {
     const { node } = text;
     if (!node) {
-      const subtype = text.role === 'header' ? ' /Subtype /Header' : text.role === 'footer' ? ' /Subtype /Footer' : '';
-      return `/Artifact <</Type /Pagination${subtype}>> BDC`;
+      const subtype = { header: ' /Subtype /Header', footer: ' /Subtype /Footer', watermark: ' /Subtype /Watermark' }[
+        text.role as string
+      ];
+      return `/Artifact <</Type /Pagination${subtype ?? ''}>> BDC`;
     }
     const mcid = this.parents.length;
     this.parents.push(node);

@@ -1,6 +1,7 @@
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import type { RateLimitDecision } from '#shared/domain/limits/report-rate-limit.ts';
 import type { CompletedReport, ReportErrorCode, ReportJob } from './report-job.ts';
+import type { Mode } from '#shared/domain/identity/tenant.ts';
 
 export interface ReportJobStore {
   /**
@@ -77,7 +78,8 @@ export interface ReportJobMessage {
 }
 
 export interface ReportQueue {
-  enqueue(message: ReportJobMessage): Promise<void>;
+  /** `delaySeconds` (at most 900): SQS delivers the message no sooner. */
+  enqueue(message: ReportJobMessage, options?: { delaySeconds?: number }): Promise<void>;
 }
 
 /** Where the worker keeps finished PDFs. */
@@ -99,11 +101,20 @@ export type ReportRenderer = (input: {
   generatedAt: Date;
   /** The `sub` that requested the report, when the job recorded one. */
   requestedBy?: string | undefined;
+  /** A sandbox job's report: marked as no screening result on every page and in its title. */
+  sandbox?: boolean;
 }) => Promise<Uint8Array>;
 
 /**
- * Signs a rendered report (PAdES), returning the file to store. Throws `DependencyUnavailableError`
+ * Signs a rendered report (PAdES), returning the file to store, with the key of the job's mode
+ * (a sandbox report with the sandbox key, whose certificate names the sandbox). Throws `DependencyUnavailableError`
  * when the key's service is throttling or down (the job is retried), anything else when it cannot
  * sign at all (e.g. its certificate has expired): a report is never stored unsigned.
  */
-export type ReportSigner = (pdf: Uint8Array, signedAt: Date) => Promise<Uint8Array>;
+export type ReportSigner = (pdf: Uint8Array, signedAt: Date, mode?: Mode) => Promise<Uint8Array>;
+
+/**
+ * Hands a job's message back to the queue to be delivered again in `delaySeconds` (a sandbox job
+ * whose scenario completes later): the job waits in the queue, not in a running worker.
+ */
+export type ReportRedelivery = (message: ReportJobMessage, delaySeconds: number) => Promise<void>;

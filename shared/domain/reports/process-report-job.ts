@@ -4,6 +4,7 @@ import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import type {
   ReportJobMessage,
   ReportJobStore,
+  ReportRedelivery,
   ReportRenderer,
   ReportSigner,
   ReportStorage,
@@ -18,6 +19,8 @@ import {
   type ReportErrorCode,
   type ReportJob,
 } from './report-job.ts';
+import { tenantOfKey } from '#shared/domain/identity/tenant.ts';
+import { sandboxScenarioOf } from '#shared/domain/sandbox/scenarios.ts';
 
 export interface ProcessReportJobDeps {
   jobs: ReportJobStore;
@@ -27,6 +30,8 @@ export interface ProcessReportJobDeps {
   sign: ReportSigner;
   clock: Clock;
   templateVersion: string;
+  /** Puts off a sandbox job whose scenario completes later (docs/sandbox.md "Scenario reports"). */
+  redeliverLater?: ReportRedelivery;
 }
 
 export interface ProcessingAttempt {
@@ -41,15 +46,30 @@ export type ProcessOutcome =
   | { outcome: 'failed'; job: ReportJob; errorCode: ReportErrorCode; /** What failed, for the log. */ cause?: unknown }
   | {
       outcome: 'skipped';
-      reason: 'unknown-job' | 'void-job' | 'already-finished' | 'taken-by-another-attempt' | 'lost-to-another-writer';
+      reason:
+        | 'unknown-job'
+        | 'void-job'
+        | 'already-finished'
+        | 'taken-by-another-attempt'
+        | 'lost-to-another-writer'
+        /** A sandbox scenario's job that completes later: its message comes back then. */
+        | 'deferred';
     };
+
+/** A sandbox scenario's report failing as its scenario says (`sbx-fail`): the cause the failure logs. */
+export class SandboxScenarioFailure extends Error {
+  override name = 'SandboxScenarioFailure';
+}
 
 /**
  * Primary course: take the PENDING job (conditional, so a duplicate message never renders
  * twice at once), load the user, render, sign, store, then COMPLETE it and release the user's
  * guard in one transaction. Permanent problems end the job FAILED with a code; a transient
  * signing or storage failure gives the job back and throws, so SQS redelivers the message,
- * except on the final attempt, where it ends FAILED (RENDER_FAILED or STORAGE_FAILED).
+ * except on the final attempt, where it ends FAILED (RENDER_FAILED or STORAGE_FAILED). A sandbox
+ * job of a scenario user does what its scenario says (shared/domain/sandbox/scenarios.ts): it is
+ * put off until its scenario's time has come, or fails by the same path as any failure; every
+ * sandbox report is rendered as one and signed with the sandbox's key.
  */
 export function processReportJob(deps: ProcessReportJobDeps) {
   const fail = async (job: ReportJob, errorCode: ReportErrorCode, cause?: unknown): Promise<ProcessOutcome> => {
@@ -73,6 +93,17 @@ export function processReportJob(deps: ProcessReportJobDeps) {
     }
     if (!isOpen(queued.status)) return { outcome: 'skipped', reason: 'already-finished' };
     if (isPastDeadline(queued, deps.clock.now())) return fail(queued, 'TIMED_OUT');
+    const scenario = sandboxScenarioOf(queued);
+    const waitMs =
+      scenario?.report.status === 'COMPLETE'
+        ? Date.parse(queued.createdAt) + scenario.report.completesAfterSeconds * 1000 - deps.clock.now().getTime()
+        : 0;
+    if (waitMs > 0) {
+      if (!deps.redeliverLater)
+        throw new Error(`job ${queued.jobId} is to complete later, and nothing can redeliver it`);
+      await deps.redeliverLater(message, Math.ceil(waitMs / 1000));
+      return { outcome: 'skipped', reason: 'deferred' };
+    }
 
     const job = await deps.jobs.start(queued.jobId, {
       attemptId: randomUUID(),
@@ -83,19 +114,35 @@ export function processReportJob(deps: ProcessReportJobDeps) {
 
     const user = await deps.users.find(job.orgId, job.userId);
     if (!user) return fail(job, 'USER_NOT_FOUND');
+    if (scenario?.report.status === 'FAILED') {
+      return fail(
+        job,
+        scenario.report.errorCode,
+        new SandboxScenarioFailure(`scenario ${scenario.id} fails its report`),
+      );
+    }
+    const tenant = tenantOfKey(job.orgId);
+    const { mode } = tenant;
 
     let pdf: Uint8Array;
     const generatedAt = deps.clock.now();
     try {
-      const organizationName = user.organization_name ?? job.orgId;
-      pdf = await deps.render({ user, organizationName, jobId: job.jobId, generatedAt, requestedBy: job.requestedBy });
+      const organizationName = user.organization_name ?? tenant.orgId;
+      pdf = await deps.render({
+        user,
+        organizationName,
+        jobId: job.jobId,
+        generatedAt,
+        requestedBy: job.requestedBy,
+        ...(mode === 'sandbox' && { sandbox: true }),
+      });
     } catch (error) {
       return fail(job, 'RENDER_FAILED', error);
     }
     // The contract's error codes have none for signing: a report that cannot be signed was not
     // produced, so a signing failure is a RENDER_FAILED, and nothing unsigned is ever stored.
     try {
-      pdf = await deps.sign(pdf, generatedAt);
+      pdf = await deps.sign(pdf, generatedAt, mode);
     } catch (error) {
       if (error instanceof DependencyUnavailableError && !attempt.isFinalAttempt) {
         await deps.jobs.release(job, deps.clock.now());

@@ -26,8 +26,8 @@ export type ScenarioReport =
       status: 'COMPLETE';
       /** The job completes no sooner than this long after it was created. */
       completesAfterSeconds: number;
-      /** `several`: the report runs over more than one page. */
-      pages: 'one' | 'several';
+      /** How many pages its report has. */
+      pages: number;
     }
   | { status: 'FAILED'; errorCode: ReportErrorCode };
 
@@ -46,11 +46,7 @@ export const SCENARIO_ID_PREFIX = 'sbx-';
 /** Before any imported user in page order (`created_at`, then id): an integrator's first page shows them. */
 const createdAt = (second: number): string => `2000-01-01T00:00:0${second}.000Z`;
 
-const completes = (pages: 'one' | 'several' = 'one'): ScenarioReport => ({
-  status: 'COMPLETE',
-  completesAfterSeconds: 0,
-  pages,
-});
+const completesAtOnce = (pages: number): ScenarioReport => ({ status: 'COMPLETE', completesAfterSeconds: 0, pages });
 
 const verifiedAdult = {
   phone: '+44 7700 900123',
@@ -136,8 +132,8 @@ interface ScenarioDefinition extends Scenario {
 const SCENARIOS: readonly ScenarioDefinition[] = [
   {
     id: 'sbx-clear',
-    description: 'An adult, verified, with no PEP or sanctions match; the report completes at once, on one page.',
-    report: completes(),
+    description: 'An adult, verified, with no PEP or sanctions match; the report completes at once.',
+    report: completesAtOnce(2),
     user: () => ({
       id: 'sbx-clear',
       name: 'Clara Clearwater',
@@ -156,7 +152,7 @@ const SCENARIOS: readonly ScenarioDefinition[] = [
     id: 'sbx-minor',
     description:
       'A 12-year-old with a guardian (date of birth always 12 years back), no screening match; the report completes at once and shows the guardian.',
-    report: completes(),
+    report: completesAtOnce(2),
     user: (today) => ({
       id: 'sbx-minor',
       name: 'Milo Minor',
@@ -178,7 +174,7 @@ const SCENARIOS: readonly ScenarioDefinition[] = [
   {
     id: 'sbx-pep',
     description: 'An adult with one politically exposed person (PEP) match, flagged; the report completes at once.',
-    report: completes(),
+    report: completesAtOnce(2),
     user: () => ({
       id: 'sbx-pep',
       name: 'Paula Pepper',
@@ -212,8 +208,8 @@ const SCENARIOS: readonly ScenarioDefinition[] = [
   },
   {
     id: 'sbx-sanctions',
-    description: `An adult matched on ${sanctionEntries.length} sanctions lists, flagged; the report completes at once and runs over several pages.`,
-    report: completes('several'),
+    description: `An adult matched on ${sanctionEntries.length} sanctions lists, flagged; the report completes at once and runs over four pages.`,
+    report: completesAtOnce(4),
     user: () => ({
       id: 'sbx-sanctions',
       name: 'Viktor Sandbox Testov',
@@ -241,7 +237,7 @@ const SCENARIOS: readonly ScenarioDefinition[] = [
     id: 'sbx-scripts',
     description:
       'An adult whose name is in Arabic, with a PEP match in Chinese and a sanctions match in Devanagari; the report completes at once and renders all three scripts.',
-    report: completes(),
+    report: completesAtOnce(3),
     user: () => ({
       id: 'sbx-scripts',
       name: 'ليلى عبد الله',
@@ -306,7 +302,7 @@ const SCENARIOS: readonly ScenarioDefinition[] = [
   {
     id: 'sbx-slow',
     description: 'An adult with no screening match whose report job completes 30 seconds after it was requested.',
-    report: { status: 'COMPLETE', completesAfterSeconds: 30, pages: 'one' },
+    report: { status: 'COMPLETE', completesAfterSeconds: 30, pages: 2 },
     user: () => ({
       id: 'sbx-slow',
       name: 'Sam Slowpoke',

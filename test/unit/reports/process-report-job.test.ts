@@ -100,7 +100,7 @@ describe('processReportJob', () => {
     const result = await process(message(), firstAttempt);
 
     expect(result.outcome).toBe('completed');
-    expect(sign).toHaveBeenCalledExactlyOnceWith(PDF, new Date(T0.getTime() + 500));
+    expect(sign).toHaveBeenCalledExactlyOnceWith(PDF, new Date(T0.getTime() + 500), 'live');
     const sha256 = createHash('sha256').update(SIGNED_PDF).digest('hex');
     expect(await stored()).toMatchObject({
       status: 'COMPLETE',
