@@ -13,7 +13,7 @@ import {
   MACHINE_CLIENT_PREFIX,
   machineClientSecret,
 } from './dev-keys.ts';
-import { DEMO_STAFF, KNOWN_ORGANIZATION_NAMES, type StaffMember } from './demo-staff.ts';
+import { DEMO_STAFF, staffDirectory, type StaffDirectory, type StaffedOrganization } from './demo-staff.ts';
 import { REQUESTED_LIFETIME_HEADER } from './machine-token.ts';
 
 /**
@@ -57,6 +57,8 @@ export interface IdentityProviderOptions {
   dashboardUrls: () => readonly string[];
   /** Lifetime of a staff member's access token; default 15 minutes (the dashboard renews it). */
   staffAccessTokenSeconds?: number;
+  /** Organizations whose staff sign in besides the demo organization's (the browser tier's own). */
+  organizations?: readonly StaffedOrganization[];
 }
 
 export interface RunningIdentityProvider {
@@ -70,12 +72,13 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
   const server = createServer();
   const port = await listen(server, options.port);
   const issuer = issuerAt(port);
-  const provider = await createProvider(issuer, options);
+  const accounts = staffDirectory(options.organizations);
+  const provider = await createProvider(issuer, options, accounts);
   const callback = provider.callback();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', issuer).pathname;
     if (path.startsWith('/interaction/')) {
-      interaction(provider, req, res, path).catch((error: unknown) => {
+      interaction(provider, accounts, req, res, path).catch((error: unknown) => {
         console.error('[identity-provider] sign-in page failed:', error);
         if (!res.headersSent)
           page(
@@ -100,7 +103,11 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
   };
 }
 
-async function createProvider(issuer: string, options: IdentityProviderOptions): Promise<Provider> {
+async function createProvider(
+  issuer: string,
+  options: IdentityProviderOptions,
+  accounts: StaffDirectory,
+): Promise<Provider> {
   const staffTokenSeconds = options.staffAccessTokenSeconds ?? DEFAULT_STAFF_TOKEN_SECONDS;
   const clients = clientAdapter(options);
   // The package's own in-memory store for sessions, grants and tokens; not among its typed exports.
@@ -119,14 +126,14 @@ async function createProvider(issuer: string, options: IdentityProviderOptions):
     extraClientMetadata: { properties: ['org_id', 'mode'] },
     claims: { openid: ['sub'], email: ['email'] },
     findAccount: (_ctx, sub) => {
-      const staff = staffById(sub);
+      const staff = accounts.byId(sub);
       return staff && { accountId: staff.id, claims: () => ({ sub: staff.id, email: staff.email }) };
     },
     extraTokenClaims: (ctx, token) => {
-      const staff = 'accountId' in token && token.accountId ? staffById(token.accountId) : undefined;
+      const staff = 'accountId' in token && token.accountId ? accounts.byId(token.accountId) : undefined;
       const orgId = staff ? staff.orgId : ctx.oidc.client?.['org_id'];
       if (typeof orgId !== 'string') return undefined;
-      const orgName = KNOWN_ORGANIZATION_NAMES[orgId];
+      const orgName = accounts.organizationName(orgId);
       // Staff tokens name the role (the API keeps only its scopes, none without it); machine clients' carry none.
       return { org_id: orgId, ...(orgName ? { org_name: orgName } : {}), ...(staff ? { role: staff.role } : {}) };
     },
@@ -201,15 +208,6 @@ function requestedLifetime(ctx: KoaContextWithOIDC | undefined): number {
     : DEFAULT_MACHINE_TOKEN_SECONDS;
 }
 
-function staffById(id: string): StaffMember | undefined {
-  return DEMO_STAFF.find((staff) => staff.id === id);
-}
-
-function staffMember(email: string): StaffMember | undefined {
-  const wanted = email.trim().toLowerCase();
-  return DEMO_STAFF.find((staff) => staff.email === wanted);
-}
-
 /** The dashboard and two machine clients per organization (live, sandbox), described when the provider asks for them. */
 function clientAdapter(options: IdentityProviderOptions): Adapter {
   const readOnly = () => Promise.reject(new Error('the local provider registers no clients'));
@@ -252,13 +250,19 @@ function clientAdapter(options: IdentityProviderOptions): Adapter {
 }
 
 /** The sign-in page (`GET /interaction/<uid>`), its form (`POST .../login`), and consent given for the staff member's own scopes. */
-async function interaction(provider: Provider, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+async function interaction(
+  provider: Provider,
+  accounts: StaffDirectory,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<void> {
   const details = await provider.interactionDetails(req, res);
   const { uid, prompt, params } = details;
   if (path === `/interaction/${uid}` && req.method === 'GET') {
     if (prompt.name === 'login') return loginPage(res, uid, 200);
     if (prompt.name === 'consent') {
-      const staff = details.session?.accountId ? staffById(details.session.accountId) : undefined;
+      const staff = details.session?.accountId ? accounts.byId(details.session.accountId) : undefined;
       if (!staff) return loginPage(res, uid, 200);
       const grant = details.grantId
         ? ((await provider.Grant.find(details.grantId)) ??
@@ -284,7 +288,7 @@ async function interaction(provider: Provider, req: IncomingMessage, res: Server
   }
   if (path === `/interaction/${uid}/login` && req.method === 'POST' && prompt.name === 'login') {
     const form = new URLSearchParams(await readForm(req));
-    const staff = staffMember(form.get('email') ?? '');
+    const staff = accounts.byEmail(form.get('email') ?? '');
     if (!staff || !samePassword(form.get('password') ?? '', staff.password)) {
       return loginPage(res, uid, 401, 'The e-mail address or the password is wrong.');
     }

@@ -23,6 +23,7 @@ import {
   type RunningEmulators,
 } from './emulators.ts';
 import type { LocalUsersDatabase } from './users-postgres.ts';
+import type { StaffedOrganization } from './demo-staff.ts';
 import { createDashboardFrontDoor } from './dashboard.ts';
 import { DASHBOARD_CLIENT_ID, DASHBOARD_SCOPE, startIdentityProvider } from './identity-provider.ts';
 import { requestMachineToken } from './machine-token.ts';
@@ -60,6 +61,8 @@ export interface LocalStackOptions {
   identityProviderPort?: number;
   /** Lifetime of a staff member's access token from the local provider; default 15 minutes. */
   staffAccessTokenSeconds?: number;
+  /** Organizations whose staff sign in to the local provider besides the demo organization's (the browser tier's own). */
+  staffedOrganizations?: readonly StaffedOrganization[];
   /** LOG_LEVEL WARN and no access log (tests); default INFO with one line per request. */
   quiet?: boolean;
   /** POWERTOOLS_DEV=true: pretty-printed handler logs (npm start). */
@@ -195,6 +198,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       keysDir,
       dashboardUrls: () => dashboardUrls,
       ...(options.staffAccessTokenSeconds ? { staffAccessTokenSeconds: options.staffAccessTokenSeconds } : {}),
+      ...(options.staffedOrganizations ? { organizations: options.staffedOrganizations } : {}),
     }).catch((error: NodeJS.ErrnoException) => {
       throw error.code === 'EADDRINUSE'
         ? new PortInUseError(options.identityProviderPort ?? 0, 'identity provider')
