@@ -8,13 +8,19 @@ import {
 } from '#shared/adapters/signing/local-report-signing-key.ts';
 import { issueSigningCertificate } from '#shared/adapters/signing/issue-signing-certificate.ts';
 import { certificatesFromPem, describeCertificate } from '#shared/adapters/signing/signing-certificate.ts';
-import { reportSignerName } from '#shared/adapters/signing/report-signer-name.ts';
+import { reportSignerName, signingCertificatesObjectKey } from '#shared/adapters/signing/report-signer-name.ts';
+import type { Mode } from '#shared/domain/identity/tenant.ts';
 import { isOfReportSigningSpec, newReportSigningKeyPair } from '#shared/adapters/signing/report-signing-algorithm.ts';
 import { s3SigningCertificateStore } from '#shared/adapters/s3/published-signing-certificates.ts';
 import { S3Client } from '@aws-sdk/client-s3';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './emulators.ts';
 
 export const REPORT_SIGNING_KEY_FILE = 'report-signing-key.json';
+/** The sandbox's key, beside the live one and made the same way; its certificate names the sandbox. */
+export const SANDBOX_REPORT_SIGNING_KEY_FILE = 'report-signing-key-sandbox.json';
+
+const keyFileOf = (mode: Mode): string =>
+  mode === 'sandbox' ? SANDBOX_REPORT_SIGNING_KEY_FILE : REPORT_SIGNING_KEY_FILE;
 
 /** How long a local certificate is valid: the local stack issues a new key and certificate after that. */
 const LOCAL_CERTIFICATE_DAYS = 5 * 365;
@@ -44,21 +50,26 @@ const RENEW_BEFORE_MS = 30 * 86_400_000;
  * verify. A key whose certificate is within 30 days of its end, or that is not of the configured
  * spec (`REPORT_SIGNING_ALGORITHM`: a file written when the key was ECC P-256), is rotated at
  * start: a new key and certificate come first, the earlier certificates stay listed. Returns the
- * file's path.
+ * file's path. The sandbox's key (`mode` sandbox) is `report-signing-key-sandbox.json`, kept alike.
  */
-export async function ensureLocalReportSigningKey(keysDir: string, now = new Date()): Promise<string> {
-  const file = join(keysDir, REPORT_SIGNING_KEY_FILE);
+export async function ensureLocalReportSigningKey(
+  keysDir: string,
+  now = new Date(),
+  mode: Mode = 'live',
+): Promise<string> {
+  const fileName = keyFileOf(mode);
+  const file = join(keysDir, fileName);
   const existing = await readKeyFile(file);
   if (existing && !needsRotation(existing, now)) return file;
 
   await mkdir(keysDir, { recursive: true, mode: 0o700 });
-  const created = await newLocalSigningKey(reportSignerName('local'), now);
+  const created = await newLocalSigningKey(reportSignerName('local', mode), now);
   const next: LocalSigningKeyFile = {
     privateKey: created.privateKey,
     certificates: [created.certificate, ...(existing?.certificates ?? [])],
   };
   // Written aside, then linked (first creation: fails if another process won) or renamed (rotation) into place.
-  const temporary = join(keysDir, `.${REPORT_SIGNING_KEY_FILE}.${process.pid}.${randomUUID()}`);
+  const temporary = join(keysDir, `.${fileName}.${process.pid}.${randomUUID()}`);
   await writeFile(temporary, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   await chmod(temporary, 0o600);
   try {
@@ -90,11 +101,13 @@ async function readKeyFile(file: string): Promise<LocalSigningKeyFile | undefine
 /**
  * What the deploy-time certificate resource does in AWS: writes the key file's certificates
  * (current first, earlier ones after) to `report-signing/certificates.pem` in the local reports
- * bucket, where GET /v1/report-signing-certificates reads them.
+ * bucket (the sandbox key's to `report-signing/sandbox-certificates.pem`), where
+ * GET /v1/report-signing-certificates reads them.
  */
 export async function publishLocalSigningCertificates(
   keyFile: string,
   reportsBucket: { s3Endpoint: string; bucketName: string },
+  mode: Mode = 'live',
 ): Promise<void> {
   const contents = parseLocalSigningKeyFile(await readFile(keyFile, 'utf8'), keyFile);
   const s3 = new S3Client({
@@ -104,7 +117,9 @@ export async function publishLocalSigningCertificates(
     forcePathStyle: true,
   });
   try {
-    await s3SigningCertificateStore(s3, reportsBucket.bucketName).write(contents.certificates.join(''));
+    await s3SigningCertificateStore(s3, reportsBucket.bucketName, signingCertificatesObjectKey(mode)).write(
+      contents.certificates.join(''),
+    );
   } finally {
     s3.destroy();
   }

@@ -20,9 +20,10 @@ import { SIGNING_CERTIFICATES_OBJECT_KEY } from '#shared/adapters/signing/report
 export function publishedSigningCertificates(
   s3: S3Client,
   bucketName: string,
-  options: { maxAgeMs?: number; now?: () => number } = {},
+  options: { maxAgeMs?: number; now?: () => number; objectKey?: string } = {},
 ): () => Promise<SigningCertificate[]> {
   const now = options.now ?? Date.now;
+  const objectKey = options.objectKey ?? SIGNING_CERTIFICATES_OBJECT_KEY;
   let certificates: Promise<SigningCertificate[]> | undefined;
   let readAt = 0;
   return () => {
@@ -30,7 +31,7 @@ export function publishedSigningCertificates(
     if (!certificates) {
       readAt = now();
       certificates = s3
-        .send(new GetObjectCommand({ Bucket: bucketName, Key: SIGNING_CERTIFICATES_OBJECT_KEY }))
+        .send(new GetObjectCommand({ Bucket: bucketName, Key: objectKey }))
         .then(async ({ Body }) =>
           certificatesFromPem((await Body?.transformToString('utf8')) ?? '').map(describeCertificate),
         )
@@ -46,14 +47,19 @@ export function publishedSigningCertificates(
   };
 }
 
-/** The bundle object as the deploy-time publication reads and replaces it; a missing object is a first publication. */
-export function s3SigningCertificateStore(s3: S3Client, bucketName: string): SigningCertificateStore {
+/**
+ * The bundle object as the deploy-time publication reads and replaces it; a missing object is a
+ * first publication. `objectKey`: the sandbox key's bundle (SANDBOX_SIGNING_CERTIFICATES_OBJECT_KEY).
+ */
+export function s3SigningCertificateStore(
+  s3: S3Client,
+  bucketName: string,
+  objectKey: string = SIGNING_CERTIFICATES_OBJECT_KEY,
+): SigningCertificateStore {
   return {
     read: async () => {
       try {
-        const { Body } = await s3.send(
-          new GetObjectCommand({ Bucket: bucketName, Key: SIGNING_CERTIFICATES_OBJECT_KEY }),
-        );
+        const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucketName, Key: objectKey }));
         return await Body?.transformToString('utf8');
       } catch (error) {
         if ((error as Error).name === 'NoSuchKey') return undefined;
@@ -64,7 +70,7 @@ export function s3SigningCertificateStore(s3: S3Client, bucketName: string): Sig
       await s3.send(
         new PutObjectCommand({
           Bucket: bucketName,
-          Key: SIGNING_CERTIFICATES_OBJECT_KEY,
+          Key: objectKey,
           Body: pem,
           ContentType: 'application/x-pem-file',
           ServerSideEncryption: 'AES256',

@@ -1,3 +1,5 @@
+import type { Mode } from '#shared/domain/identity/tenant.ts';
+
 /** A certificate of a key reports are (or were) signed with, as the stage publishes it. */
 export interface PublishedSigningCertificate {
   pem: string;
@@ -14,8 +16,17 @@ export interface SigningCertificateDirectory {
 
 /**
  * The certificates a downloaded report's signature is checked against. Earlier ones stay listed
- * after a key rotation: reports signed before it must still verify.
+ * after a key rotation: reports signed before it must still verify. A sandbox caller gets the
+ * sandbox key's certificates and never the live ones (docs/contract.md §23), so a sandbox report
+ * verifies against what it is shown and never against live.
  */
-export function listReportSigningCertificates(deps: { certificates: SigningCertificateDirectory }) {
-  return (): Promise<PublishedSigningCertificate[]> => deps.certificates.list();
+export function listReportSigningCertificates(deps: {
+  certificates: SigningCertificateDirectory;
+  sandboxCertificates?: SigningCertificateDirectory;
+}) {
+  return (mode: Mode = 'live'): Promise<PublishedSigningCertificate[]> => {
+    if (mode === 'live') return deps.certificates.list();
+    if (!deps.sandboxCertificates) throw new Error('the sandbox certificates are not configured');
+    return deps.sandboxCertificates.list();
+  };
 }
