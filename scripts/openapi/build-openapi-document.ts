@@ -11,6 +11,7 @@ import {
   componentResponses,
   componentSchemas,
   jsonResponse,
+  noContentHeaders,
   onboardingTokenListParameters,
   reportJobListParameters,
   successHeaders,
@@ -153,7 +154,7 @@ const operations: Record<string, OperationSpec> = {
     success: {
       204: {
         description: 'Revoked (or already was).',
-        headers: { 'x-request-id': { $ref: '#/components/headers/XRequestId' } },
+        headers: noContentHeaders,
       },
     },
     errors: {
@@ -290,7 +291,7 @@ const operations: Record<string, OperationSpec> = {
     success: {
       204: {
         description: 'Erased.',
-        headers: { 'x-request-id': { $ref: '#/components/headers/XRequestId' } },
+        headers: noContentHeaders,
       },
     },
     errors: {
@@ -334,7 +335,7 @@ const operations: Record<string, OperationSpec> = {
     success: {
       204: {
         description: 'Deleted.',
-        headers: { 'x-request-id': { $ref: '#/components/headers/XRequestId' } },
+        headers: noContentHeaders,
       },
     },
     errors: { ...AUTHENTICATED, 404: 'No such endpoint in the calling organization.' },
@@ -448,6 +449,10 @@ appear in responses at any time; clients ignore what they do not know.
 organization (claim \`org_id\`), and every read and write is confined to it. The token's \`scope\`
 (space-separated) or \`scp\` (array) must hold the operation's scope, given in each operation's
 \`security\` requirement and its \`x-required-scope\`; a valid token without it is 403.
+
+A token whose scopes also hold \`sandbox\` (an organization's sandbox client's) reaches the
+organization's sandbox alone, on every operation: its own data, budgets and limits, and no e-mail
+sent. Every answer to it, errors included, carries \`Sandbox: true\`; the bodies are the same.
 
 | scope | allows |
 |---|---|

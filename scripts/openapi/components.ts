@@ -143,6 +143,11 @@ const header = (description: string, schema: SchemaObject, required = true) => (
 export const componentHeaders = {
   XRequestId: header('The request id; log lines carry it too. Quote it when reporting a problem.', { type: 'string' }),
   CacheControl: header('Responses are never cached.', { type: 'string', const: 'no-store' }),
+  Sandbox: header(
+    'On every answer to a sandbox token (its scopes hold `sandbox`), errors included: the request reached the organization’s sandbox, never its live data.',
+    { type: 'string', const: 'true' },
+    false,
+  ),
   Location: header('Path of the created job.', {
     type: 'string',
     format: 'uri-reference',
@@ -204,6 +209,13 @@ export const componentHeaders = {
 const commonHeaders = {
   'x-request-id': { $ref: '#/components/headers/XRequestId' },
   'cache-control': { $ref: '#/components/headers/CacheControl' },
+  sandbox: { $ref: '#/components/headers/Sandbox' },
+};
+
+/** The headers of an answer without a body (204). */
+export const noContentHeaders = {
+  'x-request-id': { $ref: '#/components/headers/XRequestId' },
+  sandbox: { $ref: '#/components/headers/Sandbox' },
 };
 
 export function jsonResponse(

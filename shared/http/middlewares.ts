@@ -18,13 +18,15 @@ export type ApiMiddleware = MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
- * Outermost layer: a request id on every response and log line, and the one place thrown errors
- * become the contract's bodies. 5XX bodies say nothing internal; the log has the error.
+ * Outermost layer: a request id on every response and log line, `Sandbox: true` on every response
+ * to a verified sandbox token (contract §23), and the one place thrown errors become the
+ * contract's bodies. 5XX bodies say nothing internal; the log has the error.
  */
 export function httpBoundary(): ApiMiddleware {
   const setRequestIdHeader = (request: { response: ApiResult | null | undefined; context: ApiContext }): void => {
     if (request.response) {
-      request.response.headers = { ...request.response.headers, 'x-request-id': request.context.requestId };
+      const sandbox = request.context.principal?.tenant.mode === 'sandbox' ? { sandbox: 'true' } : {};
+      request.response.headers = { ...request.response.headers, 'x-request-id': request.context.requestId, ...sandbox };
     }
   };
   return {
@@ -49,10 +51,11 @@ export function authenticate(verifyToken: TokenVerifier, requiredScope: Scope): 
     before: async (request) => {
       const principal = await verifyToken(bearerTokenFrom(request.event.headers));
       logger.appendKeys({ orgId: principal.tenantKey });
+      // Before the scope check: a refusal to a verified sandbox token says it is the sandbox's too.
+      request.context.principal = principal;
       if (!principal.scopes.has(requiredScope)) {
         throw new ForbiddenError(`token lacks the ${requiredScope} scope`);
       }
-      request.context.principal = principal;
     },
   };
 }
