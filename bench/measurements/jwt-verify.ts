@@ -1,6 +1,6 @@
-import { createLocalJWKSet, decodeJwt } from 'jose';
-import { createTokenVerifier } from '#shared/http/auth.ts';
-import { createTestKeySet, signToken, TEST_AUDIENCE, TEST_ISSUER, validClaims } from '#test/support/jwt.ts';
+import { decodeJwt } from 'jose';
+import { createTestKeySet, signToken, validClaims } from '#test/support/jwt.ts';
+import { testTokenVerifier } from '#test/support/fixtures/token-verifier.ts';
 import { summarize, type Row } from '#bench/report.ts';
 import type { Measurement } from '#bench/support/measurement.ts';
 import { timePerOperation } from '#bench/support/timing.ts';
@@ -17,14 +17,7 @@ export default {
   title: '5 JWT verify',
   async run() {
     const keys = await createTestKeySet();
-    const verify = createTokenVerifier({
-      issuer: TEST_ISSUER,
-      audience: TEST_AUDIENCE,
-      keySet: createLocalJWKSet(keys.jwks),
-      orgClaim: 'org_id',
-      orgNameClaim: 'org_name',
-      roleClaim: 'role',
-    });
+    const verify = testTokenVerifier(keys.jwks);
     const rows: Row[] = [];
     for (const key of [keys.rs256, keys.es256]) {
       const token = await signToken(validClaims({ exp: Math.floor(Date.now() / 1000) + 3600 }), { key });

@@ -26,7 +26,8 @@ import { ConflictError } from '#shared/domain/errors.ts';
 import { REPORT_REQUEST_RATE_LIMIT } from '#shared/domain/limits/report-rate-limit.ts';
 import { applyEmailEvent } from '#shared/domain/onboarding/email-reputation.ts';
 import { useAwsEndpoint } from '#test/support/aws-endpoint-environment.ts';
-import { ORG_ID, reportJob, T0 } from '#test/unit/reports/fakes.ts';
+import { ORG_ID, T0 } from '#test/support/fixtures/defaults.ts';
+import { reportJob } from '#test/support/fixtures/report-jobs.ts';
 
 /**
  * A single-item conditional write whose first attempt reached DynamoDB and was applied, but whose

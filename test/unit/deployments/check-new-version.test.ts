@@ -21,11 +21,10 @@ import {
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import type { ApiEvent, ApiResult } from '#shared/http/api-types.ts';
 import type { ApiContext } from '#shared/http/middlewares.ts';
-import { createTokenVerifier } from '#shared/http/auth.ts';
 import { ok } from '#shared/http/responses.ts';
 import { lambdaContext } from '#test/support/api-event.ts';
-import { createTestKeySet, TEST_AUDIENCE, TEST_ISSUER } from '#test/support/jwt.ts';
-import { createLocalJWKSet } from 'jose';
+import { createTestKeySet } from '#test/support/jwt.ts';
+import { testTokenVerifier } from '#test/support/fixtures/token-verifier.ts';
 
 // Quiet logs: the logger reads its level once, when shared/observability/logger.ts is first imported.
 vi.hoisted(() => {
@@ -276,14 +275,7 @@ describe('the synthetic API request', () => {
     const handle = vi.fn(async () => ok({}));
     const authenticated = createApiHandler({
       requiredScope: 'onboarding:read',
-      verifyToken: createTokenVerifier({
-        issuer: TEST_ISSUER,
-        audience: TEST_AUDIENCE,
-        keySet: createLocalJWKSet(key.jwks),
-        orgClaim: 'org_id',
-        orgNameClaim: 'org_name',
-        roleClaim: 'role',
-      }),
+      verifyToken: testTokenVerifier(key.jwks),
       handle,
     });
     const answer = await invoke(authenticated);

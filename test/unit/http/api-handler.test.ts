@@ -1,11 +1,10 @@
-import { createLocalJWKSet } from 'jose';
 import * as v from 'valibot';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as routeNotFound } from '#functions/route-not-found.ts';
 import { RateLimitedError } from '#shared/domain/errors.ts';
 import { createApiHandler, createPublicHandler } from '#shared/http/api-handler.ts';
 import type { ApiEvent, ApiResult } from '#shared/http/api-types.ts';
-import { createTokenVerifier, type TokenVerifier } from '#shared/http/auth.ts';
+import { type TokenVerifier } from '#shared/http/auth.ts';
 import { MAX_BODY_BYTES, type ApiContext, type ApiMiddleware } from '#shared/http/middlewares.ts';
 import { ok } from '#shared/http/responses.ts';
 import { logger } from '#shared/observability/logger.ts';
@@ -14,12 +13,11 @@ import {
   bearer,
   createTestKeySet,
   signToken,
-  TEST_AUDIENCE,
-  TEST_ISSUER,
   TEST_ORG_ID,
   validClaims,
   type TestSigningKey,
 } from '#test/support/jwt.ts';
+import { testTokenVerifier } from '#test/support/fixtures/token-verifier.ts';
 
 // Quiet logs: the logger reads its level once, when shared/observability/logger.ts is first imported.
 const previousLogLevel = vi.hoisted(() => {
@@ -76,14 +74,7 @@ function validJsonOfSize(bytes: number): string {
 beforeAll(async () => {
   const keys = await createTestKeySet();
   key = keys.es256;
-  verifyToken = createTokenVerifier({
-    issuer: TEST_ISSUER,
-    audience: TEST_AUDIENCE,
-    keySet: createLocalJWKSet(keys.jwks),
-    orgClaim: 'org_id',
-    orgNameClaim: 'org_name',
-    roleClaim: 'role',
-  });
+  verifyToken = testTokenVerifier(keys.jwks);
   writerToken = await signToken(validClaims({ scope: 'onboarding:write' }), { key });
   readerToken = await signToken(validClaims({ scope: 'onboarding:read reports:write' }), { key });
 });

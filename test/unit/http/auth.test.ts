@@ -1,7 +1,7 @@
-import { createLocalJWKSet, createRemoteJWKSet, errors, type JSONWebKeySet } from 'jose';
+import { createRemoteJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bearerTokenFrom, createTokenVerifier, type TokenVerifier } from '#shared/http/auth.ts';
+import { bearerTokenFrom, type TokenVerifier } from '#shared/http/auth.ts';
 import { ROLE_SCOPES, ROLES, SCOPES } from '#shared/domain/identity/staff-roles.ts';
 import { UnauthorizedError } from '#shared/http/http-errors.ts';
 import {
@@ -11,12 +11,12 @@ import {
   nowInSeconds,
   signToken,
   TEST_AUDIENCE,
-  TEST_ISSUER,
   TEST_ORG_ID,
   unsecuredToken,
   validClaims,
   type TestSigningKey,
 } from '#test/support/jwt.ts';
+import { testTokenVerifier } from '#test/support/fixtures/token-verifier.ts';
 
 let rs256: TestSigningKey;
 let es256: TestSigningKey;
@@ -25,14 +25,7 @@ let jwks: JSONWebKeySet;
 let verify: TokenVerifier;
 
 const verifierWith = (options: { orgClaim?: string; keySet?: JSONWebKeySet } = {}): TokenVerifier =>
-  createTokenVerifier({
-    issuer: TEST_ISSUER,
-    audience: TEST_AUDIENCE,
-    keySet: createLocalJWKSet(options.keySet ?? jwks),
-    orgClaim: options.orgClaim ?? 'org_id',
-    orgNameClaim: 'org_name',
-    roleClaim: 'role',
-  });
+  testTokenVerifier(options.keySet ?? jwks, { orgClaim: options.orgClaim ?? 'org_id' });
 
 beforeAll(async () => {
   ({ rs256, es256, jwks } = await createTestKeySet());
@@ -289,14 +282,7 @@ describe('createTokenVerifier with a staff role claim', () => {
   });
 
   it('reads the role from the configured claim', async () => {
-    const verifier = createTokenVerifier({
-      issuer: TEST_ISSUER,
-      audience: TEST_AUDIENCE,
-      keySet: createLocalJWKSet(jwks),
-      orgClaim: 'org_id',
-      orgNameClaim: 'org_name',
-      roleClaim: 'cognito:groups',
-    });
+    const verifier = testTokenVerifier(jwks, { roleClaim: 'cognito:groups' });
     const token = await signToken(validClaims({ scope: everyScope, role: 'admin', 'cognito:groups': ['operator'] }), {
       key: es256,
     });
@@ -306,15 +292,7 @@ describe('createTokenVerifier with a staff role claim', () => {
 });
 
 describe('createTokenVerifier when the key server fails', () => {
-  const verifierWithKeys = (keySet: Parameters<typeof createTokenVerifier>[0]['keySet']): TokenVerifier =>
-    createTokenVerifier({
-      issuer: TEST_ISSUER,
-      audience: TEST_AUDIENCE,
-      keySet,
-      orgClaim: 'org_id',
-      orgNameClaim: 'org_name',
-      roleClaim: 'role',
-    });
+  const verifierWithKeys = (keySet: JWTVerifyGetKey): TokenVerifier => testTokenVerifier(keySet);
 
   it('answers "unavailable" (503), not "invalid token" (401), when the key set cannot be fetched', async () => {
     const unreachable = verifierWithKeys(

@@ -9,12 +9,12 @@ import { ORIGIN_VERIFY_HEADER, originVerifySecretsFrom } from '#shared/config/or
 import { LeasedRequestBudget } from '#shared/domain/limits/request-budget.ts';
 import { createApiHandler, createPublicHandler } from '#shared/http/api-handler.ts';
 import type { ApiEvent, ApiResult } from '#shared/http/api-types.ts';
-import { createTokenVerifier } from '#shared/http/auth.ts';
 import type { ApiContext } from '#shared/http/middlewares.ts';
 import { ok } from '#shared/http/responses.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-event.ts';
-import { bearer, createTestKeySet, signToken, TEST_AUDIENCE, TEST_ISSUER, validClaims } from '#test/support/jwt.ts';
+import { bearer, createTestKeySet, signToken, validClaims } from '#test/support/jwt.ts';
+import { testTokenVerifier } from '#test/support/fixtures/token-verifier.ts';
 
 const previousLogLevel = vi.hoisted(() => {
   const previous = process.env.POWERTOOLS_LOG_LEVEL;
@@ -61,14 +61,7 @@ function route(originVerifySecrets?: readonly string[]) {
   );
   const handler = createApiHandler({
     requiredScope: 'onboarding:read',
-    verifyToken: createTokenVerifier({
-      issuer: TEST_ISSUER,
-      audience: TEST_AUDIENCE,
-      keySet,
-      orgClaim: 'org_id',
-      orgNameClaim: 'org_name',
-      roleClaim: 'role',
-    }),
+    verifyToken: testTokenVerifier(keySet),
     requestBudget: budget,
     ...(originVerifySecrets ? { originVerifySecrets } : {}),
     handle: async () => ok({ done: true }),

@@ -3,18 +3,11 @@ import type { AddressInfo } from 'node:net';
 import type { JSONWebKeySet } from 'jose';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
-import { createTokenVerifier, type TokenVerifier } from '#shared/http/auth.ts';
+import { type TokenVerifier } from '#shared/http/auth.ts';
 import { UnauthorizedError } from '#shared/http/http-errors.ts';
 import { createCachedRemoteKeySet, type RemoteKeySetOptions } from '#shared/http/remote-key-set.ts';
-import {
-  generateSigningKey,
-  jwksOf,
-  signToken,
-  TEST_AUDIENCE,
-  TEST_ISSUER,
-  validClaims,
-  type TestSigningKey,
-} from '#test/support/jwt.ts';
+import { generateSigningKey, jwksOf, signToken, validClaims, type TestSigningKey } from '#test/support/jwt.ts';
+import { testTokenVerifier } from '#test/support/fixtures/token-verifier.ts';
 
 /**
  * The remote key set against a real HTTP server (node:http) publishing a JWKS, as an identity
@@ -74,14 +67,9 @@ beforeAll(async () => {
 });
 
 const verifierOver = (server: KeyServer, options: Partial<RemoteKeySetOptions> = {}): TokenVerifier =>
-  createTokenVerifier({
-    issuer: TEST_ISSUER,
-    audience: TEST_AUDIENCE,
-    keySet: createCachedRemoteKeySet(server.url, { timeoutMs: 300, cooldownMs: 30_000, maxAgeMs: 600_000, ...options }),
-    orgClaim: 'org_id',
-    orgNameClaim: 'org_name',
-    roleClaim: 'role',
-  });
+  testTokenVerifier(
+    createCachedRemoteKeySet(server.url, { timeoutMs: 300, cooldownMs: 30_000, maxAgeMs: 600_000, ...options }),
+  );
 
 const tokenSignedBy = (key: TestSigningKey) => signToken(validClaims(), { key });
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -3,7 +3,6 @@ import { createServer, type Server } from 'node:net';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { createLocalJWKSet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import {
@@ -18,13 +17,14 @@ import { DependencyUnavailableError } from '#shared/domain/errors.ts';
 import { DEFAULT_CONCURRENCY, type ConcurrencyPolicy, type SlotLease } from '#shared/domain/limits/concurrency.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import type { ApiEvent, ApiResult } from '#shared/http/api-types.ts';
-import { createTokenVerifier } from '#shared/http/auth.ts';
+import type { TokenVerifier } from '#shared/http/auth.ts';
 import type { ApiContext } from '#shared/http/middlewares.ts';
 import { RELEASE_WAIT_MS } from '#shared/http/limits/concurrency.ts';
 import { ok } from '#shared/http/responses.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-event.ts';
 import { useAwsEndpoint } from '#test/support/aws-endpoint-environment.ts';
-import { bearer, createTestKeySet, signToken, TEST_AUDIENCE, TEST_ISSUER, validClaims } from '#test/support/jwt.ts';
+import { bearer, createTestKeySet, signToken, validClaims } from '#test/support/jwt.ts';
+import { testTokenVerifier } from '#test/support/fixtures/token-verifier.ts';
 
 vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
@@ -224,17 +224,10 @@ describe('DynamoDbConcurrencySlots (aws-sdk-client-mock)', () => {
 
 describe('the slot in the API chain', () => {
   let acme: string;
-  let verifyToken: ReturnType<typeof createTokenVerifier>;
+  let verifyToken: TokenVerifier;
   beforeAll(async () => {
     const keys = await createTestKeySet();
-    verifyToken = createTokenVerifier({
-      issuer: TEST_ISSUER,
-      audience: TEST_AUDIENCE,
-      keySet: createLocalJWKSet(keys.jwks),
-      orgClaim: 'org_id',
-      orgNameClaim: 'org_name',
-      roleClaim: 'role',
-    });
+    verifyToken = testTokenVerifier(keys.jwks);
     acme = await signToken(validClaims({ scope: 'users:read', org_id: 'acme' }), { key: keys.es256 });
   });
 
@@ -381,14 +374,7 @@ async function userStatusHandlerOnTheService(handle: () => Promise<ApiResult>) {
   const keys = await createTestKeySet();
   const handler = createApiHandler({
     requiredScope: 'users:read',
-    verifyToken: createTokenVerifier({
-      issuer: TEST_ISSUER,
-      audience: TEST_AUDIENCE,
-      keySet: createLocalJWKSet(keys.jwks),
-      orgClaim: 'org_id',
-      orgNameClaim: 'org_name',
-      roleClaim: 'role',
-    }),
+    verifyToken: testTokenVerifier(keys.jwks),
     concurrency: { slots: new DynamoDbConcurrencySlots(createDynamoDbClients().documents, TABLE), policy },
     handle,
   }) as (event: ApiEvent, context: ApiContext) => Promise<ApiResult>;

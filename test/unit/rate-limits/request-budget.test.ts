@@ -2,7 +2,6 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { createLocalJWKSet } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbRequestBudgetBuckets } from '#shared/adapters/dynamodb/limits/request-budget-buckets.ts';
@@ -27,8 +26,9 @@ import type { ApiEvent, ApiResult } from '#shared/http/api-types.ts';
 import type { ApiContext } from '#shared/http/middlewares.ts';
 import { ok } from '#shared/http/responses.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-event.ts';
-import { bearer, createTestKeySet, signToken, TEST_AUDIENCE, TEST_ISSUER, validClaims } from '#test/support/jwt.ts';
-import { createTokenVerifier } from '#shared/http/auth.ts';
+import { bearer, createTestKeySet, signToken, validClaims } from '#test/support/jwt.ts';
+import { testTokenVerifier } from '#test/support/fixtures/token-verifier.ts';
+import type { TokenVerifier } from '#shared/http/auth.ts';
 import { useAwsEndpoint } from '#test/support/aws-endpoint-environment.ts';
 
 vi.hoisted(() => {
@@ -350,17 +350,10 @@ describe('the running charge (contract §19, charged while the statements run)',
 
 describe('the budget in the API chain', () => {
   let token: string;
-  let verifyToken: ReturnType<typeof createTokenVerifier>;
+  let verifyToken: TokenVerifier;
   beforeAll(async () => {
     const keys = await createTestKeySet();
-    verifyToken = createTokenVerifier({
-      issuer: TEST_ISSUER,
-      audience: TEST_AUDIENCE,
-      keySet: createLocalJWKSet(keys.jwks),
-      orgClaim: 'org_id',
-      orgNameClaim: 'org_name',
-      roleClaim: 'role',
-    });
+    verifyToken = testTokenVerifier(keys.jwks);
     token = await signToken(validClaims({ scope: 'onboarding:read', org_id: 'acme' }), { key: keys.es256 });
   });
 

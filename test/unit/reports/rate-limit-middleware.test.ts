@@ -1,26 +1,18 @@
 import { BusinessMetric, metrics } from '#shared/observability/metrics.ts';
-import { createLocalJWKSet } from 'jose';
 import * as v from 'valibot';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ReportRateLimiter } from '#shared/domain/reports/ports.ts';
 import { REPORT_REQUEST_RATE_LIMIT, spendToken } from '#shared/domain/limits/report-rate-limit.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import type { ApiEvent, ApiResult } from '#shared/http/api-types.ts';
-import { createTokenVerifier, type TokenVerifier } from '#shared/http/auth.ts';
+import { type TokenVerifier } from '#shared/http/auth.ts';
 import type { ApiContext } from '#shared/http/middlewares.ts';
 import { limitRate } from '#shared/http/limits/rate-limit.ts';
 import { rateLimitHeaders } from '#shared/http/responses.ts';
 import { accepted } from '#shared/http/responses.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-event.ts';
-import {
-  bearer,
-  createTestKeySet,
-  signToken,
-  TEST_AUDIENCE,
-  TEST_ISSUER,
-  TEST_ORG_ID,
-  validClaims,
-} from '#test/support/jwt.ts';
+import { bearer, createTestKeySet, signToken, TEST_ORG_ID, validClaims } from '#test/support/jwt.ts';
+import { testTokenVerifier } from '#test/support/fixtures/token-verifier.ts';
 import { FakeClock, T0 } from './fakes.ts';
 
 // Quiet logs: the logger reads its level once, when shared/observability/logger.ts is first imported.
@@ -74,14 +66,7 @@ function emptyTheBucket(): void {
 
 beforeAll(async () => {
   const keys = await createTestKeySet();
-  verifyToken = createTokenVerifier({
-    issuer: TEST_ISSUER,
-    audience: TEST_AUDIENCE,
-    keySet: createLocalJWKSet(keys.jwks),
-    orgClaim: 'org_id',
-    orgNameClaim: 'org_name',
-    roleClaim: 'role',
-  });
+  verifyToken = testTokenVerifier(keys.jwks);
   writerToken = await signToken(validClaims({ scope: 'reports:write' }), { key: keys.es256 });
   readerToken = await signToken(validClaims({ scope: 'reports:read' }), { key: keys.es256 });
 });
