@@ -13,13 +13,8 @@ import type { AuditRecorder, AuditRecordingOptions } from '#shared/domain/audit/
 import type { ApiEvent, ApiResult, LambdaContext, Principal, Scope } from './api-types.ts';
 import type { TokenVerifier } from './auth.ts';
 import type { IdempotentRequests } from './idempotent-requests.ts';
-import { requestBudgetFromEnvironment, spendRequestBudget } from '#shared/http/limits/request-budget.ts';
-import {
-  holdConcurrencySlot,
-  organizationConcurrencyFromEnvironment,
-  type OrganizationConcurrency,
-} from '#shared/http/limits/concurrency.ts';
-import { originVerifySecretsFrom } from '#shared/config/origin-verify.ts';
+import { spendRequestBudget } from '#shared/http/limits/request-budget.ts';
+import { holdConcurrencySlot, type OrganizationConcurrency } from '#shared/http/limits/concurrency.ts';
 import { requireOriginVerification } from './origin-verify.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import type { LeasedRequestBudget } from '#shared/domain/limits/request-budget.ts';
@@ -63,12 +58,12 @@ export interface ApiHandlerOptions<TSchema extends v.GenericSchema | undefined> 
   idempotency?: IdempotentRequests;
   /** The audit trail of a route that changes state (`request.audit`). */
   audit?: AuditRecorder;
-  /** The organization's request budget (docs/contract.md §15); default: the one the environment configures. */
-  requestBudget?: LeasedRequestBudget;
-  /** The organization's concurrency limit (docs/contract.md §25); default: the one the environment configures. */
-  concurrency?: OrganizationConcurrency;
-  /** Origin-verify values accepted (the edge is on); default: the environment's (`ORIGIN_VERIFY_SECRETS`), none when unset. */
-  originVerifySecrets?: readonly string[];
+  /** The organization's request budget (docs/contract.md §15); none: no budget (shared/wiring/api.ts builds it). */
+  requestBudget?: LeasedRequestBudget | undefined;
+  /** The organization's concurrency limit (docs/contract.md §25); none: no limit (shared/wiring/api.ts builds it). */
+  concurrency?: OrganizationConcurrency | undefined;
+  /** Origin-verify values accepted (the edge is on); none: the edge is off and nothing is checked. */
+  originVerifySecrets?: readonly string[] | undefined;
   handle(request: ApiRequest<TSchema extends v.GenericSchema ? v.InferOutput<TSchema> : undefined>): Promise<ApiResult>;
 }
 
@@ -85,12 +80,10 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(publishRecordedMetrics())
     .use(httpBoundary());
-  useOriginVerification(chain, options.originVerifySecrets ?? originVerifySecretsFrom());
+  useOriginVerification(chain, options.originVerifySecrets);
   chain.use(authenticate(options.verifyToken, options.requiredScope));
-  const requestBudget = options.requestBudget ?? requestBudgetFromEnvironment();
-  if (requestBudget) chain.use(spendRequestBudget(requestBudget, systemClock));
-  const concurrency = options.concurrency ?? organizationConcurrencyFromEnvironment();
-  if (concurrency) chain.use(holdConcurrencySlot(concurrency, systemClock));
+  if (options.requestBudget) chain.use(spendRequestBudget(options.requestBudget, systemClock));
+  if (options.concurrency) chain.use(holdConcurrencySlot(options.concurrency, systemClock));
   for (const middleware of options.beforeBody ?? []) chain.use(middleware);
   if (options.bodySchema) {
     chain
@@ -155,7 +148,8 @@ function answeringBeforeTimeout(handler: LambdaHandler): LambdaHandler {
 /** The same boundary (logger, request id, error bodies, the edge's origin check) for routes that need no token. */
 export function createPublicHandler(
   handle: (event: ApiEvent) => ApiResult | Promise<ApiResult>,
-  originVerifySecrets: readonly string[] | undefined = originVerifySecretsFrom(),
+  /** Origin-verify values accepted (the edge is on); none: nothing is checked (shared/wiring/api.ts reads them). */
+  originVerifySecrets?: readonly string[],
 ) {
   const chain = middy<ApiEvent, ApiResult, Error, ApiContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))

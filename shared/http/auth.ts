@@ -1,12 +1,6 @@
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
-import { DynamoDbMachineClients } from '#shared/adapters/dynamodb/machine-client-directory.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
-import {
-  isOrganizationId,
-  rememberingMachineClients,
-  type MachineClientDirectory,
-} from '#shared/domain/identity/organization-claim.ts';
+import { isOrganizationId, type MachineClientDirectory } from '#shared/domain/identity/organization-claim.ts';
 import { namedMachineClients } from '#shared/domain/identity/machine-clients.ts';
 import { scopesHeld, type TokenHolder } from '#shared/domain/identity/staff-roles.ts';
 import { SANDBOX_SCOPE, tenantKey, type Tenant } from '#shared/domain/identity/tenant.ts';
@@ -54,8 +48,6 @@ export type TokenVerifier = (bearerToken: string) => Promise<Principal>;
 
 const ALLOWED_ALGORITHMS = ['RS256', 'ES256'];
 const CLOCK_TOLERANCE_SECONDS = 30;
-/** How long an API function trusts what it learnt about a machine client (see rememberingMachineClients). */
-const MACHINE_CLIENT_MEMORY_MS = 300_000;
 
 /**
  * Key set from configuration: remote (fetched once per cold start, cached, refreshed on an unknown
@@ -187,37 +179,4 @@ export function bearerTokenFrom(headers: Record<string, string | undefined> | un
   const match = /^bearer\s+(\S+)\s*$/i.exec(header);
   if (!match?.[1]) throw new UnauthorizedError('authorization header is not a bearer token');
   return match[1];
-}
-
-/** The verifier an API function builds once per cold start from its validated configuration. */
-export function tokenVerifierFrom(config: {
-  JWT_ISSUER: string;
-  JWT_AUDIENCE?: string | undefined;
-  JWT_CLIENT_IDS?: readonly string[] | undefined;
-  MACHINE_CLIENT_IDS?: readonly string[] | undefined;
-  MACHINE_CLIENTS_TABLE_NAME?: string | undefined;
-  SCOPE_PREFIX?: string | undefined;
-  JWKS_URL?: string | undefined;
-  JWKS_JSON?: unknown;
-  ORG_CLAIM: string;
-  ORG_NAME_CLAIM: string;
-  ROLE_CLAIM: string;
-}): TokenVerifier {
-  return createTokenVerifier({
-    issuer: config.JWT_ISSUER,
-    audience: config.JWT_AUDIENCE,
-    clientIds: config.JWT_CLIENT_IDS,
-    machineClients: config.MACHINE_CLIENTS_TABLE_NAME
-      ? rememberingMachineClients(
-          new DynamoDbMachineClients(containerDynamoDbClients().documents, config.MACHINE_CLIENTS_TABLE_NAME),
-          { ttlMs: MACHINE_CLIENT_MEMORY_MS },
-        )
-      : undefined,
-    machineClientIds: config.MACHINE_CLIENT_IDS,
-    scopePrefix: config.SCOPE_PREFIX,
-    keySet: keySetFrom(config),
-    orgClaim: config.ORG_CLAIM,
-    orgNameClaim: config.ORG_NAME_CLAIM,
-    roleClaim: config.ROLE_CLAIM,
-  });
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { recordAuditEvent, type AuditRecorder } from '#shared/domain/audit/record-audit-event.ts';
@@ -33,4 +34,17 @@ export function auditRecorderFor(
       metrics.addMetric(BusinessMetric.AuditEventsLost, MetricUnit.Count, 1);
     },
   });
+}
+
+/** The audit trail a route records its changes in (`request.audit`). */
+export function auditTrailFor(config: {
+  AUDIT_EVENTS_TABLE_NAME: string;
+  AUDIT_RETENTION_DAYS: number;
+}): AuditRecorder {
+  return auditRecorderFor(containerDynamoDbClients().documents, config);
+}
+
+/** The trail as the listing reads it (no retention: it writes nothing). */
+export function auditTrailReaderFor(config: { AUDIT_EVENTS_TABLE_NAME: string }): DynamoDbAuditTrail {
+  return new DynamoDbAuditTrail(containerDynamoDbClients().documents, config.AUDIT_EVENTS_TABLE_NAME);
 }

@@ -1,4 +1,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
+import { onboardingMailerFrom } from '#shared/adapters/ses/onboarding-mailer.ts';
+import type { OnboardingMailConfig } from '#shared/config/mail-config.ts';
+import { emittingTokenEvents } from '#shared/domain/webhooks/webhook-events.ts';
+import { tokenEventMetrics } from '#shared/observability/token-event-metrics.ts';
+import { webhookEventPublishing, type WebhookPublishingConfig } from './webhooks.ts';
 import type { EmailQuotaConfig, EmailReputationConfig } from '#shared/config/mail-config.ts';
 import { BoundedMap } from '#shared/support/bounded-map.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
@@ -87,5 +94,28 @@ export function onboardingEmailQuotaFor(
       if (!reservation.allowed) metrics.addMetric(BusinessMetric.RateLimitedRequests, MetricUnit.Count, 1);
       return reservation;
     },
+  };
+}
+
+type OnboardingTokensTable = { ONBOARDING_TOKENS_TABLE_NAME: string };
+
+export function onboardingTokensFor(config: OnboardingTokensTable): DynamoDbOnboardingTokenStore {
+  return new DynamoDbOnboardingTokenStore(containerDynamoDbClients().documents, config.ONBOARDING_TOKENS_TABLE_NAME);
+}
+
+/** A token's lifecycle events: counted as metrics and published as webhook events. */
+export function tokenEventsFor(config: WebhookPublishingConfig) {
+  return emittingTokenEvents(tokenEventMetrics, webhookEventPublishing(config));
+}
+
+/** What sending an onboarding e-mail needs: SES, the quotas per recipient and organization, the reputation pause. */
+export function onboardingMailFor(
+  config: OnboardingMailConfig & EmailQuotaConfig & EmailReputationConfig & OnboardingTokensTable,
+) {
+  const { documents } = containerDynamoDbClients();
+  return {
+    mailer: onboardingMailerFrom(config),
+    emailQuota: onboardingEmailQuotaFor(documents, config),
+    emailSending: emailSendingStatusFor(documents, config),
   };
 }

@@ -1,6 +1,26 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { reportSigningSettingsFrom } from '#shared/config/report-signing-config.ts';
-import { createKmsClient } from '#shared/adapters/aws-clients.ts';
+import {
+  containerDynamoDbClients,
+  createKmsClient,
+  createS3Client,
+  createSqsClient,
+} from '#shared/adapters/aws-clients.ts';
+import { DynamoDbReportRateLimiter } from '#shared/adapters/dynamodb/limits/report-rate-limiter.ts';
+import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
+import type { UsersDatabaseConfig } from '#shared/adapters/postgres/users-database.ts';
+import { S3ReportDownloadLinks } from '#shared/adapters/s3/report-download-links.ts';
+import { S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
+import { SqsReportQueue } from '#shared/adapters/sqs/report-queue.ts';
+import { reportRateLimitPolicy } from '#shared/config/limits/report-rate-limit.ts';
+import { systemClock } from '#shared/domain/clock.ts';
+import type { ReportJobStore } from '#shared/domain/reports/ports.ts';
+import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
+import { emittingReportEvents, type EventPublishing } from '#shared/domain/webhooks/webhook-events.ts';
+import { limitRate } from '#shared/http/limits/rate-limit.ts';
+import type { ApiMiddleware } from '#shared/http/middlewares.ts';
+import { userDirectoryFor } from './users.ts';
+import { webhookEventPublishing, type WebhookPublishingConfig } from './webhooks.ts';
 import { KmsReportSigningKey } from '#shared/adapters/kms/kms-report-signing-key.ts';
 import { publishedSigningCertificates } from '#shared/adapters/s3/published-signing-certificates.ts';
 import { LocalReportSigningKey } from '#shared/adapters/signing/local-report-signing-key.ts';
@@ -19,4 +39,74 @@ export function reportSigningKeyFor(
         publishedSigningCertificates(reportsBucket.s3, reportsBucket.bucketName),
       )
     : new LocalReportSigningKey(settings.keyFile);
+}
+
+type ReportJobsTable = { REPORT_JOBS_TABLE_NAME: string };
+
+/**
+ * The report job store of every function that can finish a job (a read past its deadline, a
+ * download, the erasure, the worker, the dead letters, the sweep): it always emits
+ * `report.completed` and `report.failed`, so no function can finish a job and lose its event.
+ */
+export function reportJobsFor(
+  config: ReportJobsTable & WebhookPublishingConfig,
+  publishing: EventPublishing = webhookEventPublishing(config),
+): ReportJobStore {
+  return emittingReportEvents(
+    new DynamoDbReportJobStore(containerDynamoDbClients().documents, config.REPORT_JOBS_TABLE_NAME),
+    publishing,
+  );
+}
+
+/** The listing's store: a listing never finishes a job (a late one is only shown TIMED_OUT), so it has no events to emit. */
+export function reportJobListingFor(config: ReportJobsTable): ReportJobStore {
+  return new DynamoDbReportJobStore(containerDynamoDbClients().documents, config.REPORT_JOBS_TABLE_NAME);
+}
+
+/**
+ * What a report request needs: the job store (jobs kept for the retention), the user directory and
+ * the queue. Its function may not publish webhook events (test/infra pins its grants), so its store
+ * is the plain one.
+ */
+export function reportRequestPortsFor(
+  config: ReportJobsTable & UsersDatabaseConfig & { REPORT_QUEUE_URL: string; REPORT_RETENTION_DAYS: number },
+) {
+  return {
+    jobs: new DynamoDbReportJobStore(
+      containerDynamoDbClients().documents,
+      config.REPORT_JOBS_TABLE_NAME,
+      config.REPORT_RETENTION_DAYS,
+    ),
+    users: userDirectoryFor(config),
+    queue: new SqsReportQueue(createSqsClient(), config.REPORT_QUEUE_URL),
+    clock: systemClock,
+    templateVersion: REPORT_TEMPLATE_VERSION,
+  };
+}
+
+/** The organization's report rate limit (its item in the ReportJobs table), spent before the body is read. */
+export function reportRateLimitFor(config: ReportJobsTable & { REPORT_RATE_LIMIT: number }): ApiMiddleware {
+  return limitRate(
+    new DynamoDbReportRateLimiter(
+      containerDynamoDbClients().documents,
+      config.REPORT_JOBS_TABLE_NAME,
+      reportRateLimitPolicy(config.REPORT_RATE_LIMIT),
+    ),
+    systemClock,
+  );
+}
+
+/** Pre-signed download links on the reports bucket. */
+export function reportDownloadLinksFor(config: { REPORTS_BUCKET_NAME: string }): S3ReportDownloadLinks {
+  return new S3ReportDownloadLinks(createS3Client(), config.REPORTS_BUCKET_NAME);
+}
+
+/** The report PDFs in the reports bucket (the erasure deletes a user's). */
+export function reportStorageFor(config: { REPORTS_BUCKET_NAME: string }): S3ReportStorage {
+  return new S3ReportStorage(createS3Client(), config.REPORTS_BUCKET_NAME);
+}
+
+/** The published signing certificates, read again once they are older than `maxAgeMs`. */
+export function signingCertificatesFor(config: { REPORTS_BUCKET_NAME: string }, maxAgeMs: number) {
+  return publishedSigningCertificates(createS3Client(), config.REPORTS_BUCKET_NAME, { maxAgeMs });
 }

@@ -2,14 +2,19 @@ import { sealerSettingsFrom, type SealerSettings } from '#shared/config/webhook-
 import type { SecretSealer } from '#shared/domain/webhooks/ports.ts';
 import { AWS_RETRY_DELAYS_SECONDS, LOCAL_RETRY_DELAYS_SECONDS } from '#shared/domain/webhooks/retry-schedule.ts';
 import type { UrlPolicy } from '#shared/domain/webhooks/ssrf-guard.ts';
-import type { WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
+import { WEBHOOK_TEST_RATE_LIMIT, type WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import type { EventPublishing } from '#shared/domain/webhooks/webhook-events.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { reportJobBody } from '#shared/presenters/report-job-bodies.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import { containerDynamoDbClients, createKmsClient, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { DynamoDbOrganizationRateLimiter } from '#shared/adapters/dynamodb/limits/organization-rate-limiter.ts';
 import { DynamoDbPendingWebhookEvents } from '#shared/adapters/dynamodb/pending-webhook-events.ts';
+import { DynamoDbWebhookDeliveryLog, DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
+import { limitRate } from '#shared/http/limits/rate-limit.ts';
+import type { ApiMiddleware } from '#shared/http/middlewares.ts';
+import { dnsHostResolver } from '#shared/adapters/http/dns-host-resolver.ts';
 import { LocalSecretSealer } from '#shared/adapters/crypto/local-secret-sealer.ts';
 import { KmsSecretSealer } from '#shared/adapters/kms/kms-secret-sealer.ts';
 import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
@@ -35,10 +40,7 @@ export function retryScheduleFor(config: { WEBHOOK_LOCAL_MODE: 'true' | 'false' 
  * it refuses them, the pending events the republish schedule hands over later. Only an event
  * neither took is lost (logged, counted and alarmed on).
  */
-export function webhookEventPublishing(config: {
-  WEBHOOK_QUEUE_URL: string;
-  WEBHOOKS_TABLE_NAME: string;
-}): EventPublishing {
+export function webhookEventPublishing(config: WebhookPublishingConfig): EventPublishing {
   return {
     queue: new SqsWebhookQueue(createSqsClient(), config.WEBHOOK_QUEUE_URL),
     pending: new DynamoDbPendingWebhookEvents(containerDynamoDbClients().documents, config.WEBHOOKS_TABLE_NAME),
@@ -62,5 +64,45 @@ export function webhookEventPublishing(config: {
       });
       metrics.addMetric(BusinessMetric.WebhookEventsLost, MetricUnit.Count, 1);
     },
+  };
+}
+
+export type WebhookPublishingConfig = { WEBHOOK_QUEUE_URL: string; WEBHOOKS_TABLE_NAME: string };
+
+export function webhookEndpointsFor(config: { WEBHOOKS_TABLE_NAME: string }): DynamoDbWebhookEndpointStore {
+  return new DynamoDbWebhookEndpointStore(containerDynamoDbClients().documents, config.WEBHOOKS_TABLE_NAME);
+}
+
+export function webhookDeliveryLogFor(config: { WEBHOOKS_TABLE_NAME: string }): DynamoDbWebhookDeliveryLog {
+  return new DynamoDbWebhookDeliveryLog(containerDynamoDbClients().documents, config.WEBHOOKS_TABLE_NAME);
+}
+
+export function webhookQueueFor(config: { WEBHOOK_QUEUE_URL: string }): SqsWebhookQueue {
+  return new SqsWebhookQueue(createSqsClient(), config.WEBHOOK_QUEUE_URL);
+}
+
+/** At most WEBHOOK_TEST_RATE_LIMIT tests per organization and minute (`RATE_LIMIT#webhook-test` in the Webhooks table). */
+export function webhookTestRateLimitFor(config: { WEBHOOKS_TABLE_NAME: string }): ApiMiddleware {
+  return limitRate(
+    new DynamoDbOrganizationRateLimiter(
+      containerDynamoDbClients().documents,
+      config.WEBHOOKS_TABLE_NAME,
+      'webhook-test',
+      WEBHOOK_TEST_RATE_LIMIT,
+    ),
+    systemClock,
+  );
+}
+
+/** What registering an endpoint needs: the store, the secret sealer, DNS for the SSRF guard and its policy. */
+export function webhookRegistrationPortsFor(
+  config: Parameters<typeof secretSealerFor>[0] & { WEBHOOKS_TABLE_NAME: string; WEBHOOK_LOCAL_MODE: 'true' | 'false' },
+) {
+  return {
+    endpoints: webhookEndpointsFor(config),
+    sealer: secretSealerFor(config),
+    resolver: dnsHostResolver,
+    policy: urlPolicyFor(config),
+    clock: systemClock,
   };
 }

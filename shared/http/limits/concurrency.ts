@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
-import { DynamoDbConcurrencySlots } from '#shared/adapters/dynamodb/limits/concurrency-slots.ts';
 import { requestDeadline, runWithDeadline } from '#shared/support/request-deadline.ts';
 import { databaseRouteKeys, DEFAULT_API_TIMEOUT_SECONDS } from '#shared/config/api-routes.ts';
-import { concurrencySettingsFrom } from '#shared/config/limits/concurrency.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import { ConcurrencyLimitedError } from '#shared/domain/errors.ts';
 import {
@@ -83,15 +80,5 @@ export function holdConcurrencySlot({ slots, policy }: OrganizationConcurrency, 
     },
     after: release,
     onError: release,
-  };
-}
-
-/** The limiter the environment configures (shared/config/limits/concurrency.ts), built once per cold start. */
-export function organizationConcurrencyFromEnvironment(): OrganizationConcurrency | undefined {
-  const settings = concurrencySettingsFrom();
-  if (!settings) return undefined;
-  return {
-    slots: new DynamoDbConcurrencySlots(containerDynamoDbClients().documents, settings.tableName),
-    policy: settings.policy,
   };
 }

@@ -1,6 +1,3 @@
-import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
-import { DynamoDbRequestBudgetBuckets } from '#shared/adapters/dynamodb/limits/request-budget-buckets.ts';
-import { requestBudgetSettingsFrom } from '#shared/config/limits/request-budget.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import { DependencyUnavailableError, RateLimitedError, RequestBudgetSpentError } from '#shared/domain/errors.ts';
 import {
@@ -132,12 +129,4 @@ class ChargeWhileRunning {
       });
     }
   }
-}
-
-/** The budget the environment configures (shared/config/limits/request-budget.ts), built once per cold start. */
-export function requestBudgetFromEnvironment(): LeasedRequestBudget | undefined {
-  const settings = requestBudgetSettingsFrom();
-  if (!settings) return undefined;
-  const buckets = new DynamoDbRequestBudgetBuckets(containerDynamoDbClients().documents, settings.tableName);
-  return new LeasedRequestBudget(buckets, settings.policy);
 }

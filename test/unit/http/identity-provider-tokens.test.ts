@@ -4,7 +4,8 @@ import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { authEnvironment, authEnvironmentProblems } from '#shared/config/auth-config.ts';
 import { loadConfig, optionalString } from '#shared/config/load-config.ts';
-import { createTokenVerifier, tokenVerifierFrom, type TokenVerifier } from '#shared/http/auth.ts';
+import { createTokenVerifier, type TokenVerifier } from '#shared/http/auth.ts';
+import { tokenVerifierFrom } from '#shared/wiring/identity.ts';
 import { UnauthorizedError } from '#shared/http/http-errors.ts';
 import { generateSigningKey, jwksOf, nowInSeconds, signToken, type TestSigningKey } from '#test/support/jwt.ts';
 

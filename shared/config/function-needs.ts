@@ -1,0 +1,121 @@
+import type {
+  auditRoutes,
+  documentationRoutes,
+  onboardingRoutes,
+  reportRoutes,
+  userRoutes,
+  userStatusRoutes,
+  webhookRoutes,
+} from './api-routes.ts';
+
+/**
+ * What one function may reach, and nothing more. Each need is one grant and the environment that
+ * comes with it: CDK turns a function's needs into its IAM statements and variables
+ * (lib/service-stack.ts), and its entry file's configuration schema is the union of their
+ * variables (shared/wiring/function-config.ts). Plain data, no CDK and no valibot here.
+ */
+export type Need =
+  /** Appends to the audit trail (PutItem alone) and knows the retention. */
+  | 'audit'
+  /** Queries the audit trail and its index; never writes. */
+  | 'auditEvents:read'
+  | 'onboardingTokens:read'
+  | 'onboardingTokens:readWrite'
+  /** `Idempotency-Key` records. */
+  | 'idempotency'
+  /** Sends the onboarding e-mail through SES. */
+  | 'onboardingMail'
+  /** The e-mail quotas per recipient and organization and the reputation pause. */
+  | 'emailQuotas'
+  /** Publishes webhook events: the queue, and the pending events while it refuses them. */
+  | 'webhookPublishing'
+  /** Takes the pending webhook events (the erasure deletes those naming a user). */
+  | 'pendingWebhookEvents'
+  /** Seals endpoint secrets (the KMS key). */
+  | 'webhookSecrets'
+  | 'webhooks:read'
+  | 'webhooks:readWrite'
+  /** PutItem alone on the Webhooks table (the test limit's items). */
+  | 'webhooks:append'
+  | 'reportJobs:readWrite'
+  /** Reads through the jobsByOrganization index: a listing never writes. */
+  | 'reportJobs:listByOrganization'
+  /** Reads and writes, the jobsByOrganization index too (the erasure). */
+  | 'reportJobs:readWriteByOrganization'
+  /** Sends report jobs to the report queue; knows how long jobs are kept and the report rate limit. */
+  | 'reportRequests'
+  | 'reportDownloads'
+  | 'reportRemovals'
+  | 'reportSigningCertificates'
+  /** SELECT on users as users_reader. */
+  | 'usersDatabase:read'
+  /** SELECT and DELETE on users as users_eraser. */
+  | 'usersDatabase:erase'
+  /** Where this stage's clients call the API (the OpenAPI document's server). */
+  | 'apiUrl';
+
+type RouteName<TRoutes extends readonly { name: string }[]> = TRoutes[number]['name'];
+type ApiRouteName =
+  | RouteName<typeof onboardingRoutes>
+  | RouteName<typeof reportRoutes>
+  | RouteName<typeof userStatusRoutes>
+  | RouteName<typeof userRoutes>
+  | RouteName<typeof webhookRoutes>
+  | RouteName<typeof auditRoutes>
+  | RouteName<typeof documentationRoutes>;
+
+/**
+ * Each API route's function's needs, in the order its statements are granted. A route in
+ * `apiRoutes` without an entry here fails to compile. Every authenticated route also gets the
+ * token settings, the request budget and the concurrency limiter (lib/service-stack.ts).
+ */
+export const apiFunctionNeeds = {
+  // Token, guard and pointers, and the e-mail quota items (`RATE_LIMIT#email…`) in the same table.
+  CreateOnboardingToken: ['audit', 'onboardingTokens:readWrite', 'idempotency', 'onboardingMail', 'emailQuotas'],
+  ListOnboardingTokens: ['onboardingTokens:read'],
+  // Looks the token up through its pointer items, then Used/Revoked and the e-mail guard freed in one transaction.
+  RedeemOnboardingToken: ['audit', 'onboardingTokens:readWrite', 'webhookPublishing'],
+  RevokeOnboardingToken: ['audit', 'onboardingTokens:readWrite', 'webhookPublishing'],
+  ResendOnboardingToken: [
+    'audit',
+    'onboardingTokens:readWrite',
+    'webhookPublishing',
+    'idempotency',
+    'onboardingMail',
+    'emailQuotas',
+  ],
+  // Job + open-job guard in one transaction and the organization's rate-limit item; checks the user exists first.
+  CreateReportJob: ['audit', 'reportJobs:readWrite', 'usersDatabase:read', 'idempotency', 'reportRequests'],
+  // A listing never writes (a late job is shown TIMED_OUT).
+  ListReportJobs: ['reportJobs:listByOrganization'],
+  // Read-write: a read past the deadline fails the job (TIMED_OUT), which is a `report.failed` event.
+  GetReportJob: ['reportJobs:readWrite', 'webhookPublishing'],
+  GetReportDownloadUrl: ['audit', 'reportJobs:readWrite', 'webhookPublishing', 'reportDownloads'],
+  // Reads the published certificates object alone (GetObject on report-signing/certificates.pem).
+  ListReportSigningCertificates: ['reportSigningCertificates'],
+  // SELECTs the organization's users (as users_reader, which may do nothing else); never writes.
+  QueryUserStatus: ['usersDatabase:read'],
+  // Erasure: the user's row, their open-job slot and jobs (open ones fail: a report.failed event), their PDFs
+  // (DeleteObject alone), the tokens sent to their e-mail and the pending webhook events naming it.
+  EraseUser: [
+    'audit',
+    'usersDatabase:erase',
+    'reportJobs:readWriteByOrganization',
+    'onboardingTokens:readWrite',
+    'reportRemovals',
+    'webhookPublishing',
+    'pendingWebhookEvents',
+  ],
+  CreateWebhookEndpoint: ['audit', 'webhooks:readWrite', 'webhookSecrets'],
+  ListWebhookEndpoints: ['webhooks:read'],
+  DeleteWebhookEndpoint: ['audit', 'webhooks:readWrite'],
+  // Reads the endpoint; spends the organization's test limit (`RATE_LIMIT#webhook-test`: GetItem, then PutItem alone).
+  TestWebhookEndpoint: ['audit', 'webhooks:read', 'webhooks:append', 'webhookPublishing'],
+  ListWebhookDeliveries: ['webhooks:read'],
+  // Queries the trail (and its byTarget index); never writes.
+  ListAuditEvents: ['auditEvents:read'],
+  // Serves the OpenAPI document bundled into it: no table, no bucket, no token settings.
+  GetOpenApiDocument: ['apiUrl'],
+} as const satisfies Record<ApiRouteName, readonly Need[]>;
+
+export type ApiFunctionName = keyof typeof apiFunctionNeeds;

@@ -1,0 +1,35 @@
+import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
+import { originVerifySecretsFrom } from '#shared/config/origin-verify.ts';
+import type { ApiHandlerOptions } from '#shared/http/api-handler.ts';
+import { createIdempotentRequests, type IdempotentRequests } from '#shared/http/idempotent-requests.ts';
+import { tokenVerifierFrom } from './identity.ts';
+import { organizationConcurrencyFromEnvironment, requestBudgetFromEnvironment } from './limits.ts';
+
+/** What every authenticated route checks before its own work: the edge's header, the token, the budget, the slot. */
+export type ApiGuards = Pick<
+  ApiHandlerOptions<undefined>,
+  'verifyToken' | 'requestBudget' | 'concurrency' | 'originVerifySecrets'
+>;
+
+/**
+ * The guards of an API function, built once per cold start from its validated configuration and
+ * the environment CDK (or the local stack) gave it. An entry file spreads them into
+ * createApiHandler, so none of them can be left out by one route alone.
+ */
+export function apiGuards(config: Parameters<typeof tokenVerifierFrom>[0]): ApiGuards {
+  return {
+    verifyToken: tokenVerifierFrom(config),
+    requestBudget: requestBudgetFromEnvironment(),
+    concurrency: organizationConcurrencyFromEnvironment(),
+    originVerifySecrets: originVerifySecretsFrom(),
+  };
+}
+
+/** `Idempotency-Key` records of one route (`POST /v1/document/api`), in the Idempotency table. */
+export function idempotentRequestsFor(route: string, config: { IDEMPOTENCY_TABLE_NAME: string }): IdempotentRequests {
+  return createIdempotentRequests({
+    route,
+    tableName: config.IDEMPOTENCY_TABLE_NAME,
+    dynamoDbClient: containerDynamoDbClients().client,
+  });
+}

@@ -1,0 +1,83 @@
+import * as v from 'valibot';
+import { usersDatabaseEnvironment, usersEraserDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
+import { loadApiConfig } from '#shared/config/api-config.ts';
+import { apiUrlEnvironment } from '#shared/config/api-url.ts';
+import { apiFunctionNeeds, type ApiFunctionName, type Need } from '#shared/config/function-needs.ts';
+import { reportRateLimitVariable } from '#shared/config/limits/report-rate-limit.ts';
+import { positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
+import {
+  emailQuotaEnvironment,
+  emailReputationEnvironment,
+  onboardingMailEnvironment,
+} from '#shared/config/mail-config.ts';
+import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
+import { auditEnvironment } from './audit.ts';
+
+const reportsBucket = { REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME') };
+const reportJobsTable = { REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') };
+const onboardingTokensTable = { ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME') };
+const webhooksTable = { WEBHOOKS_TABLE_NAME: requiredString('WEBHOOKS_TABLE_NAME') };
+
+/** The variables each need brings (CDK sets them with its grant, the local stack sets them all). */
+const needEnvironment = {
+  audit: auditEnvironment,
+  'auditEvents:read': { AUDIT_EVENTS_TABLE_NAME: requiredString('AUDIT_EVENTS_TABLE_NAME') },
+  'onboardingTokens:read': onboardingTokensTable,
+  'onboardingTokens:readWrite': onboardingTokensTable,
+  idempotency: { IDEMPOTENCY_TABLE_NAME: requiredString('IDEMPOTENCY_TABLE_NAME') },
+  onboardingMail: onboardingMailEnvironment,
+  emailQuotas: { ...emailQuotaEnvironment, ...emailReputationEnvironment },
+  webhookPublishing: webhookPublishingEnvironment,
+  pendingWebhookEvents: webhooksTable,
+  webhookSecrets: {
+    WEBHOOK_LOCAL_MODE: v.optional(v.picklist(['true', 'false']), 'false'),
+    WEBHOOK_SECRETS_KEY_ID: v.optional(v.pipe(v.string(), v.minLength(1))),
+    WEBHOOK_LOCAL_SECRET_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
+  },
+  'webhooks:read': webhooksTable,
+  'webhooks:readWrite': webhooksTable,
+  'webhooks:append': webhooksTable,
+  'reportJobs:readWrite': reportJobsTable,
+  'reportJobs:listByOrganization': reportJobsTable,
+  'reportJobs:readWriteByOrganization': reportJobsTable,
+  reportRequests: {
+    REPORT_QUEUE_URL: requiredString('REPORT_QUEUE_URL'),
+    // Jobs expire with their PDFs (the bucket's lifecycle rule uses the same number of days).
+    REPORT_RETENTION_DAYS: positiveIntegerString('REPORT_RETENTION_DAYS', 30),
+    // Requests per organization in any 10 minutes: 10 unless the deployment (or the local stack) says otherwise.
+    REPORT_RATE_LIMIT: reportRateLimitVariable,
+  },
+  reportDownloads: reportsBucket,
+  reportRemovals: reportsBucket,
+  reportSigningCertificates: reportsBucket,
+  'usersDatabase:read': usersDatabaseEnvironment,
+  'usersDatabase:erase': usersEraserDatabaseEnvironment,
+  apiUrl: apiUrlEnvironment,
+} as const satisfies Record<Need, v.ObjectEntries>;
+
+type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void
+  ? I
+  : never;
+
+/** The schema entries of a function's needs, merged. */
+type EnvironmentOf<TName extends ApiFunctionName> = UnionToIntersection<
+  (typeof needEnvironment)[(typeof apiFunctionNeeds)[TName][number]]
+>;
+
+/** The variables a function reads, from its needs alone. */
+export function functionEnvironment<TName extends ApiFunctionName>(name: TName): EnvironmentOf<TName> {
+  const needs: readonly Need[] = apiFunctionNeeds[name];
+  return Object.assign({}, ...needs.map((need) => needEnvironment[need])) as EnvironmentOf<TName>;
+}
+
+type ConfigOf<TEntries> = TEntries extends v.ObjectEntries ? v.InferOutput<v.ObjectSchema<TEntries, undefined>> : never;
+
+/** The token settings every authenticated function reads (shared/config/auth-config.ts). */
+type TokenConfig = ReturnType<typeof loadApiConfig<Record<never, never>>>;
+
+/** An authenticated API function's configuration: the token settings and its needs' variables, checked at cold start. */
+export function loadFunctionConfig<TName extends ApiFunctionName>(
+  name: TName,
+): TokenConfig & ConfigOf<EnvironmentOf<TName>> {
+  return loadApiConfig(functionEnvironment(name) as v.ObjectEntries) as TokenConfig & ConfigOf<EnvironmentOf<TName>>;
+}
