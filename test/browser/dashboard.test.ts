@@ -5,12 +5,13 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page, Request } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FIELD_LABELS } from '#web/src/user-fields.ts';
 import { launchChromium } from './chromium.ts';
-import { apiToken as tokenForOrg, signIn, staffIdOf } from './sign-in.ts';
+import { orgIdOf, staffOf, type BrowserOrganization } from './organizations.ts';
+import { apiToken as tokenForOrg, signIn, signedInPage } from './sign-in.ts';
 
 /**
  * The dashboard in real Chromium against the local stack: development sign-in, tokens (inline
@@ -20,6 +21,8 @@ import { apiToken as tokenForOrg, signIn, staffIdOf } from './sign-in.ts';
  * activity (a token's audit events, the action filter, each row's History link), errors with request ids,
  * keyboard reachability, labels and a 375 px wide layout. `UPDATE_SCREENSHOTS=1` writes each
  * page's screenshot to docs/images/ (docs/dashboard.md shows them); otherwise they go to a temporary folder.
+ * Every test has a browser context of its own; the tests that only read are in this file's organization, and each
+ * that issues, revokes, requests, erases or registers something in an organization of its own.
  */
 const screenshotDir = process.env.UPDATE_SCREENSHOTS
   ? join(import.meta.dirname, '../../docs/images')
@@ -27,26 +30,61 @@ const screenshotDir = process.env.UPDATE_SCREENSHOTS
 mkdirSync(screenshotDir, { recursive: true });
 
 let browser: Browser;
-let context: BrowserContext;
-let page: Page;
 const baseUrl = inject('baseUrl');
-const orgId = inject('demoOrgId');
-/** The token the tokens test issues and revokes through the page, whose history the Activity test reads. */
-let revokedToken: { tokenId: string; email: string } | undefined;
+/** The organization of the tests that only read. */
+const orgId = orgIdOf('dashboard');
+const contextOptions: BrowserContextOptions = { acceptDownloads: true, viewport: { width: 1280, height: 900 } };
+/** The browser contexts the running test opened, closed after it. */
+const openedContexts: BrowserContext[] = [];
 
-const apiToken = () => tokenForOrg(orgId);
-async function api(path: string, init: { method?: string; body?: unknown } = {}): Promise<any> {
+/** A page in a context of its own, not signed in. */
+async function freshPage(): Promise<Page> {
+  const context = await browser.newContext(contextOptions);
+  openedContexts.push(context);
+  return context.newPage();
+}
+
+/** A page in a context of its own, signed in as the organization's admin, on the tokens page. */
+async function pageOf(organization: BrowserOrganization): Promise<Page> {
+  const { context, page } = await signedInPage(browser, staffOf(organization), contextOptions);
+  openedContexts.push(context);
+  return page;
+}
+
+const apiToken = (organization: BrowserOrganization) => tokenForOrg(orgIdOf(organization));
+async function api(
+  organization: BrowserOrganization,
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<any> {
   const response = await fetch(`${baseUrl}${path}`, {
     method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${await apiToken()}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${await apiToken(organization)}`, 'content-type': 'application/json' },
     ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
   });
   return response.json();
 }
 
 /** The whole page, or (`fullPage` false) what the viewport shows, e.g. a modal dialog over the page. */
-async function screenshot(name: string, fullPage = true): Promise<void> {
+async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
   await page.screenshot({ path: join(screenshotDir, `dashboard-${name}.png`), fullPage });
+}
+
+/** A token issued and revoked through the page by the signed-in staff member, as the tokens test does; its id. */
+async function issueAndRevokeThroughPage(page: Page, email: string): Promise<string> {
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('First name').fill('Zoë');
+  await page.getByLabel('Last name').fill('Ångström');
+  await page.getByRole('button', { name: 'Issue and e-mail token' }).click();
+  const row = page.locator('tr[data-token-id]', { hasText: email });
+  await row.getByText('Issued').waitFor();
+  await row.getByRole('button', { name: `Revoke the token of ${email}` }).click();
+  await page
+    .getByRole('dialog', { name: `Revoke the token of ${email}?` })
+    .getByRole('button', { name: 'Revoke', exact: true })
+    .click();
+  await row.getByText('Revoked').waitFor();
+  return (await row.getAttribute('data-token-id'))!;
 }
 
 /** Every visible control has an accessible name (label, aria-label or text). */
@@ -128,9 +166,18 @@ async function startReceiver(): Promise<{
 }
 
 beforeAll(async () => {
+  // An Issued token in the organization the reading tests share: a row on its tokens page, an event on its Activity page.
+  const issued = await fetch(`${baseUrl}/v1/onboarding-token`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await apiToken('dashboard')}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `reader-${Date.now()}@example.com`, first_name: 'Rhea', last_name: 'Reader' }),
+  });
+  expect(issued.status).toBe(201);
   browser = await launchChromium();
-  context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
+});
+
+afterEach(async () => {
+  for (const context of openedContexts.splice(0)) await context.close();
 });
 
 afterAll(async () => {
@@ -139,6 +186,7 @@ afterAll(async () => {
 
 describe('the dashboard in Chromium', () => {
   it('is served at / with a strict Content-Security-Policy and signs in through the identity provider', async () => {
+    const page = await freshPage();
     const response = await page.goto(baseUrl);
     const csp = response!.headers()['content-security-policy'];
     expect(csp).toContain("script-src 'self'");
@@ -146,9 +194,9 @@ describe('the dashboard in Chromium', () => {
     expect(csp).toContain("frame-ancestors 'none'");
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expect(await unlabelledControls(page)).toEqual([]);
-    await screenshot('sign-in');
+    await screenshot(page, 'sign-in');
 
-    await signIn(page);
+    await signIn(page, staffOf('dashboard'));
 
     expect(await page.getByTestId('signed-in-org').textContent()).toContain(orgId);
     // The access token lives in memory only (oidc-sign-in.test.ts looks closer).
@@ -156,6 +204,7 @@ describe('the dashboard in Chromium', () => {
   });
 
   it('shows the API’s validation errors beside the fields, issues a token, lists it, e-mails it and revokes it', async () => {
+    const page = await pageOf('dashboard-tokens');
     await page.getByRole('button', { name: 'Issue and e-mail token' }).click();
     await page.locator('#email-error').waitFor();
     expect(await page.locator('#firstName-error').textContent()).toContain('first_name');
@@ -181,7 +230,7 @@ describe('the dashboard in Chromium', () => {
 
     expect(await unlabelledControls(page)).toEqual([]);
     expect(await unreachableByKeyboard(page)).toEqual([]);
-    await screenshot('tokens');
+    await screenshot(page, 'tokens');
 
     await row.getByRole('button', { name: `Revoke the token of ${email}` }).click();
     await page
@@ -190,7 +239,6 @@ describe('the dashboard in Chromium', () => {
       .click();
     await row.getByText('Revoked').waitFor();
     expect(await row.getByRole('button', { name: /Revoke/ }).count()).toBe(0);
-    revokedToken = { tokenId: (await row.getAttribute('data-token-id'))!, email };
 
     await page.getByLabel('Status').selectOption('Revoked');
     await page.locator('tr[data-token-id]', { hasText: email }).waitFor();
@@ -200,8 +248,11 @@ describe('the dashboard in Chromium', () => {
   });
 
   it('shows the token’s creation and revocation on the Activity page, filters by action, and each token row links to its history', async () => {
-    const { tokenId, email } = revokedToken!;
-    const trail = await api(`/v1/audit-events?targetId=${encodeURIComponent(tokenId)}`);
+    const page = await pageOf('dashboard-activity');
+    const admin = staffOf('dashboard-activity');
+    const email = `browser-${Date.now()}@example.com`;
+    const tokenId = await issueAndRevokeThroughPage(page, email);
+    const trail = await api('dashboard-activity', `/v1/audit-events?targetId=${encodeURIComponent(tokenId)}`);
     expect(trail.results.map((event: { action: string }) => event.action)).toEqual([
       'onboarding_token.revoked',
       'onboarding_token.created',
@@ -223,8 +274,8 @@ describe('the dashboard in Chromium', () => {
       const row = tokenEvents.nth(index);
       expect(await row.locator('td[data-label="Target"]').textContent()).toBe(`Onboarding token${tokenId}`);
       // The actor is the signed-in development token's subject.
-      expect(event.actor.sub).toBe(staffIdOf('admin@demo-org.test'));
-      expect(await row.locator('td[data-label="Actor"]').textContent()).toContain(staffIdOf('admin@demo-org.test'));
+      expect(event.actor.sub).toBe(admin.id);
+      expect(await row.locator('td[data-label="Actor"]').textContent()).toContain(admin.id);
       expect(await row.locator('td[data-label="Request id"]').textContent()).toBe(event.requestId);
       expect(await row.locator('time').getAttribute('datetime')).toBe(event.occurredAt);
     }
@@ -234,7 +285,7 @@ describe('the dashboard in Chromium', () => {
     expect(await tokenEvents.count()).toBe(2);
     await page.getByRole('button', { name: 'Filter', exact: true }).click();
     await page.locator('tr[data-action="onboarding_token.created"]').waitFor({ state: 'detached' });
-    const revocations = await api('/v1/audit-events?action=onboarding_token.revoked');
+    const revocations = await api('dashboard-activity', '/v1/audit-events?action=onboarding_token.revoked');
     expect(await events.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-event-id')))).toEqual(
       revocations.results.map((event: { eventId: string }) => event.eventId),
     );
@@ -263,7 +314,7 @@ describe('the dashboard in Chromium', () => {
 
     expect(await unlabelledControls(page)).toEqual([]);
     expect(await unreachableByKeyboard(page)).toEqual([]);
-    await screenshot('activity');
+    await screenshot(page, 'activity');
 
     // Both filters at once: that token's revocation alone.
     await page.getByLabel('Action', { exact: true }).selectOption({ label: 'Token revoked' });
@@ -279,6 +330,7 @@ describe('the dashboard in Chromium', () => {
   });
 
   it('requests a report, follows its status live and downloads it with the bytes the job’s SHA-256 names', async () => {
+    const page = await pageOf('dashboard-reports');
     await page.getByRole('link', { name: 'Reports' }).click();
     await page.getByLabel('User id').fill('demo-user-1');
     await page.getByRole('button', { name: 'Request report' }).click();
@@ -291,7 +343,7 @@ describe('the dashboard in Chromium', () => {
     const bytes = await readFile((await download.path())!);
     await page.getByTestId('download-verified').waitFor();
 
-    const listed = await api('/v1/document/api?userId=demo-user-1');
+    const listed = await api('dashboard-reports', '/v1/document/api?userId=demo-user-1');
     const job = listed.results[0];
     expect(job.status).toBe('COMPLETE');
     expect(bytes.length).toBe(job.sizeBytes);
@@ -307,10 +359,11 @@ describe('the dashboard in Chromium', () => {
 
     expect(await unlabelledControls(page)).toEqual([]);
     expect(await unreachableByKeyboard(page)).toEqual([]);
-    await screenshot('reports');
+    await screenshot(page, 'reports');
   });
 
   it('filters users, chooses columns, pages with the total and exports the whole result as CSV', async () => {
+    const page = await pageOf('dashboard');
     await page.getByRole('link', { name: 'Users' }).click();
     await page.locator('summary', { hasText: 'Status filters' }).click();
     await page.getByRole('combobox', { name: 'Registration status', exact: true }).selectOption('active');
@@ -321,7 +374,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('checkbox', { name: 'E-mail', exact: true }).uncheck();
     await page.getByRole('button', { name: 'Search' }).click();
 
-    const expected = await api('/v1/user-status', {
+    const expected = await api('dashboard', '/v1/user-status', {
       method: 'POST',
       body: { filters: { registration_status: 'active', age: { gte: 18 } }, pagination: { limit: 1 } },
     });
@@ -363,10 +416,11 @@ describe('the dashboard in Chromium', () => {
 
     expect(await unlabelledControls(page)).toEqual([]);
     expect(await unreachableByKeyboard(page)).toEqual([]);
-    await screenshot('users');
+    await screenshot(page, 'users');
   });
 
   it('erases a user after a confirmation: Cancel sends nothing, Erase removes the row, the user and records the event', async () => {
+    const page = await pageOf('dashboard-erasure');
     const apiRequests: string[] = [];
     const onRequest = (request: Request) => {
       const url = new URL(request.url());
@@ -378,8 +432,9 @@ describe('the dashboard in Chromium', () => {
       await page.getByRole('link', { name: 'Onboarding tokens' }).click();
       await page.getByRole('link', { name: 'Users' }).click();
       await page.getByRole('button', { name: 'Search' }).click();
-      const totalBefore = (await api('/v1/user-status', { method: 'POST', body: { pagination: { limit: 1 } } }))
-        .pagination.total as number;
+      const totalBefore = (
+        await api('dashboard-erasure', '/v1/user-status', { method: 'POST', body: { pagination: { limit: 1 } } })
+      ).pagination.total as number;
       await page
         .getByTestId('users-total')
         .filter({ hasText: `Showing 1–25 of ${totalBefore} users` })
@@ -407,11 +462,11 @@ describe('the dashboard in Chromium', () => {
       expect(wording).toContain('It cannot be undone.');
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
       expect(await unlabelledControls(page)).toEqual([]);
-      await screenshot('users-erase-confirmation', false);
+      await screenshot(page, 'users-erase-confirmation', false);
       const { scrollWidth } = await fitsNarrowScreen(page);
       expect(scrollWidth).toBeLessThanOrEqual(375);
       expect(await dialog.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
-      await screenshot('narrow-users-erase-confirmation', false);
+      await screenshot(page, 'narrow-users-erase-confirmation', false);
       await page.setViewportSize({ width: 1280, height: 900 });
       await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
       await dialog.waitFor({ state: 'detached' });
@@ -442,12 +497,12 @@ describe('the dashboard in Chromium', () => {
       const otherRow = page.locator(`tr[data-user-id="${otherId}"]`);
       const behindTheBack = await fetch(`${baseUrl}/v1/users/${encodeURIComponent(otherId)}`, {
         method: 'DELETE',
-        headers: { authorization: `Bearer ${await apiToken()}` },
+        headers: { authorization: `Bearer ${await apiToken('dashboard-erasure')}` },
       });
       expect(behindTheBack.status).toBe(204);
       const again = await fetch(`${baseUrl}/v1/users/${encodeURIComponent(otherId)}`, {
         method: 'DELETE',
-        headers: { authorization: `Bearer ${await apiToken()}` },
+        headers: { authorization: `Bearer ${await apiToken('dashboard-erasure')}` },
       });
       expect(again.status).toBe(404);
       const { message } = (await again.json()) as { message: string };
@@ -470,12 +525,15 @@ describe('the dashboard in Chromium', () => {
       await page.getByRole('button', { name: 'Search' }).click();
       await page.getByTestId('users-total').filter({ hasText: 'No users match.' }).waitFor();
       expect(await page.getByTestId('user-erased').count()).toBe(0);
-      const queried = await api('/v1/user-status', { method: 'POST', body: { filters: { id: userId } } });
+      const queried = await api('dashboard-erasure', '/v1/user-status', {
+        method: 'POST',
+        body: { filters: { id: userId } },
+      });
       expect(queried.results).toEqual([]);
       expect(queried.pagination.total).toBe(0);
 
       // The Activity page lists the erasure: "User erased", the user's id as its target.
-      const trail = await api(`/v1/audit-events?targetId=${encodeURIComponent(userId)}`);
+      const trail = await api('dashboard-erasure', `/v1/audit-events?targetId=${encodeURIComponent(userId)}`);
       expect(trail.results.map((event: { action: string }) => event.action)).toEqual([
         'user.erased',
         'user.erasure_started',
@@ -493,7 +551,7 @@ describe('the dashboard in Chromium', () => {
       expect(await erasure.getAttribute('data-event-id')).toBe(trail.results[0].eventId);
       expect(await erasure.locator('td[data-label="Action"]').textContent()).toBe('User erased');
       expect(await erasure.locator('td[data-label="Target"]').textContent()).toBe(`User${userId}`);
-      expect(await erasure.locator('td[data-label="Actor"]').textContent()).toContain(staffIdOf('admin@demo-org.test'));
+      expect(await erasure.locator('td[data-label="Actor"]').textContent()).toContain(staffOf('dashboard-erasure').id);
     } finally {
       page.off('request', onRequest);
       await page.setViewportSize({ width: 1280, height: 900 });
@@ -501,6 +559,7 @@ describe('the dashboard in Chromium', () => {
   });
 
   it('refuses an unsafe webhook URL beside the field, shows a new endpoint’s secret once, sends a signed test event and deletes the endpoint', async () => {
+    const page = await pageOf('dashboard-webhooks');
     const receiver = await startReceiver();
     try {
       await page.getByRole('link', { name: 'Webhooks' }).click();
@@ -534,7 +593,7 @@ describe('the dashboard in Chromium', () => {
       expect(await row.getByText('active').count()).toBe(1);
       const endpointId = (await row.getAttribute('data-endpoint-id'))!;
       // The API never lists the secret.
-      expect(JSON.stringify(await api('/v1/webhooks'))).not.toContain(secret);
+      expect(JSON.stringify(await api('dashboard-webhooks', '/v1/webhooks'))).not.toContain(secret);
 
       await row.getByRole('button', { name: `Send a test event to ${receiver.url}` }).click();
       const delivered = page.locator('tr[data-message-id]', { hasText: 'delivered' });
@@ -554,7 +613,7 @@ describe('the dashboard in Chromium', () => {
 
       expect(await unlabelledControls(page)).toEqual([]);
       expect(await unreachableByKeyboard(page)).toEqual([]);
-      await screenshot('webhooks');
+      await screenshot(page, 'webhooks');
       const { scrollWidth, scrollingTables } = await fitsNarrowScreen(page);
       expect(scrollWidth).toBeLessThanOrEqual(375);
       expect(scrollingTables).toBe(0);
@@ -574,7 +633,7 @@ describe('the dashboard in Chromium', () => {
       await row.getByRole('button', { name: `Confirm deleting ${receiver.url}` }).click();
       await page.getByText(`The endpoint ${receiver.url} was deleted.`).waitFor();
       await page.locator(`tr[data-endpoint-id="${endpointId}"]`).waitFor({ state: 'detached' });
-      const listed = await api('/v1/webhooks');
+      const listed = await api('dashboard-webhooks', '/v1/webhooks');
       expect(listed.results.map((endpoint: { id: string }) => endpoint.id)).not.toContain(endpointId);
     } finally {
       await page.setViewportSize({ width: 1280, height: 900 });
@@ -583,6 +642,7 @@ describe('the dashboard in Chromium', () => {
   });
 
   it('is usable 375 px wide: no page scrolls sideways', async () => {
+    const page = await pageOf('dashboard');
     const labels: Record<string, string> = {
       reports: 'Reports',
       users: 'Users',
@@ -591,21 +651,21 @@ describe('the dashboard in Chromium', () => {
     };
     for (const path of ['tokens', 'reports', 'users', 'webhooks', 'activity']) {
       await page.goto(`${baseUrl}/#/${path}`);
-      if (path === 'tokens') await signIn(page);
+      if (path === 'tokens') await signIn(page, staffOf('dashboard'));
       else await page.getByRole('link', { name: labels[path] }).click();
       await page.getByRole('heading', { level: 1 }).waitFor();
       if (path === 'activity') await page.locator('tr[data-event-id]').first().waitFor();
       const { scrollWidth, scrollingTables } = await fitsNarrowScreen(page);
       expect(scrollWidth, path).toBeLessThanOrEqual(375);
       expect(scrollingTables, path).toBe(0);
-      if (path === 'tokens') await screenshot('narrow-tokens');
+      if (path === 'tokens') await screenshot(page, 'narrow-tokens');
     }
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it('shows the contract’s message and the request id when the API refuses, and signs out', async () => {
-    const limited = await context.newPage();
-    await signIn(limited, ['onboarding:read']);
+    const limited = await freshPage();
+    await signIn(limited, staffOf('dashboard'), ['onboarding:read']);
     // Without audit:read the rows link to no history.
     await limited.locator('tr[data-token-id]').first().waitFor();
     expect(await limited.getByRole('link', { name: /^History/ }).count()).toBe(0);
@@ -630,7 +690,7 @@ describe('the dashboard in Chromium', () => {
     await limited.getByRole('button', { name: 'Sign in' }).waitFor();
 
     // Reading users without users:erase: the rows offer no Erase, and there is no actions column.
-    await signIn(limited, ['users:read']);
+    await signIn(limited, staffOf('dashboard'), ['users:read']);
     await limited.getByRole('link', { name: 'Users' }).click();
     await limited.getByRole('button', { name: 'Search' }).click();
     await limited.locator('tr[data-user-id]').first().waitFor();

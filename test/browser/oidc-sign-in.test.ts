@@ -1,19 +1,22 @@
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { launchChromium } from './chromium.ts';
-import { enterPasswordIfAsked, passwordOf, signIn, staffIdOf } from './sign-in.ts';
+import { orgIdOf, staffOf } from './organizations.ts';
+import { enterPasswordIfAsked, signIn } from './sign-in.ts';
 import { BROWSER_STAFF_TOKEN_SECONDS } from './token-lifetime.ts';
 
 /**
  * The dashboard's sign-in and session in Chromium against the local stack's own OpenID Connect
  * provider (oidc-provider), the code path the dashboard also takes in AWS: authorization code with
- * PKCE through the provider's login page and the demo passwords, a reload that stays signed in,
+ * PKCE through the provider's login page and the staff passwords, a reload that stays signed in,
  * the viewer's narrower scopes, the access token renewed before it expires without losing the
  * page, and a sign-out that ends the provider's session too.
  */
 const baseUrl = inject('baseUrl');
-const orgId = inject('demoOrgId');
+const orgId = orgIdOf('oidc-sign-in');
+const admin = staffOf('oidc-sign-in', 'admin');
+const viewer = staffOf('oidc-sign-in', 'viewer');
 const issuer = inject('localEnv').JWT_ISSUER!;
 
 let browser: Browser;
@@ -44,19 +47,27 @@ function storedByPage(page: Page): Promise<string> {
 }
 
 describe('signing in through the local identity provider', () => {
+  // Each test in a browser context of its own: none starts from the session another left.
   let context: BrowserContext;
   let page: Page;
   let tokens: string[];
 
-  beforeAll(async () => {
+  beforeEach(async () => {
     context = await browser.newContext();
     page = await context.newPage();
     tokens = recordBearerTokens(page);
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await context?.close();
   });
+
+  /** Signed in as the admin, on the tokens page once it has read its list with the first access token. */
+  async function signInAsAdmin(): Promise<void> {
+    const listed = page.waitForResponse((response) => new URL(response.url()).pathname === '/v1/onboarding-tokens');
+    await signIn(page, admin);
+    await listed;
+  }
 
   it('asks for the password on the provider’s page and comes back with code + PKCE; no access token in storage', async () => {
     const authorizations: URL[] = [];
@@ -67,14 +78,14 @@ describe('signing in through the local identity provider', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
 
     // A wrong password is refused on the provider's page.
-    await page.getByLabel('E-mail address').fill('admin@demo-org.test');
+    await page.getByLabel('E-mail address').fill(admin.email);
     await page.getByLabel('Password').fill('not-the-password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     expect(await page.getByRole('alert').textContent()).toContain('password is wrong');
     expect(new URL(page.url()).origin).toBe(new URL(issuer).origin);
 
-    await page.getByLabel('E-mail address').fill('admin@demo-org.test');
-    await page.getByLabel('Password').fill(passwordOf('admin@demo-org.test'));
+    await page.getByLabel('E-mail address').fill(admin.email);
+    await page.getByLabel('Password').fill(admin.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByTestId('signed-in-org').waitFor();
 
@@ -93,7 +104,7 @@ describe('signing in through the local identity provider', () => {
     expect(decodeJwt(accessToken)).toMatchObject({
       iss: issuer,
       org_id: orgId,
-      sub: staffIdOf('admin@demo-org.test'),
+      sub: admin.id,
       client_id: 'onboarding-dashboard',
     });
     expect(String(decodeJwt(accessToken).scope).split(' ')).toContain('webhooks:manage');
@@ -103,6 +114,7 @@ describe('signing in through the local identity provider', () => {
   });
 
   it('stays signed in after a reload, without the provider asking again', async () => {
+    await signInAsAdmin();
     const before = tokens.length;
     await page.reload();
     await page.getByTestId('signed-in-org').waitFor();
@@ -116,6 +128,7 @@ describe('signing in through the local identity provider', () => {
   });
 
   it('renews the access token before it expires, keeping the page as it is', async () => {
+    await signInAsAdmin();
     await page.getByLabel('E-mail').fill('kept@example.com');
     const firstToken = tokens.at(-1)!;
     const renewal = page.waitForRequest(
@@ -140,6 +153,7 @@ describe('signing in through the local identity provider', () => {
   }, 90_000);
 
   it('signs out of the provider too: the next sign-in asks for the password again', async () => {
+    await signInAsAdmin();
     const refreshToken = await page.evaluate(
       () =>
         (JSON.parse(sessionStorage.getItem('dashboard.oidc.session') ?? '{}') as { refreshToken?: string })
@@ -167,7 +181,7 @@ describe('signing in through the local identity provider', () => {
     await page.reload();
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByLabel('E-mail address').waitFor();
-    expect(await enterPasswordIfAsked(page, 'admin@demo-org.test')).toBe(true);
+    expect(await enterPasswordIfAsked(page, admin)).toBe(true);
     await page.getByTestId('signed-in-org').waitFor();
   });
 });
@@ -177,14 +191,14 @@ describe('the viewer', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     const tokens = recordBearerTokens(page);
-    await signIn(page, undefined, 'viewer@demo-org.test');
+    await signIn(page, viewer);
     await page.locator('table tbody').waitFor();
     expect(
       String(decodeJwt(tokens.at(-1)!).scope)
         .split(' ')
         .sort(),
     ).toEqual(['onboarding:read', 'reports:read', 'users:read']);
-    expect(decodeJwt(tokens.at(-1)!).sub).toBe(staffIdOf('viewer@demo-org.test'));
+    expect(decodeJwt(tokens.at(-1)!).sub).toBe(viewer.id);
 
     await page.getByRole('link', { name: 'Users', exact: true }).click();
     await page.locator('tr[data-user-id]').first().waitFor();

@@ -1,27 +1,21 @@
-import type { Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { inject } from 'vitest';
+import type { StaffMember } from '#local/demo-staff.ts';
 import { issueDevToken } from '#local/dev-keys.ts';
-import { DEMO_STAFF } from '#local/demo-staff.ts';
 
 /**
  * Signing in to the dashboard in the browser tests, through the local identity provider the
  * stack runs (local/identity-provider.ts), as a person does: the dashboard's Sign in button, the
- * provider's login page with a demo staff member's password, back to the dashboard.
+ * provider's login page with a staff member's password (organizations.ts `staffOf`), back to the dashboard.
  */
-export type DemoStaffEmail =
-  'admin@demo-org.test' | 'operator@demo-org.test' | 'auditor@demo-org.test' | 'viewer@demo-org.test';
 
 /**
- * Opens the dashboard at `target` and signs in as `as` (default the demo organization's admin).
+ * Opens the dashboard at `target` and signs in as `as`.
  * A session this tab already has is signed out first. With `scopes`, the dashboard asks the provider for those alone (its configuration's `scope`, as
  * a deployment may set it), so the access token carries no other. When the provider's session in
  * this browser context is still open, it signs in without asking for the password.
  */
-export async function signIn(
-  target: Page,
-  scopes?: readonly string[],
-  as: DemoStaffEmail = 'admin@demo-org.test',
-): Promise<void> {
+export async function signIn(target: Page, as: StaffMember, scopes?: readonly string[]): Promise<void> {
   const baseUrl = inject('baseUrl');
   const configUrl = `${baseUrl}/dashboard-config.json`;
   await target.unroute(configUrl);
@@ -45,25 +39,33 @@ export async function signIn(
   await target.getByTestId('signed-in-org').waitFor();
 }
 
+/**
+ * A browser context of its own with one page signed in as `as`, on the tokens page once it has read its list
+ * (so a test starts from a settled page whatever ran before it). Close the context when done.
+ */
+export async function signedInPage(
+  browser: Browser,
+  as: StaffMember,
+  options: BrowserContextOptions = { viewport: { width: 1280, height: 900 } },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  const listed = page.waitForResponse((response) => new URL(response.url()).pathname === '/v1/onboarding-tokens');
+  await signIn(page, as);
+  await listed;
+  return { context, page };
+}
+
 /** On the provider's login page (if it shows: an open provider session skips it), the staff member's e-mail and password. */
-export async function enterPasswordIfAsked(target: Page, as: DemoStaffEmail): Promise<boolean> {
+export async function enterPasswordIfAsked(target: Page, as: StaffMember): Promise<boolean> {
   const email = target.getByLabel('E-mail address');
   const signedIn = target.getByTestId('signed-in-org');
   await Promise.race([email.waitFor(), signedIn.waitFor()]);
   if (!(await email.isVisible())) return false;
-  await email.fill(as);
-  await target.getByLabel('Password').fill(passwordOf(as));
+  await email.fill(as.email);
+  await target.getByLabel('Password').fill(as.password);
   await target.getByRole('button', { name: 'Sign in' }).click();
   return true;
-}
-
-export function passwordOf(email: DemoStaffEmail): string {
-  return DEMO_STAFF.find((staff) => staff.email === email)!.password;
-}
-
-/** The `sub` of a demo staff member's tokens (an opaque id, as audit events show it). */
-export function staffIdOf(email: DemoStaffEmail): string {
-  return DEMO_STAFF.find((staff) => staff.email === email)!.id;
 }
 
 /** A token for calling the stack's API directly from a test (crafted with the provider's key and issuer). */

@@ -6,14 +6,16 @@ import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbAuditTrail } from '#shared/adapters/dynamodb/audit-trail-store.ts';
 import { ROLE_SCOPES, type Role } from '#shared/domain/identity/staff-roles.ts';
 import { launchChromium } from './chromium.ts';
-import { apiToken, signIn, type DemoStaffEmail } from './sign-in.ts';
+import { orgIdOf, staffOf } from './organizations.ts';
+import { apiToken, signIn } from './sign-in.ts';
 
 /**
- * Contract §20 in Chromium: each of the demo organization's four staff members signs in through the
+ * Contract §20 in Chromium: each of an organization's four staff members signs in through the
  * local identity provider and the dashboard offers exactly what their role's scopes allow; the
  * API refuses the rest with the same tokens.
  */
 const baseUrl = inject('baseUrl');
+const orgId = orgIdOf('staff-roles');
 
 let browser: Browser;
 
@@ -22,7 +24,7 @@ beforeAll(async () => {
   // An Issued token, so the tokens page has a row whose Revoke and Resend a writer is offered.
   const response = await fetch(`${baseUrl}/v1/onboarding-token`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${await apiToken(inject('demoOrgId'))}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${await apiToken(orgId)}`, 'content-type': 'application/json' },
     body: JSON.stringify({ email: 'staff-roles@example.com', first_name: 'Rhea', last_name: 'Roles' }),
   });
   expect(response.status).toBe(201);
@@ -33,37 +35,32 @@ afterAll(async () => {
 });
 
 interface Expected {
-  role: Role;
   pages: string[];
   issueToken: boolean;
   requestReport: boolean;
   erase: boolean;
 }
 
-const staff: Record<DemoStaffEmail, Expected> = {
-  'admin@demo-org.test': {
-    role: 'admin',
+const staff: Record<Role, Expected> = {
+  admin: {
     pages: ['Onboarding tokens', 'Reports', 'Verify a report', 'Users', 'Webhooks', 'Activity'],
     issueToken: true,
     requestReport: true,
     erase: true,
   },
-  'operator@demo-org.test': {
-    role: 'operator',
+  operator: {
     pages: ['Onboarding tokens', 'Reports', 'Verify a report', 'Users', 'Webhooks'],
     issueToken: true,
     requestReport: true,
     erase: false,
   },
-  'auditor@demo-org.test': {
-    role: 'auditor',
+  auditor: {
     pages: ['Onboarding tokens', 'Reports', 'Verify a report', 'Users', 'Activity'],
     issueToken: false,
     requestReport: false,
     erase: false,
   },
-  'viewer@demo-org.test': {
-    role: 'viewer',
+  viewer: {
     pages: ['Onboarding tokens', 'Reports', 'Verify a report', 'Users'],
     issueToken: false,
     requestReport: false,
@@ -89,7 +86,7 @@ async function call(token: string, method: string, path: string): Promise<{ stat
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
 
-describe.each(Object.entries(staff) as Array<[DemoStaffEmail, Expected]>)('%s', (email, expected) => {
+describe.each(Object.entries(staff) as Array<[Role, Expected]>)('the %s', (role, expected) => {
   let context: BrowserContext;
   let page: Page;
   let tokens: string[];
@@ -98,18 +95,27 @@ describe.each(Object.entries(staff) as Array<[DemoStaffEmail, Expected]>)('%s', 
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
     tokens = recordBearerTokens(page);
-    await signIn(page, undefined, email);
+    // Signed in once the tokens page has read its list: every test below has an access token to read, in any order.
+    const listed = page.waitForResponse((response) => new URL(response.url()).pathname === '/v1/onboarding-tokens');
+    await signIn(page, staffOf('staff-roles', role));
+    await listed;
   });
 
   afterAll(async () => {
     await context?.close();
   });
 
-  it(`holds the ${expected.role} role’s scopes and nothing else`, async () => {
+  it(`holds the ${role} role’s scopes and nothing else`, async () => {
+    // From the tokens page, whichever page the last test left.
+    await page
+      .getByRole('navigation', { name: 'Dashboard pages' })
+      .getByRole('link', { name: 'Onboarding tokens' })
+      .click();
+    await page.getByRole('heading', { name: 'Issued tokens' }).waitFor();
     await page.locator('table tbody').waitFor();
     const claims = decodeJwt(tokens.at(-1)!);
-    expect(claims.role).toBe(expected.role);
-    expect(String(claims.scope).split(' ').sort()).toEqual([...ROLE_SCOPES[expected.role]].sort());
+    expect(claims.role).toBe(role);
+    expect(String(claims.scope).split(' ').sort()).toEqual([...ROLE_SCOPES[role]].sort());
   });
 
   it('is offered exactly its pages and actions', async () => {
@@ -160,12 +166,12 @@ describe('an erasure cut off half way', () => {
     // What an erasure a fault stopped leaves (test/faults/partial-erasure.test.ts): its start, no end.
     const userId = `cut-off-${Date.now()}`;
     await new DynamoDbAuditTrail(containerDynamoDbClients().documents, process.env.AUDIT_EVENTS_TABLE_NAME!).append(
-      inject('demoOrgId'),
+      orgIdOf('staff-roles-cut-off-erasure'),
       {
         eventId: randomUUID(),
         occurredAt: new Date().toISOString(),
         action: 'user.erasure_started',
-        actor: { sub: 'staff-5f0c2a9e-admin', clientId: 'onboarding-dashboard' },
+        actor: { sub: staffOf('staff-roles-cut-off-erasure').id, clientId: 'onboarding-dashboard' },
         target: { type: 'user', id: userId },
         requestId: randomUUID(),
         outcome: 'started',
@@ -173,7 +179,7 @@ describe('an erasure cut off half way', () => {
     );
     const context = await browser.newContext();
     const page = await context.newPage();
-    await signIn(page, undefined, 'auditor@demo-org.test');
+    await signIn(page, staffOf('staff-roles-cut-off-erasure', 'auditor'));
     await page.getByRole('link', { name: 'Activity' }).click();
     const row = page.locator(`tr[data-target-id="${userId}"]`);
     await row.getByTestId('erasure-progress').waitFor();

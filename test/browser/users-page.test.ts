@@ -4,14 +4,15 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Request, Response } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { USER_FIELDS } from '#client/index.ts';
 import { generateDemoUsers } from '#local/demo-users.ts';
 import { seedUsers } from '#local/seed-demo-data.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
 import { launchChromium } from './chromium.ts';
-import { apiToken, signIn } from './sign-in.ts';
+import { orgIdOf, staffOf, type BrowserOrganization } from './organizations.ts';
+import { apiToken, signIn, signedInPage } from './sign-in.ts';
 
 /**
  * The Users page and the actions of the dashboard in real Chromium against the local stack: the
@@ -20,7 +21,8 @@ import { apiToken, signIn } from './sign-in.ts';
  * written out, reports, Request report with the quota from `RateLimit-Remaining`, the new job
  * followed to COMPLETE and downloaded verified, Erase after a confirmation), confirmations that cancel, success messages that a new action clears, the
  * favicon, aligned action cells and the layout at 375 and 1280 px. `UPDATE_SCREENSHOTS=1` writes
- * the screenshots to docs/images/ (docs/dashboard.md shows them).
+ * the screenshots to docs/images/ (docs/dashboard.md shows them). The tests that only read share one signed-in page in
+ * this file's organization; each that requests a report, erases or issues a token has an organization and a page of its own.
  */
 const screenshotDir = process.env.UPDATE_SCREENSHOTS
   ? join(import.meta.dirname, '../../docs/images')
@@ -28,9 +30,21 @@ const screenshotDir = process.env.UPDATE_SCREENSHOTS
 mkdirSync(screenshotDir, { recursive: true });
 
 const baseUrl = inject('baseUrl');
-const orgId = inject('demoOrgId');
+const orgId = orgIdOf('users-page');
+/** The browser contexts the running test opened (pageOf), closed after it. */
+const openedContexts: BrowserContext[] = [];
+
+/** A page in a context of its own, signed in as the organization's admin, in the locale the dates are read in. */
+async function pageOf(organization: BrowserOrganization): Promise<Page> {
+  const { context: opened, page: signedIn } = await signedInPage(browser, staffOf(organization), {
+    viewport: { width: 1280, height: 900 },
+    locale: 'en-GB',
+  });
+  openedContexts.push(opened);
+  return signedIn;
+}
 const stamp = Date.now().toString(36);
-/** Users this file adds to the demo organization, with names no demo user has. */
+/** Users this file adds to its organizations, with names no demo user has. */
 const zoe = { id: `zoe-${stamp}`.slice(0, 16), name: `Zoë Ångström-Quinterø` };
 const erasable = { id: `erase-${stamp}`.slice(0, 16), name: `Ernestine Xylander` };
 
@@ -38,8 +52,8 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 
-async function screenshot(name: string, fullPage = true): Promise<void> {
-  await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage });
+async function screenshot(target: Page, name: string, fullPage = true): Promise<void> {
+  await target.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage });
 }
 
 /** Records the API requests the page sends from now on, as `METHOD /path`. */
@@ -53,9 +67,9 @@ function recordApiRequests(target: Page): { requests: string[]; stop: () => void
   return { requests, stop: () => target.off('request', onRequest) };
 }
 
-async function openUsers(): Promise<void> {
-  await page.getByRole('link', { name: 'Onboarding tokens' }).click();
-  await page.getByRole('link', { name: 'Users', exact: true }).click();
+async function openUsers(target: Page): Promise<void> {
+  await target.getByRole('link', { name: 'Onboarding tokens' }).click();
+  await target.getByRole('link', { name: 'Users', exact: true }).click();
 }
 
 /** Whether any visible heading, table header or navigation link breaks inside a word. */
@@ -88,25 +102,42 @@ async function headersBrokenMidWord(target: Page): Promise<string[]> {
   );
 }
 
-beforeAll(async () => {
+/** This file's two users, for the organization `orgId`. */
+function usersOf(orgId: string): UserRecord[] {
   const [template] = generateDemoUsers({ orgId, count: 40, seed: 99 }).filter(
     (user) => (user.idcheck_pep_sanction_result?.pep_result.length ?? 0) > 0,
   );
   if (!template) throw new Error('no generated demo user has a PEP match to copy');
-  const users: UserRecord[] = [
+  return [
     { ...template, ...zoe, email: `zoe.${stamp}@example.test`, dob: '1990-07-14' },
     { ...template, ...erasable, email: `ernestine.${stamp}@example.test`, idcheck_pep_sanction_result: undefined },
   ];
+}
+
+beforeAll(async () => {
   const database = usersDatabaseAsAdmin();
   try {
-    await seedUsers({ database, orgId, users });
+    for (const organization of ['users-page', 'users-page-report', 'users-page-erasure'] as const) {
+      await seedUsers({ database, orgId: orgIdOf(organization), users: usersOf(orgIdOf(organization)) });
+    }
   } finally {
     await database.close();
   }
+  // An Issued token, so the tokens page this file only reads has a row to lay out.
+  const issued = await fetch(`${baseUrl}/v1/onboarding-token`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await apiToken(orgId)}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `rowan.${stamp}@example.test`, first_name: 'Rowan', last_name: 'Reader' }),
+  });
+  expect(issued.status).toBe(201);
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
   page = await context.newPage();
-  await signIn(page);
+  await signIn(page, staffOf('users-page'));
+});
+
+afterEach(async () => {
+  for (const opened of openedContexts.splice(0)) await opened.close();
 });
 
 afterAll(async () => {
@@ -164,10 +195,11 @@ describe('the Users page and the dashboard’s actions in Chromium', () => {
     // en-GB medium date and short time, e.g. "3 Mar 2025, 14:05": not the stored ISO text.
     expect(created).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}$/);
     expect(await page.getByRole('button', { name: /^Export all [\d,]+ users as CSV$/ }).isEnabled()).toBe(true);
-    await screenshot('users');
+    await screenshot(page, 'users');
   });
 
   it('finds "Zoë" by "zoë" (and by "ZOË"), says "1 user", and links the row to the user', async () => {
+    await openUsers(page);
     const search = async (typed: string) => {
       await page.getByLabel('Search', { exact: true }).fill(typed);
       await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -195,10 +227,11 @@ describe('the Users page and the dashboard’s actions in Chromium', () => {
     expect(await page.getByTestId('users-total').textContent()).toBe('Showing 1–1 of 1 user');
     expect(await page.getByRole('button', { name: 'Export 1 user as CSV' }).isEnabled()).toBe(true);
     expect(await page.locator(`tr[data-user-id="${zoe.id}"] td[data-label="Name"]`).textContent()).toBe(zoe.name);
-    await screenshot('users-search');
+    await screenshot(page, 'users-search');
   });
 
   it('disables Export when nothing matches', async () => {
+    await openUsers(page);
     await page.getByLabel('Search', { exact: true }).fill(`nobody-${stamp}`);
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.getByTestId('users-total').filter({ hasText: 'No users match.' }).waitFor();
@@ -206,6 +239,8 @@ describe('the Users page and the dashboard’s actions in Chromium', () => {
   });
 
   it('shows one user: every field labelled, the screening written out, the reports, and the quota after a request', async () => {
+    const page = await pageOf('users-page-report');
+    await openUsers(page);
     await page.getByLabel('Search', { exact: true }).fill('zoë');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.getByRole('link', { name: zoe.id }).click();
@@ -226,7 +261,7 @@ describe('the Users page and the dashboard’s actions in Chromium', () => {
     expect(screeningText).not.toContain('{"');
     expect(await screening.locator('ol.matches > li').count()).toBeGreaterThan(0);
     await page.getByRole('region', { name: `Reports of ${zoe.id}` }).waitFor();
-    await screenshot('user-view');
+    await screenshot(page, 'user-view');
 
     const [response] = await Promise.all([
       page.waitForResponse(
@@ -260,7 +295,7 @@ describe('the Users page and the dashboard’s actions in Chromium', () => {
     await page.getByTestId('download-verified').waitFor();
     const job = await (
       await fetch(`${baseUrl}/v1/document/api/${jobId}`, {
-        headers: { authorization: `Bearer ${await apiToken(orgId)}` },
+        headers: { authorization: `Bearer ${await apiToken(orgIdOf('users-page-report'))}` },
       })
     ).json();
     expect(job.status).toBe('COMPLETE');
@@ -271,6 +306,7 @@ describe('the Users page and the dashboard’s actions in Chromium', () => {
   });
 
   it('erases from the user view only after a confirmation: Cancel sends nothing', async () => {
+    const page = await pageOf('users-page-erasure');
     await page.goto(`${baseUrl}/#/users/${erasable.id}`);
     await page.getByRole('heading', { name: erasable.name, level: 1 }).waitFor();
     // The view's own reads (the user's reports and tokens) are over once both lists are shown: only then record.
@@ -296,6 +332,7 @@ describe('the Users page and the dashboard’s actions in Chromium', () => {
   });
 
   it('tokens: revoke and resend ask first, say what they did, and a new action clears the last message', async () => {
+    const page = await pageOf('users-page-tokens');
     const email = `quinn.${stamp}@example.test`;
     await page.getByRole('link', { name: 'Onboarding tokens' }).click();
     await page.getByLabel('E-mail').fill(email);
@@ -327,7 +364,7 @@ describe('the Users page and the dashboard’s actions in Chromium', () => {
     await row.getByRole('button', { name: `Revoke the token of ${email}` }).click();
     const revokeDialog = page.getByRole('dialog', { name: `Revoke the token of ${email}?` });
     await revokeDialog.waitFor();
-    await screenshot('tokens-revoke-confirmation', false);
+    await screenshot(page, 'tokens-revoke-confirmation', false);
     // Opening the confirmation is a new action: the 409 is gone.
     expect(await page.getByRole('alert').filter({ hasText: 'The token was not issued' }).count()).toBe(0);
     await revokeDialog.getByRole('button', { name: 'Cancel', exact: true }).click();
@@ -346,7 +383,7 @@ describe('the Users page and the dashboard’s actions in Chromium', () => {
     const notice = page.getByTestId('tokens-notice');
     await notice.filter({ hasText: `The token of ${email} was revoked.` }).waitFor();
     await row.getByText('Revoked', { exact: true }).waitFor();
-    await screenshot('tokens');
+    await screenshot(page, 'tokens');
     api.stop();
     expect(api.requests.filter((request) => request.startsWith('DELETE'))).toHaveLength(1);
 
@@ -363,7 +400,7 @@ describe('the Users page and the dashboard’s actions in Chromium', () => {
       [
         'narrow-users',
         async () => {
-          await openUsers();
+          await openUsers(page);
           await page
             .getByTestId('users-total')
             .filter({ hasText: /^Showing/ })
@@ -391,7 +428,7 @@ describe('the Users page and the dashboard’s actions in Chromium', () => {
       expect(await page.evaluate(() => document.documentElement.scrollWidth), name).toBeLessThanOrEqual(375);
       expect(await headersBrokenMidWord(page), name).toEqual([]);
       // What a phone shows first: the top of the page.
-      await screenshot(name, false);
+      await screenshot(page, name, false);
     }
     await page.setViewportSize({ width: 1280, height: 900 });
     expect(await headersBrokenMidWord(page)).toEqual([]);

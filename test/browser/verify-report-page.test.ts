@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { reportSignedByAnotherKey } from '#test/support/signed-report.ts';
 import { launchChromium } from './chromium.ts';
+import { orgIdOf, staffOf } from './organizations.ts';
 import { apiToken, signIn } from './sign-in.ts';
 
 /**
@@ -11,7 +12,7 @@ import { apiToken, signIn } from './sign-in.ts';
  */
 
 const baseUrl = inject('baseUrl');
-const orgId = inject('demoOrgId');
+const orgId = orgIdOf('verify-report-page');
 
 let browser: Browser;
 let context: BrowserContext;
@@ -33,13 +34,13 @@ async function api(
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
 
-/** A report of one of the demo organization's users, rendered and signed by the local stack's worker. */
+/** A report of one of this file's organization's users, rendered and signed by the local stack's worker. */
 async function reportFromTheWorker(): Promise<Uint8Array> {
   const token = await apiToken(orgId);
   const users = await api(token, 'POST', '/v1/user-status', { pagination: { limit: 100 } });
   const userId = (users.body.results as Array<{ id: string }>).at(-1)!.id;
   const created = await api(token, 'POST', '/v1/document/api', { userId });
-  // Another test may be following a report of the same user: take that job.
+  // A job of the same user still open (409) is followed instead: its answer names it too.
   const jobId = created.body.jobId as string;
   expect([202, 409]).toContain(created.status);
   const deadline = Date.now() + 60_000;
@@ -59,7 +60,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
   page = await context.newPage();
-  await signIn(page);
+  await signIn(page, staffOf('verify-report-page'));
   await page.getByRole('link', { name: 'Verify a report' }).click();
   await page.getByRole('heading', { level: 1, name: 'Verify a report' }).waitFor();
 }, 120_000);
