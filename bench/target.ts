@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { single, summarize, type Row } from './report.ts';
 import { callLocalApi, createApiClient, runTimedPacedRequests } from './support/local-api.ts';
+import { quietMedianUnderFloodRow, quietRefusedRow } from './support/running-statements.ts';
 import type { PacedAnswer } from './support/paced-requests-worker.ts';
 import { pacedCalls, pacedSamples, sleep } from './support/timing.ts';
 
@@ -125,15 +126,11 @@ function floodRows(
   const countA = (status: number) => answersA.filter((answer) => answer.status === status).length;
   const inFlight = answersA.filter((answer) => answer.refusal === 'concurrency').length;
   return [
-    {
-      measurement: flood.title,
-      subject: `org B API median under A’s ${flood.what} at ${flood.perSecond}/s`,
-      unit: 'ms',
-      value: single(summarize(ms).median),
-      baseline: { subject: 'org B quiet median, same run', value: single(summarize(quiet).median) },
-      budget: { on: 'ratio', max: MAX_B_MEDIAN_RATIO },
-      note: `contract §25; ${ms.length} queries over ${seconds} s`,
-    },
+    quietMedianUnderFloodRow(
+      { measurement: flood.title, subject: `org B API median under A’s ${flood.what} at ${flood.perSecond}/s` },
+      { quietMs: quiet, underFloodMs: ms, floodSeconds: seconds },
+      MAX_B_MEDIAN_RATIO,
+    ),
     {
       measurement: flood.title,
       subject: `org B API p99 under A’s ${flood.what} (median column: p99)`,
@@ -143,13 +140,10 @@ function floodRows(
       budget: { on: 'ratio', max: MAX_B_P99_RATIO },
       note: 'contract §25: budgeted against a deployed stage, reported locally (bench 12 and 17)',
     },
-    {
-      measurement: flood.title,
-      subject: `org B requests answered 429 or not at all, under A’s ${flood.what}`,
-      unit: 'count',
-      value: single(underFlood.filter(({ status }) => status === 429 || status === 0).length),
-      budget: { on: 'median', max: 0 },
-    },
+    quietRefusedRow(
+      { measurement: flood.title, subject: `org B requests answered 429 or not at all, under A’s ${flood.what}` },
+      underFlood.map(({ status }) => status),
+    ),
     {
       measurement: flood.title,
       subject: 'org A requests refused for its requests in flight (429, contract §25; informational)',

@@ -7,7 +7,13 @@ import { PostgresUserWriter } from '#shared/adapters/postgres/user-writer.ts';
 import { single, summarize, type Row } from '#bench/report.ts';
 import { callLocalApi, createApiClient, runTimedPacedRequests, seedOrganization } from '#bench/support/local-api.ts';
 import type { Measurement } from '#bench/support/measurement.ts';
-import { sampleRunningStatements } from '#bench/support/running-statements.ts';
+import {
+  quietMedianUnderFloodRow,
+  quietP99UnderFloodRow,
+  quietRefusedRow,
+  sampleRunningStatements,
+  statementsAtOnceRow,
+} from '#bench/support/running-statements.ts';
 import { pacedCalls, pacedSamples, sleep } from '#bench/support/timing.ts';
 
 /**
@@ -153,7 +159,6 @@ export default {
     const underFloodMs = underFlood.map(({ ms }) => ms);
     const p99 = (samples: number[]) => summarize(samples, { p99: true }).p99!;
     const count = (status: number) => answers.filter((answer) => answer.status === status).length;
-    const statementsOfA = runningA.map(({ statements }) => statements);
     const lastAdmittedAnswer =
       admitted.length > 0 ? Math.max(...admitted.map((answer) => answer.answeredAt)) : floodStarts;
     context.log(
@@ -183,16 +188,14 @@ export default {
           ? `the first ${(firstConcurrencyRefusalAt - floodStarts).toFixed(0)} ms into the flood; no RateLimit-*, Retry-After: 1`
           : 'none',
       },
-      {
-        measurement: this.title,
-        subject: 'org A’s statements running at once during its flood (pg_stat_activity, most sampled)',
-        unit: 'count',
-        value: single(Math.max(0, ...statementsOfA)),
-        budget: { on: 'median', max: Number(stack.env.DATABASE_CONCURRENCY_PER_ORGANIZATION ?? 4) },
-        note:
-          `contract §25: at most the organization's database requests in flight; ${statementsOfA.length} samples 50 ms ` +
-          `apart, median ${summarize(statementsOfA.length > 0 ? statementsOfA : [0]).median}; client backends only`,
-      },
+      statementsAtOnceRow(
+        {
+          measurement: this.title,
+          subject: 'org A’s statements running at once during its flood (pg_stat_activity, most sampled)',
+        },
+        runningA,
+        Number(stack.env.DATABASE_CONCURRENCY_PER_ORGANIZATION ?? 4),
+      ),
       // Contract §25: B's p99 under A's flood is reported locally, where two cores run both organizations' statements,
       // and budgeted against a deployed stage (`--target`).
       {
@@ -207,30 +210,23 @@ export default {
             : `${Number.isFinite(firstRefusedAt) ? "A's first budget 429 came after B's last query" : 'A’s budget never refused it'}: ` +
               `B's whole flood, ${underFlood.length} queries`,
       },
-      {
-        measurement: this.title,
-        subject: 'org B API median over A’s whole expensive flood',
-        unit: 'ms',
-        value: single(summarize(underFloodMs).median),
-        baseline: { subject: 'org B quiet median, same run', value: single(summarize(baseline).median) },
-        budget: { on: 'ratio', max: MAX_B_MEDIAN_RATIO },
-        note: `contract §25; ${underFlood.length} queries over ${FLOOD_SECONDS} s`,
-      },
-      {
-        measurement: this.title,
-        subject: 'org B API p99 over A’s whole expensive flood (reported locally, contract §25; median column: p99)',
-        unit: 'ms',
-        value: single(p99(underFloodMs)),
-        baseline: { subject: 'org B quiet p99, same run', value: single(p99(baseline)) },
-        note: `${underFlood.length} queries; budgeted (<= ${MAX_B_P99_RATIO}x) against a deployed stage: npm run bench -- --target`,
-      },
-      {
-        measurement: this.title,
-        subject: 'org B requests answered 429 or not at all, under A’s expensive flood',
-        unit: 'count',
-        value: single(underFlood.filter(({ status }) => status === 429 || status === 0).length),
-        budget: { on: 'median', max: 0 },
-      },
+      quietMedianUnderFloodRow(
+        { measurement: this.title, subject: 'org B API median over A’s whole expensive flood' },
+        { quietMs: baseline, underFloodMs, floodSeconds: FLOOD_SECONDS },
+        MAX_B_MEDIAN_RATIO,
+      ),
+      quietP99UnderFloodRow(
+        {
+          measurement: this.title,
+          subject: 'org B API p99 over A’s whole expensive flood (reported locally, contract §25; median column: p99)',
+        },
+        { quietMs: baseline, underFloodMs },
+        MAX_B_P99_RATIO,
+      ),
+      quietRefusedRow(
+        { measurement: this.title, subject: 'org B requests answered 429 or not at all, under A’s expensive flood' },
+        underFlood.map(({ status }) => status),
+      ),
       {
         measurement: this.title,
         subject: 'org A’s admitted deep-offset queries, answer time (informational)',

@@ -12,7 +12,13 @@ import { DEFAULT_REQUEST_BUDGET, tokensAvailable } from '#shared/domain/limits/r
 import { refusalOf, type Refusal } from '#bench/support/agent-request.ts';
 import { callLocalApi, createApiClient, runTimedPacedRequests, seedOrganization } from '#bench/support/local-api.ts';
 import type { Measurement } from '#bench/support/measurement.ts';
-import { sampleRunningStatements } from '#bench/support/running-statements.ts';
+import {
+  quietMedianUnderFloodRow,
+  quietP99UnderFloodRow,
+  quietRefusedRow,
+  sampleRunningStatements,
+  statementsAtOnceRow,
+} from '#bench/support/running-statements.ts';
 import { pacedCalls, pacedSamples, sleep } from '#bench/support/timing.ts';
 
 /**
@@ -322,7 +328,7 @@ export default {
       }
     })();
     await Promise.all([firing, queries, tests, probes, bucketWatch]);
-    const statementsOfA = (await runningA).map(({ statements }) => statements);
+    const samplesOfA = await runningA;
     const floodBudgetWrites = { noisy: budgetWrites.get(noisy) ?? 0, quiet: budgetWrites.get(quiet) ?? 0 };
     loopDelay.disable();
     await Promise.all(flood);
@@ -359,15 +365,11 @@ export default {
         value: summarize(deliveries, { p99: true }),
         budget: { on: 'p99', max: MAX_DELIVERY_MS },
       },
-      {
-        measurement: this.title,
-        subject: 'org B API median over A’s whole flood',
-        unit: 'ms',
-        value: single(summarize(underFloodMs).median),
-        baseline: { subject: 'org B quiet median, same run', value: single(summarize(baseline).median) },
-        budget: { on: 'ratio', max: MAX_API_MEDIAN_RATIO },
-        note: `${underFlood.length} queries over ${FLOOD_SECONDS} s`,
-      },
+      quietMedianUnderFloodRow(
+        { measurement: this.title, subject: 'org B API median over A’s whole flood' },
+        { quietMs: baseline, underFloodMs, floodSeconds: FLOOD_SECONDS },
+        MAX_API_MEDIAN_RATIO,
+      ),
       // Contract §25: B's p99 under A's flood is reported locally, budgeted against a deployed stage (`--target`).
       {
         measurement: this.title,
@@ -389,31 +391,23 @@ export default {
         baseline: { subject: 'org B quiet p99, same run', value: single(p99(baseline)) },
         note: `${duringBurstMs.length} queries; the local stack shares two cores where Lambda gives each invocation its own`,
       },
-      {
-        measurement: this.title,
-        subject: 'org B API p99 over A’s whole flood (reported locally, contract §25; median column: p99)',
-        unit: 'ms',
-        value: single(p99(underFloodMs)),
-        baseline: { subject: 'org B quiet p99, same run', value: single(p99(baseline)) },
-        note: `${underFlood.length} queries; budgeted (<= ${MAX_API_P99_RATIO}x) against a deployed stage: npm run bench -- --target`,
-      },
-      {
-        measurement: this.title,
-        subject: 'org A’s user-status statements running at once during its flood (pg_stat_activity, most sampled)',
-        unit: 'count',
-        value: single(Math.max(0, ...statementsOfA)),
-        budget: { on: 'median', max: Number(stack.env.DATABASE_CONCURRENCY_PER_ORGANIZATION ?? 4) },
-        note:
-          `contract §25: at most the organization's database requests in flight; ${statementsOfA.length} samples 50 ms ` +
-          `apart, median ${summarize(statementsOfA.length > 0 ? statementsOfA : [0]).median}; client backends only`,
-      },
-      {
-        measurement: this.title,
-        subject: 'org B requests answered 429 or not at all',
-        unit: 'count',
-        value: single(count(quietStatuses, 429) + count(quietStatuses, 0)),
-        budget: { on: 'median', max: 0 },
-      },
+      quietP99UnderFloodRow(
+        {
+          measurement: this.title,
+          subject: 'org B API p99 over A’s whole flood (reported locally, contract §25; median column: p99)',
+        },
+        { quietMs: baseline, underFloodMs },
+        MAX_API_P99_RATIO,
+      ),
+      statementsAtOnceRow(
+        {
+          measurement: this.title,
+          subject: 'org A’s user-status statements running at once during its flood (pg_stat_activity, most sampled)',
+        },
+        samplesOfA,
+        Number(stack.env.DATABASE_CONCURRENCY_PER_ORGANIZATION ?? 4),
+      ),
+      quietRefusedRow({ measurement: this.title, subject: 'org B requests answered 429 or not at all' }, quietStatuses),
       {
         measurement: this.title,
         subject: 'the local router, a public route on a kept-alive connection, under the flood (informational)',

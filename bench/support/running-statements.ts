@@ -1,3 +1,4 @@
+import { single, summarize, type Row } from '#bench/report.ts';
 import { sleep } from './timing.ts';
 
 /** How often the sampler reads `pg_stat_activity`. */
@@ -33,4 +34,75 @@ export async function sampleRunningStatements(
     await sleep(SAMPLE_EVERY_MS);
   }
   return samples;
+}
+
+/** What names a row: its measurement and its subject, which stay as each bench words them. */
+interface RowName {
+  measurement: string;
+  subject: string;
+}
+
+const p99 = (samples: readonly number[]) => summarize(samples, { p99: true }).p99!;
+
+/**
+ * Contract §25's rows for one organization (A) flooding while another (B) queries, as benches 12
+ * and 17 and `--target` write them. Statements at once: the most of A's sampled, within its
+ * database requests in flight.
+ */
+export function statementsAtOnceRow(
+  name: RowName,
+  samples: readonly RunningStatements[],
+  requestsInFlightPerOrganization: number,
+): Row {
+  const statements = samples.map((sample) => sample.statements);
+  return {
+    ...name,
+    unit: 'count',
+    value: single(Math.max(0, ...statements)),
+    budget: { on: 'median', max: requestsInFlightPerOrganization },
+    note:
+      `contract §25: at most the organization's database requests in flight; ${statements.length} samples 50 ms ` +
+      `apart, median ${summarize(statements.length > 0 ? statements : [0]).median}; client backends only`,
+  };
+}
+
+/** B's median over A's flood, within `maxRatio` of B's quiet median in the same run. */
+export function quietMedianUnderFloodRow(
+  name: RowName,
+  times: { quietMs: readonly number[]; underFloodMs: readonly number[]; floodSeconds: number },
+  maxRatio: number,
+): Row {
+  return {
+    ...name,
+    unit: 'ms',
+    value: single(summarize(times.underFloodMs).median),
+    baseline: { subject: 'org B quiet median, same run', value: single(summarize(times.quietMs).median) },
+    budget: { on: 'ratio', max: maxRatio },
+    note: `contract §25; ${times.underFloodMs.length} queries over ${times.floodSeconds} s`,
+  };
+}
+
+/** B's p99 over A's flood, reported locally: contract §25 budgets it (`maxRatio`) against a deployed stage. */
+export function quietP99UnderFloodRow(
+  name: RowName,
+  times: { quietMs: readonly number[]; underFloodMs: readonly number[] },
+  maxRatio: number,
+): Row {
+  return {
+    ...name,
+    unit: 'ms',
+    value: single(p99(times.underFloodMs)),
+    baseline: { subject: 'org B quiet p99, same run', value: single(p99(times.quietMs)) },
+    note: `${times.underFloodMs.length} queries; budgeted (<= ${maxRatio}x) against a deployed stage: npm run bench -- --target`,
+  };
+}
+
+/** B's requests answered 429 or not at all (0): contract §25 allows none. */
+export function quietRefusedRow(name: RowName, statuses: readonly number[]): Row {
+  return {
+    ...name,
+    unit: 'count',
+    value: single(statuses.filter((status) => status === 429 || status === 0).length),
+    budget: { on: 'median', max: 0 },
+  };
 }
