@@ -180,6 +180,8 @@ export class ReportPipelineConstruct extends Construct {
     bindTable(this.worker, props.reportJobs, 'readWrite');
     // It reads the job's user from the users database: granted in lib/service-stack.ts (grantReadUsers).
     this.grantReportWrites(this.worker);
+    // A sandbox job whose scenario completes later goes back to its queue with a delay (docs/sandbox.md).
+    this.grantEnqueue(this.worker);
     this.worker.invokedAlias.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: 5,

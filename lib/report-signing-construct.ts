@@ -16,7 +16,11 @@ import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { reportSigningCertificatesFunction } from '#shared/config/api-routes.ts';
 // Plain constants only: importing them does not pull pkijs into the CDK app.
-import { reportSignerName, SIGNING_CERTIFICATES_OBJECT_KEY } from '#shared/adapters/signing/report-signer-name.ts';
+import {
+  reportSignerName,
+  SANDBOX_SIGNING_CERTIFICATES_OBJECT_KEY,
+  SIGNING_CERTIFICATES_OBJECT_KEY,
+} from '#shared/adapters/signing/report-signer-name.ts';
 import { REPORT_SIGNING_ALGORITHM } from '#shared/adapters/signing/report-signing-algorithm.ts';
 import { ServiceFunction } from './service-function.ts';
 
@@ -61,7 +65,10 @@ export interface ReportSigningConstructProps {
 }
 
 /**
- * The stage's report signing key and its certificates. The key is an asymmetric KMS key
+ * The stage's report signing keys and their certificates: the live key, and the sandbox's key
+ * (docs/sandbox.md "Sandbox reports"), alike in every respect but its certificate's name, which
+ * names the sandbox, and the bundle it is published to (`report-signing/sandbox-certificates.pem`),
+ * so a sandbox report never verifies against the live certificates. Each key is an asymmetric KMS key
  * (`REPORT_SIGNING_ALGORITHM`: `RSA_2048`, `SIGN_VERIFY`) whose policy lets only the worker sign reports with it, and the
  * deploy-time certificate function sign the key's own certificate; administrators manage it but
  * cannot use it. A custom resource publishes the certificates to the reports bucket before the
@@ -70,19 +77,21 @@ export interface ReportSigningConstructProps {
  */
 export class ReportSigningConstruct extends Construct {
   readonly key: Key;
+  readonly sandboxKey: Key;
   readonly publisherFunction: ServiceFunction;
   readonly publisherProvider: Provider;
   readonly certificates: CustomResource;
+  readonly sandboxCertificates: CustomResource;
   private readonly bucket: Bucket;
-  private readonly certificatesObjectArn: string;
+  private readonly certificatesObjectArns: string[];
 
   constructor(scope: Construct, id: string, props: ReportSigningConstructProps) {
     super(scope, id);
     const workerRole = props.worker.role;
     if (!workerRole) throw new Error(`${props.worker.node.path} has no role to let sign reports`);
-    const certificatesObjectArn = props.bucket.arnForObjects(SIGNING_CERTIFICATES_OBJECT_KEY);
+    const certificatesObjectKeys = [SIGNING_CERTIFICATES_OBJECT_KEY, SANDBOX_SIGNING_CERTIFICATES_OBJECT_KEY];
     this.bucket = props.bucket;
-    this.certificatesObjectArn = certificatesObjectArn;
+    this.certificatesObjectArns = certificatesObjectKeys.map((key) => props.bucket.arnForObjects(key));
 
     this.publisherFunction = new ServiceFunction(this, reportSigningCertificatesFunction.name, {
       entry: reportSigningCertificatesFunction.entry,
@@ -108,37 +117,41 @@ export class ReportSigningConstruct extends Construct {
         resources: ['*'],
       }),
     ];
-    this.key = new Key(this, 'Key', {
-      keySpec: KeySpec[REPORT_SIGNING_ALGORITHM.kmsKeySpec],
-      keyUsage: KeyUsage.SIGN_VERIFY,
-      description: `Signs the reports of stage ${props.stage} (PAdES); only the report worker may sign with it`,
-      removalPolicy: RemovalPolicy.RETAIN,
-      policy: new PolicyDocument({
-        statements: [
-          new PolicyStatement({
-            sid: 'AccountAdministersTheKey',
-            principals: [new AccountRootPrincipal()],
-            actions: KEY_ADMINISTRATION_ACTIONS,
-            resources: ['*'],
-          }),
-          ...signs(workerRole.roleArn, 'ReportWorker'),
-          // It signs the key's self-issued certificate at deploy (one Sign over the certificate's TBS part).
-          ...signs(publisherRole.roleArn, 'CertificatePublisher'),
-        ],
-      }),
-    });
+    const signingKey = (id: string, reports: string) =>
+      new Key(this, id, {
+        keySpec: KeySpec[REPORT_SIGNING_ALGORITHM.kmsKeySpec],
+        keyUsage: KeyUsage.SIGN_VERIFY,
+        description: `Signs the ${reports} of stage ${props.stage} (PAdES); only the report worker may sign with it`,
+        removalPolicy: RemovalPolicy.RETAIN,
+        policy: new PolicyDocument({
+          statements: [
+            new PolicyStatement({
+              sid: 'AccountAdministersTheKey',
+              principals: [new AccountRootPrincipal()],
+              actions: KEY_ADMINISTRATION_ACTIONS,
+              resources: ['*'],
+            }),
+            ...signs(workerRole.roleArn, 'ReportWorker'),
+            // It signs the key's self-issued certificate at deploy (one Sign over the certificate's TBS part).
+            ...signs(publisherRole.roleArn, 'CertificatePublisher'),
+          ],
+        }),
+      });
+    this.key = signingKey('Key', 'reports');
+    this.sandboxKey = signingKey('SandboxKey', 'sandbox reports (never a screening result)');
 
     this.publisherFunction.addEnvironment('REPORT_SIGNING_KEY_ID', this.key.keyArn);
+    this.publisherFunction.addEnvironment('REPORT_SANDBOX_SIGNING_KEY_ID', this.sandboxKey.keyArn);
     this.publisherFunction.addEnvironment('REPORTS_BUCKET_NAME', props.bucket.bucketName);
     this.publisherFunction.addToRolePolicy(
-      new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [certificatesObjectArn] }),
+      new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: this.certificatesObjectArns }),
     );
     // Without ListBucket a missing object is AccessDenied, not NoSuchKey: the first publication could not tell.
     this.publisherFunction.addToRolePolicy(
       new PolicyStatement({
         actions: ['s3:ListBucket'],
         resources: [props.bucket.bucketArn],
-        conditions: { StringEquals: { 's3:prefix': SIGNING_CERTIFICATES_OBJECT_KEY } },
+        conditions: { StringEquals: { 's3:prefix': certificatesObjectKeys } },
       }),
     );
 
@@ -182,20 +195,34 @@ export class ReportSigningConstruct extends Construct {
         RenewalCheck: new Date().toISOString().slice(0, 7),
       },
     });
+    // Always self-issued: an operator's CA certifies the live key, never one that signs test data.
+    this.sandboxCertificates = new CustomResource(this, 'SandboxCertificates', {
+      serviceToken: this.publisherProvider.serviceToken,
+      resourceType: REPORT_SIGNING_CERTIFICATES_TYPE,
+      properties: {
+        Mode: 'sandbox',
+        SignerName: reportSignerName(props.stage, 'sandbox'),
+        OperatorCertificates: '',
+        KeyArn: this.sandboxKey.keyArn,
+        RenewalCheck: new Date().toISOString().slice(0, 7),
+      },
+    });
 
     props.worker.addEnvironment('REPORT_SIGNING_KEY_ID', this.key.keyArn);
+    props.worker.addEnvironment('REPORT_SANDBOX_SIGNING_KEY_ID', this.sandboxKey.keyArn);
     if (props.timestampUrl) props.worker.addEnvironment('REPORT_TIMESTAMP_URL', props.timestampUrl);
     this.grantReadCertificates(props.worker);
   }
 
   /**
-   * Lets a function read the published certificates (`s3:GetObject` on that one object, nothing
-   * else of the bucket), tells it the bucket, and creates it after the first publication.
+   * Lets a function read the published certificates, live and sandbox (`s3:GetObject` on those two
+   * objects, nothing else of the bucket), tells it the bucket, and creates it after the first
+   * publication of both.
    */
   grantReadCertificates(fn: LambdaFunction): void {
-    fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.certificatesObjectArn] }));
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: this.certificatesObjectArns }));
     fn.addEnvironment('REPORTS_BUCKET_NAME', this.bucket.bucketName);
-    // The worker starts signing, and the API listing, only once the key's certificate is published.
-    fn.node.addDependency(this.certificates);
+    // The worker starts signing, and the API listing, only once the keys' certificates are published.
+    fn.node.addDependency(this.certificates, this.sandboxCertificates);
   }
 }

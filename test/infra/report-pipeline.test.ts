@@ -287,8 +287,14 @@ describe('worker', () => {
     const s3 = queries.statementsFor(reports().worker, 's3:');
     expect(s3.map((statement) => [actionsOf(statement).sort(), resourcesOf(statement)])).toEqual([
       [['s3:DeleteObject', 's3:PutObject'], [reportObjects()]],
-      // The published certificates of its signing key (test/infra/report-signing.test.ts).
-      [['s3:GetObject'], [`<${logicalIdOf(reports().bucket)}.Arn>/report-signing/certificates.pem`]],
+      // The published certificates of its signing keys, live and sandbox (test/infra/report-signing.test.ts).
+      [
+        ['s3:GetObject'],
+        [
+          `<${logicalIdOf(reports().bucket)}.Arn>/report-signing/certificates.pem`,
+          `<${logicalIdOf(reports().bucket)}.Arn>/report-signing/sandbox-certificates.pem`,
+        ],
+      ],
     ]);
   });
 
@@ -297,8 +303,9 @@ describe('worker', () => {
     expect(tablesWith(worker, 'dynamodb:UpdateItem')).toEqual([tableArn('ReportJobs')]);
     expect(tablesWith(worker, 'dynamodb:GetItem')).toEqual([tableArn('ReportJobs')]);
     expect(dsqlGrantsOf(worker)).toEqual([{ actions: ['dsql:DbConnect'], resources: [usersClusterArn()] }]);
-    // It publishes webhook events, and never puts a job back on its own queue.
-    expect(sendTargetsOf(worker)).toEqual([arnOf(stack.webhooks.queue)]);
+    // Its report events, and its own queue: a sandbox job whose scenario completes later is sent back delayed.
+    expect(sendTargetsOf(worker)).toEqual([arnOf(reports().queue), arnOf(stack.webhooks.queue)]);
+    expect(queries.environmentOf(worker).REPORT_QUEUE_URL).toEqual({ Ref: logicalIdOf(reports().queue) });
   });
 });
 

@@ -3,7 +3,11 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KEY_ADMINISTRATION_ACTIONS, REPORT_SIGNING_CERTIFICATES_TYPE } from '#lib/report-signing-construct.ts';
 import type { ServiceStack } from '#lib/service-stack.ts';
-import { reportSignerName, SIGNING_CERTIFICATES_OBJECT_KEY } from '#shared/adapters/signing/report-signer-name.ts';
+import {
+  reportSignerName,
+  SANDBOX_SIGNING_CERTIFICATES_OBJECT_KEY,
+  SIGNING_CERTIFICATES_OBJECT_KEY,
+} from '#shared/adapters/signing/report-signer-name.ts';
 import { issueSigningCertificate } from '#shared/adapters/signing/issue-signing-certificate.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 import { actionsOf, resourcesOf, templateQueries, type Statement } from './template-queries.ts';
@@ -17,8 +21,12 @@ beforeAll(() => {
   queries = templateQueries(Template.fromStack(stack));
 });
 
-const key = () => queries.resources[logicalIdOf(stack.reportSigning.key)]!;
-const keyStatements = () => key().Properties.KeyPolicy.Statement as Array<Statement & { Sid: string }>;
+/** The live key and the sandbox's: the same policy shape, each tested alike. */
+const KEYS = { live: () => stack.reportSigning.key, sandbox: () => stack.reportSigning.sandboxKey } as const;
+type KeyMode = keyof typeof KEYS;
+const key = (mode: KeyMode = 'live') => queries.resources[logicalIdOf(KEYS[mode]())]!;
+const keyStatements = (mode: KeyMode = 'live') =>
+  key(mode).Properties.KeyPolicy.Statement as Array<Statement & { Sid: string }>;
 const roleArnOf = (fn: { role?: unknown }) => ({
   'Fn::GetAtt': [logicalIdOf(fn.role as Parameters<typeof logicalIdOf>[0]), 'Arn'],
 });
@@ -27,14 +35,23 @@ const covers = (pattern: string, action: string) =>
   new RegExp(`^${pattern.replaceAll('*', '.*')}$`, 'i').test(action) || pattern === '*';
 const certificates = () => queries.ofType(REPORT_SIGNING_CERTIFICATES_TYPE).map(([, resource]) => resource);
 const certificatesObject = () => `<${logicalIdOf(stack.reports.bucket)}.Arn>/${SIGNING_CERTIFICATES_OBJECT_KEY}`;
+const sandboxCertificatesObject = () =>
+  `<${logicalIdOf(stack.reports.bucket)}.Arn>/${SANDBOX_SIGNING_CERTIFICATES_OBJECT_KEY}`;
 
-describe('the report signing key', () => {
+it('there are two report signing keys, the live one and the sandbox’s, apart', () => {
+  expect(queries.ofType('AWS::KMS::Key').filter(([, k]) => k.Properties.KeySpec === 'RSA_2048')).toHaveLength(2);
+  expect(logicalIdOf(stack.reportSigning.sandboxKey)).not.toBe(logicalIdOf(stack.reportSigning.key));
+});
+
+describe.each(['live', 'sandbox'] as const)('the %s report signing key', (mode) => {
+  const key = () => queries.resources[logicalIdOf(KEYS[mode]())]!;
+  const keyStatements = () => key().Properties.KeyPolicy.Statement as Array<Statement & { Sid: string }>;
+
   it('is an asymmetric RSA 2048 signing key (KMS prices its requests as symmetric ones), retained', () => {
     expect(key().Type).toBe('AWS::KMS::Key');
     expect(key().Properties).toMatchObject({ KeySpec: 'RSA_2048', KeyUsage: 'SIGN_VERIFY' });
     expect(key().Properties.EnableKeyRotation).toBeUndefined();
     expect(key().DeletionPolicy).toBe('Retain');
-    expect(queries.ofType('AWS::KMS::Key').filter(([, k]) => k.Properties.KeySpec === 'RSA_2048')).toHaveLength(1);
   });
 
   it('lets only the worker sign reports, and the certificate publisher sign the key’s certificate; nobody else, not even the account', () => {
@@ -69,17 +86,19 @@ describe('the report signing key', () => {
     const kmsStatements = queries
       .ofType('AWS::IAM::Policy')
       .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[])
-      .filter((statement) => resourcesOf(statement).includes(`<${logicalIdOf(stack.reportSigning.key)}.Arn>`));
+      .filter((statement) => resourcesOf(statement).includes(`<${logicalIdOf(KEYS[mode]())}.Arn>`));
     expect(kmsStatements).toEqual([]);
   });
 
-  it('is the worker’s key (REPORT_SIGNING_KEY_ID), and the worker reads the published certificates and nothing else of them', () => {
-    const keyArn = { 'Fn::GetAtt': [logicalIdOf(stack.reportSigning.key), 'Arn'] };
-    expect(queries.environmentOf(stack.reports.worker).REPORT_SIGNING_KEY_ID).toEqual(keyArn);
-    expect(queries.environmentOf(stack.reportSigning.publisherFunction).REPORT_SIGNING_KEY_ID).toEqual(keyArn);
+  it('is the worker’s key of its mode, and the worker reads the published certificates and nothing else of them', () => {
+    const variable = mode === 'live' ? 'REPORT_SIGNING_KEY_ID' : 'REPORT_SANDBOX_SIGNING_KEY_ID';
+    const keyArn = { 'Fn::GetAtt': [logicalIdOf(KEYS[mode]()), 'Arn'] };
+    expect(queries.environmentOf(stack.reports.worker)[variable]).toEqual(keyArn);
+    expect(queries.environmentOf(stack.reportSigning.publisherFunction)[variable]).toEqual(keyArn);
+    const object = mode === 'live' ? certificatesObject() : sandboxCertificatesObject();
     const workerReads = queries
       .statementsFor(stack.reports.worker, 's3:')
-      .filter((statement) => resourcesOf(statement).includes(certificatesObject()));
+      .filter((statement) => resourcesOf(statement).includes(object));
     expect(workerReads.flatMap(actionsOf)).toEqual(['s3:GetObject']);
   });
 });
@@ -87,32 +106,49 @@ describe('the report signing key', () => {
 describe('the certificates endpoint (GET /v1/report-signing-certificates)', () => {
   const listing = () => stack.routeFunctions.get('ListReportSigningCertificates')!;
 
-  it('may read the published certificates object and nothing else of S3; nothing of KMS', () => {
+  it('may read the published certificates objects, live and sandbox, and nothing else of S3; nothing of KMS', () => {
     const s3 = queries.statementsFor(listing(), 's3:');
     expect(s3.map((statement) => [actionsOf(statement), resourcesOf(statement)])).toEqual([
-      [['s3:GetObject'], [certificatesObject()]],
+      [['s3:GetObject'], [certificatesObject(), sandboxCertificatesObject()]],
     ]);
     expect(queries.statementsFor(listing(), 'kms:')).toEqual([]);
     expect(queries.environmentOf(listing()).REPORTS_BUCKET_NAME).toEqual({ Ref: logicalIdOf(stack.reports.bucket) });
     expect(queries.environmentOf(listing()).REPORT_SIGNING_KEY_ID).toBeUndefined();
+    expect(queries.environmentOf(listing()).REPORT_SANDBOX_SIGNING_KEY_ID).toBeUndefined();
   });
 
-  it('is not named by the key policy: it reads certificates, never the key', () => {
+  it('is not named by either key policy: it reads certificates, never a key', () => {
     const listingRole = JSON.stringify(roleArnOf(listing()));
-    expect(keyStatements().filter((statement) => JSON.stringify(statement.Principal).includes(listingRole))).toEqual(
-      [],
-    );
+    for (const mode of ['live', 'sandbox'] as const) {
+      expect(
+        keyStatements(mode).filter((statement) => JSON.stringify(statement.Principal).includes(listingRole)),
+      ).toEqual([]);
+    }
   });
 
-  it('is created after the first publication', () => {
+  it('is created after the first publication of both bundles', () => {
     const fn = queries.resources[logicalIdOf(listing())]!;
     expect(fn.DependsOn).toContain(stack.getLogicalId(stack.reportSigning.certificates.node.defaultChild as never));
+    expect(fn.DependsOn).toContain(
+      stack.getLogicalId(stack.reportSigning.sandboxCertificates.node.defaultChild as never),
+    );
   });
 });
 
+it('grants no function but the worker and the publisher either key, and no other function reads the sandbox key’s id', () => {
+  const others = queries
+    .ofType('AWS::Lambda::Function')
+    .filter(
+      ([id]) => id !== logicalIdOf(stack.reports.worker) && id !== logicalIdOf(stack.reportSigning.publisherFunction),
+    )
+    .filter(([, fn]) => 'REPORT_SANDBOX_SIGNING_KEY_ID' in ((fn.Properties.Environment?.Variables ?? {}) as object));
+  expect(others).toEqual([]);
+});
+
 describe('the certificate resource', () => {
-  it('is one custom resource naming the stage’s signer, the key and no operator certificate by default', () => {
-    expect(certificates()).toHaveLength(1);
+  it('is one custom resource per key: the live one naming the stage’s signer, the key and no operator certificate by default', () => {
+    expect(certificates()).toHaveLength(2);
+    expect(certificates()[0]!.Properties).not.toHaveProperty('Mode');
     expect(certificates()[0]!.Properties).toMatchObject({
       SignerName: reportSignerName('dev'),
       OperatorCertificates: '',
@@ -121,20 +157,39 @@ describe('the certificate resource', () => {
     expect(certificates()[0]!.Properties.RenewalCheck).toMatch(/^\d{4}-\d{2}$/);
   });
 
+  it('publishes the sandbox key’s certificate apart, under a name that says sandbox, never the operator’s', () => {
+    expect(certificates()[1]!.Properties).toMatchObject({
+      Mode: 'sandbox',
+      SignerName: reportSignerName('dev', 'sandbox'),
+      OperatorCertificates: '',
+      KeyArn: { 'Fn::GetAtt': [logicalIdOf(stack.reportSigning.sandboxKey), 'Arn'] },
+    });
+    expect(certificates()[1]!.Properties.SignerName).toContain('SANDBOX');
+    expect(certificates()[1]!.Properties.ServiceToken).toEqual(certificates()[0]!.Properties.ServiceToken);
+  });
+
   it('is published before the worker is created or updated', () => {
     const worker = queries.resources[logicalIdOf(stack.reports.worker)]!;
     expect(worker.DependsOn).toContain(stack.getLogicalId(stack.reportSigning.certificates.node.defaultChild as never));
+    expect(worker.DependsOn).toContain(
+      stack.getLogicalId(stack.reportSigning.sandboxCertificates.node.defaultChild as never),
+    );
   });
 
-  it('is served by the publisher, which may read and replace the one bundle object and list nothing but it', () => {
+  it('is served by the publisher, which may read and replace the two bundle objects and list nothing but them', () => {
     const statements = queries
       .statementsOf(stack.reportSigning.publisherFunction)
       .filter((statement) => actionsOf(statement).some((action) => action.startsWith('s3:')));
     expect(statements.map((statement) => [actionsOf(statement).sort(), resourcesOf(statement)])).toEqual([
-      [['s3:GetObject', 's3:PutObject'], [certificatesObject()]],
+      [
+        ['s3:GetObject', 's3:PutObject'],
+        [certificatesObject(), sandboxCertificatesObject()],
+      ],
       [['s3:ListBucket'], [`<${logicalIdOf(stack.reports.bucket)}.Arn>`]],
     ]);
-    expect(statements[1]!.Condition).toEqual({ StringEquals: { 's3:prefix': SIGNING_CERTIFICATES_OBJECT_KEY } });
+    expect(statements[1]!.Condition).toEqual({
+      StringEquals: { 's3:prefix': [SIGNING_CERTIFICATES_OBJECT_KEY, SANDBOX_SIGNING_CERTIFICATES_OBJECT_KEY] },
+    });
     const serviceToken = certificates()[0]!.Properties.ServiceToken as { 'Fn::GetAtt': [string, string] };
     const framework = queries.resources[serviceToken['Fn::GetAtt'][0]]!;
     expect(framework.Properties.Environment.Variables.USER_ON_EVENT_FUNCTION_ARN).toEqual({
@@ -156,8 +211,11 @@ describe('the certificate resource', () => {
       bundle: false,
       context: { reportSigningCertificates: pem.replaceAll('\n', '\\n') },
     });
-    const [resource] = templateQueries(Template.fromStack(withOperator)).ofType(REPORT_SIGNING_CERTIFICATES_TYPE);
+    const [resource, sandboxResource] = templateQueries(Template.fromStack(withOperator)).ofType(
+      REPORT_SIGNING_CERTIFICATES_TYPE,
+    );
     expect(resource![1].Properties.OperatorCertificates).toBe(pem);
+    expect(sandboxResource![1].Properties.OperatorCertificates).toBe('');
     expect(() =>
       buildServiceStack({ bundle: false, context: { reportSigningCertificates: 'not a certificate' } }),
     ).toThrow(/reportSigningCertificates must be PEM certificates/);
