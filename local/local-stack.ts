@@ -31,6 +31,7 @@ import {
   ensureLocalReportSigningKey,
   publishLocalSigningCertificates,
   REPORT_SIGNING_KEY_FILE,
+  SANDBOX_REPORT_SIGNING_KEY_FILE,
 } from './report-signing-key.ts';
 import { createHandlerLoader, type HandlerLoader } from './handler-modules.ts';
 import { localPollers, type PollerFactory, type RunningPoller } from './pollers.ts';
@@ -212,10 +213,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           keysDir,
         })
       : {};
-    await publishLocalSigningCertificates(await ensureLocalReportSigningKey(keysDir), {
-      s3Endpoint: emulators.endpoints.s3,
-      bucketName: resources.reportsBucketName,
-    });
+    for (const mode of ['live', 'sandbox'] as const) {
+      await publishLocalSigningCertificates(
+        await ensureLocalReportSigningKey(keysDir, new Date(), mode),
+        { s3Endpoint: emulators.endpoints.s3, bucketName: resources.reportsBucketName },
+        mode,
+      );
+    }
     const env = await handlerEnvironment({
       endpoints: { ...emulators.endpoints, ...routes.endpoints },
       usersDatabase: { ...emulators.usersDatabase, ...routes.usersDatabase },
@@ -394,6 +398,8 @@ export function handlerEnvironment({
     ...(prettyLogs ? { POWERTOOLS_DEV: 'true' } : {}),
     // The worker's report signing key, created at start (report-signing-key.ts); a KMS key in AWS.
     REPORT_SIGNING_KEY_FILE: join(keysDir, REPORT_SIGNING_KEY_FILE),
+    // The sandbox's, beside it (docs/sandbox.md "Sandbox reports"); a second KMS key in AWS.
+    REPORT_SANDBOX_SIGNING_KEY_FILE: join(keysDir, SANDBOX_REPORT_SIGNING_KEY_FILE),
     // Not read by the handlers: lets a test process craft tokens with the provider's key (idp-jwks.json).
     LOCAL_KEYS_DIR: keysDir,
   });
