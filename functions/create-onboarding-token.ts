@@ -6,12 +6,11 @@ import { logger } from '#shared/observability/logger.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import type { OnboardingTokenBody } from '#shared/schemas/onboarding-token-responses.ts';
 import { onboardingTokenRequestSchema } from '#shared/schemas/onboarding-token-schemas.ts';
-import { apiGuards, idempotentRequestsFor } from '#shared/wiring/api.ts';
+import { apiFunction, idempotentRequestsFor } from '#shared/wiring/api.ts';
 import { auditTrailFor } from '#shared/wiring/audit.ts';
-import { loadFunctionConfig } from '#shared/wiring/function-config.ts';
 import { onboardingMailFor, onboardingTokensFor } from '#shared/wiring/onboarding.ts';
 
-const config = loadFunctionConfig('CreateOnboardingToken');
+const { config, guards } = apiFunction('CreateOnboardingToken');
 
 const createToken = createOnboardingToken({
   tokens: onboardingTokensFor(config),
@@ -25,7 +24,7 @@ const createToken = createOnboardingToken({
 });
 
 export const handler = createApiHandler({
-  ...apiGuards(config),
+  ...guards,
   requiredScope: 'onboarding:write',
   audit: auditTrailFor(config),
   bodySchema: onboardingTokenRequestSchema,

@@ -4,25 +4,25 @@ import { accepted } from '#shared/http/responses.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import { reportJobCreatedBody } from '#shared/presenters/report-job-bodies.ts';
 import { reportJobRequestSchema } from '#shared/schemas/report-job-schemas.ts';
-import { apiGuards, idempotentRequestsFor } from '#shared/wiring/api.ts';
+import { apiFunction, idempotentRequestsFor } from '#shared/wiring/api.ts';
 import { auditTrailFor } from '#shared/wiring/audit.ts';
-import { loadFunctionConfig } from '#shared/wiring/function-config.ts';
 import { reportRateLimitFor, reportRequestPortsFor } from '#shared/wiring/reports.ts';
 
-const config = loadFunctionConfig('CreateReportJob');
+const { config, guards } = apiFunction('CreateReportJob');
 const requestReportJob = requestReport(reportRequestPortsFor(config));
 
 export const handler = createApiHandler({
-  ...apiGuards(config),
+  ...guards,
   requiredScope: 'reports:write',
   audit: auditTrailFor(config),
   beforeBody: [reportRateLimitFor(config)],
   bodySchema: reportJobRequestSchema,
   idempotency: idempotentRequestsFor('POST /v1/document/api', config),
   handle: async ({ body, principal, answerBy, audit }) => {
+    const { userId } = body;
     const job = await requestReportJob({
       orgId: principal.tenantKey,
-      userId: body.userId,
+      userId,
       answerBy,
       requestedBy: principal.subject,
     });

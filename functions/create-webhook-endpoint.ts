@@ -3,17 +3,16 @@ import { createApiHandler } from '#shared/http/api-handler.ts';
 import { created } from '#shared/http/responses.ts';
 import { webhookEndpointCreatedBody } from '#shared/presenters/webhook-bodies.ts';
 import { webhookEndpointRequestSchema } from '#shared/schemas/webhook-schemas.ts';
-import { apiGuards } from '#shared/wiring/api.ts';
+import { apiFunction } from '#shared/wiring/api.ts';
 import { auditTrailFor } from '#shared/wiring/audit.ts';
-import { loadFunctionConfig } from '#shared/wiring/function-config.ts';
 import { webhookRegistrationPortsFor } from '#shared/wiring/webhooks.ts';
 
-const config = loadFunctionConfig('CreateWebhookEndpoint');
+const { config, guards } = apiFunction('CreateWebhookEndpoint');
 const createEndpoint = createWebhookEndpoint(webhookRegistrationPortsFor(config));
 
 /** POST /v1/webhooks: registers an endpoint; its secret is in this answer and nowhere else. */
 export const handler = createApiHandler({
-  ...apiGuards(config),
+  ...guards,
   requiredScope: 'webhooks:manage',
   audit: auditTrailFor(config),
   bodySchema: webhookEndpointRequestSchema,

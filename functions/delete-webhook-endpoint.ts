@@ -3,17 +3,16 @@ import { deleteWebhookEndpoint } from '#shared/domain/webhooks/manage-webhook-en
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { webhookEndpointIdFrom } from '#shared/http/path-parameters.ts';
 import { noContent } from '#shared/http/responses.ts';
-import { apiGuards } from '#shared/wiring/api.ts';
+import { apiFunction } from '#shared/wiring/api.ts';
 import { auditTrailFor } from '#shared/wiring/audit.ts';
-import { loadFunctionConfig } from '#shared/wiring/function-config.ts';
 import { webhookEndpointsFor } from '#shared/wiring/webhooks.ts';
 
-const config = loadFunctionConfig('DeleteWebhookEndpoint');
+const { config, guards } = apiFunction('DeleteWebhookEndpoint');
 const deleteEndpoint = deleteWebhookEndpoint({ endpoints: webhookEndpointsFor(config), clock: systemClock });
 
 /** DELETE /v1/webhooks/{id}: 204; another organization's endpoint is not found. */
 export const handler = createApiHandler({
-  ...apiGuards(config),
+  ...guards,
   requiredScope: 'webhooks:manage',
   audit: auditTrailFor(config),
   handle: async ({ event, principal, audit }) => {

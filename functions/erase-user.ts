@@ -4,15 +4,14 @@ import { createApiHandler } from '#shared/http/api-handler.ts';
 import { userIdFrom } from '#shared/http/path-parameters.ts';
 import { noContent } from '#shared/http/responses.ts';
 import { logger } from '#shared/observability/logger.ts';
-import { apiGuards } from '#shared/wiring/api.ts';
+import { apiFunction } from '#shared/wiring/api.ts';
 import { auditTrailFor } from '#shared/wiring/audit.ts';
-import { loadFunctionConfig } from '#shared/wiring/function-config.ts';
 import { onboardingTokensFor } from '#shared/wiring/onboarding.ts';
 import { reportJobsFor, reportStorageFor } from '#shared/wiring/reports.ts';
 import { userErasurePortsFor } from '#shared/wiring/users.ts';
 import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
 
-const config = loadFunctionConfig('EraseUser');
+const { config, guards } = apiFunction('EraseUser');
 const publishing = webhookEventPublishing(config);
 const erase = eraseUser({
   ...userErasurePortsFor(config),
@@ -29,7 +28,7 @@ const erase = eraseUser({
  * the pending webhook events naming it; 204.
  */
 export const handler = createApiHandler({
-  ...apiGuards(config),
+  ...guards,
   requiredScope: 'users:erase',
   audit: auditTrailFor(config),
   handle: async ({ event, principal, audit }) => {

@@ -1,24 +1,18 @@
-import { systemClock } from '#shared/domain/clock.ts';
 import { getReportDownload } from '#shared/domain/reports/read-report-job.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { reportJobIdFrom } from '#shared/http/path-parameters.ts';
 import { ok } from '#shared/http/responses.ts';
 import { reportDownloadBody } from '#shared/presenters/report-job-bodies.ts';
-import { apiGuards } from '#shared/wiring/api.ts';
+import { apiFunction } from '#shared/wiring/api.ts';
 import { auditTrailFor } from '#shared/wiring/audit.ts';
-import { loadFunctionConfig } from '#shared/wiring/function-config.ts';
-import { reportDownloadLinksFor, reportJobsFor } from '#shared/wiring/reports.ts';
+import { reportDownloadPortsFor } from '#shared/wiring/reports.ts';
 
-const config = loadFunctionConfig('GetReportDownloadUrl');
-const downloadFor = getReportDownload({
-  jobs: reportJobsFor(config),
-  storage: reportDownloadLinksFor(config),
-  clock: systemClock,
-});
+const { config, guards } = apiFunction('GetReportDownloadUrl');
+const downloadFor = getReportDownload(reportDownloadPortsFor(config));
 
 /** Authorization and organization are checked on every call; addresses are never cached. */
 export const handler = createApiHandler({
-  ...apiGuards(config),
+  ...guards,
   requiredScope: 'reports:read',
   audit: auditTrailFor(config),
   handle: async ({ event, principal, audit }) => {

@@ -4,15 +4,14 @@ import { createApiHandler } from '#shared/http/api-handler.ts';
 import { reportJobIdFrom } from '#shared/http/path-parameters.ts';
 import { ok } from '#shared/http/responses.ts';
 import { reportJobBody } from '#shared/presenters/report-job-bodies.ts';
-import { apiGuards } from '#shared/wiring/api.ts';
-import { loadFunctionConfig } from '#shared/wiring/function-config.ts';
+import { apiFunction } from '#shared/wiring/api.ts';
 import { reportJobsFor } from '#shared/wiring/reports.ts';
 
-const config = loadFunctionConfig('GetReportJob');
+const { config, guards } = apiFunction('GetReportJob');
 const readJob = getReportJob({ jobs: reportJobsFor(config), clock: systemClock });
 
 export const handler = createApiHandler({
-  ...apiGuards(config),
+  ...guards,
   requiredScope: 'reports:read',
   handle: async ({ event, principal }) =>
     ok(reportJobBody(await readJob({ orgId: principal.tenantKey, jobId: reportJobIdFrom(event) }))),

@@ -5,15 +5,14 @@ import { ok } from '#shared/http/responses.ts';
 import { parseInput } from '#shared/http/validation.ts';
 import { onboardingTokenPageBody } from '#shared/presenters/onboarding-token-bodies.ts';
 import { onboardingTokenListQuerySchema } from '#shared/schemas/onboarding-token-schemas.ts';
-import { apiGuards } from '#shared/wiring/api.ts';
-import { loadFunctionConfig } from '#shared/wiring/function-config.ts';
+import { apiFunction } from '#shared/wiring/api.ts';
 import { onboardingTokensFor } from '#shared/wiring/onboarding.ts';
 
-const config = loadFunctionConfig('ListOnboardingTokens');
+const { config, guards } = apiFunction('ListOnboardingTokens');
 const listTokens = listOnboardingTokens({ tokens: onboardingTokensFor(config), clock: systemClock });
 
 export const handler = createApiHandler({
-  ...apiGuards(config),
+  ...guards,
   requiredScope: 'onboarding:read',
   handle: async ({ event, principal }) => {
     const { limit, cursor, status } = parseInput(onboardingTokenListQuerySchema, event.queryStringParameters ?? {});

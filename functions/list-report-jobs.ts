@@ -5,15 +5,14 @@ import { ok } from '#shared/http/responses.ts';
 import { parseInput } from '#shared/http/validation.ts';
 import { reportJobPageBody } from '#shared/presenters/report-job-bodies.ts';
 import { reportJobListQuerySchema } from '#shared/schemas/report-job-schemas.ts';
-import { apiGuards } from '#shared/wiring/api.ts';
-import { loadFunctionConfig } from '#shared/wiring/function-config.ts';
+import { apiFunction } from '#shared/wiring/api.ts';
 import { reportJobListingFor } from '#shared/wiring/reports.ts';
 
-const config = loadFunctionConfig('ListReportJobs');
+const { config, guards } = apiFunction('ListReportJobs');
 const listJobs = listReportJobs({ jobs: reportJobListingFor(config), clock: systemClock });
 
 export const handler = createApiHandler({
-  ...apiGuards(config),
+  ...guards,
   requiredScope: 'reports:read',
   handle: async ({ event, principal }) => {
     const { limit, cursor, userId } = parseInput(reportJobListQuerySchema, event.queryStringParameters ?? {});

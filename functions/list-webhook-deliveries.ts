@@ -1,4 +1,3 @@
-import { systemClock } from '#shared/domain/clock.ts';
 import { listWebhookDeliveries } from '#shared/domain/webhooks/manage-webhook-endpoints.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { webhookEndpointIdFrom } from '#shared/http/path-parameters.ts';
@@ -6,20 +5,15 @@ import { ok } from '#shared/http/responses.ts';
 import { parseInput } from '#shared/http/validation.ts';
 import { webhookDeliveryPageBody } from '#shared/presenters/webhook-bodies.ts';
 import { webhookDeliveryListQuerySchema } from '#shared/schemas/webhook-schemas.ts';
-import { apiGuards } from '#shared/wiring/api.ts';
-import { loadFunctionConfig } from '#shared/wiring/function-config.ts';
-import { webhookDeliveryLogFor, webhookEndpointsFor } from '#shared/wiring/webhooks.ts';
+import { apiFunction } from '#shared/wiring/api.ts';
+import { webhookDeliveryPortsFor } from '#shared/wiring/webhooks.ts';
 
-const config = loadFunctionConfig('ListWebhookDeliveries');
-const listDeliveries = listWebhookDeliveries({
-  endpoints: webhookEndpointsFor(config),
-  deliveries: webhookDeliveryLogFor(config),
-  clock: systemClock,
-});
+const { config, guards } = apiFunction('ListWebhookDeliveries');
+const listDeliveries = listWebhookDeliveries(webhookDeliveryPortsFor(config));
 
 /** GET /v1/webhooks/{id}/deliveries: the endpoint's delivery log, newest first. */
 export const handler = createApiHandler({
-  ...apiGuards(config),
+  ...guards,
   requiredScope: 'webhooks:manage',
   handle: async ({ event, principal }) => {
     const { limit, cursor } = parseInput(webhookDeliveryListQuerySchema, event.queryStringParameters ?? {});

@@ -3,11 +3,10 @@ import { createApiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { userStatusRequestSchema } from '#shared/schemas/user-status-schemas.ts';
-import { apiGuards } from '#shared/wiring/api.ts';
-import { loadFunctionConfig } from '#shared/wiring/function-config.ts';
+import { apiFunction } from '#shared/wiring/api.ts';
 import { userStatusReaderFor } from '#shared/wiring/users.ts';
 
-const config = loadFunctionConfig('QueryUserStatus');
+const { config, guards } = apiFunction('QueryUserStatus');
 const queryUsers = queryUserStatus({
   users: userStatusReaderFor(config),
   // Matches and statements per query, for the cost model in docs/user-status.md (Logs Insights: stats count(*) by accessPath).
@@ -15,7 +14,7 @@ const queryUsers = queryUserStatus({
 });
 
 export const handler = createApiHandler({
-  ...apiGuards(config),
+  ...guards,
   requiredScope: 'users:read',
   bodySchema: userStatusRequestSchema,
   handle: async ({ body, principal }) => ok(await queryUsers(principal.tenantKey, body)),

@@ -5,12 +5,11 @@ import { onboardingTokenIdFrom } from '#shared/http/path-parameters.ts';
 import { created, rateLimitHeaders } from '#shared/http/responses.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import type { OnboardingTokenBody } from '#shared/schemas/onboarding-token-responses.ts';
-import { apiGuards, idempotentRequestsFor } from '#shared/wiring/api.ts';
+import { apiFunction, idempotentRequestsFor } from '#shared/wiring/api.ts';
 import { auditTrailFor } from '#shared/wiring/audit.ts';
-import { loadFunctionConfig } from '#shared/wiring/function-config.ts';
 import { onboardingMailFor, onboardingTokensFor, tokenEventsFor } from '#shared/wiring/onboarding.ts';
 
-const config = loadFunctionConfig('ResendOnboardingToken');
+const { config, guards } = apiFunction('ResendOnboardingToken');
 const resend = resendOnboardingToken({
   tokens: onboardingTokensFor(config),
   ...onboardingMailFor(config),
@@ -20,7 +19,7 @@ const resend = resendOnboardingToken({
 
 /** POST /v1/onboarding-tokens/{tokenId}/resend: a new token for the same person, all or nothing. */
 export const handler = createApiHandler({
-  ...apiGuards(config),
+  ...guards,
   requiredScope: 'onboarding:write',
   audit: auditTrailFor(config),
   idempotency: idempotentRequestsFor('POST /v1/onboarding-tokens/{tokenId}/resend', config),

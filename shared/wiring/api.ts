@@ -2,6 +2,8 @@ import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { originVerifySecretsFrom } from '#shared/config/origin-verify.ts';
 import type { ApiHandlerOptions } from '#shared/http/api-handler.ts';
 import { createIdempotentRequests, type IdempotentRequests } from '#shared/http/idempotent-requests.ts';
+import type { ApiFunctionName } from '#shared/config/function-needs.ts';
+import { loadFunctionConfig } from './function-config.ts';
 import { tokenVerifierFrom } from './identity.ts';
 import { organizationConcurrencyFromEnvironment, requestBudgetFromEnvironment } from './limits.ts';
 
@@ -32,4 +34,10 @@ export function idempotentRequestsFor(route: string, config: { IDEMPOTENCY_TABLE
     tableName: config.IDEMPOTENCY_TABLE_NAME,
     dynamoDbClient: containerDynamoDbClients().client,
   });
+}
+
+/** An authenticated API function's configuration (from its declared needs) and its guards, built once per cold start. */
+export function apiFunction<TName extends ApiFunctionName>(name: TName) {
+  const config = loadFunctionConfig(name);
+  return { config, guards: apiGuards(config) };
 }

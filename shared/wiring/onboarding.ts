@@ -2,7 +2,12 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboarding-token-store.ts';
 import { onboardingMailerFrom } from '#shared/adapters/ses/onboarding-mailer.ts';
+import { DynamoDbSandboxMailbox } from '#shared/adapters/dynamodb/sandbox-mailbox.ts';
+import { MailboxOnboardingMailer } from '#shared/adapters/sandbox-mailer.ts';
+import { countEmailEvent } from '#shared/domain/onboarding/email-reputation.ts';
+import { mailerByTenant } from '#shared/domain/sandbox/mailbox.ts';
 import type { OnboardingMailConfig } from '#shared/config/mail-config.ts';
+import { systemClock } from '#shared/domain/clock.ts';
 import { emittingTokenEvents } from '#shared/domain/webhooks/webhook-events.ts';
 import { tokenEventMetrics } from '#shared/observability/token-event-metrics.ts';
 import { webhookEventPublishing, type WebhookPublishingConfig } from './webhooks.ts';
@@ -13,7 +18,7 @@ import type { EmailSendingStatus } from '#shared/domain/onboarding/email-reputat
 import { logger } from '#shared/observability/logger.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import { DynamoDbEmailReputationStore } from '#shared/adapters/dynamodb/email-reputation-store.ts';
-import type { OnboardingEmailQuota } from '#shared/domain/onboarding/ports.ts';
+import type { OnboardingEmailQuota, OnboardingMailer } from '#shared/domain/onboarding/ports.ts';
 import { DynamoDbOnboardingEmailQuota } from '#shared/adapters/dynamodb/limits/email-quota.ts';
 
 /** A pause read slower than this is treated as failed: the e-mail's decision never waits on it. */
@@ -108,14 +113,43 @@ export function tokenEventsFor(config: WebhookPublishingConfig) {
   return emittingTokenEvents(tokenEventMetrics, webhookEventPublishing(config));
 }
 
+/**
+ * The mailer of a sending function: SES for live keys; for sandbox keys the mailbox, which sends
+ * nothing and counts each kept e-mail in the sandbox's own reputation (its pause alarms nobody:
+ * an integrator testing bounces is no incident). docs/sandbox.md#the-mailbox.
+ */
+export function onboardingMailerFor(
+  documents: DynamoDBDocumentClient,
+  config: OnboardingMailConfig & OnboardingTokensTable,
+): OnboardingMailer {
+  const table = config.ONBOARDING_TOKENS_TABLE_NAME;
+  return mailerByTenant({
+    live: onboardingMailerFrom(config),
+    sandbox: new MailboxOnboardingMailer({
+      mailbox: new DynamoDbSandboxMailbox(documents, table),
+      countEmailEvent: countEmailEvent({
+        store: new DynamoDbEmailReputationStore(documents, table),
+        clock: systemClock,
+        alerts: { emailPaused: () => Promise.resolve() },
+      }),
+      clock: systemClock,
+    }),
+  });
+}
+
 /** What sending an onboarding e-mail needs: SES, the quotas per recipient and organization, the reputation pause. */
 export function onboardingMailFor(
   config: OnboardingMailConfig & EmailQuotaConfig & EmailReputationConfig & OnboardingTokensTable,
 ) {
   const { documents } = containerDynamoDbClients();
   return {
-    mailer: onboardingMailerFrom(config),
+    mailer: onboardingMailerFor(documents, config),
     emailQuota: onboardingEmailQuotaFor(documents, config),
     emailSending: emailSendingStatusFor(documents, config),
   };
+}
+
+/** What revoking or redeeming a token needs: the store, its events, the clock. */
+export function tokenLifecyclePortsFor(config: OnboardingTokensTable & WebhookPublishingConfig) {
+  return { tokens: onboardingTokensFor(config), events: tokenEventsFor(config), clock: systemClock };
 }

@@ -110,3 +110,10 @@ export function reportStorageFor(config: { REPORTS_BUCKET_NAME: string }): S3Rep
 export function signingCertificatesFor(config: { REPORTS_BUCKET_NAME: string }, maxAgeMs: number) {
   return publishedSigningCertificates(createS3Client(), config.REPORTS_BUCKET_NAME, { maxAgeMs });
 }
+
+/** What handing out a report's download link needs: the (emitting) job store, the links, the clock. */
+export function reportDownloadPortsFor(
+  config: ReportJobsTable & WebhookPublishingConfig & { REPORTS_BUCKET_NAME: string },
+) {
+  return { jobs: reportJobsFor(config), storage: reportDownloadLinksFor(config), clock: systemClock };
+}

@@ -106,3 +106,13 @@ export function webhookRegistrationPortsFor(
     clock: systemClock,
   };
 }
+
+/** What listing an endpoint's deliveries needs: the endpoint store, the delivery log, the clock. */
+export function webhookDeliveryPortsFor(config: { WEBHOOKS_TABLE_NAME: string }) {
+  return { endpoints: webhookEndpointsFor(config), deliveries: webhookDeliveryLogFor(config), clock: systemClock };
+}
+
+/** What a test delivery needs: the endpoint store, the webhook queue, the clock. */
+export function webhookTestPortsFor(config: WebhookPublishingConfig) {
+  return { endpoints: webhookEndpointsFor(config), queue: webhookQueueFor(config), clock: systemClock };
+}
