@@ -16,6 +16,9 @@ import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { DEFAULT_RESULT_KEYS } from '#shared/domain/users/user-status-query.ts';
 import { apiEvent, lambdaContext, type ApiEventOptions } from '#test/support/api-event.ts';
 import { bearer, signToken, TEST_ORG_ID, validClaims } from '#test/support/jwt.ts';
+import { issuedTokenRecord, tokenItem } from '#test/support/fixtures/onboarding-tokens.ts';
+import { completeReportJob, reportJobItem } from '#test/support/fixtures/report-jobs.ts';
+import { webhookDelivery, webhookEndpoint, webhookEndpointItem } from '#test/support/fixtures/webhooks.ts';
 import { DynamoDbRequestBudgetBuckets } from '#shared/adapters/dynamodb/limits/request-budget-buckets.ts';
 import { DEFAULT_REQUEST_BUDGET, LeasedRequestBudget, leaseSize } from '#shared/domain/limits/request-budget.ts';
 import { systemClock } from '#shared/domain/clock.ts';
@@ -73,60 +76,47 @@ interface Scenario {
 
 const JOB_ID = '6f1c2a3e-9b7d-4c8e-a1f2-3b4c5d6e7f80';
 const NOW = new Date().toISOString();
-const completedJob = {
-  pk: `JOB#${JOB_ID}`,
-  sk: 'JOB',
-  jobId: JOB_ID,
-  orgId: TEST_ORG_ID,
-  userId: 'demo-user-1',
-  status: 'COMPLETE',
-  templateVersion: '2026-11.1',
-  createdAt: NOW,
-  updatedAt: NOW,
-  startedAt: NOW,
-  completedAt: NOW,
-  sizeBytes: 41_234,
-  sha256: 'a'.repeat(64),
-  durationMs: 812,
-};
+const completedJob = reportJobItem(
+  completeReportJob({
+    jobId: JOB_ID,
+    orgId: TEST_ORG_ID,
+    userId: 'demo-user-1',
+    createdAt: NOW,
+    startedAt: NOW,
+    completedAt: NOW,
+    sizeBytes: 41_234,
+  }),
+);
 const users = generateDemoUsers({ orgId: TEST_ORG_ID, count: 60 });
 const TOKEN_ID = randomUUID();
-const tokenItems = Array.from({ length: 21 }, (_, i) => ({
-  pk: `ORG#${TEST_ORG_ID}`,
-  sk: `TOKEN#${NOW}#${randomUUID()}`,
-  orgId: TEST_ORG_ID,
-  tokenId: i === 0 ? TOKEN_ID : randomUUID(),
-  tokenHash: 'b'.repeat(64),
-  tokenHint: 'x9Zq',
-  email: `user${i}@example.com`,
-  firstName: 'Zoë',
-  lastName: 'Ångström',
-  createdAt: NOW,
-  expiresAt: new Date(Date.now() + 14 * 86_400_000).toISOString(),
-}));
+const tokenItems = Array.from({ length: 21 }, (_, i) =>
+  tokenItem(
+    issuedTokenRecord({
+      orgId: TEST_ORG_ID,
+      tokenId: i === 0 ? TOKEN_ID : randomUUID(),
+      email: `user${i}@example.com`,
+      createdAt: NOW,
+    }),
+  ),
+);
 const ENDPOINT_ID = randomUUID();
-const webhookEndpointItem = {
-  pk: `ORG#${TEST_ORG_ID}`,
-  sk: `ENDPOINT#${ENDPOINT_ID}`,
-  orgId: TEST_ORG_ID,
-  endpointId: ENDPOINT_ID,
-  url: 'https://93.184.216.34/hooks',
-  events: ['report.completed'],
-  sealedSecret: 'kms:AAAA',
-  createdAt: NOW,
-  disabled: false,
-};
-const webhookDeliveryItems = Array.from({ length: 25 }, (_, i) => ({
-  orgId: TEST_ORG_ID,
-  endpointId: ENDPOINT_ID,
-  messageId: `msg_${i}`,
-  type: 'report.completed',
-  status: 'delivered',
-  attempts: 1,
-  lastResponseStatus: 204,
-  createdAt: NOW,
-  lastAttemptAt: NOW,
-}));
+const endpointItem = webhookEndpointItem(
+  webhookEndpoint({
+    orgId: TEST_ORG_ID,
+    endpointId: ENDPOINT_ID,
+    url: 'https://93.184.216.34/hooks',
+    createdAt: NOW,
+  }),
+);
+const webhookDeliveryItems = Array.from({ length: 25 }, (_, i) =>
+  webhookDelivery({
+    orgId: TEST_ORG_ID,
+    endpointId: ENDPOINT_ID,
+    messageId: `msg_${i}`,
+    createdAt: NOW,
+    lastAttemptAt: NOW,
+  }),
+);
 /** A users row as pg returns it: a column per field (NULL where the record has none), the screening as JSON text. */
 function rowOf(user: UserRecord): Record<string, unknown> {
   const values = toUserRowValues(TEST_ORG_ID, user);
@@ -209,14 +199,14 @@ function mockAwsClients(): Array<{ calls(): unknown[]; resetHistory(): void }> {
           : input.Key.sk.startsWith('TOKEN#')
             ? { Item: tokenItems[0] }
             : input.Key.sk.startsWith('ENDPOINT#')
-              ? { Item: webhookEndpointItem }
+              ? { Item: endpointItem }
               : {},
     );
   documents.on(QueryCommand).callsFake((input: { ExpressionAttributeValues?: Record<string, unknown> }) => {
     const prefix = input.ExpressionAttributeValues?.[':prefix'];
     // The pending webhook events (an erasure looks for those naming its person): none, as while SQS is up.
     if (String(input.ExpressionAttributeValues?.[':pk']).startsWith('PENDING_EVENTS#')) return { Items: [] };
-    if (prefix === 'ENDPOINT#') return { Items: [webhookEndpointItem] };
+    if (prefix === 'ENDPOINT#') return { Items: [endpointItem] };
     if (prefix === 'DELIVERY#') return { Items: webhookDeliveryItems };
     return { Items: tokenItems };
   });

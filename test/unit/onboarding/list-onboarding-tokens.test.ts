@@ -7,22 +7,25 @@ import { DynamoDbOnboardingTokenStore } from '#shared/adapters/dynamodb/onboardi
 import { InvalidInputError } from '#shared/domain/errors.ts';
 import { listOnboardingTokens } from '#shared/domain/onboarding/list-onboarding-tokens.ts';
 import { onboardingTokenPageBody } from '#shared/presenters/onboarding-token-bodies.ts';
+import { issuedTokenRecord, tokenItem } from '#test/support/fixtures/onboarding-tokens.ts';
 
 const documentsMock = mockClient(DynamoDBDocumentClient);
 const NOW = new Date('2026-03-20T00:00:00.000Z');
 
 const item = (n: number, createdAt: string, expiresAt: string) => ({
-  pk: 'ORG#acme',
-  sk: `TOKEN#${createdAt}#id-${n}`,
-  orgId: 'acme',
-  tokenId: `id-${n}`,
-  tokenHash: `hash-${n}`,
-  tokenHint: `h${n}`.padEnd(4, 'x'),
-  email: `user${n}@example.com`,
-  firstName: 'First',
-  lastName: 'Last',
-  createdAt,
-  expiresAt,
+  ...tokenItem(
+    issuedTokenRecord({
+      orgId: 'acme',
+      tokenId: `id-${n}`,
+      tokenHash: `hash-${n}`,
+      tokenHint: `h${n}`.padEnd(4, 'x'),
+      email: `user${n}@example.com`,
+      firstName: 'First',
+      lastName: 'Last',
+      createdAt,
+      expiresAt,
+    }),
+  ),
   ttl: 1,
 });
 

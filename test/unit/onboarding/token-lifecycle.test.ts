@@ -19,20 +19,16 @@ import {
 } from '#shared/domain/onboarding/token-lifecycle.ts';
 import { ALLOWED, FakeEmailQuota, quotaWrite, RECIPIENT_REFUSAL } from './fake-email-quota.ts';
 import { sendingNotPaused } from '#test/support/email-sending.ts';
+import { issuedTokenRecord } from '#test/support/fixtures/onboarding-tokens.ts';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const TOKEN = 'Q2hhbmdlIG1lIGlmIHlvdSBjYW4gcmVhZA';
-const issued: OnboardingTokenRecord = {
+const issued = issuedTokenRecord({
   orgId: 'acme',
-  tokenId: '1b4e28ba-2fa1-4d2b-883f-0016d3cca427',
   tokenHash: hashOnboardingToken(TOKEN),
   tokenHint: TOKEN.slice(-4),
-  email: 'zoe@example.com',
-  firstName: 'Zoë',
-  lastName: 'Ångström',
   createdAt: '2026-02-27T12:00:00.000Z',
-  expiresAt: '2026-03-13T12:00:00.000Z',
-};
+});
 
 /** A store whose transitions answer as told; each method records its calls. */
 function storeAnswering(outcome: OnboardingTokenRecord | OnboardingTokenStatus, found = issued) {

@@ -4,6 +4,7 @@ import { attemptWebhookDelivery, fanOutWebhookEvent } from '#shared/domain/webho
 import type { DeliveryMessage } from '#shared/domain/webhooks/ports.ts';
 import { AWS_RETRY_DELAYS_SECONDS } from '#shared/domain/webhooks/retry-schedule.ts';
 import type { WebhookEndpoint, WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
+import { webhookEndpoint, webhookEvent } from '#test/support/fixtures/webhooks.ts';
 import { FakeClock } from '#test/unit/reports/fakes.ts';
 import {
   fakeSealer,
@@ -21,26 +22,17 @@ async function endpoint(
   endpoints: InMemoryEndpoints,
   overrides: Partial<WebhookEndpoint> & Pick<WebhookEndpoint, 'endpointId' | 'orgId'>,
 ): Promise<WebhookEndpoint> {
-  const created: WebhookEndpoint = {
-    url: 'https://hooks.example.com/in',
-    events: ['report.completed'],
+  const created = webhookEndpoint({
     sealedSecret: await fakeSealer.seal(SECRET, overrides),
     createdAt: '2026-03-01T00:00:00.000Z',
-    disabled: false,
     ...overrides,
-  };
+  });
   await endpoints.create(created, 10);
   return created;
 }
 
-const event = (overrides: Partial<WebhookEvent> = {}): WebhookEvent => ({
-  eventId: 'evt_1',
-  orgId: 'org-a',
-  type: 'report.completed',
-  timestamp: '2026-03-01T11:59:00.000Z',
-  data: { jobId: 'job-1', status: 'COMPLETE' },
-  ...overrides,
-});
+const event = (overrides: Partial<WebhookEvent> = {}): WebhookEvent =>
+  webhookEvent({ orgId: 'org-a', timestamp: '2026-03-01T11:59:00.000Z', ...overrides });
 
 function setup(answers?: ConstructorParameters<typeof ScriptedSender>[0]) {
   const deps = {

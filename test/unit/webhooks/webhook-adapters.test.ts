@@ -9,7 +9,7 @@ import { DynamoDbWebhookDeliveryLog, DynamoDbWebhookEndpointStore } from '#share
 import { KmsSecretSealer } from '#shared/adapters/kms/kms-secret-sealer.ts';
 import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
 import { ConflictError, InvalidInputError } from '#shared/domain/errors.ts';
-import type { WebhookEndpoint } from '#shared/domain/webhooks/webhook-endpoint.ts';
+import { webhookEndpoint } from '#test/support/fixtures/webhooks.ts';
 
 const documentsMock = mockClient(DynamoDBDocumentClient);
 const kmsMock = mockClient(KMSClient);
@@ -21,15 +21,7 @@ beforeEach(() => {
 });
 
 const documents = () => DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
-const endpoint: WebhookEndpoint = {
-  orgId: 'org-a',
-  endpointId: '5f1d8a52-2d54-4c1e-9d9c-0d7b0f0b1a11',
-  url: 'https://hooks.example.com/',
-  events: ['report.completed'],
-  sealedSecret: 'kms:AAAA',
-  createdAt: '2026-03-01T12:00:00.000Z',
-  disabled: false,
-};
+const endpoint = webhookEndpoint({ orgId: 'org-a', sealedSecret: 'kms:AAAA' });
 
 describe('DynamoDbWebhookEndpointStore', () => {
   it('adds an endpoint and counts it in one transaction, under the organization’s partition', async () => {

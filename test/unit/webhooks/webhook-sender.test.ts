@@ -13,6 +13,7 @@ import {
   vetWebhookUrl,
   type HostResolver,
 } from '#shared/domain/webhooks/ssrf-guard.ts';
+import { webhookEndpoint, webhookEvent } from '#test/support/fixtures/webhooks.ts';
 import { FakeClock } from '#test/unit/reports/fakes.ts';
 import { fakeSealer, InMemoryDeliveryLog, InMemoryEndpoints, RecordingQueue } from './fakes.ts';
 
@@ -207,28 +208,16 @@ describe('name resolution inside the attempt’s 15 s (contract §15)', () => {
         policy: { localMode: false },
         schedule: AWS_RETRY_DELAYS_SECONDS,
       });
+      const owner = { orgId: 'org-a', endpointId: 'ep-1' };
       await deps.endpoints.create(
-        {
-          endpointId: 'ep-1',
-          orgId: 'org-a',
+        webhookEndpoint({
+          ...owner,
           url: 'https://hangs.example.com/in',
-          events: ['report.completed'],
-          sealedSecret: await fakeSealer.seal(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, {
-            orgId: 'org-a',
-            endpointId: 'ep-1',
-          }),
-          createdAt: '2026-03-01T00:00:00.000Z',
-          disabled: false,
-        },
+          sealedSecret: await fakeSealer.seal(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, owner),
+        }),
         10,
       );
-      await fanOutWebhookEvent(deps)({
-        eventId: 'evt_1',
-        orgId: 'org-a',
-        type: 'report.completed',
-        timestamp: '2026-03-01T11:59:00.000Z',
-        data: { jobId: 'job-1', status: 'COMPLETE' },
-      });
+      await fanOutWebhookEvent(deps)(webhookEvent({ orgId: 'org-a' }));
       const fast = deps.queue.deliveries.shift()!.message;
 
       // The fast lane gives up after its 2 s: the message moves to the slow lane, uncounted.
