@@ -1,6 +1,7 @@
 import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
 import type { Context, SQSRecord } from 'aws-lambda';
-import { containerDynamoDbClients, createS3Client } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { SqsReportQueue } from '#shared/adapters/sqs/report-queue.ts';
 import { reportSigningKeyFor } from '#shared/wiring/reports.ts';
 import { padesReportSigner, reportSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 import { rfc3161Timestamper } from '#shared/adapters/signing/rfc3161-timestamper.ts';
@@ -38,6 +39,8 @@ const config = loadConfig(
     ...reportSigningEnvironment,
     REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
     REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME'),
+    // Its own queue: a sandbox job whose scenario completes later is sent back with a delay.
+    REPORT_QUEUE_URL: requiredString('REPORT_QUEUE_URL'),
   }),
 );
 const dynamoDb = containerDynamoDbClients();
@@ -67,6 +70,13 @@ const logMissingGlyph = (codePoint: number): void =>
 
 // PAdES B-T when a timestamp authority is configured; its failure retries the job (docs/reports.md).
 const timestamp = config.REPORT_TIMESTAMP_URL ? rfc3161Timestamper({ url: config.REPORT_TIMESTAMP_URL }) : undefined;
+const reportsBucket = { s3, bucketName: config.REPORTS_BUCKET_NAME };
+// A sandbox report is signed with the sandbox's key, whose certificate names the sandbox (docs/sandbox.md).
+const signers = {
+  live: padesReportSigner(reportSigningKeyFor(config, reportsBucket), timestamp),
+  sandbox: padesReportSigner(reportSigningKeyFor(config, reportsBucket, 'sandbox'), timestamp),
+};
+const reportQueue = new SqsReportQueue(createSqsClient(), config.REPORT_QUEUE_URL);
 
 const processJob = processReportJob({
   // At least once (docs/contract.md §9), also when the webhook queue is unreachable: an event SQS did
@@ -88,9 +98,10 @@ const processJob = processReportJob({
     logMissingGlyph,
     reportSignaturePlaceholder({ timestamped: timestamp !== undefined }),
   ),
-  sign: padesReportSigner(reportSigningKeyFor(config, { s3, bucketName: config.REPORTS_BUCKET_NAME }), timestamp),
+  sign: (pdf, signedAt, mode = 'live') => signers[mode](pdf, signedAt),
   clock: systemClock,
   templateVersion: REPORT_TEMPLATE_VERSION,
+  redeliverLater: (message, delaySeconds) => reportQueue.enqueue(message, { delaySeconds }),
 });
 
 /** A job taken by a worker that died stays locked this much longer than the worker could have run. */

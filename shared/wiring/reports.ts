@@ -25,18 +25,26 @@ import { KmsReportSigningKey } from '#shared/adapters/kms/kms-report-signing-key
 import { publishedSigningCertificates } from '#shared/adapters/s3/published-signing-certificates.ts';
 import { LocalReportSigningKey } from '#shared/adapters/signing/local-report-signing-key.ts';
 import type { ReportSigningKey } from '#shared/adapters/signing/report-signing-key.ts';
+import { signingCertificatesObjectKey } from '#shared/adapters/signing/report-signer-name.ts';
+import type { Mode } from '#shared/domain/identity/tenant.ts';
 
-/** The signing key the configuration names: the stage's KMS key in AWS, the local stack's key file locally. */
+/**
+ * The signing key the configuration names for a mode: the stage's KMS key in AWS, the local stack's
+ * key file locally; the sandbox's own key for `sandbox` (docs/sandbox.md "Sandbox reports").
+ */
 export function reportSigningKeyFor(
   config: Parameters<typeof reportSigningSettingsFrom>[0],
   reportsBucket: { s3: S3Client; bucketName: string },
+  mode: Mode = 'live',
 ): ReportSigningKey {
-  const settings = reportSigningSettingsFrom(config);
+  const settings = reportSigningSettingsFrom(config, mode);
   return 'kmsKeyId' in settings
     ? new KmsReportSigningKey(
         createKmsClient(),
         settings.kmsKeyId,
-        publishedSigningCertificates(reportsBucket.s3, reportsBucket.bucketName),
+        publishedSigningCertificates(reportsBucket.s3, reportsBucket.bucketName, {
+          objectKey: signingCertificatesObjectKey(mode),
+        }),
       )
     : new LocalReportSigningKey(settings.keyFile);
 }
@@ -107,8 +115,11 @@ export function reportStorageFor(config: { REPORTS_BUCKET_NAME: string }): S3Rep
 }
 
 /** The published signing certificates, read again once they are older than `maxAgeMs`. */
-export function signingCertificatesFor(config: { REPORTS_BUCKET_NAME: string }, maxAgeMs: number) {
-  return publishedSigningCertificates(createS3Client(), config.REPORTS_BUCKET_NAME, { maxAgeMs });
+export function signingCertificatesFor(config: { REPORTS_BUCKET_NAME: string }, maxAgeMs: number, mode: Mode = 'live') {
+  return publishedSigningCertificates(createS3Client(), config.REPORTS_BUCKET_NAME, {
+    maxAgeMs,
+    objectKey: signingCertificatesObjectKey(mode),
+  });
 }
 
 /** What handing out a report's download link needs: the (emitting) job store, the links, the clock. */

@@ -11,12 +11,13 @@ export class SqsReportQueue implements ReportQueue {
     private readonly queueUrl: string,
   ) {}
 
-  async enqueue(message: ReportJobMessage): Promise<void> {
+  async enqueue(message: ReportJobMessage, options: { delaySeconds?: number } = {}): Promise<void> {
     await this.sqs.send(
       new SendMessageCommand({
         QueueUrl: this.queueUrl,
         MessageBody: JSON.stringify({ orgId: message.orgId, jobId: message.jobId }),
         MessageGroupId: message.orgId,
+        ...(options.delaySeconds !== undefined && { DelaySeconds: options.delaySeconds }),
       }),
     );
   }

@@ -22,4 +22,17 @@ describe('SqsReportQueue', () => {
       { QueueUrl: 'https://sqs/reports', MessageBody: '{"orgId":"org-b","jobId":"job-2"}', MessageGroupId: 'org-b' },
     ]);
   });
+
+  it('sends a message back with a delay (a sandbox job whose scenario completes later), and none otherwise', async () => {
+    const queue = new SqsReportQueue(new SQSClient({ region: 'us-east-1' }), 'https://sqs/reports');
+
+    await queue.enqueue({ orgId: 'org-a~sandbox', jobId: 'job-1' }, { delaySeconds: 29 });
+
+    expect(sqsMock.commandCalls(SendMessageCommand)[0]!.args[0].input).toEqual({
+      QueueUrl: 'https://sqs/reports',
+      MessageBody: '{"orgId":"org-a~sandbox","jobId":"job-1"}',
+      MessageGroupId: 'org-a~sandbox',
+      DelaySeconds: 29,
+    });
+  });
 });
