@@ -11,8 +11,8 @@ import {
   ORGANIZATION_USER_ATTRIBUTE,
 } from '#shared/config/cognito-identity.ts';
 import { loadConfig, requiredString } from '#shared/config/load-config.ts';
-import { sandboxScopeChanges } from '#shared/domain/identity/machine-clients.ts';
-import { tenantForToken, type TokenRequest } from '#shared/domain/identity/organization-claim.ts';
+import { sandboxScopeChanges, tenantForToken } from '#shared/domain/identity/machine-clients.ts';
+import type { TokenRequest } from '#shared/domain/identity/organization-claim.ts';
 import { scopesBeyondRoles } from '#shared/domain/identity/staff-roles.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { traceInvocation } from '#shared/observability/tracer.ts';

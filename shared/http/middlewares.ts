@@ -25,7 +25,8 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export function httpBoundary(): ApiMiddleware {
   const setRequestIdHeader = (request: { response: ApiResult | null | undefined; context: ApiContext }): void => {
     if (request.response) {
-      const sandbox = request.context.principal?.tenant.mode === 'sandbox' ? { sandbox: 'true' } : {};
+      const sandbox: Record<string, string> =
+        request.context.principal?.tenant.mode === 'sandbox' ? { sandbox: 'true' } : {};
       request.response.headers = { ...request.response.headers, 'x-request-id': request.context.requestId, ...sandbox };
     }
   };

@@ -4,8 +4,8 @@ import type {
   MachineClientDirectory,
   MachineClientRegistration,
   MachineClientRegistry,
-  MachineClientTenants,
 } from '#shared/domain/identity/organization-claim.ts';
+import type { MachineClientTenants } from '#shared/domain/identity/machine-clients.ts';
 import type { Tenant } from '#shared/domain/identity/tenant.ts';
 import { writeOnce } from './write-once.ts';
 

@@ -1,5 +1,6 @@
 import { SCOPES, type Scope } from './staff-roles.ts';
-import { SANDBOX_SCOPE, type Mode } from './tenant.ts';
+import { isOrganizationId, type TokenRequest } from './organization-claim.ts';
+import { SANDBOX_SCOPE, type Mode, type Tenant } from './tenant.ts';
 
 /**
  * Which tokens are machine clients' (contract §27): only those of a client named as one, in
@@ -40,4 +41,26 @@ export function namedMachineClients(names: readonly string[]): (clientId: string
   const ids = new Set(names.filter((name) => !name.endsWith('*')));
   const prefixes = names.filter((name) => name.endsWith('*')).map((name) => name.slice(0, -1));
   return (clientId) => ids.has(clientId) || prefixes.some((prefix) => clientId.startsWith(prefix));
+}
+
+/** The machine clients and the tenant each acts for: an organization's sandbox client acts for its sandbox. */
+export interface MachineClientTenants {
+  tenantOf(clientId: string): Promise<Tenant | undefined>;
+}
+
+/**
+ * The tenant a token is issued for: a staff member's organization, live (the dashboard, not the
+ * sign-in, takes staff to the sandbox), or a machine client's organization in the mode it was
+ * recorded with; `undefined` when neither names a valid organization.
+ */
+export async function tenantForToken(
+  request: TokenRequest,
+  deps: { machineClients: MachineClientTenants; organizationAttribute: string },
+): Promise<Tenant | undefined> {
+  if (request.kind === 'staff') {
+    const orgId = request.userAttributes[deps.organizationAttribute];
+    return isOrganizationId(orgId) ? { orgId, mode: 'live' } : undefined;
+  }
+  const tenant = await deps.machineClients.tenantOf(request.clientId);
+  return tenant && isOrganizationId(tenant.orgId) ? tenant : undefined;
 }

@@ -1,5 +1,3 @@
-import type { Mode, Tenant } from './tenant.ts';
-
 /**
  * Which organization an access token speaks for, decided when the token is issued (the Cognito
  * pre-token-generation trigger) and checked again when it is used (the API's token verifier).
@@ -21,16 +19,11 @@ export interface MachineClientDirectory {
   organizationOf(clientId: string): Promise<string | undefined>;
 }
 
-/** The same, with the mode: an organization's sandbox client acts for its sandbox (docs/sandbox.md). */
-export interface MachineClientTenants {
-  tenantOf(clientId: string): Promise<Tenant | undefined>;
-}
-
 export interface MachineClientRegistration {
   clientId: string;
   orgId: string;
-  /** Absent on clients recorded before the sandbox existed: live. */
-  mode?: Mode;
+  /** The tenant mode it acts in (tenant.ts `Mode`); absent on clients recorded before the sandbox: live. */
+  mode?: 'live' | 'sandbox';
   createdAt: string;
 }
 
@@ -55,23 +48,6 @@ export async function organizationForToken(
       ? request.userAttributes[deps.organizationAttribute]
       : await deps.machineClients.organizationOf(request.clientId);
   return isOrganizationId(orgId) ? orgId : undefined;
-}
-
-/**
- * The tenant a token is issued for: a staff member's organization, live (the dashboard, not the
- * sign-in, takes staff to the sandbox), or a machine client's organization in the mode it was
- * recorded with; `undefined` when neither names a valid organization.
- */
-export async function tenantForToken(
-  request: TokenRequest,
-  deps: { machineClients: MachineClientTenants; organizationAttribute: string },
-): Promise<Tenant | undefined> {
-  if (request.kind === 'staff') {
-    const orgId = request.userAttributes[deps.organizationAttribute];
-    return isOrganizationId(orgId) ? { orgId, mode: 'live' } : undefined;
-  }
-  const tenant = await deps.machineClients.tenantOf(request.clientId);
-  return tenant && isOrganizationId(tenant.orgId) ? tenant : undefined;
 }
 
 /**
