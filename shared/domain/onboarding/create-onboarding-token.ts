@@ -32,6 +32,7 @@ export function onboardingEmail(
 ): OnboardingEmail {
   return {
     orgId: record.orgId,
+    tokenId: record.tokenId,
     to: record.email,
     firstName: record.firstName,
     lastName: record.lastName,

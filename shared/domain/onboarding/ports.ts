@@ -80,8 +80,13 @@ export const discardTokenEvents: OnboardingTokenEvents = {
 };
 
 export interface OnboardingEmail {
-  /** The sending organization: the e-mail's `org_id` tag, so bounces and complaints are counted per organization. */
+  /**
+   * The sending tenant's key (the organization's id in live): the e-mail's `org_id` tag, so bounces
+   * and complaints are counted per organization; a sandbox key's e-mail is kept, never sent.
+   */
   orgId: string;
+  /** The token the e-mail carries (a sandbox mailbox lists e-mails by it). */
+  tokenId: string;
   to: string;
   firstName: string;
   lastName: string;

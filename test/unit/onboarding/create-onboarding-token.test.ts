@@ -137,6 +137,7 @@ describe('createOnboardingToken', () => {
     expect(mailer.sent).toEqual([
       {
         orgId: 'acme',
+        tokenId: result.tokenId,
         to: 'zoe@example.com',
         firstName: 'Zoë',
         lastName: 'Ångström',

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { onboardingEmailTemplate } from '#lib/onboarding-email-template.ts';
 import { escapeHtml } from '#shared/adapters/html/escape-html.ts';
 import { onboardingTemplateData } from '#shared/adapters/ses/onboarding-mailer.ts';
+import { renderOnboardingTemplate } from '#shared/adapters/ses/render-onboarding-email.ts';
 
 /**
  * Contract §15: names reach e-mails as text. The HTML part is rendered here the two ways a
@@ -26,11 +27,13 @@ const renderers = {
     text: handlebars.compile(parts.Text)(data),
     html: handlebars.compile(parts.Html)(data),
   }),
+  'the sandbox mailbox (renders without sending)': renderOnboardingTemplate,
 };
 
 const LINK = '<a href="https://evil.example/login">x</a>';
 const email = (names: { firstName?: string; lastName?: string; organizationName?: string }) => ({
   orgId: 'acme',
+  tokenId: '0b9c7a52-7f1e-4c3a-9d55-2f3a8e1c6b40',
   to: 'ada@example.org',
   firstName: names.firstName ?? 'Ada',
   lastName: names.lastName ?? 'Lovelace',

@@ -7,6 +7,7 @@ import { fakeHttpHandler } from '#test/support/fake-http-handler.ts';
 
 const EMAIL = {
   orgId: 'acme',
+  tokenId: '0b9c7a52-7f1e-4c3a-9d55-2f3a8e1c6b40',
   to: 'ada@example.org',
   firstName: 'Ada',
   lastName: 'Lovelace',
