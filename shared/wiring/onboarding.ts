@@ -148,3 +148,8 @@ export function onboardingMailFor(
     emailSending: emailSendingStatusFor(documents, config),
   };
 }
+
+/** What revoking or redeeming a token needs: the store, its events, the clock. */
+export function tokenLifecyclePortsFor(config: OnboardingTokensTable & WebhookPublishingConfig) {
+  return { tokens: onboardingTokensFor(config), events: tokenEventsFor(config), clock: systemClock };
+}
