@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
+import { issuedTokenRecord, tokenItem } from '#test/support/fixtures/onboarding-tokens.ts';
 import { emailsTo } from '#test/support/ses-inbox.ts';
 
 function tokenTable() {
@@ -257,20 +258,18 @@ describe('GET /v1/onboarding-tokens', () => {
     // Written straight into the table: 3,000 Issued tokens, and one Used token older than all of them.
     const items = Array.from({ length: 3_001 }, (_, index) => {
       const createdAt = new Date(day + index * 60_000).toISOString();
-      return {
-        pk: `ORG#${orgId}`,
-        sk: `TOKEN#${createdAt}#id-${index}`,
-        orgId,
-        tokenId: `id-${index}`,
-        tokenHash: `hash-${index}`,
-        tokenHint: String(index).padStart(4, '0').slice(-4),
-        email: `user${index}@example.com`,
-        firstName: 'First',
-        lastName: 'Last',
-        createdAt,
-        expiresAt: '2099-01-01T00:00:00.000Z',
-        ...(index === 0 ? { usedAt: createdAt } : {}),
-      };
+      return tokenItem(
+        issuedTokenRecord({
+          orgId,
+          tokenId: `id-${index}`,
+          tokenHash: `hash-${index}`,
+          tokenHint: String(index).padStart(4, '0').slice(-4),
+          email: `user${index}@example.com`,
+          createdAt,
+          expiresAt: '2099-01-01T00:00:00.000Z',
+          ...(index === 0 ? { usedAt: createdAt } : {}),
+        }),
+      );
     });
     for (let start = 0; start < items.length; start += 25) {
       const batch = items.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } }));

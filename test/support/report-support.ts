@@ -8,6 +8,8 @@ import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-sto
 import type { ReportJob, ReportJobStatus } from '#shared/domain/reports/report-job.ts';
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { lambdaContext as lambdaContextOf } from '#test/support/api-event.ts';
+import { msAfter } from '#test/support/fixtures/defaults.ts';
+import { reportJobIn } from '#test/support/fixtures/report-jobs.ts';
 import { usersDatabaseAsAdmin } from '#test/support/users-database.ts';
 import { callApi } from './api-client.ts';
 
@@ -46,22 +48,16 @@ export async function writeOpenJob(
 ): Promise<ReportJob> {
   const createdAt = (input.createdAt ?? new Date()).toISOString();
   const status = input.status ?? 'PENDING';
-  const job: ReportJob = {
+  const job = reportJobIn(status, {
     jobId: randomUUID(),
     orgId: input.orgId,
     userId: input.userId,
-    status,
     templateVersion: 'test',
     createdAt,
-    updatedAt: createdAt,
     ...(status === 'IN_PROGRESS'
-      ? {
-          attemptId: randomUUID(),
-          startedAt: createdAt,
-          leaseExpiresAt: new Date(Date.parse(createdAt) + 65_000).toISOString(),
-        }
+      ? { attemptId: randomUUID(), startedAt: createdAt, leaseExpiresAt: msAfter(createdAt, 65_000) }
       : {}),
-  };
+  });
   await store.createOpenJob(job);
   return job;
 }
