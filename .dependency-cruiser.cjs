@@ -42,6 +42,15 @@ module.exports = {
       to: { path: '^(shared/(?!support/)|functions|lib|local|cli|client|web|scripts|bench|test)' },
     },
     {
+      name: 'adapters-are-built-in-wiring',
+      severity: 'error',
+      comment:
+        'Adapters are constructed in one place: shared/wiring/ (and the entry files in functions/). The HTTP layer, ' +
+        'the queue handlers, configuration, presenters and observability receive ports; they never import an adapter.',
+      from: { path: '^shared/(?!adapters/|wiring/)' },
+      to: { path: '^shared/adapters/' },
+    },
+    {
       name: 'schemas-are-shapes-only',
       severity: 'error',
       comment:

@@ -13,17 +13,8 @@ import { EdgeConstruct } from './edge-construct.ts';
 import { MailConstruct } from './mail-construct.ts';
 import { ReportPipelineConstruct, workerTimeout } from './report-pipeline-construct.ts';
 import { ReportSigningConstruct } from './report-signing-construct.ts';
-import {
-  apiRoutes,
-  fallbackRoute,
-  type documentationRoutes,
-  type onboardingRoutes,
-  type reportRoutes,
-  type auditRoutes,
-  type userStatusRoutes,
-  type userRoutes,
-  type webhookRoutes,
-} from '#shared/config/api-routes.ts';
+import { apiRoutes, fallbackRoute, type ApiRoute } from '#shared/config/api-routes.ts';
+import { apiFunctionNeeds, type Need } from '#shared/config/function-needs.ts';
 import { BusinessMetric, METRICS_NAMESPACE } from '#shared/observability/metrics.ts';
 import { OperationsDashboardConstruct } from './operations-dashboard-construct.ts';
 import { SafeDeploymentsConstruct, type RolloutOptions } from './safe-deployments-construct.ts';
@@ -55,152 +46,55 @@ interface RouteResources {
   readonly apiUrl: string;
 }
 
-type RouteGrants = (fn: ServiceFunction, resources: RouteResources) => void;
+type NeedGrant = (fn: ServiceFunction, resources: RouteResources) => void;
 
 /**
- * Each route's permissions, and nothing more. A route in `apiRoutes` without an entry here stops
- * the synth; report and user-status routes add their lines next to these.
+ * Each need of shared/config/function-needs.ts as IAM statements and variables, and nothing more: a
+ * route's function gets the grants of the needs its declaration names, in their order.
  */
-const onboardingRouteGrants = {
-  // Token, guard and pointers, and the e-mail quota items (`RATE_LIMIT#email…`) in the same table.
-  CreateOnboardingToken: (fn, { data, mail, applyEmailQuotas, recordAudit }) => {
-    recordAudit(fn);
-    bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
-    bindTable(fn, data.tables.Idempotency, 'readWrite');
-    mail.grantSendOnboardingEmail(fn);
-    applyEmailQuotas(fn);
-  },
-  ListOnboardingTokens: (fn, { data }) => {
-    bindTable(fn, data.tables.OnboardingTokens, 'read');
-  },
-  // Looks the token up through its pointer items, then Used/Revoked and the e-mail guard freed in one transaction.
-  RedeemOnboardingToken: (fn, { data, webhooks, recordAudit }) => {
-    recordAudit(fn);
-    bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
-    webhooks.grantPublish(fn);
-  },
-  RevokeOnboardingToken: (fn, { data, webhooks, recordAudit }) => {
-    recordAudit(fn);
-    bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
-    webhooks.grantPublish(fn);
-  },
-  ResendOnboardingToken: (fn, { data, mail, webhooks, applyEmailQuotas, recordAudit }) => {
-    recordAudit(fn);
-    bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
-    webhooks.grantPublish(fn);
-    bindTable(fn, data.tables.Idempotency, 'readWrite');
-    mail.grantSendOnboardingEmail(fn);
-    applyEmailQuotas(fn);
-  },
-} satisfies Record<(typeof onboardingRoutes)[number]['name'], RouteGrants>;
-
-const reportRouteGrants = {
-  CreateReportJob: (fn, { data, reports, usersDatabase, reportRateLimit, recordAudit }) => {
-    recordAudit(fn);
-    // Job + open-job guard in one transaction, and the organization's rate-limit item.
-    bindTable(fn, data.tables.ReportJobs, 'readWrite');
-    // Checks that the user exists before queueing a report.
-    usersDatabase.grantReadUsers(fn);
-    bindTable(fn, data.tables.Idempotency, 'readWrite');
+const needGrants: Readonly<Record<Need, NeedGrant>> = {
+  audit: (fn, { recordAudit }) => recordAudit(fn),
+  'auditEvents:read': (fn, { data }) => bindTable(fn, data.tables.AuditEvents, 'read'),
+  'onboardingTokens:read': (fn, { data }) => bindTable(fn, data.tables.OnboardingTokens, 'read'),
+  'onboardingTokens:readWrite': (fn, { data }) => bindTable(fn, data.tables.OnboardingTokens, 'readWrite'),
+  idempotency: (fn, { data }) => bindTable(fn, data.tables.Idempotency, 'readWrite'),
+  onboardingMail: (fn, { mail }) => mail.grantSendOnboardingEmail(fn),
+  emailQuotas: (fn, { applyEmailQuotas }) => applyEmailQuotas(fn),
+  webhookPublishing: (fn, { webhooks }) => webhooks.grantPublish(fn),
+  pendingWebhookEvents: (fn, { webhooks }) => webhooks.grantTakePending(fn),
+  webhookSecrets: (fn, { webhooks }) => webhooks.grantSealSecrets(fn),
+  'webhooks:read': (fn, { data }) => bindTable(fn, data.tables.Webhooks, 'read'),
+  'webhooks:readWrite': (fn, { data }) => bindTable(fn, data.tables.Webhooks, 'readWrite'),
+  'webhooks:append': (fn, { data }) => bindTable(fn, data.tables.Webhooks, 'append'),
+  'reportJobs:readWrite': (fn, { data }) => bindTable(fn, data.tables.ReportJobs, 'readWrite'),
+  'reportJobs:listByOrganization': (fn, { data }) =>
+    bindTable(fn, data.tables.ReportJobs, 'read', { indexes: ['jobsByOrganization'] }),
+  'reportJobs:readWriteByOrganization': (fn, { data }) =>
+    bindTable(fn, data.tables.ReportJobs, 'readWrite', { indexes: ['jobsByOrganization'] }),
+  reportRequests: (fn, { reports, reportRateLimit }) => {
     reports.grantEnqueue(fn);
     // Jobs expire with their PDFs (the bucket's lifecycle rule uses the same number of days).
     fn.addEnvironment('REPORT_RETENTION_DAYS', String(reports.retentionDays));
     fn.addEnvironment('REPORT_RATE_LIMIT', String(reportRateLimit));
   },
-  // Queries the jobsByOrganization index only; a listing never writes (a late job is shown TIMED_OUT).
-  ListReportJobs: (fn, { data }) => {
-    bindTable(fn, data.tables.ReportJobs, 'read', { indexes: ['jobsByOrganization'] });
-  },
-  // Read-write: reading a job past its deadline fails it (TIMED_OUT) and releases its guard.
-  // A read past the deadline fails the job (TIMED_OUT), which is a `report.failed` event.
-  GetReportJob: (fn, { data, webhooks }) => {
-    bindTable(fn, data.tables.ReportJobs, 'readWrite');
-    webhooks.grantPublish(fn);
-  },
-  GetReportDownloadUrl: (fn, { data, reports, webhooks, recordAudit }) => {
-    recordAudit(fn);
-    bindTable(fn, data.tables.ReportJobs, 'readWrite');
-    webhooks.grantPublish(fn);
-    reports.grantReportDownloads(fn);
-  },
-  // Reads the published certificates object alone (GetObject on report-signing/certificates.pem).
-  ListReportSigningCertificates: (fn, { reportSigning }) => {
-    reportSigning.grantReadCertificates(fn);
-  },
-} satisfies Record<(typeof reportRoutes)[number]['name'], RouteGrants>;
-
-const userStatusRouteGrants = {
-  // SELECTs the organization's users (as users_reader, which may do nothing else); never writes.
-  QueryUserStatus: (fn, { usersDatabase }) => {
-    usersDatabase.grantReadUsers(fn);
-  },
-} satisfies Record<(typeof userStatusRoutes)[number]['name'], RouteGrants>;
-
-const userRouteGrants = {
-  // Erasure: reads and deletes the user's row (as users_eraser: SELECT and DELETE on users, nothing
-  // else), holds the user's open-job slot, fails open jobs (a report.failed event), deletes finished
-  // jobs and their PDFs (DeleteObject alone), deletes the tokens sent to the user's e-mail and the
-  // pending webhook events naming it (the pending partitions alone).
-  EraseUser: (fn, { data, reports, webhooks, usersDatabase, recordAudit }) => {
-    recordAudit(fn);
-    usersDatabase.grantEraseUsers(fn);
-    bindTable(fn, data.tables.ReportJobs, 'readWrite', { indexes: ['jobsByOrganization'] });
-    bindTable(fn, data.tables.OnboardingTokens, 'readWrite');
-    reports.grantReportRemovals(fn);
-    webhooks.grantPublish(fn);
-    webhooks.grantTakePending(fn);
-  },
-} satisfies Record<(typeof userRoutes)[number]['name'], RouteGrants>;
-
-const webhookRouteGrants = {
-  CreateWebhookEndpoint: (fn, { data, webhooks, recordAudit }) => {
-    recordAudit(fn);
-    bindTable(fn, data.tables.Webhooks, 'readWrite');
-    webhooks.grantSealSecrets(fn);
-  },
-  ListWebhookEndpoints: (fn, { data }) => {
-    bindTable(fn, data.tables.Webhooks, 'read');
-  },
-  DeleteWebhookEndpoint: (fn, { data, recordAudit }) => {
-    recordAudit(fn);
-    bindTable(fn, data.tables.Webhooks, 'readWrite');
-  },
-  // Reads the endpoint; spends the organization's test limit (`RATE_LIMIT#webhook-test`: GetItem, then PutItem alone).
-  TestWebhookEndpoint: (fn, { data, webhooks, recordAudit }) => {
-    recordAudit(fn);
-    bindTable(fn, data.tables.Webhooks, 'read');
-    bindTable(fn, data.tables.Webhooks, 'append');
-    webhooks.grantPublish(fn);
-  },
-  ListWebhookDeliveries: (fn, { data }) => {
-    bindTable(fn, data.tables.Webhooks, 'read');
-  },
-} satisfies Record<(typeof webhookRoutes)[number]['name'], RouteGrants>;
-
-const auditRouteGrants = {
-  // Queries the trail (and its byTarget index); never writes.
-  ListAuditEvents: (fn, { data }) => {
-    bindTable(fn, data.tables.AuditEvents, 'read');
-  },
-} satisfies Record<(typeof auditRoutes)[number]['name'], RouteGrants>;
-
-const documentationRouteGrants = {
-  // Serves the OpenAPI document bundled into it: no table, no bucket, no token settings; its server is where
-  // this stage's clients call.
-  GetOpenApiDocument: (fn, { apiUrl }) => {
-    fn.addEnvironment('API_URL', apiUrl);
-  },
-} satisfies Record<(typeof documentationRoutes)[number]['name'], RouteGrants>;
-
-const routeGrants: Readonly<Record<string, RouteGrants>> = {
-  ...onboardingRouteGrants,
-  ...reportRouteGrants,
-  ...userStatusRouteGrants,
-  ...userRouteGrants,
-  ...webhookRouteGrants,
-  ...auditRouteGrants,
-  ...documentationRouteGrants,
+  reportDownloads: (fn, { reports }) => reports.grantReportDownloads(fn),
+  reportRemovals: (fn, { reports }) => reports.grantReportRemovals(fn),
+  reportSigningCertificates: (fn, { reportSigning }) => reportSigning.grantReadCertificates(fn),
+  'usersDatabase:read': (fn, { usersDatabase }) => usersDatabase.grantReadUsers(fn),
+  'usersDatabase:erase': (fn, { usersDatabase }) => usersDatabase.grantEraseUsers(fn),
+  // Its server is where this stage's clients call.
+  apiUrl: (fn, { apiUrl }) => fn.addEnvironment('API_URL', apiUrl),
 };
+
+/** A route's needs; a route in `apiRoutes` without a declaration stops the synth. */
+function needsOf(route: ApiRoute): readonly Need[] {
+  const needs = (apiFunctionNeeds as Readonly<Record<string, readonly Need[]>>)[route.name];
+  if (!needs)
+    throw new Error(
+      `Route ${route.name} (${route.method} ${route.path}) has no needs in shared/config/function-needs.ts`,
+    );
+  return needs;
+}
 
 /**
  * Who signs callers in, as the API and the dashboard need it: the token settings every
@@ -372,9 +266,7 @@ export class ServiceStack extends Stack {
     };
     const routeFunctions = new Map<string, ServiceFunction>();
     for (const route of apiRoutes) {
-      const grants = routeGrants[route.name];
-      if (!grants)
-        throw new Error(`Route ${route.name} (${route.method} ${route.path}) has no grants in lib/service-stack.ts`);
+      const needs = needsOf(route);
       const fn = new ServiceFunction(this, route.name, {
         entry: route.entry,
         description: `${route.method} ${route.path}`,
@@ -387,7 +279,7 @@ export class ServiceStack extends Stack {
       });
       // Machine clients added by org:add are recognised at run time (CognitoIdentityConstruct).
       if (!route.public) this.identity?.grantClientLookup(fn);
-      grants(fn, resources);
+      for (const need of needs) needGrants[need](fn, resources);
       this.edge?.guard(fn);
       if (!route.public) this.grantRequestBudget(fn, config);
       this.api.addRoute(route, fn.invokedAlias);

@@ -38,6 +38,7 @@ import { localPollers, type PollerFactory, type RunningPoller } from './pollers.
 import { createLocalResources, type LocalResources } from './resources.ts';
 import { createLocalRouter } from './router.ts';
 import { createFairInvocationSlots } from './fair-invocation-slots.ts';
+import { checkFunctionEnvironments } from './function-environments.ts';
 import { DEFAULT_ORG_CLAIM } from '#shared/config/auth-config.ts';
 import { createInboxViewer } from './inbox-viewer.ts';
 
@@ -403,6 +404,7 @@ export function handlerEnvironment({
     // Not read by the handlers: lets a test process craft tokens with the provider's key (idp-jwks.json).
     LOCAL_KEYS_DIR: keysDir,
   });
+  checkFunctionEnvironments(env);
   // A promise still, as before the key set came from a URL: callers await it.
   return Promise.resolve(env);
 }
