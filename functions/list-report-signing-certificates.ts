@@ -9,13 +9,15 @@ import { signingCertificatesFor } from '#shared/wiring/reports.ts';
 const CERTIFICATES_MAX_AGE_MS = 5 * 60_000;
 
 const { config, guards } = apiFunction('ListReportSigningCertificates');
+// A sandbox token is shown the sandbox key's certificates alone (docs/sandbox.md "Sandbox reports").
 const listCertificates = listReportSigningCertificates({
   certificates: { list: signingCertificatesFor(config, CERTIFICATES_MAX_AGE_MS) },
+  sandboxCertificates: { list: signingCertificatesFor(config, CERTIFICATES_MAX_AGE_MS, 'sandbox') },
 });
 
 /** GET /v1/report-signing-certificates: the certificates a downloaded report's signature is checked against. */
 export const handler = createApiHandler({
   ...guards,
   requiredScope: 'reports:read',
-  handle: async () => ok(reportSigningCertificateListBody(await listCertificates())),
+  handle: async ({ principal }) => ok(reportSigningCertificateListBody(await listCertificates(principal.tenant.mode))),
 });
