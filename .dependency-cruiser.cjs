@@ -32,24 +32,29 @@ module.exports = {
         path: '(^|/)node_modules/(@aws-sdk|@smithy|@middy|@aws-lambda-powertools|pg|aws-cdk-lib)/',
       },
     },
-    {
-      name: 'support-is-the-ground-floor',
-      severity: 'error',
-      comment:
-        'shared/support holds generic runtime helpers (retry, deadlines, bounded maps, database time) that the domain ' +
-        'and the adapters both use: it imports only itself and Node built-ins.',
-      from: { path: '^shared/support/' },
-      to: { path: '^(shared/(?!support/)|functions|lib|local|cli|client|web|scripts|bench|test)' },
-    },
-    {
-      name: 'adapters-are-built-in-wiring',
-      severity: 'error',
-      comment:
+    // Which folders a layer may not import, one [rule, importer, imported, why] row each.
+    ...[
+      [
+        'support-is-the-ground-floor',
+        '^shared/support/',
+        '^(shared/(?!support/)|functions|lib|local|cli|client|web|scripts|bench|test)',
+        'shared/support holds generic runtime helpers (retry, deadlines, bounded maps, database time) that the ' +
+          'domain and the adapters both use: it imports only itself and Node built-ins.',
+      ],
+      [
+        'adapters-are-built-in-wiring',
+        '^shared/(?!adapters/|wiring/)',
+        '^shared/adapters/',
         'Adapters are constructed in one place: shared/wiring/ (and the entry files in functions/). The HTTP layer, ' +
-        'the queue handlers, configuration, presenters and observability receive ports; they never import an adapter.',
-      from: { path: '^shared/(?!adapters/|wiring/)' },
-      to: { path: '^shared/adapters/' },
-    },
+          'the queue handlers, configuration, presenters and observability receive ports; they never import one.',
+      ],
+    ].map(([name, importer, imported, why]) => ({
+      name,
+      severity: 'error',
+      comment: why,
+      from: { path: importer },
+      to: { path: imported },
+    })),
     {
       name: 'schemas-are-shapes-only',
       severity: 'error',
