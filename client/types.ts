@@ -230,5 +230,7 @@ export interface WebhookDeliveryListRequest {
 export interface WebhookMessage<TData = Record<string, unknown>> {
   type: WebhookEventType | 'webhook.test';
   timestamp: string;
+  /** `false` in a message from the organization's sandbox, `true` from live. */
+  livemode: boolean;
   data: TData;
 }

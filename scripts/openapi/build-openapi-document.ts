@@ -420,7 +420,7 @@ const TAGS = [
   {
     name: 'Webhooks',
     description:
-      'Standard Webhooks messages for report and onboarding-token events, signed with the endpoint’s secret (`webhook-id`, `webhook-timestamp`, `webhook-signature`); at least once, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h with the same `webhook-id`.',
+      'Standard Webhooks messages `{type, timestamp, livemode, data}` for report and onboarding-token events (`livemode` false from the organization’s sandbox, true from live), signed with the endpoint’s secret (`webhook-id`, `webhook-timestamp`, `webhook-signature`); at least once, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h with the same `webhook-id`.',
   },
   { name: 'Audit', description: 'The organization’s audit trail: who did what, by ids.' },
   { name: 'Documentation', description: 'This document.' },

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { verifyWebhook } from '#client/index.ts';
 import { repoRoot } from '#lib/repo-root.ts';
 import { startWebhookReceiver } from '#test/support/webhook-receiver.ts';
-import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
+import { callApi, sandboxTokenFor, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import {
   coldStart,
@@ -143,7 +143,7 @@ describe('webhook delivery', () => {
       'webhook-timestamp': message!.headers['webhook-timestamp'] as string,
       'webhook-signature': message!.headers['webhook-signature'] as string,
     });
-    expect(verified).toEqual({ type: 'report.completed', timestamp: job.updatedAt, data: job });
+    expect(verified).toEqual({ type: 'report.completed', timestamp: job.updatedAt, livemode: true, data: job });
     await sleep(1500);
     expect(hook.received).toHaveLength(1);
     const delivered = await waitForDelivery(token, endpoint.id, 'delivered');
@@ -197,6 +197,34 @@ describe('webhook delivery', () => {
     expect(target.received).toHaveLength(0);
   });
 
+  it('says livemode false in a sandbox’s message, signed like a live one, and the sandbox’s events reach only its endpoints', async () => {
+    const orgId = uniqueOrg('whsbx');
+    const sandbox = await sandboxTokenFor(orgId);
+    const liveHook = await receiver();
+    const sandboxHook = await receiver();
+    await registerEndpoint(await tokenFor(orgId), liveHook.url, ['onboarding_token.revoked']);
+    const endpoint = await registerEndpoint(sandbox, sandboxHook.url, ['onboarding_token.revoked']);
+
+    const issued = await callApi('POST', '/v1/onboarding-token', {
+      token: sandbox,
+      body: { email: `wh-${orgId}@example.com`, first_name: 'Ada', last_name: 'Lovelace' },
+    });
+    expect(issued.status).toBe(201);
+    const tokenId = issued.body.tokenId as string;
+    expect((await callApi('DELETE', `/v1/onboarding-tokens/${tokenId}`, { token: sandbox })).status).toBe(204);
+
+    const [message] = await sandboxHook.waitFor(1);
+    expect(
+      new Webhook(endpoint.secret).verify(message!.body, message!.headers as Record<string, string>),
+    ).toMatchObject({
+      type: 'onboarding_token.revoked',
+      livemode: false,
+      data: { tokenId, status: 'Revoked' },
+    });
+    await sleep(1500);
+    expect(liveHook.received).toHaveLength(0);
+  });
+
   it('never sends one organization’s events to another organization’s endpoint', async () => {
     const orgA = uniqueOrg('wha');
     const tokenA = await tokenFor(orgA);
@@ -245,6 +273,7 @@ describe('token events', () => {
     expect(new Webhook(endpoint.secret).verify(message!.body, message!.headers as Record<string, string>)).toEqual({
       type: 'onboarding_token.used',
       timestamp: redeemed.body.usedAt,
+      livemode: true,
       data: { tokenId: issued.body.tokenId, email, status: 'Used', usedAt: redeemed.body.usedAt },
     });
   });

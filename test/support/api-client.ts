@@ -1,5 +1,6 @@
 import { inject } from 'vitest';
-import { issueDevToken, type DevTokenOptions } from '#local/dev-keys.ts';
+import { ALL_SCOPES, issueDevToken, tenantMachineClientId, type DevTokenOptions } from '#local/dev-keys.ts';
+import { SANDBOX_SCOPE } from '#shared/domain/identity/tenant.ts';
 
 /** A small HTTP client for the local stack started by global-setup.ts. */
 export interface ApiResponse<T = any> {
@@ -32,6 +33,18 @@ export async function callApi<T = any>(
 export function tokenFor(orgId: string, options: Omit<DevTokenOptions, 'orgId' | 'keysDir'> = {}): Promise<string> {
   const { LOCAL_KEYS_DIR: keysDir, JWT_ISSUER: issuer } = inject('localEnv');
   return issueDevToken({ issuer, ...options, orgId, keysDir });
+}
+
+/** A token of the organization's sandbox machine client: every scope plus `sandbox` (docs/sandbox.md). */
+export function sandboxTokenFor(
+  orgId: string,
+  options: Omit<DevTokenOptions, 'orgId' | 'keysDir'> = {},
+): Promise<string> {
+  return tokenFor(orgId, {
+    scopes: [...ALL_SCOPES, SANDBOX_SCOPE],
+    ...options,
+    claims: { client_id: tenantMachineClientId({ orgId, mode: 'sandbox' }), ...options.claims },
+  });
 }
 
 /** A fresh organization id per test, so tests never see each other's data. */

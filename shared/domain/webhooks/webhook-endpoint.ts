@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { RateLimitPolicy } from '#shared/domain/limits/rate-limit.ts';
+import { isSandbox, tenantOfKey } from '#shared/domain/identity/tenant.ts';
 
 import type { SubscribableEventType, WebhookEventType } from './event-types.ts';
 
@@ -82,7 +83,11 @@ export function endpointReceives(endpoint: WebhookEndpoint, event: WebhookEvent)
   return (endpoint.events as readonly string[]).includes(event.type);
 }
 
-/** The Standard Webhooks body: `{type, timestamp, data}`. */
+/**
+ * The Standard Webhooks body: `{type, timestamp, livemode, data}`. `livemode` (contract §23) is
+ * derived from the tenant key the event was filed under: `false` from a sandbox, `true` from live.
+ */
 export function messageBody(event: WebhookEvent): string {
-  return JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data });
+  const livemode = !isSandbox(tenantOfKey(event.orgId));
+  return JSON.stringify({ type: event.type, timestamp: event.timestamp, livemode, data: event.data });
 }

@@ -109,6 +109,7 @@ describe('a delivery attempt', () => {
     expect(payload).toEqual({
       type: 'report.completed',
       timestamp: '2026-03-01T11:59:00.000Z',
+      livemode: true,
       data: { jobId: 'job-1', status: 'COMPLETE' },
     });
     expect(await ctx.deliveries.get(message)).toMatchObject({
@@ -116,6 +117,17 @@ describe('a delivery attempt', () => {
       attempts: 1,
       lastResponseStatus: 204,
     });
+  });
+
+  it('says livemode false in a message of the sandbox’s, derived from the tenant key the event belongs to', async () => {
+    const ctx = setup();
+    await endpoint(ctx.endpoints, { endpointId: 'ep-s1', orgId: 'org-a~sandbox' });
+    await ctx.fanOut(event({ orgId: 'org-a~sandbox' }));
+    const message = ctx.queue.deliveries.shift()!.message;
+
+    await ctx.attempt(message);
+
+    expect(JSON.parse(ctx.sender.requests[0]!.body)).toMatchObject({ type: 'report.completed', livemode: false });
   });
 
   it('retries a failure with the same webhook-id on the schedule, and fails the message after the last retry', async () => {
