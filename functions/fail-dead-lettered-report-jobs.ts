@@ -1,28 +1,21 @@
 import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
 import type { SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
-import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
-import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { failDeadLetteredJob } from '#shared/domain/reports/fail-abandoned-jobs.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { isLastDeadLetterReceive, reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
 import { BusinessMetric, metrics, MetricUnit, recordReportFailed } from '#shared/observability/metrics.ts';
-import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
+import { reportJobsFor } from '#shared/wiring/reports.ts';
 import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
-import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
 
 const config = loadConfig(
   v.object({ ...webhookPublishingEnvironment, REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') }),
 );
-const dynamoDb = containerDynamoDbClients();
 
 const failJob = failDeadLetteredJob({
-  jobs: emittingReportEvents(
-    new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
-    webhookEventPublishing(config),
-  ),
+  jobs: reportJobsFor(config),
   clock: systemClock,
 });
 

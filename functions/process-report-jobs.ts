@@ -1,12 +1,11 @@
 import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
 import type { Context, SQSRecord } from 'aws-lambda';
-import { containerDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { SqsReportQueue } from '#shared/adapters/sqs/report-queue.ts';
-import { reportSigningKeyFor } from '#shared/wiring/reports.ts';
+import { reportJobsFor, reportSigningKeyFor } from '#shared/wiring/reports.ts';
 import { padesReportSigner, reportSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
 import { rfc3161Timestamper } from '#shared/adapters/signing/rfc3161-timestamper.ts';
 import { reportSigningEnvironment } from '#shared/config/report-signing-config.ts';
-import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
 import { PostgresUsersDatabase, usersDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
 import { S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
@@ -29,7 +28,7 @@ import { isFinalReceive, reportJobMessageFrom } from '#shared/queue/report-job-m
 import * as v from 'valibot';
 import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
 import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
-import { emittingReportEvents, reportFinishedEvent } from '#shared/domain/webhooks/webhook-events.ts';
+import { reportFinishedEvent } from '#shared/domain/webhooks/webhook-events.ts';
 import type { WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
 
 const config = loadConfig(
@@ -43,9 +42,17 @@ const config = loadConfig(
     REPORT_QUEUE_URL: requiredString('REPORT_QUEUE_URL'),
   }),
 );
-const dynamoDb = containerDynamoDbClients();
-const jobStore = new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME);
 const eventPublishing = webhookEventPublishing(config);
+// At least once (docs/contract.md §9), also when the webhook queue is unreachable: an event SQS did
+// not take is kept as pending (republished every minute); one that could not be kept either fails
+// the message instead of being lost, and a redelivered message of a finished job publishes its
+// event again (publishFinishedEventAgain). The event id is the job's, so receivers see one event.
+const jobs = reportJobsFor(config, {
+  ...eventPublishing,
+  onLost: (event, error) => {
+    throw new ReportEventNotPublishedError(event, { cause: error });
+  },
+});
 const s3 = createS3Client();
 
 /** A finished job's event SQS did not take: the message fails, so SQS delivers it again. */
@@ -79,16 +86,7 @@ const signers = {
 const reportQueue = new SqsReportQueue(createSqsClient(), config.REPORT_QUEUE_URL);
 
 const processJob = processReportJob({
-  // At least once (docs/contract.md §9), also when the webhook queue is unreachable: an event SQS did
-  // not take is kept as pending (republished every minute); one that could not be kept either
-  // fails the message instead of being lost, and a redelivered message of a finished job publishes
-  // its event again (below). The event id is the job's, so receivers see one event.
-  jobs: emittingReportEvents(jobStore, {
-    ...eventPublishing,
-    onLost: (event, error) => {
-      throw new ReportEventNotPublishedError(event, { cause: error });
-    },
-  }),
+  jobs,
   users: new PostgresUserDirectory(
     new PostgresUsersDatabase(config, { onConflictRetry: recordUsersDatabaseConflictRetry }),
   ),
@@ -147,7 +145,7 @@ async function processRecord(record: SQSRecord, lambdaContext: Context): Promise
 
 /** The event of a job some earlier delivery finished: that delivery's publishing may have failed. */
 async function publishFinishedEventAgain(message: { jobId: string }): Promise<void> {
-  const job = await jobStore.get(message.jobId);
+  const job = await jobs.get(message.jobId);
   if (job?.status !== 'COMPLETE' && job?.status !== 'FAILED') return;
   const event = reportFinishedEvent(job, eventPublishing);
   await eventPublishing.queue.publishEvent(event).catch((error: unknown) => {

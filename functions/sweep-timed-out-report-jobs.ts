@@ -3,8 +3,6 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { ScheduledEvent } from 'aws-lambda';
 import * as v from 'valibot';
-import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
-import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { sweepTimedOutJobs } from '#shared/domain/reports/fail-abandoned-jobs.ts';
@@ -17,20 +15,15 @@ import {
   publishRecordedMetrics,
   recordReportFailed,
 } from '#shared/observability/metrics.ts';
-import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
+import { reportJobsFor } from '#shared/wiring/reports.ts';
 import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
-import { emittingReportEvents } from '#shared/domain/webhooks/webhook-events.ts';
 
 const config = loadConfig(
   v.object({ ...webhookPublishingEnvironment, REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') }),
 );
-const dynamoDb = containerDynamoDbClients();
 
 const sweep = sweepTimedOutJobs({
-  jobs: emittingReportEvents(
-    new DynamoDbReportJobStore(dynamoDb.documents, config.REPORT_JOBS_TABLE_NAME),
-    webhookEventPublishing(config),
-  ),
+  jobs: reportJobsFor(config),
   clock: systemClock,
   onSkipped: (jobId, error) => {
     logger.error('report job could not be timed out; skipped until the next sweep', { jobId, error: error as Error });
