@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { single, summarize, type Row } from './report.ts';
 import { callLocalApi, createApiClient, runTimedPacedRequests } from './support/local-api.ts';
-import { quietMedianUnderFloodRow, quietRefusedRow } from './support/running-statements.ts';
+import { neighbourRows } from './support/running-statements.ts';
 import type { PacedAnswer } from './support/paced-requests-worker.ts';
 import { pacedCalls, pacedSamples, sleep } from './support/timing.ts';
 
@@ -126,7 +126,7 @@ function floodRows(
   const countA = (status: number) => answersA.filter((answer) => answer.status === status).length;
   const inFlight = answersA.filter((answer) => answer.refusal === 'concurrency').length;
   return [
-    quietMedianUnderFloodRow(
+    neighbourRows.quietMedianUnderFlood(
       { measurement: flood.title, subject: `org B API median under A’s ${flood.what} at ${flood.perSecond}/s` },
       { quietMs: quiet, underFloodMs: ms, floodSeconds: seconds },
       MAX_B_MEDIAN_RATIO,
@@ -140,7 +140,7 @@ function floodRows(
       budget: { on: 'ratio', max: MAX_B_P99_RATIO },
       note: 'contract §25: budgeted against a deployed stage, reported locally (bench 12 and 17)',
     },
-    quietRefusedRow(
+    neighbourRows.quietRefused(
       { measurement: flood.title, subject: `org B requests answered 429 or not at all, under A’s ${flood.what}` },
       underFlood.map(({ status }) => status),
     ),

@@ -7,13 +7,7 @@ import { PostgresUserWriter } from '#shared/adapters/postgres/user-writer.ts';
 import { single, summarize, type Row } from '#bench/report.ts';
 import { callLocalApi, createApiClient, runTimedPacedRequests, seedOrganization } from '#bench/support/local-api.ts';
 import type { Measurement } from '#bench/support/measurement.ts';
-import {
-  quietMedianUnderFloodRow,
-  quietP99UnderFloodRow,
-  quietRefusedRow,
-  sampleRunningStatements,
-  statementsAtOnceRow,
-} from '#bench/support/running-statements.ts';
+import { neighbourRows, sampleRunningStatements } from '#bench/support/running-statements.ts';
 import { pacedCalls, pacedSamples, sleep } from '#bench/support/timing.ts';
 
 /**
@@ -188,7 +182,7 @@ export default {
           ? `the first ${(firstConcurrencyRefusalAt - floodStarts).toFixed(0)} ms into the flood; no RateLimit-*, Retry-After: 1`
           : 'none',
       },
-      statementsAtOnceRow(
+      neighbourRows.statementsAtOnce(
         {
           measurement: this.title,
           subject: 'org A’s statements running at once during its flood (pg_stat_activity, most sampled)',
@@ -210,12 +204,12 @@ export default {
             : `${Number.isFinite(firstRefusedAt) ? "A's first budget 429 came after B's last query" : 'A’s budget never refused it'}: ` +
               `B's whole flood, ${underFlood.length} queries`,
       },
-      quietMedianUnderFloodRow(
+      neighbourRows.quietMedianUnderFlood(
         { measurement: this.title, subject: 'org B API median over A’s whole expensive flood' },
         { quietMs: baseline, underFloodMs, floodSeconds: FLOOD_SECONDS },
         MAX_B_MEDIAN_RATIO,
       ),
-      quietP99UnderFloodRow(
+      neighbourRows.quietP99UnderFlood(
         {
           measurement: this.title,
           subject: 'org B API p99 over A’s whole expensive flood (reported locally, contract §25; median column: p99)',
@@ -223,7 +217,7 @@ export default {
         { quietMs: baseline, underFloodMs },
         MAX_B_P99_RATIO,
       ),
-      quietRefusedRow(
+      neighbourRows.quietRefused(
         { measurement: this.title, subject: 'org B requests answered 429 or not at all, under A’s expensive flood' },
         underFlood.map(({ status }) => status),
       ),

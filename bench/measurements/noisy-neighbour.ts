@@ -12,13 +12,7 @@ import { DEFAULT_REQUEST_BUDGET, tokensAvailable } from '#shared/domain/limits/r
 import { refusalOf, type Refusal } from '#bench/support/agent-request.ts';
 import { callLocalApi, createApiClient, runTimedPacedRequests, seedOrganization } from '#bench/support/local-api.ts';
 import type { Measurement } from '#bench/support/measurement.ts';
-import {
-  quietMedianUnderFloodRow,
-  quietP99UnderFloodRow,
-  quietRefusedRow,
-  sampleRunningStatements,
-  statementsAtOnceRow,
-} from '#bench/support/running-statements.ts';
+import { neighbourRows, sampleRunningStatements } from '#bench/support/running-statements.ts';
 import { pacedCalls, pacedSamples, sleep } from '#bench/support/timing.ts';
 
 /**
@@ -365,7 +359,7 @@ export default {
         value: summarize(deliveries, { p99: true }),
         budget: { on: 'p99', max: MAX_DELIVERY_MS },
       },
-      quietMedianUnderFloodRow(
+      neighbourRows.quietMedianUnderFlood(
         { measurement: this.title, subject: 'org B API median over A’s whole flood' },
         { quietMs: baseline, underFloodMs, floodSeconds: FLOOD_SECONDS },
         MAX_API_MEDIAN_RATIO,
@@ -391,7 +385,7 @@ export default {
         baseline: { subject: 'org B quiet p99, same run', value: single(p99(baseline)) },
         note: `${duringBurstMs.length} queries; the local stack shares two cores where Lambda gives each invocation its own`,
       },
-      quietP99UnderFloodRow(
+      neighbourRows.quietP99UnderFlood(
         {
           measurement: this.title,
           subject: 'org B API p99 over A’s whole flood (reported locally, contract §25; median column: p99)',
@@ -399,7 +393,7 @@ export default {
         { quietMs: baseline, underFloodMs },
         MAX_API_P99_RATIO,
       ),
-      statementsAtOnceRow(
+      neighbourRows.statementsAtOnce(
         {
           measurement: this.title,
           subject: 'org A’s user-status statements running at once during its flood (pg_stat_activity, most sampled)',
@@ -407,7 +401,10 @@ export default {
         samplesOfA,
         Number(stack.env.DATABASE_CONCURRENCY_PER_ORGANIZATION ?? 4),
       ),
-      quietRefusedRow({ measurement: this.title, subject: 'org B requests answered 429 or not at all' }, quietStatuses),
+      neighbourRows.quietRefused(
+        { measurement: this.title, subject: 'org B requests answered 429 or not at all' },
+        quietStatuses,
+      ),
       {
         measurement: this.title,
         subject: 'the local router, a public route on a kept-alive connection, under the flood (informational)',

@@ -44,12 +44,8 @@ interface RowName {
 
 const p99 = (samples: readonly number[]) => summarize(samples, { p99: true }).p99!;
 
-/**
- * Contract §25's rows for one organization (A) flooding while another (B) queries, as benches 12
- * and 17 and `--target` write them. Statements at once: the most of A's sampled, within its
- * database requests in flight.
- */
-export function statementsAtOnceRow(
+/** A's statements at once: the most of them sampled, within its database requests in flight. */
+function statementsAtOnce(
   name: RowName,
   samples: readonly RunningStatements[],
   requestsInFlightPerOrganization: number,
@@ -67,7 +63,7 @@ export function statementsAtOnceRow(
 }
 
 /** B's median over A's flood, within `maxRatio` of B's quiet median in the same run. */
-export function quietMedianUnderFloodRow(
+function quietMedianUnderFlood(
   name: RowName,
   times: { quietMs: readonly number[]; underFloodMs: readonly number[]; floodSeconds: number },
   maxRatio: number,
@@ -83,7 +79,7 @@ export function quietMedianUnderFloodRow(
 }
 
 /** B's p99 over A's flood, reported locally: contract §25 budgets it (`maxRatio`) against a deployed stage. */
-export function quietP99UnderFloodRow(
+function quietP99UnderFlood(
   name: RowName,
   times: { quietMs: readonly number[]; underFloodMs: readonly number[] },
   maxRatio: number,
@@ -98,7 +94,7 @@ export function quietP99UnderFloodRow(
 }
 
 /** B's requests answered 429 or not at all (0): contract §25 allows none. */
-export function quietRefusedRow(name: RowName, statuses: readonly number[]): Row {
+function quietRefused(name: RowName, statuses: readonly number[]): Row {
   return {
     ...name,
     unit: 'count',
@@ -106,3 +102,9 @@ export function quietRefusedRow(name: RowName, statuses: readonly number[]): Row
     budget: { on: 'median', max: 0 },
   };
 }
+
+/**
+ * Contract §25's rows for one organization (A) flooding while another (B) queries, as benches 12 and 17 and `--target`
+ * write them; each bench words its own subjects.
+ */
+export const neighbourRows = { statementsAtOnce, quietMedianUnderFlood, quietP99UnderFlood, quietRefused };
