@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { createLocalJWKSet } from 'jose';
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { authEnvironment, authEnvironmentProblems } from '#shared/config/auth-config.ts';
 import { loadConfig, optionalString } from '#shared/config/load-config.ts';
-import { createTokenVerifier, type TokenVerifier } from '#shared/http/auth.ts';
+import type { TokenVerifier } from '#shared/http/auth.ts';
 import { tokenVerifierFrom } from '#shared/wiring/identity.ts';
 import { UnauthorizedError } from '#shared/http/http-errors.ts';
+import { testTokenVerifier } from '#test/support/fixtures/token-verifier.ts';
 import { generateSigningKey, jwksOf, nowInSeconds, signToken, type TestSigningKey } from '#test/support/jwt.ts';
 
 /**
@@ -147,8 +147,9 @@ describe('Amazon Cognito', () => {
   it('accepts a machine client added at run time (org:add) only for the organization recorded for it', async () => {
     const recorded = new Map([['1addedlater000000000000000', 'acme']]);
     const lookups: string[] = [];
-    const verifyWithDirectory = createTokenVerifier({
+    const verifyWithDirectory = testTokenVerifier(jwksOf(key), {
       issuer,
+      audience: undefined,
       clientIds: [dashboardClientId],
       machineClients: {
         organizationOf: async (clientId) => {
@@ -157,10 +158,6 @@ describe('Amazon Cognito', () => {
         },
       },
       scopePrefix: 'onboarding-api/',
-      keySet: createLocalJWKSet(jwksOf(key)),
-      orgClaim: 'org_id',
-      orgNameClaim: 'org_name',
-      roleClaim: 'role',
     });
     const machineToken = (clientId: string, orgId: string) =>
       sign(staffAccessToken({ sub: clientId, client_id: clientId, username: undefined, org_id: orgId }));

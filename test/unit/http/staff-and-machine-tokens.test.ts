@@ -1,4 +1,3 @@
-import { createLocalJWKSet } from 'jose';
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { authEnvironment, authEnvironmentProblems } from '#shared/config/auth-config.ts';
@@ -6,12 +5,13 @@ import { loadConfig, optionalString } from '#shared/config/load-config.ts';
 import { ROLE_SCOPES, SCOPES } from '#shared/domain/identity/staff-roles.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import type { ApiEvent, ApiResult } from '#shared/http/api-types.ts';
-import { createTokenVerifier, type TokenVerifier } from '#shared/http/auth.ts';
+import type { TokenVerifier } from '#shared/http/auth.ts';
 import { tokenVerifierFrom } from '#shared/wiring/identity.ts';
 import type { ApiContext } from '#shared/http/middlewares.ts';
 import { ok } from '#shared/http/responses.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-event.ts';
 import { bearer, generateSigningKey, jwksOf, nowInSeconds, signToken, type TestSigningKey } from '#test/support/jwt.ts';
+import { testTokenVerifier } from '#test/support/fixtures/token-verifier.ts';
 
 // Quiet logs: the logger reads its level once, when shared/observability/logger.ts is first imported.
 vi.hoisted(() => {
@@ -123,14 +123,12 @@ describe('Amazon Cognito: machine clients are those org:add recorded', () => {
 
   beforeAll(() => {
     const recorded = new Map([['1addedlater000000000000000', 'acme']]);
-    cognito = createTokenVerifier({
+    cognito = testTokenVerifier(jwksOf(key), {
       issuer,
+      audience: undefined,
       clientIds: [dashboardClientId],
       machineClients: { organizationOf: async (clientId) => recorded.get(clientId) },
       scopePrefix: 'onboarding-api/',
-      keySet: createLocalJWKSet(jwksOf(key)),
-      orgClaim: 'org_id',
-      orgNameClaim: 'org_name',
       roleClaim: 'cognito:groups',
     });
   });

@@ -14,9 +14,6 @@ import { processingDurationMs, type ReportErrorCode, type ReportJob } from '#sha
 import type { UserRecord } from '#shared/domain/users/user-record.ts';
 import { T0 } from '#test/support/fixtures/defaults.ts';
 
-export { ORG_ID, OTHER_ORG_ID, T0, USER_ID } from '#test/support/fixtures/defaults.ts';
-export { TEMPLATE_VERSION } from '#test/support/fixtures/report-jobs.ts';
-
 /** A clock the test moves by hand. */
 export class FakeClock implements Clock {
   constructor(private current: Date = T0) {}

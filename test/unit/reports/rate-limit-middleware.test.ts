@@ -13,7 +13,8 @@ import { accepted } from '#shared/http/responses.ts';
 import { apiEvent, lambdaContext } from '#test/support/api-event.ts';
 import { bearer, createTestKeySet, signToken, TEST_ORG_ID, validClaims } from '#test/support/jwt.ts';
 import { testTokenVerifier } from '#test/support/fixtures/token-verifier.ts';
-import { FakeClock, T0 } from './fakes.ts';
+import { T0 } from '#test/support/fixtures/defaults.ts';
+import { FakeClock } from './fakes.ts';
 
 // Quiet logs: the logger reads its level once, when shared/observability/logger.ts is first imported.
 const previousLogLevel = vi.hoisted(() => {
