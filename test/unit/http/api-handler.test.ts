@@ -4,7 +4,7 @@ import { handler as routeNotFound } from '#functions/route-not-found.ts';
 import { RateLimitedError } from '#shared/domain/errors.ts';
 import { createApiHandler, createPublicHandler } from '#shared/http/api-handler.ts';
 import type { ApiEvent, ApiResult } from '#shared/http/api-types.ts';
-import { type TokenVerifier } from '#shared/http/auth.ts';
+import type { TokenVerifier } from '#shared/http/auth.ts';
 import { MAX_BODY_BYTES, type ApiContext, type ApiMiddleware } from '#shared/http/middlewares.ts';
 import { ok } from '#shared/http/responses.ts';
 import { logger } from '#shared/observability/logger.ts';

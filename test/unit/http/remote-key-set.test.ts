@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { JSONWebKeySet } from 'jose';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';
-import { type TokenVerifier } from '#shared/http/auth.ts';
+import type { TokenVerifier } from '#shared/http/auth.ts';
 import { UnauthorizedError } from '#shared/http/http-errors.ts';
 import { createCachedRemoteKeySet, type RemoteKeySetOptions } from '#shared/http/remote-key-set.ts';
 import { generateSigningKey, jwksOf, signToken, validClaims, type TestSigningKey } from '#test/support/jwt.ts';

@@ -5,7 +5,7 @@ import type { ReportRateLimiter } from '#shared/domain/reports/ports.ts';
 import { REPORT_REQUEST_RATE_LIMIT, spendToken } from '#shared/domain/limits/report-rate-limit.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import type { ApiEvent, ApiResult } from '#shared/http/api-types.ts';
-import { type TokenVerifier } from '#shared/http/auth.ts';
+import type { TokenVerifier } from '#shared/http/auth.ts';
 import type { ApiContext } from '#shared/http/middlewares.ts';
 import { limitRate } from '#shared/http/limits/rate-limit.ts';
 import { rateLimitHeaders } from '#shared/http/responses.ts';
