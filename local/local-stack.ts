@@ -374,6 +374,7 @@ export function handlerEnvironment({
     WEBHOOK_QUEUE_URL: queueUrl(resources.webhookQueue.url),
     WEBHOOK_SLOW_QUEUE_URL: queueUrl(resources.webhookSlowQueue.url),
     WEBHOOK_DLQ_URL: queueUrl(resources.webhookDlq.url),
+    SANDBOX_WIPE_QUEUE_URL: queueUrl(resources.sandboxWipeQueue.url),
     // Set here alone: http and loopback receivers allowed, retries in seconds (docs/contract.md §9).
     WEBHOOK_LOCAL_MODE: 'true',
     // KMS's stand-in: DynamoDB Local is in memory, so a key per run seals everything it holds.

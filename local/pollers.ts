@@ -7,6 +7,7 @@ import {
   COUNTED_SES_EVENT_TYPES,
   emailEventsFunction,
   reportPipelineFunctions,
+  sandboxWipeFunction,
   webhookDeliveryFunction,
   webhookRepublishFunction,
 } from '#shared/config/api-routes.ts';
@@ -15,6 +16,7 @@ import {
   WEBHOOK_LANE_CONSUMERS,
   WEBHOOK_REPUBLISH_TIMEOUT_SECONDS,
 } from '#shared/queue/webhook-messages.ts';
+import { SANDBOX_WIPE_TIMEOUT_SECONDS } from '#shared/queue/sandbox-wipe-messages.ts';
 import type { RunningEmulators } from './emulators.ts';
 import type { HandlerLoader } from './handler-modules.ts';
 import type { LocalResources } from './resources.ts';
@@ -171,9 +173,26 @@ export function emailEventPollers(): PollerFactory[] {
   ];
 }
 
+/** DELETE /v1/sandbox's consumer on the wipe queue, as lib/sandbox-wipe-construct.ts deploys it (one wipe a batch). */
+export function sandboxWipePollers(): PollerFactory[] {
+  return [
+    (context) =>
+      startSqsPoller({
+        queue: context.resources.sandboxWipeQueue,
+        endpoint: context.endpoints.sqs,
+        function: sandboxWipeFunction,
+        batchSize: 1,
+        timeoutMs: SANDBOX_WIPE_TIMEOUT_SECONDS * 1000,
+        loadHandler: context.loadHandler,
+        log: context.quiet ? undefined : (line: string) => console.log(line),
+      }),
+  ];
+}
+
 /** The pollers `startLocalStack` starts by default. */
 export const localPollers: readonly PollerFactory[] = [
   ...reportPipelinePollers(),
   ...webhookDeliveryPollers(),
   ...emailEventPollers(),
+  ...sandboxWipePollers(),
 ];

@@ -31,6 +31,7 @@ import {
   REPORT_QUEUE_VISIBILITY_SECONDS,
 } from '#shared/queue/report-pipeline-timing.ts';
 import { WEBHOOK_DELIVERY_TIMEOUT_SECONDS, WEBHOOK_MAX_RECEIVES } from '#shared/queue/webhook-messages.ts';
+import { SANDBOX_WIPE_MAX_RECEIVES } from '#shared/queue/sandbox-wipe-messages.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type RunningEmulators } from './emulators.ts';
 
 /**
@@ -44,6 +45,8 @@ export const REPORTS_BUCKET_NAME = 'reports-local';
 export const WEBHOOK_QUEUE_NAME = 'webhook-deliveries';
 export const WEBHOOK_SLOW_QUEUE_NAME = 'webhook-deliveries-slow';
 export const WEBHOOK_DLQ_NAME = 'webhook-deliveries-dlq';
+export const SANDBOX_WIPE_QUEUE_NAME = 'sandbox-wipes';
+export const SANDBOX_WIPE_DLQ_NAME = 'sandbox-wipes-dlq';
 /**
  * Short, for both queues, so a failed message comes back within seconds instead of the minutes
  * AWS uses (six times the consuming function's timeout). A second delivery while the first
@@ -69,6 +72,9 @@ export interface LocalResources {
   /** Deliveries to endpoints that left an attempt unanswered: the slow lane. */
   webhookSlowQueue: LocalQueue;
   webhookDlq: LocalQueue;
+  /** DELETE /v1/sandbox's wipes and their dead letters (lib/sandbox-wipe-construct.ts deploys the same). */
+  sandboxWipeQueue: LocalQueue;
+  sandboxWipeDlq: LocalQueue;
   reportsBucketName: string;
   emailTemplateName: string;
 }
@@ -89,10 +95,11 @@ export async function createLocalResources(
   const s3 = new S3Client({ ...common, endpoint: endpoints.s3, forcePathStyle: true });
   const ses = new SESv2Client({ ...common, endpoint: endpoints.ses });
   try {
-    const [tables, queues, webhookQueues] = await Promise.all([
+    const [tables, queues, webhookQueues, sandboxWipeQueues] = await Promise.all([
       Promise.all(allTables.map((table) => createTable(dynamodb, table))),
       createReportQueues(sqs, visibilityTimeoutSeconds),
       createWebhookQueues(sqs),
+      createSandboxWipeQueues(sqs, visibilityTimeoutSeconds),
       createBucket(s3, REPORTS_BUCKET_NAME),
       putEmailTemplate(ses),
     ]);
@@ -100,6 +107,7 @@ export async function createLocalResources(
       tables: Object.fromEntries(allTables.map((table, i) => [table.envVar, tables[i] as string])),
       ...queues,
       ...webhookQueues,
+      ...sandboxWipeQueues,
       reportsBucketName: REPORTS_BUCKET_NAME,
       emailTemplateName: onboardingEmailTemplate.templateName,
     };
@@ -214,6 +222,24 @@ async function createWebhookQueues(
     createQueue(client, WEBHOOK_SLOW_QUEUE_NAME, laneAttributes),
   ]);
   return { webhookQueue, webhookSlowQueue, webhookDlq };
+}
+
+/** The wipe queue, as short-lived as the report queue locally, so a run cut off comes back within seconds. */
+async function createSandboxWipeQueues(
+  client: SQSClient,
+  visibilityTimeoutSeconds: number,
+): Promise<Pick<LocalResources, 'sandboxWipeQueue' | 'sandboxWipeDlq'>> {
+  const sandboxWipeDlq = await createQueue(client, SANDBOX_WIPE_DLQ_NAME, {
+    MessageRetentionPeriod: String(DLQ_RETENTION_SECONDS),
+  });
+  const sandboxWipeQueue = await createQueue(client, SANDBOX_WIPE_QUEUE_NAME, {
+    VisibilityTimeout: String(visibilityTimeoutSeconds),
+    RedrivePolicy: JSON.stringify({
+      deadLetterTargetArn: sandboxWipeDlq.arn,
+      maxReceiveCount: SANDBOX_WIPE_MAX_RECEIVES,
+    }),
+  });
+  return { sandboxWipeQueue, sandboxWipeDlq };
 }
 
 async function createQueue(client: SQSClient, name: string, attributes: Record<string, string>): Promise<LocalQueue> {

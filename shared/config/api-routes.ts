@@ -161,6 +161,12 @@ export const webhookRepublishFunction = {
   name: 'RepublishWebhookEvents',
 } as const;
 
+/** DELETE /v1/sandbox's queue consumer: deletes a sandbox's data store by store (shared/domain/sandbox/wipe-sandbox.ts). */
+export const sandboxWipeFunction = {
+  entry: 'functions/process-sandbox-wipes.ts',
+  name: 'ProcessSandboxWipes',
+} as const;
+
 /**
  * Runs at deploy time only, behind a CloudFormation custom resource (lib/users-database-construct.ts):
  * migrates the users database and maps its reader role to the reading functions' IAM roles.

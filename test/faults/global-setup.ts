@@ -2,7 +2,7 @@ import type { TestProject } from 'vitest/node';
 import { FaultProxy, startFaultProxyControl } from '#test/support/fault-proxy.ts';
 import { EMULATED_KMS_KEY_ID, startKmsEmulator } from '#test/support/kms-emulator.ts';
 import { setUpLocalStack } from '#test/support/local-stack-setup.ts';
-import { reportPipelinePollers, webhookDeliveryPollers } from '#local/pollers.ts';
+import { reportPipelinePollers, sandboxWipePollers, webhookDeliveryPollers } from '#local/pollers.ts';
 import { startProviderKeyEndpoint } from './provider-key-endpoint.ts';
 
 /** Longer than a worker invocation can hold a job (its 15 s timeout + the 5 s lease margin), as in AWS. */
@@ -48,7 +48,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
       {
         queueVisibilityTimeoutSeconds: FAULT_TIER_VISIBILITY_TIMEOUT_SECONDS,
         // Pending webhook events are republished every second here, not every minute, so the tests wait less.
-        pollers: [...reportPipelinePollers(), ...webhookDeliveryPollers({ republishIntervalMs: 1_000 })],
+        pollers: [
+          ...reportPipelinePollers(),
+          ...webhookDeliveryPollers({ republishIntervalMs: 1_000 }),
+          ...sandboxWipePollers(),
+        ],
         routeFunctions: async ({ endpoints, usersDatabase, keysDir }) => {
           providerKeys = await startProviderKeyEndpoint(keysDir);
           const [dynamodb, s3, ses, sqs, kmsProxy, postgres, jwks] = await Promise.all([

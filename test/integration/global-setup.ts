@@ -1,5 +1,10 @@
 import type { TestProject } from 'vitest/node';
-import { emailEventPollers, reportPipelinePollers, webhookDeliveryPollers } from '#local/pollers.ts';
+import {
+  emailEventPollers,
+  reportPipelinePollers,
+  sandboxWipePollers,
+  webhookDeliveryPollers,
+} from '#local/pollers.ts';
 import { setUpLocalStack } from '#test/support/local-stack-setup.ts';
 
 /**
@@ -20,6 +25,7 @@ export default function setup(project: TestProject): Promise<() => Promise<void>
       ...reportPipelinePollers(),
       ...webhookDeliveryPollers({ republishIntervalMs: REPUBLISH_INTERVAL_MS }),
       ...emailEventPollers(),
+      ...sandboxWipePollers(),
     ],
   });
 }

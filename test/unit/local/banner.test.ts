@@ -21,6 +21,8 @@ function banner(overrides: { baseUrl?: string; reportRateLimit?: number } = {}):
         webhookQueue: queue('webhook-deliveries'),
         webhookSlowQueue: queue('webhook-deliveries-slow'),
         webhookDlq: queue('webhook-deliveries-dlq'),
+        sandboxWipeQueue: queue('sandbox-wipes'),
+        sandboxWipeDlq: queue('sandbox-wipes-dlq'),
         reportsBucketName: 'reports',
         emailTemplateName: 'onboarding',
       },

@@ -70,6 +70,8 @@ describe('the local stack’s handler environment', () => {
       webhookQueue: queue('webhook-deliveries'),
       webhookSlowQueue: queue('webhook-deliveries-slow'),
       webhookDlq: queue('webhook-deliveries-dlq'),
+      sandboxWipeQueue: queue('sandbox-wipes'),
+      sandboxWipeDlq: queue('sandbox-wipes-dlq'),
       reportsBucketName: 'reports',
       emailTemplateName: 'onboarding',
     },
