@@ -19,6 +19,7 @@ import type {
   ReportJobPage,
   ReportJobRequest,
   ReportSigningCertificateList,
+  SandboxScenarioList,
   UserStatusPage,
   UserStatusRecord,
   UserStatusRequest,
@@ -296,6 +297,19 @@ export class OnboardingApiClient {
     const response = await this.http.send<ReportSigningCertificateList>({
       method: 'GET',
       path: '/v1/report-signing-certificates',
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  /**
+   * GET /v1/sandbox/scenarios (scope users:read, a sandbox token alone): the scenario users every
+   * sandbox holds, each with its record and what its report job does. A live token gets 404.
+   */
+  async listSandboxScenarios(options: Pick<RequestOptions, 'signal'> = {}): Promise<SandboxScenarioList> {
+    const response = await this.http.send<SandboxScenarioList>({
+      method: 'GET',
+      path: '/v1/sandbox/scenarios',
       signal: options.signal,
     });
     return response.body;

@@ -29,6 +29,7 @@ import type {
   reportSigningCertificateSchema,
 } from '#shared/schemas/report-signing-certificate-responses.ts';
 import type { userStatusPageSchema, userStatusRecordSchema } from '#shared/schemas/user-status-responses.ts';
+import type { sandboxScenarioListSchema, sandboxUsersImportedSchema } from '#shared/schemas/sandbox-responses.ts';
 import type {
   webhookDeliveryPageSchema,
   webhookDeliverySchema,
@@ -99,6 +100,12 @@ export type ReportDownload = v.InferOutput<typeof reportDownloadSchema>;
 export type ReportSigningCertificate = v.InferOutput<typeof reportSigningCertificateSchema>;
 /** 200 of GET /v1/report-signing-certificates: the current certificate first. */
 export type ReportSigningCertificateList = v.InferOutput<typeof reportSigningCertificateListSchema>;
+
+/** GET /v1/sandbox/scenarios: the scenario users every sandbox holds, with what each gives. */
+export type SandboxScenarioList = v.InferOutput<typeof sandboxScenarioListSchema>;
+export type SandboxScenario = SandboxScenarioList['results'][number];
+/** POST /v1/sandbox/users: how many records were stored. */
+export type SandboxUsersImported = v.InferOutput<typeof sandboxUsersImportedSchema>;
 
 // User status
 

@@ -384,6 +384,16 @@ const operations: Record<string, OperationSpec> = {
       ...AUTHENTICATED,
     },
   },
+  ListSandboxScenarios: {
+    operationId: 'listSandboxScenarios',
+    tag: 'Sandbox',
+    summary: 'List the sandbox’s scenario users',
+    description:
+      'The scenario users every sandbox holds without an import (`sbx-clear`, `sbx-minor`, `sbx-pep`, `sbx-sanctions`, `sbx-scripts`, `sbx-fail`, `sbx-slow`): each with the record user-status returns for it and what its report job does (when it completes and on how many pages, or the code it fails with). They are listed, filtered and paged by user-status like imported users, and come back after the sandbox is wiped. The worker acts on the same definition this listing is made from. Only a sandbox token reaches this route: any other gets 404.',
+    scope: 'users:read',
+    success: { 200: jsonResponse('Every scenario user.', 'SandboxScenarioList') },
+    errors: { ...AUTHENTICATED, 404: 'The token is not a sandbox token: the sandbox’s routes do not exist for it.' },
+  },
   GetOpenApiDocument: {
     operationId: 'getOpenApiDocument',
     tag: 'Documentation',
@@ -423,6 +433,11 @@ const TAGS = [
       'Standard Webhooks messages `{type, timestamp, livemode, data}` for report and onboarding-token events (`livemode` false from the organization’s sandbox, true from live), signed with the endpoint’s secret (`webhook-id`, `webhook-timestamp`, `webhook-signature`); at least once, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h with the same `webhook-id`.',
   },
   { name: 'Audit', description: 'The organization’s audit trail: who did what, by ids.' },
+  {
+    name: 'Sandbox',
+    description:
+      'The organization’s sandbox (a token whose scopes hold `sandbox`): scenario users with deterministic outcomes and its own test data.',
+  },
   { name: 'Documentation', description: 'This document.' },
 ];
 

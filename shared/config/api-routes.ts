@@ -21,6 +21,8 @@ export interface ApiRoute {
   timeoutSeconds?: number;
   /** Runs statements on the users database: its requests hold the organization's database concurrency slots too (contract §25). */
   runsDatabaseStatements?: boolean;
+  /** Exists for sandbox tokens alone: any other token gets 404, as for an unknown route (contract §23). */
+  sandboxOnly?: boolean;
 }
 
 export const onboardingRoutes = [
@@ -131,6 +133,17 @@ export const auditRoutes = [
   { method: 'GET', path: '/v1/audit-events', entry: 'functions/list-audit-events.ts', name: 'ListAuditEvents' },
 ] as const satisfies readonly ApiRoute[];
 
+/** The sandbox's own routes (contract §23, docs/sandbox.md): a live token gets 404 for each. */
+export const sandboxRoutes = [
+  {
+    method: 'GET',
+    path: '/v1/sandbox/scenarios',
+    entry: 'functions/list-sandbox-scenarios.ts',
+    name: 'ListSandboxScenarios',
+    sandboxOnly: true,
+  },
+] as const satisfies readonly ApiRoute[];
+
 /** The OpenAPI document (generated into openapi.json by `npm run openapi`), served without a token. */
 export const documentationRoutes = [
   {
@@ -202,6 +215,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...userRoutes,
   ...webhookRoutes,
   ...auditRoutes,
+  ...sandboxRoutes,
   ...documentationRoutes,
 ];
 

@@ -3,6 +3,7 @@ import type {
   documentationRoutes,
   onboardingRoutes,
   reportRoutes,
+  sandboxRoutes,
   userRoutes,
   userStatusRoutes,
   webhookRoutes,
@@ -62,6 +63,7 @@ type ApiRouteName =
   | RouteName<typeof userRoutes>
   | RouteName<typeof webhookRoutes>
   | RouteName<typeof auditRoutes>
+  | RouteName<typeof sandboxRoutes>
   | RouteName<typeof documentationRoutes>;
 
 /**
@@ -114,6 +116,8 @@ export const apiFunctionNeeds = {
   ListWebhookDeliveries: ['webhooks:read'],
   // Queries the trail (and its byTarget index); never writes.
   ListAuditEvents: ['auditEvents:read'],
+  // The scenario definition is bundled into it: no table, no bucket.
+  ListSandboxScenarios: [],
   // Serves the OpenAPI document bundled into it: no table, no bucket, no token settings.
   GetOpenApiDocument: ['apiUrl'],
 } as const satisfies Record<ApiRouteName, readonly Need[]>;

@@ -50,6 +50,8 @@ export interface ApiRequest<TBody> {
 export interface ApiHandlerOptions<TSchema extends v.GenericSchema | undefined> {
   requiredScope: Scope;
   verifyToken: TokenVerifier;
+  /** Only a sandbox token reaches the route; any other gets 404 (the route table's `sandboxOnly`). */
+  sandboxOnly?: boolean | undefined;
   /** Runs after authentication and before the body is read (e.g. the report rate limit). */
   beforeBody?: readonly ApiMiddleware[];
   /** Request body schema; routes without one never read the body. */
@@ -81,7 +83,7 @@ export function createApiHandler<TSchema extends v.GenericSchema | undefined = u
     .use(publishRecordedMetrics())
     .use(httpBoundary());
   useOriginVerification(chain, options.originVerifySecrets);
-  chain.use(authenticate(options.verifyToken, options.requiredScope));
+  chain.use(authenticate(options.verifyToken, options.requiredScope, { sandboxOnly: options.sandboxOnly }));
   if (options.requestBudget) chain.use(spendRequestBudget(options.requestBudget, systemClock));
   if (options.concurrency) chain.use(holdConcurrencySlot(options.concurrency, systemClock));
   for (const middleware of options.beforeBody ?? []) chain.use(middleware);

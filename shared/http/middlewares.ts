@@ -5,7 +5,7 @@ import { logger } from '#shared/observability/logger.ts';
 import type { ApiEvent, ApiResult, LambdaContext, Principal, Scope } from './api-types.ts';
 import { bearerTokenFrom, type TokenVerifier } from './auth.ts';
 import { mapErrorToResponse } from './error-mapper.ts';
-import { PayloadTooLargeError, UnsupportedMediaTypeError } from './http-errors.ts';
+import { PayloadTooLargeError, RouteNotFoundError, UnsupportedMediaTypeError } from './http-errors.ts';
 
 /** Lambda context plus what the HTTP layer learns about the request. */
 export interface ApiContext extends LambdaContext {
@@ -46,14 +46,25 @@ export function httpBoundary(): ApiMiddleware {
   };
 }
 
-/** Verifies the bearer token and requires the route's scope; the principal lands on the context. */
-export function authenticate(verifyToken: TokenVerifier, requiredScope: Scope): ApiMiddleware {
+/**
+ * Verifies the bearer token and requires the route's scope; the principal lands on the context. A
+ * sandbox-only route (`sandboxOnly` in api-routes.ts) does not exist for any other token: 404, as
+ * an unknown route, before its scope is looked at (docs/contract.md §23).
+ */
+export function authenticate(
+  verifyToken: TokenVerifier,
+  requiredScope: Scope,
+  options: { sandboxOnly?: boolean | undefined } = {},
+): ApiMiddleware {
   return {
     before: async (request) => {
       const principal = await verifyToken(bearerTokenFrom(request.event.headers));
       logger.appendKeys({ orgId: principal.tenantKey });
       // Before the scope check: a refusal to a verified sandbox token says it is the sandbox's too.
       request.context.principal = principal;
+      if (options.sandboxOnly && principal.tenant.mode !== 'sandbox') {
+        throw new RouteNotFoundError('a sandbox route, and the token is not a sandbox token');
+      }
       if (!principal.scopes.has(requiredScope)) {
         throw new ForbiddenError(`token lacks the ${requiredScope} scope`);
       }

@@ -22,6 +22,7 @@ import {
   reportSigningCertificateSchema,
 } from '#shared/schemas/report-signing-certificate-responses.ts';
 import { userStatusPageSchema, userStatusRecordSchema } from '#shared/schemas/user-status-responses.ts';
+import { sandboxScenarioListSchema, sandboxScenarioSchema } from '#shared/schemas/sandbox-responses.ts';
 import {
   webhookDeliveryPageSchema,
   webhookDeliverySchema,
@@ -52,6 +53,8 @@ export const responseSchemas = {
   ReportSigningCertificateList: reportSigningCertificateListSchema,
   UserStatusRecord: userStatusRecordSchema,
   UserStatusPage: userStatusPageSchema,
+  SandboxScenario: sandboxScenarioSchema,
+  SandboxScenarioList: sandboxScenarioListSchema,
   WebhookEndpointCreated: webhookEndpointCreatedSchema,
   WebhookEndpoint: webhookEndpointSchema,
   WebhookEndpointList: webhookEndpointListSchema,

@@ -3,6 +3,7 @@ import { originVerifySecretsFrom } from '#shared/config/origin-verify.ts';
 import type { ApiHandlerOptions } from '#shared/http/api-handler.ts';
 import { createIdempotentRequests, type IdempotentRequests } from '#shared/http/idempotent-requests.ts';
 import type { ApiFunctionName } from '#shared/config/function-needs.ts';
+import { apiRoutes } from '#shared/config/api-routes.ts';
 import { loadFunctionConfig } from './function-config.ts';
 import { tokenVerifierFrom } from './identity.ts';
 import { organizationConcurrencyFromEnvironment, requestBudgetFromEnvironment } from './limits.ts';
@@ -10,7 +11,7 @@ import { organizationConcurrencyFromEnvironment, requestBudgetFromEnvironment } 
 /** What every authenticated route checks before its own work: the edge's header, the token, the budget, the slot. */
 export type ApiGuards = Pick<
   ApiHandlerOptions<undefined>,
-  'verifyToken' | 'requestBudget' | 'concurrency' | 'originVerifySecrets'
+  'verifyToken' | 'requestBudget' | 'concurrency' | 'originVerifySecrets' | 'sandboxOnly'
 >;
 
 /**
@@ -39,5 +40,7 @@ export function idempotentRequestsFor(route: string, config: { IDEMPOTENCY_TABLE
 /** An authenticated API function's configuration (from its declared needs) and its guards, built once per cold start. */
 export function apiFunction<TName extends ApiFunctionName>(name: TName) {
   const config = loadFunctionConfig(name);
-  return { config, guards: apiGuards(config) };
+  // A sandbox-only route says so in the route table, the one place its 404 for live tokens comes from.
+  const sandboxOnly = apiRoutes.some((route) => route.name === name && route.sandboxOnly === true);
+  return { config, guards: { ...apiGuards(config), ...(sandboxOnly && { sandboxOnly }) } };
 }

@@ -147,6 +147,7 @@ describe('HTTP API', () => {
       'POST /v1/webhooks/{id}/test': logicalIdOf(routeFunction('TestWebhookEndpoint')),
       'GET /v1/webhooks/{id}/deliveries': logicalIdOf(routeFunction('ListWebhookDeliveries')),
       'GET /v1/audit-events': logicalIdOf(routeFunction('ListAuditEvents')),
+      'GET /v1/sandbox/scenarios': logicalIdOf(routeFunction('ListSandboxScenarios')),
       'GET /v1/openapi.json': logicalIdOf(routeFunction('GetOpenApiDocument')),
       $default: logicalIdOf(fallbackFunction()),
     });
