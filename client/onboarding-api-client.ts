@@ -20,6 +20,7 @@ import type {
   ReportJobRequest,
   ReportSigningCertificateList,
   SandboxScenarioList,
+  SandboxWipe,
   UserStatusPage,
   UserStatusRecord,
   UserStatusRequest,
@@ -310,6 +311,19 @@ export class OnboardingApiClient {
     const response = await this.http.send<SandboxScenarioList>({
       method: 'GET',
       path: '/v1/sandbox/scenarios',
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  /**
+   * DELETE /v1/sandbox (scope users:erase, a sandbox token alone): wipes the sandbox in the background
+   * (within 60 s its data is gone, its scenario users stay). A second call while it runs answers the same wipe.
+   */
+  async wipeSandbox(options: Pick<RequestOptions, 'signal'> = {}): Promise<SandboxWipe> {
+    const response = await this.http.send<SandboxWipe>({
+      method: 'DELETE',
+      path: '/v1/sandbox',
       signal: options.signal,
     });
     return response.body;

@@ -30,6 +30,7 @@ import type {
 } from '#shared/schemas/report-signing-certificate-responses.ts';
 import type { userStatusPageSchema, userStatusRecordSchema } from '#shared/schemas/user-status-responses.ts';
 import type { sandboxScenarioListSchema, sandboxUsersImportedSchema } from '#shared/schemas/sandbox-responses.ts';
+import type { sandboxWipeSchema } from '#shared/schemas/sandbox-wipe-responses.ts';
 import type {
   webhookDeliveryPageSchema,
   webhookDeliverySchema,
@@ -106,6 +107,8 @@ export type SandboxScenarioList = v.InferOutput<typeof sandboxScenarioListSchema
 export type SandboxScenario = SandboxScenarioList['results'][number];
 /** POST /v1/sandbox/users: how many records were stored. */
 export type SandboxUsersImported = v.InferOutput<typeof sandboxUsersImportedSchema>;
+/** 202 of DELETE /v1/sandbox: the wipe under way. */
+export type SandboxWipe = v.InferOutput<typeof sandboxWipeSchema>;
 
 // User status
 

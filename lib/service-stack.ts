@@ -13,6 +13,7 @@ import { EdgeConstruct } from './edge-construct.ts';
 import { MailConstruct } from './mail-construct.ts';
 import { ReportPipelineConstruct, workerTimeout } from './report-pipeline-construct.ts';
 import { ReportSigningConstruct } from './report-signing-construct.ts';
+import { SandboxWipeConstruct } from './sandbox-wipe-construct.ts';
 import { apiRoutes, fallbackRoute, type ApiRoute } from '#shared/config/api-routes.ts';
 import { apiFunctionNeeds, type Need } from '#shared/config/function-needs.ts';
 import { BusinessMetric, METRICS_NAMESPACE } from '#shared/observability/metrics.ts';
@@ -36,6 +37,7 @@ interface RouteResources {
   readonly reportSigning: ReportSigningConstruct;
   readonly webhooks: WebhooksConstruct;
   readonly usersDatabase: UsersDatabaseConstruct;
+  readonly sandboxWipes: SandboxWipeConstruct;
   /** Report requests per organization in any 10 minutes (context `reportRateLimit`). */
   readonly reportRateLimit: number;
   /** Tells a function that sends onboarding e-mails their quotas (context `emailQuotaPer…PerHour`). */
@@ -84,6 +86,10 @@ const needGrants: Readonly<Record<Need, NeedGrant>> = {
   'usersDatabase:erase': (fn, { usersDatabase }) => usersDatabase.grantEraseUsers(fn),
   // Its server is where this stage's clients call.
   apiUrl: (fn, { apiUrl }) => fn.addEnvironment('API_URL', apiUrl),
+  sandboxWipes: (fn, { sandboxWipes }) => {
+    sandboxWipes.grantWipeRecords(fn);
+    sandboxWipes.grantSendWipes(fn);
+  },
 };
 
 /** A route's needs; a route in `apiRoutes` without a declaration stops the synth. */
@@ -149,6 +155,8 @@ export class ServiceStack extends Stack {
   /** The report signing key (KMS) and its published certificates. */
   readonly reportSigning: ReportSigningConstruct;
   readonly webhooks: WebhooksConstruct;
+  /** DELETE /v1/sandbox's queue and consumer. */
+  readonly sandboxWipes: SandboxWipeConstruct;
   readonly api: ApiConstruct;
   readonly alarms: AlarmsConstruct;
   /** CodeDeploy's deployment group of each function callers reach through its `live` alias (contract §24). */
@@ -214,6 +222,13 @@ export class ServiceStack extends Stack {
       webhooks: this.data.tables.Webhooks,
       reservedConcurrency: config.reservedConcurrency,
     });
+    this.sandboxWipes = new SandboxWipeConstruct(this, 'SandboxWipes', {
+      onboardingTokens: this.data.tables.OnboardingTokens,
+      reportJobs: this.data.tables.ReportJobs,
+      webhooks: this.data.tables.Webhooks,
+      reportsBucket: this.reports.bucket,
+      usersDatabase: this.usersDatabase,
+    });
     // Every function that finishes report jobs emits report.completed / report.failed.
     for (const fn of [this.reports.worker, this.reports.deadLetterHandler, this.reports.sweep]) {
       this.webhooks.grantPublish(fn);
@@ -252,6 +267,7 @@ export class ServiceStack extends Stack {
       reportSigning: this.reportSigning,
       webhooks: this.webhooks,
       usersDatabase: this.usersDatabase,
+      sandboxWipes: this.sandboxWipes,
       reportRateLimit: config.reportRateLimit,
       applyEmailQuotas: (fn) => {
         fn.addEnvironment('EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR', String(config.emailQuotaPerRecipientPerHour));
@@ -310,6 +326,7 @@ export class ServiceStack extends Stack {
         this.webhooks.delivery,
         this.webhooks.slowDelivery,
         this.webhooks.republish,
+        this.sandboxWipes.consumer,
         // A failed migration fails the deploy too; the alarm tells whoever did not start it.
         this.usersDatabase.migrationFunction,
         // A failing trigger fails every sign-in and every machine token.
@@ -328,6 +345,8 @@ export class ServiceStack extends Stack {
     this.alarms.addDeadLetterReceivesAlarm(this.reports.deadLetterQueue);
     // Nothing consumes the webhook DLQ: its depth is the failing-deliveries alarm.
     this.alarms.addDeadLetterQueueAlarm(this.webhooks.deadLetterQueue);
+    // A wipe whose runs kept failing: the sandbox's next DELETE /v1/sandbox sends it again, but nothing else will.
+    this.alarms.addDeadLetterQueueAlarm(this.sandboxWipes.deadLetterQueue);
     // The SES event counter's alarm: an event lands here only once EventBridge's and Lambda's retries are spent, so
     // it pages for a lasting failure and not for a retried blip (the counter's Errors would page for both).
     this.alarms.addDeadLetterQueueAlarm(
@@ -442,6 +461,7 @@ export class ServiceStack extends Stack {
       [this.reports.deadLetterHandler, 'queue', {}],
       [this.webhooks.delivery, 'queue', {}],
       [this.webhooks.slowDelivery, 'queue', {}],
+      [this.sandboxWipes.consumer, 'queue', {}],
       [this.reports.sweep, 'schedule', {}],
       [this.webhooks.republish, 'schedule', {}],
       [this.mail.eventCounter, 'ses-event', {}],

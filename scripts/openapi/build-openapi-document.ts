@@ -394,6 +394,16 @@ const operations: Record<string, OperationSpec> = {
     success: { 200: jsonResponse('Every scenario user.', 'SandboxScenarioList') },
     errors: { ...AUTHENTICATED, 404: 'The token is not a sandbox token: the sandbox’s routes do not exist for it.' },
   },
+  WipeSandbox: {
+    operationId: 'wipeSandbox',
+    tag: 'Sandbox',
+    summary: 'Wipe the sandbox',
+    description:
+      'Deletes every onboarding token, kept e-mail, report job, report, user, webhook endpoint and delivery of the organization’s sandbox, in the background: within 60 s they are gone, and the scenario users are there as before. Live data is never touched. Answers at once with the wipe under way; a second request while it runs answers the same wipe. The sandbox’s budgets (rate limits, e-mail quotas) are not reset. Only a sandbox token reaches this route: any other gets 404.',
+    scope: 'users:erase',
+    success: { 202: jsonResponse('The wipe under way.', 'SandboxWipe') },
+    errors: { ...AUTHENTICATED, 404: 'The token is not a sandbox token: the sandbox’s routes do not exist for it.' },
+  },
   GetOpenApiDocument: {
     operationId: 'getOpenApiDocument',
     tag: 'Documentation',

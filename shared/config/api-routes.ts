@@ -142,6 +142,13 @@ export const sandboxRoutes = [
     name: 'ListSandboxScenarios',
     sandboxOnly: true,
   },
+  {
+    method: 'DELETE',
+    path: '/v1/sandbox',
+    entry: 'functions/wipe-sandbox.ts',
+    name: 'WipeSandbox',
+    sandboxOnly: true,
+  },
 ] as const satisfies readonly ApiRoute[];
 
 /** The OpenAPI document (generated into openapi.json by `npm run openapi`), served without a token. */

@@ -53,7 +53,9 @@ export type Need =
   /** SELECT and DELETE on users as users_eraser. */
   | 'usersDatabase:erase'
   /** Where this stage's clients call the API (the OpenAPI document's server). */
-  | 'apiUrl';
+  | 'apiUrl'
+  /** The sandboxes' wipe records (their own partitions of the ReportJobs table) and the wipe queue. */
+  | 'sandboxWipes';
 
 type RouteName<TRoutes extends readonly { name: string }[]> = TRoutes[number]['name'];
 type ApiRouteName =
@@ -118,6 +120,8 @@ export const apiFunctionNeeds = {
   ListAuditEvents: ['auditEvents:read'],
   // The scenario definition is bundled into it: no table, no bucket.
   ListSandboxScenarios: [],
+  // Records the wipe (GetItem, conditional PutItem and UpdateItem on its own item) and queues it; deletes nothing itself.
+  WipeSandbox: ['sandboxWipes'],
   // Serves the OpenAPI document bundled into it: no table, no bucket, no token settings.
   GetOpenApiDocument: ['apiUrl'],
 } as const satisfies Record<ApiRouteName, readonly Need[]>;

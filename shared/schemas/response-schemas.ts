@@ -23,6 +23,7 @@ import {
 } from '#shared/schemas/report-signing-certificate-responses.ts';
 import { userStatusPageSchema, userStatusRecordSchema } from '#shared/schemas/user-status-responses.ts';
 import { sandboxScenarioListSchema, sandboxScenarioSchema } from '#shared/schemas/sandbox-responses.ts';
+import { sandboxWipeSchema } from '#shared/schemas/sandbox-wipe-responses.ts';
 import {
   webhookDeliveryPageSchema,
   webhookDeliverySchema,
@@ -55,6 +56,7 @@ export const responseSchemas = {
   UserStatusPage: userStatusPageSchema,
   SandboxScenario: sandboxScenarioSchema,
   SandboxScenarioList: sandboxScenarioListSchema,
+  SandboxWipe: sandboxWipeSchema,
   WebhookEndpointCreated: webhookEndpointCreatedSchema,
   WebhookEndpoint: webhookEndpointSchema,
   WebhookEndpointList: webhookEndpointListSchema,

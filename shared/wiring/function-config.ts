@@ -53,6 +53,7 @@ const needEnvironment = {
   'usersDatabase:read': usersDatabaseEnvironment,
   'usersDatabase:erase': usersEraserDatabaseEnvironment,
   apiUrl: apiUrlEnvironment,
+  sandboxWipes: { ...reportJobsTable, SANDBOX_WIPE_QUEUE_URL: requiredString('SANDBOX_WIPE_QUEUE_URL') },
 } as const satisfies Record<Need, v.ObjectEntries>;
 
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void
