@@ -1,12 +1,11 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
-import * as v from 'valibot';
 import { containerDynamoDbClients, createSnsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbEmailReputationStore } from '#shared/adapters/dynamodb/email-reputation-store.ts';
 import { emailPauseAlertsFor } from '#shared/adapters/email-pause-alerts.ts';
 import { emailEventFrom } from '#shared/adapters/ses/ses-events.ts';
-import { loadConfig, requiredString } from '#shared/config/load-config.ts';
+import { loadBackgroundFunctionConfig } from '#shared/wiring/function-config.ts';
 import { processEnvironment } from '#shared/config/process-environment.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { countEmailEvent, type EmailEventOutcome } from '#shared/domain/onboarding/email-reputation.ts';
@@ -14,13 +13,7 @@ import { logger } from '#shared/observability/logger.ts';
 import { publishRecordedMetrics } from '#shared/observability/metrics.ts';
 import { traceInvocation } from '#shared/observability/tracer.ts';
 
-const config = loadConfig(
-  v.object({
-    ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
-    /** The operator's alarm topic (lib/mail-construct.ts), where the stage has one. */
-    EMAIL_PAUSE_TOPIC_ARN: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1))),
-  }),
-);
+const config = loadBackgroundFunctionConfig('CountEmailEvents');
 const count = countEmailEvent({
   store: new DynamoDbEmailReputationStore(containerDynamoDbClients().documents, config.ONBOARDING_TOKENS_TABLE_NAME),
   clock: systemClock,

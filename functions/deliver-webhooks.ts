@@ -1,37 +1,15 @@
 import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
 import type { SQSRecord } from 'aws-lambda';
-import { containerDynamoDbClients, createSqsClient } from '#shared/adapters/aws-clients.ts';
-import { CachedSecretSealer } from '#shared/adapters/crypto/cached-secret-sealer.ts';
-import { DynamoDbWebhookDeliveryLog, DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
-import { dnsHostResolver } from '#shared/adapters/http/dns-host-resolver.ts';
-import { createWebhookSender } from '#shared/adapters/http/webhook-sender.ts';
-import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
-import { retryScheduleFor, secretSealerFor, urlPolicyFor } from '#shared/wiring/webhooks.ts';
-import { loadWebhookConfig } from '#shared/config/webhook-config.ts';
-import { systemClock } from '#shared/domain/clock.ts';
+import { webhookLanePortsFor } from '#shared/wiring/webhooks.ts';
+import { loadBackgroundFunctionConfig } from '#shared/wiring/function-config.ts';
 import { attemptWebhookDelivery, fanOutWebhookEvent } from '#shared/domain/webhooks/deliver-webhooks.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import { webhookQueueMessageFrom } from '#shared/queue/webhook-messages.ts';
 
-const config = loadWebhookConfig();
-const dynamoDb = containerDynamoDbClients();
-const deps = {
-  endpoints: new DynamoDbWebhookEndpointStore(dynamoDb.documents, config.WEBHOOKS_TABLE_NAME),
-  deliveries: new DynamoDbWebhookDeliveryLog(dynamoDb.documents, config.WEBHOOKS_TABLE_NAME),
-  queue: new SqsWebhookQueue(createSqsClient(), config.WEBHOOK_QUEUE_URL, config.WEBHOOK_SLOW_QUEUE_URL),
-  clock: systemClock,
-};
-const fanOut = fanOutWebhookEvent(deps);
-const attempt = attemptWebhookDelivery({
-  ...deps,
-  // Each endpoint's secret opened (KMS Decrypt) once per container and 5 minutes, not per delivery.
-  sealer: new CachedSecretSealer(secretSealerFor(config), systemClock),
-  resolver: dnsHostResolver,
-  sender: createWebhookSender(),
-  policy: urlPolicyFor(config),
-  schedule: retryScheduleFor(config),
-});
+const ports = webhookLanePortsFor(loadBackgroundFunctionConfig('DeliverWebhooks'));
+const fanOut = fanOutWebhookEvent(ports.fanOut);
+const attempt = attemptWebhookDelivery(ports.attempt);
 
 async function handleRecord(record: SQSRecord): Promise<void> {
   const message = webhookQueueMessageFrom(record);

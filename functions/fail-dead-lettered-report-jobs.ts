@@ -1,18 +1,14 @@
 import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
 import type { SQSRecord } from 'aws-lambda';
-import * as v from 'valibot';
-import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { failDeadLetteredJob } from '#shared/domain/reports/fail-abandoned-jobs.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { isLastDeadLetterReceive, reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
 import { BusinessMetric, metrics, MetricUnit, recordReportFailed } from '#shared/observability/metrics.ts';
 import { reportJobsFor } from '#shared/wiring/reports.ts';
-import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
+import { loadBackgroundFunctionConfig } from '#shared/wiring/function-config.ts';
 
-const config = loadConfig(
-  v.object({ ...webhookPublishingEnvironment, REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') }),
-);
+const config = loadBackgroundFunctionConfig('FailDeadLetteredReportJobs');
 
 const failJob = failDeadLetteredJob({
   jobs: reportJobsFor(config),

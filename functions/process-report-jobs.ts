@@ -1,47 +1,17 @@
 import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
 import type { Context, SQSRecord } from 'aws-lambda';
-import { createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
-import { SqsReportQueue } from '#shared/adapters/sqs/report-queue.ts';
-import { reportJobsFor, reportSigningKeyFor } from '#shared/wiring/reports.ts';
-import { padesReportSigner, reportSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
-import { rfc3161Timestamper } from '#shared/adapters/signing/rfc3161-timestamper.ts';
-import { reportSigningEnvironment } from '#shared/config/report-signing-config.ts';
-import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
-import { PostgresUsersDatabase, usersDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
-import { S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
-import { loadConfig, requiredString } from '#shared/config/load-config.ts';
-import { systemClock } from '#shared/domain/clock.ts';
+import { reportJobsFor, reportWorkerPortsFor } from '#shared/wiring/reports.ts';
+import { loadBackgroundFunctionConfig } from '#shared/wiring/function-config.ts';
 import { processReportJob } from '#shared/domain/reports/process-report-job.ts';
-import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
-import { pdfReportRenderer } from '#shared/adapters/pdf/render-user-report.ts';
-import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
 import { logger } from '#shared/observability/logger.ts';
-import {
-  BusinessMetric,
-  metrics,
-  MetricUnit,
-  recordReportFailed,
-  recordUsersDatabaseConflictRetry,
-} from '#shared/observability/metrics.ts';
+import { BusinessMetric, metrics, MetricUnit, recordReportFailed } from '#shared/observability/metrics.ts';
 import { logReportJobOutcome } from '#shared/observability/report-job-outcome-log.ts';
 import { isFinalReceive, reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
-import * as v from 'valibot';
 import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
-import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
 import { reportFinishedEvent } from '#shared/domain/webhooks/webhook-events.ts';
 import type { WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
 
-const config = loadConfig(
-  v.object({
-    ...webhookPublishingEnvironment,
-    ...usersDatabaseEnvironment,
-    ...reportSigningEnvironment,
-    REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
-    REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME'),
-    // Its own queue: a sandbox job whose scenario completes later is sent back with a delay.
-    REPORT_QUEUE_URL: requiredString('REPORT_QUEUE_URL'),
-  }),
-);
+const config = loadBackgroundFunctionConfig('ProcessReportJobs');
 const eventPublishing = webhookEventPublishing(config);
 // At least once (docs/contract.md §9), also when the webhook queue is unreachable: an event SQS did
 // not take is kept as pending (republished every minute); one that could not be kept either fails
@@ -53,7 +23,6 @@ const jobs = reportJobsFor(config, {
     throw new ReportEventNotPublishedError(event, { cause: error });
   },
 });
-const s3 = createS3Client();
 
 /** A finished job's event SQS did not take: the message fails, so SQS delivers it again. */
 class ReportEventNotPublishedError extends Error {
@@ -75,32 +44,7 @@ const logMissingGlyph = (codePoint: number): void =>
     pdfA: 'not claimed',
   });
 
-// PAdES B-T when a timestamp authority is configured; its failure retries the job (docs/reports.md).
-const timestamp = config.REPORT_TIMESTAMP_URL ? rfc3161Timestamper({ url: config.REPORT_TIMESTAMP_URL }) : undefined;
-const reportsBucket = { s3, bucketName: config.REPORTS_BUCKET_NAME };
-// A sandbox report is signed with the sandbox's key, whose certificate names the sandbox (docs/sandbox.md).
-const signers = {
-  live: padesReportSigner(reportSigningKeyFor(config, reportsBucket), timestamp),
-  sandbox: padesReportSigner(reportSigningKeyFor(config, reportsBucket, 'sandbox'), timestamp),
-};
-const reportQueue = new SqsReportQueue(createSqsClient(), config.REPORT_QUEUE_URL);
-
-const processJob = processReportJob({
-  jobs,
-  users: new PostgresUserDirectory(
-    new PostgresUsersDatabase(config, { onConflictRetry: recordUsersDatabaseConflictRetry }),
-  ),
-  storage: new S3ReportStorage(s3, config.REPORTS_BUCKET_NAME),
-  render: pdfReportRenderer(
-    loadReportFonts(),
-    logMissingGlyph,
-    reportSignaturePlaceholder({ timestamped: timestamp !== undefined }),
-  ),
-  sign: (pdf, signedAt, mode = 'live') => signers[mode](pdf, signedAt),
-  clock: systemClock,
-  templateVersion: REPORT_TEMPLATE_VERSION,
-  redeliverLater: (message, delaySeconds) => reportQueue.enqueue(message, { delaySeconds }),
-});
+const processJob = processReportJob({ jobs, ...reportWorkerPortsFor(config, logMissingGlyph) });
 
 /** A job taken by a worker that died stays locked this much longer than the worker could have run. */
 const LEASE_MARGIN_MS = 5_000;

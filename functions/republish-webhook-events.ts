@@ -1,21 +1,17 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { ScheduledEvent } from 'aws-lambda';
-import * as v from 'valibot';
 import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/support/request-deadline.ts';
 import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
-import { loadConfig } from '#shared/config/load-config.ts';
-import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
+import { loadBackgroundFunctionConfig } from '#shared/wiring/function-config.ts';
 import { republishPendingEvents } from '#shared/domain/webhooks/republish-pending-events.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { BusinessMetric, metrics, MetricUnit, publishRecordedMetrics } from '#shared/observability/metrics.ts';
 import { traceInvocation } from '#shared/observability/tracer.ts';
 import { WEBHOOK_REPUBLISH_BATCH_SIZE } from '#shared/queue/webhook-messages.ts';
 
-const config = loadConfig(v.object(webhookPublishingEnvironment));
-
 // The same queue and pending events the publishing functions use.
-const { queue, pending } = webhookEventPublishing(config);
+const { queue, pending } = webhookEventPublishing(loadBackgroundFunctionConfig('RepublishWebhookEvents'));
 const republish = republishPendingEvents({ pending, queue, batchSize: WEBHOOK_REPUBLISH_BATCH_SIZE });
 
 /** Runs every minute: hands the pending events to the webhook queue, batch after batch, while it takes them. */

@@ -2,8 +2,6 @@ import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/support/request
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { ScheduledEvent } from 'aws-lambda';
-import * as v from 'valibot';
-import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { sweepTimedOutJobs } from '#shared/domain/reports/fail-abandoned-jobs.ts';
 import { logger } from '#shared/observability/logger.ts';
@@ -16,11 +14,9 @@ import {
   recordReportFailed,
 } from '#shared/observability/metrics.ts';
 import { reportJobsFor } from '#shared/wiring/reports.ts';
-import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
+import { loadBackgroundFunctionConfig } from '#shared/wiring/function-config.ts';
 
-const config = loadConfig(
-  v.object({ ...webhookPublishingEnvironment, REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') }),
-);
+const config = loadBackgroundFunctionConfig('SweepTimedOutReportJobs');
 
 const sweep = sweepTimedOutJobs({
   jobs: reportJobsFor(config),

@@ -59,6 +59,7 @@ export class MailConstruct extends Construct {
   /** Every onboarding e-mail is sent through it: reputation metrics and event counts per stage. */
   readonly configurationSet: ConfigurationSet;
   /** Counts the set's send, bounce and complaint events per organization (`org_id` tag) and pauses past the limits. */
+  private readonly reputationTable: ServiceTable;
   readonly eventCounter: ServiceFunction;
   /** The default bus's rule that hands the set's events to `eventCounter`. */
   readonly eventRule: Rule;
@@ -137,10 +138,8 @@ export class MailConstruct extends Construct {
           'This queue is the dead-letter queue of the SES event rule and of the counter function: it holds the events never counted, and is alarmed on.',
       },
     ]);
-    ({ counter: this.eventCounter, rule: this.eventRule } = this.countEventsPerOrganization(
-      props.reputationTable,
-      this.eventDeadLetterQueue,
-    ));
+    this.reputationTable = props.reputationTable;
+    ({ counter: this.eventCounter, rule: this.eventRule } = this.countEventsPerOrganization(this.eventDeadLetterQueue));
     this.sandboxRecipientArns = (props.sandboxRecipients ?? []).map((address) =>
       Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: address }),
     );
@@ -156,10 +155,7 @@ export class MailConstruct extends Construct {
    * failing event path fails open (docs/api.md "Limits"), and lands in `deadLetters`, whose depth
    * pages: it takes a lasting failure to put one there, and each one is an e-mail outcome missed.
    */
-  private countEventsPerOrganization(
-    table: ServiceTable,
-    deadLetters: Queue,
-  ): { counter: ServiceFunction; rule: Rule } {
+  private countEventsPerOrganization(deadLetters: Queue): { counter: ServiceFunction; rule: Rule } {
     const defaultBus = EventBus.fromEventBusName(this, 'DefaultEventBus', 'default');
     this.configurationSet.addEventDestination('ToEventBridge', {
       destination: EventDestination.eventBus(defaultBus),
@@ -175,15 +171,6 @@ export class MailConstruct extends Construct {
       retryAttempts: COUNTER_RETRY_ATTEMPTS,
       maxEventAge: Duration.hours(6),
     });
-    // Its own items only: the reputation partitions of the OnboardingTokens table, read and replaced whole.
-    counter.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
-        resources: [table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EMAIL_REPUTATION#*'] } },
-      }),
-    );
-    counter.addEnvironment(table.definition.envVar, table.tableName);
     const rule = new Rule(this, 'SesEventRule', {
       description: "Hands the onboarding configuration set's send, bounce and complaint events to the counter",
       eventBus: defaultBus,
@@ -263,6 +250,19 @@ export class MailConstruct extends Construct {
    * Lets the function send the onboarding e-mail (SES v2 `SendEmail` with the stored template)
    * from the configured address only, and tells it the sender and template name.
    */
+  /** Lets the counter (its `emailReputation` need) read and replace its own items alone: the reputation partitions. */
+  grantCountEmailEvents(fn: LambdaFunction): void {
+    const table = this.reputationTable;
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EMAIL_REPUTATION#*'] } },
+      }),
+    );
+    fn.addEnvironment(table.definition.envVar, table.tableName);
+  }
+
   grantSendOnboardingEmail(fn: LambdaFunction): void {
     fn.addToRolePolicy(
       new PolicyStatement({

@@ -19,7 +19,6 @@ import {
   SWEEP_TIMEOUT_SECONDS,
   WORKER_TIMEOUT_SECONDS,
 } from '#shared/queue/report-pipeline-timing.ts';
-import { bindTable } from './bind-table.ts';
 import { reportPipelineFunctions } from '#shared/config/api-routes.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { ServiceTable } from './service-table.ts';
@@ -177,11 +176,8 @@ export class ReportPipelineConstruct extends Construct {
       commandHooks: copyReportFonts,
       environment: { [REPORT_FONTS_DIR_ENV]: reportFontsDir },
     });
-    bindTable(this.worker, props.reportJobs, 'readWrite');
-    // It reads the job's user from the users database: granted in lib/service-stack.ts (grantReadUsers).
-    this.grantReportWrites(this.worker);
-    // A sandbox job whose scenario completes later goes back to its queue with a delay (docs/sandbox.md).
-    this.grantEnqueue(this.worker);
+    // Its grants are its declared needs (shared/config/function-needs.ts, lib/service-stack.ts); the queue it reads
+    // is its event source's, which grants the receiving itself.
     this.worker.invokedAlias.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: 5,
@@ -196,7 +192,6 @@ export class ReportPipelineConstruct extends Construct {
       description: 'Marks report jobs whose message was dead-lettered FAILED/INTERNAL_ERROR',
       timeout: deadLetterHandlerTimeout,
     });
-    bindTable(this.deadLetterHandler, props.reportJobs, 'readWrite');
     this.deadLetterHandler.invokedAlias.addEventSource(
       new SqsEventSource(deadLetterQueue, { batchSize: 10, maxConcurrency: 2, reportBatchItemFailures: true }),
     );
@@ -207,7 +202,6 @@ export class ReportPipelineConstruct extends Construct {
       timeout: Duration.seconds(SWEEP_TIMEOUT_SECONDS),
       tracing: Tracing.PASS_THROUGH,
     });
-    bindTable(this.sweep, props.reportJobs, 'readWrite', { indexes: ['openJobsByAge'] });
     this.sweepSchedule = new Rule(this, 'SweepSchedule', {
       description: 'Runs the report job sweep every minute',
       schedule: Schedule.rate(Duration.minutes(1)),
@@ -248,7 +242,7 @@ export class ReportPipelineConstruct extends Construct {
    * Lets the worker store PDFs, and remove one it stored for a job it lost meanwhile (so no orphan
    * object is left): PutObject and DeleteObject on `reports/*` only, no reads.
    */
-  private grantReportWrites(fn: LambdaFunctionResource): void {
+  grantReportWrites(fn: LambdaFunctionResource): void {
     this.grantOnReports(fn, 's3:PutObject', 's3:DeleteObject');
   }
 

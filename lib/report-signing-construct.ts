@@ -82,6 +82,7 @@ export class ReportSigningConstruct extends Construct {
   readonly publisherProvider: Provider;
   readonly certificates: CustomResource;
   readonly sandboxCertificates: CustomResource;
+  private readonly timestampUrl: string | undefined;
   private readonly bucket: Bucket;
   private readonly certificatesObjectArns: string[];
 
@@ -208,10 +209,19 @@ export class ReportSigningConstruct extends Construct {
       },
     });
 
-    props.worker.addEnvironment('REPORT_SIGNING_KEY_ID', this.key.keyArn);
-    props.worker.addEnvironment('REPORT_SANDBOX_SIGNING_KEY_ID', this.sandboxKey.keyArn);
-    if (props.timestampUrl) props.worker.addEnvironment('REPORT_TIMESTAMP_URL', props.timestampUrl);
-    this.grantReadCertificates(props.worker);
+    this.timestampUrl = props.timestampUrl;
+  }
+
+  /**
+   * Tells the worker (its `reportSigning` need) the keys it signs with and the timestamp authority, and lets it
+   * read the certificates. The signing itself is allowed by the keys' policies, which name its role above: a key
+   * policy is no grant a need can add to a role.
+   */
+  grantSigning(fn: LambdaFunction): void {
+    fn.addEnvironment('REPORT_SIGNING_KEY_ID', this.key.keyArn);
+    fn.addEnvironment('REPORT_SANDBOX_SIGNING_KEY_ID', this.sandboxKey.keyArn);
+    if (this.timestampUrl) fn.addEnvironment('REPORT_TIMESTAMP_URL', this.timestampUrl);
+    this.grantReadCertificates(fn);
   }
 
   /**

@@ -15,7 +15,12 @@ import { ReportPipelineConstruct, workerTimeout } from './report-pipeline-constr
 import { ReportSigningConstruct } from './report-signing-construct.ts';
 import { SandboxWipeConstruct } from './sandbox-wipe-construct.ts';
 import { apiRoutes, fallbackRoute, type ApiRoute } from '#shared/config/api-routes.ts';
-import { apiFunctionNeeds, type Need } from '#shared/config/function-needs.ts';
+import {
+  apiFunctionNeeds,
+  backgroundFunctionNeeds,
+  type BackgroundFunctionName,
+  type Need,
+} from '#shared/config/function-needs.ts';
 import { BusinessMetric, METRICS_NAMESPACE } from '#shared/observability/metrics.ts';
 import { OperationsDashboardConstruct } from './operations-dashboard-construct.ts';
 import { SafeDeploymentsConstruct, type RolloutOptions } from './safe-deployments-construct.ts';
@@ -90,6 +95,16 @@ const needGrants: Readonly<Record<Need, NeedGrant>> = {
     sandboxWipes.grantWipeRecords(fn);
     sandboxWipes.grantSendWipes(fn);
   },
+  'reportJobs:sweep': (fn, { data }) =>
+    bindTable(fn, data.tables.ReportJobs, 'readWrite', { indexes: ['openJobsByAge'] }),
+  reportWrites: (fn, { reports }) => reports.grantReportWrites(fn),
+  reportRedelivery: (fn, { reports }) => reports.grantEnqueue(fn),
+  reportSigning: (fn, { reportSigning }) => reportSigning.grantSigning(fn),
+  webhookDelivery: (fn, { webhooks }) => webhooks.grantDeliver(fn),
+  webhookQueue: (fn, { webhooks }) => webhooks.grantSendToQueue(fn),
+  emailReputation: (fn, { mail }) => mail.grantCountEmailEvents(fn),
+  // Granted by its construct for now (lib/sandbox-wipe-construct.ts): the sandboxes' partitions and folders alone.
+  sandboxStores: () => undefined,
 };
 
 /** A route's needs; a route in `apiRoutes` without a declaration stops the synth. */
@@ -209,8 +224,6 @@ export class ServiceStack extends Stack {
       retentionDays: config.retentionDays,
       reservedConcurrency: config.reservedConcurrency,
     });
-    // The worker puts the user's record into the report.
-    this.usersDatabase.grantReadUsers(this.reports.worker);
     this.reportSigning = new ReportSigningConstruct(this, 'ReportSigning', {
       stage: config.stage,
       worker: this.reports.worker,
@@ -229,10 +242,6 @@ export class ServiceStack extends Stack {
       reportsBucket: this.reports.bucket,
       usersDatabase: this.usersDatabase,
     });
-    // Every function that finishes report jobs emits report.completed / report.failed.
-    for (const fn of [this.reports.worker, this.reports.deadLetterHandler, this.reports.sweep]) {
-      this.webhooks.grantPublish(fn);
-    }
 
     // Does no authentication and touches no data: it only answers 404/405.
     this.routeNotFound = new ServiceFunction(this, fallbackRoute.name, {
@@ -280,6 +289,20 @@ export class ServiceStack extends Stack {
       },
       apiUrl: Lazy.string({ produce: () => this.apiUrl }),
     };
+    // The functions a queue, a schedule or an event invokes get the grants of their declared needs, in their order.
+    const backgroundFunctions: Record<BackgroundFunctionName, readonly ServiceFunction[]> = {
+      ProcessReportJobs: [this.reports.worker],
+      FailDeadLetteredReportJobs: [this.reports.deadLetterHandler],
+      SweepTimedOutReportJobs: [this.reports.sweep],
+      DeliverWebhooks: [this.webhooks.delivery, this.webhooks.slowDelivery],
+      RepublishWebhookEvents: [this.webhooks.republish],
+      CountEmailEvents: [this.mail.eventCounter],
+      // Granted in lib/sandbox-wipe-construct.ts for now: its statements are narrower than any need's (the sandboxes'
+      // partitions and folders alone), so granting its needs here as well would widen it.
+      ProcessSandboxWipes: [],
+    };
+    for (const [name, fns] of Object.entries(backgroundFunctions) as Array<[BackgroundFunctionName, ServiceFunction[]]>)
+      for (const fn of fns) for (const need of backgroundFunctionNeeds[name]) needGrants[need](fn, resources);
     const routeFunctions = new Map<string, ServiceFunction>();
     for (const route of apiRoutes) {
       const needs = needsOf(route);

@@ -15,7 +15,6 @@ import {
   WEBHOOK_MAX_RECEIVES,
   WEBHOOK_REPUBLISH_TIMEOUT_SECONDS,
 } from '#shared/queue/webhook-messages.ts';
-import { bindTable } from './bind-table.ts';
 import { webhookDeliveryFunction, webhookRepublishFunction } from '#shared/config/api-routes.ts';
 import { PENDING_EVENTS_PARTITION_PREFIX } from '#shared/config/table-definitions.ts';
 import { ServiceFunction } from './service-function.ts';
@@ -103,18 +102,7 @@ export class WebhooksConstruct extends Construct {
         // so in a new account (a quota of 10) any reservation fails the deploy.
         reservedConcurrentExecutions: props.reservedConcurrency,
       });
-      bindTable(fn, props.webhooks, 'readWrite');
-      // Retries, fan-out and lane changes put messages on either queue.
-      fn.addToRolePolicy(
-        new PolicyStatement({
-          actions: ['sqs:SendMessage'],
-          resources: [this.queue.queueArn, this.slowQueue.queueArn],
-        }),
-      );
-      fn.addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
-      fn.addEnvironment('WEBHOOK_SLOW_QUEUE_URL', this.slowQueue.queueUrl);
-      fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Decrypt'], resources: [this.secretsKey.keyArn] }));
-      fn.addEnvironment('WEBHOOK_SECRETS_KEY_ID', this.secretsKey.keyArn);
+      // Its grants are its declared needs (lib/service-stack.ts); the lane's queue it reads is its event source's.
       const consumers = WEBHOOK_LANE_CONSUMERS[lane];
       fn.invokedAlias.addEventSource(
         new SqsEventSource(queue, {
@@ -137,11 +125,6 @@ export class WebhooksConstruct extends Construct {
       timeout: Duration.seconds(WEBHOOK_REPUBLISH_TIMEOUT_SECONDS),
       tracing: Tracing.PASS_THROUGH,
     });
-    this.grantTakePending(this.republish);
-    this.republish.addToRolePolicy(
-      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
-    );
-    this.republish.addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
     this.republishSchedule = new Rule(this, 'RepublishSchedule', {
       description: 'Queues pending webhook events every minute',
       schedule: Schedule.rate(Duration.minutes(1)),
@@ -164,6 +147,26 @@ export class WebhooksConstruct extends Construct {
    * Lets a function read and delete pending events (Query and DeleteItem on the pending partitions
    * of the Webhooks table only): the republish schedule, and the erasure for those naming its person.
    */
+  /**
+   * Lets the delivery function (either lane) put messages on both queues (retries, fan-out and lane changes) and
+   * open endpoint secrets (KMS Decrypt alone).
+   */
+  grantDeliver(fn: LambdaFunctionResource): void {
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn, this.slowQueue.queueArn] }),
+    );
+    fn.addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
+    fn.addEnvironment('WEBHOOK_SLOW_QUEUE_URL', this.slowQueue.queueUrl);
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Decrypt'], resources: [this.secretsKey.keyArn] }));
+    fn.addEnvironment('WEBHOOK_SECRETS_KEY_ID', this.secretsKey.keyArn);
+  }
+
+  /** Lets the republish hand pending events to the webhook queue: SendMessage on it alone. */
+  grantSendToQueue(fn: LambdaFunctionResource): void {
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }));
+    fn.addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
+  }
+
   grantTakePending(fn: LambdaFunctionResource): void {
     fn.addToRolePolicy(this.pendingEventsStatement(['dynamodb:Query', 'dynamodb:DeleteItem']));
     fn.addEnvironment(this.webhooksTable.definition.envVar, this.webhooksTable.tableName);

@@ -38,7 +38,7 @@ import { localPollers, type PollerFactory, type RunningPoller } from './pollers.
 import { createLocalResources, type LocalResources } from './resources.ts';
 import { createLocalRouter } from './router.ts';
 import { createFairInvocationSlots } from './fair-invocation-slots.ts';
-import { checkFunctionEnvironments } from './function-environments.ts';
+import { checkFunctionEnvironments, isolateFunctionEnvironments } from './function-environments.ts';
 import { DEFAULT_ORG_CLAIM } from '#shared/config/auth-config.ts';
 import { createInboxViewer } from './inbox-viewer.ts';
 
@@ -51,7 +51,8 @@ function withInbox(inbox: FrontDoor, dashboard: FrontDoor | undefined): FrontDoo
 
 /**
  * The whole service on one machine: emulators, their resources, the handlers' environment, the
- * API router and the background pollers. One stack per process, because it owns process.env.
+ * API router and the background pollers. One stack per process, because it owns process.env (each
+ * function sees its own part of it, function-environments.ts).
  */
 
 export interface LocalStackOptions {
@@ -236,7 +237,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     Object.assign(env, routes.env);
     cleanups.push(applyEnvironment(env, options.prettyLogs ? [] : ['POWERTOOLS_DEV']));
 
-    const loadHandler = options.loadHandler ?? createHandlerLoader();
+    // Each function sees the variables its needs declare, and nothing else the stack set.
+    const functions = isolateFunctionEnvironments(env, options.loadHandler ?? createHandlerLoader());
+    cleanups.push(functions.restore);
+    const { loadHandler } = functions;
     const frontDoor = options.dashboard
       ? createDashboardFrontDoor({
           ...(typeof options.dashboard === 'object' ? { distDir: options.dashboard.distDir } : {}),

@@ -1,11 +1,16 @@
 import type {
   auditRoutes,
+  emailEventsFunction,
   documentationRoutes,
   onboardingRoutes,
+  reportPipelineFunctions,
   reportRoutes,
   sandboxRoutes,
+  sandboxWipeFunction,
   userRoutes,
   userStatusRoutes,
+  webhookDeliveryFunction,
+  webhookRepublishFunction,
   webhookRoutes,
 } from './api-routes.ts';
 
@@ -55,7 +60,23 @@ export type Need =
   /** Where this stage's clients call the API (the OpenAPI document's server). */
   | 'apiUrl'
   /** The sandboxes' wipe records (their own partitions of the ReportJobs table) and the wipe queue. */
-  | 'sandboxWipes';
+  | 'sandboxWipes'
+  /** Reads and writes, through the openJobsByAge index too (the sweep). */
+  | 'reportJobs:sweep'
+  /** Stores PDFs, and removes one stored for a job lost meanwhile: PutObject and DeleteObject on `reports/*`. */
+  | 'reportWrites'
+  /** Sends a job back to its own queue with a delay (a sandbox scenario that completes later). */
+  | 'reportRedelivery'
+  /** Signs reports: the live and sandbox keys (whose key policies name the signer), the timestamp authority, the certificates. */
+  | 'reportSigning'
+  /** Both webhook lanes' queues (retries, fan-out, lane changes) and opening endpoint secrets (KMS Decrypt). */
+  | 'webhookDelivery'
+  /** Sends to the webhook queue alone (the republish of pending events). */
+  | 'webhookQueue'
+  /** The e-mail reputation partitions of the OnboardingTokens table, read and replaced whole. */
+  | 'emailReputation'
+  /** Deletes a sandbox's items, PDFs and users, in the sandboxes' partitions and folders alone. */
+  | 'sandboxStores';
 
 type RouteName<TRoutes extends readonly { name: string }[]> = TRoutes[number]['name'];
 type ApiRouteName =
@@ -127,3 +148,45 @@ export const apiFunctionNeeds = {
 } as const satisfies Record<ApiRouteName, readonly Need[]>;
 
 export type ApiFunctionName = keyof typeof apiFunctionNeeds;
+
+export type BackgroundFunctionName =
+  | (typeof reportPipelineFunctions)[keyof typeof reportPipelineFunctions]['name']
+  | (typeof webhookDeliveryFunction)['name']
+  | (typeof webhookRepublishFunction)['name']
+  | (typeof emailEventsFunction)['name']
+  | (typeof sandboxWipeFunction)['name'];
+
+/**
+ * The needs of the functions a queue, a schedule or an event invokes, in the same vocabulary and
+ * read the same three times. What a need cannot say stays in the function's construct: the queue
+ * it reads (an event source mapping), and a KMS key policy that names its role.
+ */
+export const backgroundFunctionNeeds = {
+  // The job (its PDF stored, signed and the job finished), the user's record, the event; a sandbox job put off goes
+  // back to its own queue.
+  ProcessReportJobs: [
+    'reportJobs:readWrite',
+    'reportWrites',
+    'reportRedelivery',
+    'usersDatabase:read',
+    'reportSigning',
+    'webhookPublishing',
+  ],
+  // Fails the job of a dead-lettered message (a report.failed event).
+  FailDeadLetteredReportJobs: ['reportJobs:readWrite', 'webhookPublishing'],
+  // Finds open jobs past their deadline through openJobsByAge and fails them (report.failed events).
+  SweepTimedOutReportJobs: ['reportJobs:sweep', 'webhookPublishing'],
+  // Both lanes: endpoints and their delivery log, the two queues, the endpoints' secrets opened.
+  DeliverWebhooks: ['webhooks:readWrite', 'webhookDelivery'],
+  // Takes the pending events and hands them to the webhook queue.
+  RepublishWebhookEvents: ['pendingWebhookEvents', 'webhookQueue'],
+  // Counts an SES event in its organization's reputation (the alarm topic it alerts is the alarms' own, set there).
+  CountEmailEvents: ['emailReputation'],
+  // Finishes the wipe record, continues itself through its own queue, and deletes the sandbox's data as the erasure.
+  ProcessSandboxWipes: ['sandboxWipes', 'sandboxStores', 'usersDatabase:erase'],
+} as const satisfies Record<BackgroundFunctionName, readonly Need[]>;
+
+/** Every function's needs, API and background alike. */
+export const functionNeeds = { ...apiFunctionNeeds, ...backgroundFunctionNeeds } as const;
+
+export type FunctionName = keyof typeof functionNeeds;

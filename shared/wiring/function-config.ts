@@ -2,15 +2,27 @@ import * as v from 'valibot';
 import { usersDatabaseEnvironment, usersEraserDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { apiUrlEnvironment } from '#shared/config/api-url.ts';
-import { apiFunctionNeeds, type ApiFunctionName, type Need } from '#shared/config/function-needs.ts';
+import {
+  functionNeeds,
+  type ApiFunctionName,
+  type BackgroundFunctionName,
+  type FunctionName,
+  type Need,
+} from '#shared/config/function-needs.ts';
 import { reportRateLimitVariable } from '#shared/config/limits/report-rate-limit.ts';
-import { positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
+import { loadConfig, positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
 import {
   emailQuotaEnvironment,
   emailReputationEnvironment,
   onboardingMailEnvironment,
 } from '#shared/config/mail-config.ts';
-import { webhookPublishingEnvironment } from '#shared/config/webhook-config.ts';
+import { reportSigningEnvironment } from '#shared/config/report-signing-config.ts';
+import {
+  webhookEnvironment,
+  webhookPublishingEnvironment,
+  webhookQueueEnvironment,
+  webhookSlowQueueEnvironment,
+} from '#shared/config/webhook-config.ts';
 import { auditEnvironment } from './audit.ts';
 
 const reportsBucket = { REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME') };
@@ -54,6 +66,18 @@ const needEnvironment = {
   'usersDatabase:erase': usersEraserDatabaseEnvironment,
   apiUrl: apiUrlEnvironment,
   sandboxWipes: { ...reportJobsTable, SANDBOX_WIPE_QUEUE_URL: requiredString('SANDBOX_WIPE_QUEUE_URL') },
+  'reportJobs:sweep': reportJobsTable,
+  reportWrites: reportsBucket,
+  reportRedelivery: { REPORT_QUEUE_URL: requiredString('REPORT_QUEUE_URL') },
+  reportSigning: { ...reportsBucket, ...reportSigningEnvironment },
+  webhookDelivery: { ...webhookEnvironment, ...webhookQueueEnvironment, ...webhookSlowQueueEnvironment },
+  webhookQueue: webhookQueueEnvironment,
+  emailReputation: {
+    ...onboardingTokensTable,
+    /** The operator's alarm topic (lib/mail-construct.ts), where the stage has one. */
+    EMAIL_PAUSE_TOPIC_ARN: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1))),
+  },
+  sandboxStores: { ...onboardingTokensTable, ...reportJobsTable, ...webhooksTable, ...reportsBucket },
 } as const satisfies Record<Need, v.ObjectEntries>;
 
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void
@@ -61,13 +85,13 @@ type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) e
   : never;
 
 /** The schema entries of a function's needs, merged. */
-type EnvironmentOf<TName extends ApiFunctionName> = UnionToIntersection<
-  (typeof needEnvironment)[(typeof apiFunctionNeeds)[TName][number]]
+type EnvironmentOf<TName extends FunctionName> = UnionToIntersection<
+  (typeof needEnvironment)[(typeof functionNeeds)[TName][number]]
 >;
 
 /** The variables a function reads, from its needs alone. */
-export function functionEnvironment<TName extends ApiFunctionName>(name: TName): EnvironmentOf<TName> {
-  const needs: readonly Need[] = apiFunctionNeeds[name];
+export function functionEnvironment<TName extends FunctionName>(name: TName): EnvironmentOf<TName> {
+  const needs: readonly Need[] = functionNeeds[name];
   return Object.assign({}, ...needs.map((need) => needEnvironment[need])) as EnvironmentOf<TName>;
 }
 
@@ -81,4 +105,11 @@ export function loadFunctionConfig<TName extends ApiFunctionName>(
   name: TName,
 ): TokenConfig & ConfigOf<EnvironmentOf<TName>> {
   return loadApiConfig(functionEnvironment(name) as v.ObjectEntries) as TokenConfig & ConfigOf<EnvironmentOf<TName>>;
+}
+
+/** A background function's configuration: its needs' variables alone (no token settings), checked at cold start. */
+export function loadBackgroundFunctionConfig<TName extends BackgroundFunctionName>(
+  name: TName,
+): ConfigOf<EnvironmentOf<TName>> {
+  return loadConfig(v.object(functionEnvironment(name) as v.ObjectEntries)) as ConfigOf<EnvironmentOf<TName>>;
 }

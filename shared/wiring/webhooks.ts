@@ -18,6 +18,8 @@ import { dnsHostResolver } from '#shared/adapters/http/dns-host-resolver.ts';
 import { LocalSecretSealer } from '#shared/adapters/crypto/local-secret-sealer.ts';
 import { KmsSecretSealer } from '#shared/adapters/kms/kms-secret-sealer.ts';
 import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
+import { CachedSecretSealer } from '#shared/adapters/crypto/cached-secret-sealer.ts';
+import { createWebhookSender } from '#shared/adapters/http/webhook-sender.ts';
 
 /** The sealer the configuration names: KMS in AWS, the local key in the local stack. */
 export function secretSealerFor(config: Parameters<typeof sealerSettingsFrom>[0]): SecretSealer {
@@ -115,4 +117,35 @@ export function webhookDeliveryPortsFor(config: { WEBHOOKS_TABLE_NAME: string })
 /** What a test delivery needs: the endpoint store, the webhook queue, the clock. */
 export function webhookTestPortsFor(config: WebhookPublishingConfig) {
   return { endpoints: webhookEndpointsFor(config), queue: webhookQueueFor(config), clock: systemClock };
+}
+
+/**
+ * What the delivery function needs on either lane: to fan an event out, the endpoints, the delivery
+ * log and both queues; to attempt a delivery, also the sealer (each endpoint's secret opened once
+ * per container and 5 minutes, not per delivery), DNS for the SSRF guard, the sender, the policy and
+ * the retry schedule.
+ */
+export function webhookLanePortsFor(
+  config: Parameters<typeof secretSealerFor>[0] & {
+    WEBHOOKS_TABLE_NAME: string;
+    WEBHOOK_QUEUE_URL: string;
+    WEBHOOK_SLOW_QUEUE_URL: string;
+    WEBHOOK_LOCAL_MODE: 'true' | 'false';
+  },
+) {
+  const fanOut = {
+    endpoints: webhookEndpointsFor(config),
+    deliveries: webhookDeliveryLogFor(config),
+    queue: new SqsWebhookQueue(createSqsClient(), config.WEBHOOK_QUEUE_URL, config.WEBHOOK_SLOW_QUEUE_URL),
+    clock: systemClock,
+  };
+  const attempt = {
+    ...fanOut,
+    sealer: new CachedSecretSealer(secretSealerFor(config), systemClock),
+    resolver: dnsHostResolver,
+    sender: createWebhookSender(),
+    policy: urlPolicyFor(config),
+    schedule: retryScheduleFor(config),
+  };
+  return { fanOut, attempt };
 }

@@ -13,7 +13,7 @@ import { requestBudgetsTable } from '#shared/config/table-definitions.ts';
  */
 export const MAX_CONCURRENCY_PER_ORGANIZATION = 1_000;
 
-const concurrencyEnvironment = {
+export const concurrencyEnvironment = {
   CONCURRENCY_PER_ORGANIZATION: wholeNumberString(
     'CONCURRENCY_PER_ORGANIZATION',
     DEFAULT_CONCURRENCY.perOrganization,
