@@ -19,6 +19,8 @@ import type {
   ReportJobPage,
   ReportJobRequest,
   ReportSigningCertificateList,
+  SandboxEmailListRequest,
+  SandboxEmailPage,
   SandboxScenarioList,
   SandboxWipe,
   UserStatusPage,
@@ -324,6 +326,23 @@ export class OnboardingApiClient {
     const response = await this.http.send<SandboxWipe>({
       method: 'DELETE',
       path: '/v1/sandbox',
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  /**
+   * GET /v1/sandbox/emails (scope onboarding:read, a sandbox token alone): one page of the e-mails
+   * the sandbox kept instead of sending, newest first, optionally only those to `to`. A live token gets 404.
+   */
+  async listSandboxEmails(
+    request: SandboxEmailListRequest = {},
+    options: Pick<RequestOptions, 'signal'> = {},
+  ): Promise<SandboxEmailPage> {
+    const response = await this.http.send<SandboxEmailPage>({
+      method: 'GET',
+      path: '/v1/sandbox/emails',
+      query: { to: request.to, limit: request.limit, cursor: request.cursor },
       signal: options.signal,
     });
     return response.body;

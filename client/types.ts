@@ -29,6 +29,7 @@ import type {
   reportSigningCertificateSchema,
 } from '#shared/schemas/report-signing-certificate-responses.ts';
 import type { userStatusPageSchema, userStatusRecordSchema } from '#shared/schemas/user-status-responses.ts';
+import type { sandboxEmailPageSchema } from '#shared/schemas/sandbox-mailbox-responses.ts';
 import type { sandboxScenarioListSchema, sandboxUsersImportedSchema } from '#shared/schemas/sandbox-responses.ts';
 import type { sandboxWipeSchema } from '#shared/schemas/sandbox-wipe-responses.ts';
 import type {
@@ -65,6 +66,18 @@ export interface OnboardingTokenListRequest {
 }
 
 export type RedeemedOnboardingToken = v.InferOutput<typeof redeemedOnboardingTokenSchema>;
+
+/** 200 of GET /v1/sandbox/emails: e-mails the sandbox kept instead of sending, newest first. */
+export type SandboxEmailPage = v.InferOutput<typeof sandboxEmailPageSchema>;
+export type SandboxEmail = SandboxEmailPage['results'][number];
+
+export interface SandboxEmailListRequest {
+  /** Only e-mails to this address. */
+  to?: string;
+  /** 1 to 100, default 25. */
+  limit?: number;
+  cursor?: string;
+}
 
 // Report jobs
 

@@ -13,6 +13,7 @@ import {
   jsonResponse,
   noContentHeaders,
   onboardingTokenListParameters,
+  sandboxEmailListParameters,
   reportJobListParameters,
   successHeaders,
   webhookDeliveryListParameters,
@@ -403,6 +404,21 @@ const operations: Record<string, OperationSpec> = {
     scope: 'users:erase',
     success: { 202: jsonResponse('The wipe under way.', 'SandboxWipe') },
     errors: { ...AUTHENTICATED, 404: 'The token is not a sandbox token: the sandbox’s routes do not exist for it.' },
+  },
+  ListSandboxEmails: {
+    operationId: 'listSandboxEmails',
+    tag: 'Sandbox',
+    summary: 'Read the e-mails the sandbox kept instead of sending',
+    description:
+      'The sandbox sends no e-mail: each onboarding e-mail it would have sent is kept 7 days, with the token it carries, and listed here newest first, optionally only those to one address. An e-mail to `bounce@simulator.amazonses.com` or `complaint@simulator.amazonses.com` counts as a bounce or a complaint in the sandbox’s own e-mail pause. Only a sandbox token reaches this route: any other gets 404.',
+    scope: 'onboarding:read',
+    parameters: sandboxEmailListParameters(),
+    success: { 200: jsonResponse('A page of kept e-mails.', 'SandboxEmailPage') },
+    errors: {
+      400: '`to` is not an e-mail address, `limit` is not an integer from 1 to 100, or `cursor` is not one this endpoint gave out for the same `to`.',
+      ...AUTHENTICATED,
+      404: 'The token is not a sandbox token: the sandbox’s routes do not exist for it.',
+    },
   },
   GetOpenApiDocument: {
     operationId: 'getOpenApiDocument',

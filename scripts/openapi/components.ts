@@ -11,6 +11,7 @@ import {
 import { reportJobListQuerySchema, reportJobRequestSchema } from '#shared/schemas/report-job-schemas.ts';
 import { auditEventListQuerySchema } from '#shared/schemas/audit-schemas.ts';
 import { userStatusRequestSchema } from '#shared/schemas/user-status-schemas.ts';
+import { sandboxEmailListQuerySchema } from '#shared/schemas/sandbox-mailbox-schemas.ts';
 import { webhookDeliveryListQuerySchema, webhookEndpointRequestSchema } from '#shared/schemas/webhook-schemas.ts';
 import { WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import { DEFAULT_EMAIL_QUOTA, EMAIL_QUOTA_WINDOW_MS } from '#shared/domain/limits/email-quota.ts';
@@ -97,6 +98,15 @@ export function componentSchemas(): Record<string, SchemaObject> {
     UserStatusRequest: userStatusRequest(),
     ...componentSchemasOf(responseSchemas),
   };
+}
+
+/** Query parameters of GET /v1/sandbox/emails, from the schema that handler parses its query string with. */
+export function sandboxEmailListParameters(): SchemaObject[] {
+  return queryParameters(jsonSchemaOf(sandboxEmailListQuerySchema), {
+    to: 'Only e-mails to this address (compared lower-cased).',
+    limit: 'Page size.',
+    cursor: 'The `nextCursor` of the previous page (opaque).',
+  });
 }
 
 /** Query parameters of GET /v1/onboarding-tokens, from the schema that handler parses its query string with. */

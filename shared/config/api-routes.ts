@@ -143,6 +143,13 @@ export const sandboxRoutes = [
     sandboxOnly: true,
   },
   {
+    method: 'GET',
+    path: '/v1/sandbox/emails',
+    entry: 'functions/list-sandbox-emails.ts',
+    name: 'ListSandboxEmails',
+    sandboxOnly: true,
+  },
+  {
     method: 'DELETE',
     path: '/v1/sandbox',
     entry: 'functions/wipe-sandbox.ts',

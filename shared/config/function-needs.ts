@@ -141,6 +141,8 @@ export const apiFunctionNeeds = {
   ListAuditEvents: ['auditEvents:read'],
   // The scenario definition is bundled into it: no table, no bucket.
   ListSandboxScenarios: [],
+  // The mailbox's items are in the OnboardingTokens table (docs/sandbox.md#the-mailbox); a listing never writes.
+  ListSandboxEmails: ['onboardingTokens:read'],
   // Records the wipe (GetItem, conditional PutItem and UpdateItem on its own item) and queues it; deletes nothing itself.
   WipeSandbox: ['sandboxWipes'],
   // Serves the OpenAPI document bundled into it: no table, no bucket, no token settings.

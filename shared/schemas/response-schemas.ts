@@ -22,6 +22,7 @@ import {
   reportSigningCertificateSchema,
 } from '#shared/schemas/report-signing-certificate-responses.ts';
 import { userStatusPageSchema, userStatusRecordSchema } from '#shared/schemas/user-status-responses.ts';
+import { sandboxEmailPageSchema, sandboxEmailSchema } from '#shared/schemas/sandbox-mailbox-responses.ts';
 import { sandboxScenarioListSchema, sandboxScenarioSchema } from '#shared/schemas/sandbox-responses.ts';
 import { sandboxWipeSchema } from '#shared/schemas/sandbox-wipe-responses.ts';
 import {
@@ -54,6 +55,8 @@ export const responseSchemas = {
   ReportSigningCertificateList: reportSigningCertificateListSchema,
   UserStatusRecord: userStatusRecordSchema,
   UserStatusPage: userStatusPageSchema,
+  SandboxEmail: sandboxEmailSchema,
+  SandboxEmailPage: sandboxEmailPageSchema,
   SandboxScenario: sandboxScenarioSchema,
   SandboxScenarioList: sandboxScenarioListSchema,
   SandboxWipe: sandboxWipeSchema,

@@ -5,7 +5,7 @@ import { onboardingMailerFrom } from '#shared/adapters/ses/onboarding-mailer.ts'
 import { DynamoDbSandboxMailbox } from '#shared/adapters/dynamodb/sandbox-mailbox.ts';
 import { MailboxOnboardingMailer } from '#shared/adapters/sandbox-mailer.ts';
 import { countEmailEvent } from '#shared/domain/onboarding/email-reputation.ts';
-import { mailerByTenant } from '#shared/domain/sandbox/mailbox.ts';
+import { mailerByTenant, type SandboxMailbox } from '#shared/domain/sandbox/mailbox.ts';
 import type { OnboardingMailConfig } from '#shared/config/mail-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { emittingTokenEvents } from '#shared/domain/webhooks/webhook-events.ts';
@@ -135,6 +135,11 @@ export function onboardingMailerFor(
       clock: systemClock,
     }),
   });
+}
+
+/** The sandbox's kept e-mails, for their listing (GET /v1/sandbox/emails). */
+export function sandboxMailboxFor(config: OnboardingTokensTable): SandboxMailbox {
+  return new DynamoDbSandboxMailbox(containerDynamoDbClients().documents, config.ONBOARDING_TOKENS_TABLE_NAME);
 }
 
 /** What sending an onboarding e-mail needs: SES, the quotas per recipient and organization, the reputation pause. */

@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
+import { OnboardingApiClient } from '#client/index.ts';
 import { DynamoDbSandboxMailbox } from '#shared/adapters/dynamodb/sandbox-mailbox.ts';
 import { callApi, sandboxTokenFor, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 import { documentClient } from '#test/support/report-support.ts';
@@ -98,5 +99,49 @@ describe('the sandbox beside live', () => {
     expect(liveRefused.status).toBe(429);
     expect(sandboxAnswers.map((answer) => answer.status)).toEqual([...Array(10).fill(404), 429]);
     expect(sandboxAnswers.every((answer) => answer.headers.get('sandbox') === 'true')).toBe(true);
+  });
+});
+
+describe('GET /v1/sandbox/emails', () => {
+  it('lists the sandbox’s kept e-mails newest first, by recipient, a page at a time, through the typed client', async () => {
+    const orgId = uniqueOrg('sbx-inbox');
+    const client = new OnboardingApiClient({ baseUrl: inject('baseUrl'), token: await sandboxTokenFor(orgId) });
+    const ada = `ada-${orgId}@example.com`;
+    const created = [];
+    for (const email of [ada, `bob-${orgId}@example.com`, `Cy-${orgId}@Example.com`]) {
+      created.push(await client.createOnboardingToken({ email, first_name: 'Ada', last_name: 'Lovelace' }));
+    }
+
+    const first = await client.listSandboxEmails({ limit: 2 });
+    const second = await client.listSandboxEmails({ limit: 2, cursor: first.nextCursor! });
+    const toAda = await client.listSandboxEmails({ to: ada.toUpperCase() });
+
+    expect([...first.results, ...second.results].map((email) => email.tokenId)).toEqual(
+      created.map((token) => token.tokenId).reverse(),
+    );
+    expect(second.nextCursor).toBeNull();
+    expect(toAda.results).toEqual([expect.objectContaining({ to: ada, tokenId: created[0]!.tokenId })]);
+    expect(toAda.results[0]!.text).toContain(created[0]!.onboarding_token);
+  });
+
+  it('does not exist for a live token (404, the standard body), and refuses a cursor of another recipient (400)', async () => {
+    const orgId = uniqueOrg('sbx-inbox');
+    const live = await callApi('GET', '/v1/sandbox/emails', { token: await tokenFor(orgId) });
+    expect(live.status).toBe(404);
+    expect(live.body).toMatchObject({ code: 404, path: '/v1/sandbox/emails', method: 'GET' });
+    expect(live.headers.get('sandbox')).toBeNull();
+
+    const sandbox = await sandboxTokenFor(orgId);
+    for (const email of ['a', 'b'].map((name) => `${name}-${orgId}@example.com`)) {
+      await callApi('POST', '/v1/onboarding-token', { token: sandbox, body: person(email) });
+    }
+    const page = await callApi('GET', `/v1/sandbox/emails?to=a-${orgId}@example.com&limit=1`, { token: sandbox });
+    const all = await callApi('GET', '/v1/sandbox/emails?limit=1', { token: sandbox });
+    const mixed = await callApi('GET', `/v1/sandbox/emails?to=a-${orgId}@example.com&cursor=${all.body.nextCursor}`, {
+      token: sandbox,
+    });
+    expect(page.status).toBe(200);
+    expect(mixed.status).toBe(400);
+    expect(mixed.headers.get('sandbox')).toBe('true');
   });
 });
