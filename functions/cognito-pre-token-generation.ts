@@ -21,8 +21,9 @@ import { traceInvocation } from '#shared/observability/tracer.ts';
  * Cognito's pre-token-generation trigger (event version 3: access tokens of sign-ins and of client
  * credentials grants alike): puts the organization claim into the access token, and keeps a staff
  * member's API scopes to those of their role groups (contract §20; a machine client keeps its own),
- * which never hold `sandbox`. A machine client's token holds `sandbox` exactly when the client is
- * its organization's sandbox client (contract §23), whatever scopes it asked for.
+ * and `sandbox` when the dashboard's sandbox switch asks for it (every role may: SANDBOX_ROLES). A
+ * machine client's token holds `sandbox` exactly when the client is its organization's sandbox
+ * client (contract §23), whatever scopes it asked for.
  */
 type PreTokenGenerationEvent = PreTokenGenerationV2TriggerEvent | PreTokenGenerationV3TriggerEvent;
 

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import Provider, { errors, type Adapter, type AdapterPayload, type KoaContextWithOIDC } from 'oidc-provider';
 import { escapeHtml } from '#shared/adapters/html/escape-html.ts';
 import { ORGANIZATION_ID } from '#shared/domain/identity/organization-claim.ts';
+import { SANDBOX_ROLES } from '#shared/domain/identity/staff-roles.ts';
 import { SANDBOX_SCOPE, tenantOfKey, type Tenant } from '#shared/domain/identity/tenant.ts';
 import {
   ALL_SCOPES,
@@ -32,8 +33,9 @@ import { REQUESTED_LIFETIME_HEADER } from './machine-token.ts';
  *   The local stack names these clients machine clients (MACHINE_CLIENT_IDS); every other token,
  *   the dashboard's, is a staff member's and holds its role's scopes alone.
  * - `machine.<orgId>~sandbox`: the organization's sandbox machine client (docs/sandbox.md), the
- *   same but for the `sandbox` scope, which it alone is granted and must ask for: every token it
- *   gets speaks for the sandbox, and no other client's ever does.
+ *   same but for the `sandbox` scope, which it must ask for: every token it gets speaks for the
+ *   sandbox. No other machine client is ever granted it; the dashboard is when its sandbox switch
+ *   asks, for a staff member whose role may use the sandbox (SANDBOX_ROLES).
  * Access tokens are JWTs for the API (resource indicator and audience `LOCAL_AUDIENCE`) with the
  * organization in `org_id` (and `org_name` for a known organization) and the granted `scope`.
  * Staff sign in on a small page of ours (`/interaction/<uid>`) that checks the demo passwords;
@@ -158,8 +160,10 @@ async function createProvider(
           if (sandbox && !requestedScopes(ctx).includes(SANDBOX_SCOPE)) {
             throw new errors.InvalidScope(`a sandbox client's tokens hold the ${SANDBOX_SCOPE} scope`, SANDBOX_SCOPE);
           }
+          // The dashboard may ask for `sandbox` (its sandbox switch); the staff member's grant decides.
+          const offersSandbox = sandbox || client.clientId === DASHBOARD_CLIENT_ID;
           return {
-            scope: [...ALL_SCOPES, ...(sandbox ? [SANDBOX_SCOPE] : [])].join(' '),
+            scope: [...ALL_SCOPES, ...(offersSandbox ? [SANDBOX_SCOPE] : [])].join(' '),
             audience: LOCAL_AUDIENCE,
             accessTokenFormat: 'jwt',
             accessTokenTTL: staffTokenSeconds,
@@ -277,8 +281,9 @@ async function interaction(
       if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
       for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
         // A scope the person does not hold is refused, not left pending (which would ask again).
-        grant.addResourceScope(indicator, scopes.filter((scope) => staff.scopes.includes(scope)).join(' '));
-        grant.rejectResourceScope(indicator, scopes.filter((scope) => !staff.scopes.includes(scope)).join(' '));
+        const holds = new Set([...staff.scopes, ...(SANDBOX_ROLES.includes(staff.role) ? [SANDBOX_SCOPE] : [])]);
+        grant.addResourceScope(indicator, scopes.filter((scope) => holds.has(scope)).join(' '));
+        grant.rejectResourceScope(indicator, scopes.filter((scope) => !holds.has(scope)).join(' '));
       }
       const grantId = await grant.save();
       await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });

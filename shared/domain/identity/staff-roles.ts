@@ -1,3 +1,5 @@
+import { SANDBOX_SCOPE } from './tenant.ts';
+
 /**
  * The API's scopes and the staff roles that hold them (docs/contract.md §17, §20): the one list the
  * API's authorization, the Cognito pre-token trigger, the local identity provider, the dashboard
@@ -49,6 +51,23 @@ export function scopesOfRoleClaim(claim: unknown): ReadonlySet<Scope> {
   return new Set(names.filter(isRole).flatMap((role) => ROLE_SCOPES[role]));
 }
 
+/**
+ * The roles that may switch the dashboard to the organization's sandbox (contract §23): every one.
+ * `sandbox` changes which data a token reaches, never what it may do there: that is the role's
+ * scopes, so a viewer reads the sandbox and wiping it (`users:erase`) is admin's alone.
+ */
+export const SANDBOX_ROLES: readonly Role[] = ROLES;
+
+/**
+ * What a role claim lets a staff member's token hold: its roles' scopes (scopesOfRoleClaim), and
+ * `sandbox` when one of those roles may use the sandbox and the sign-in asked for it.
+ */
+export function staffScopesOfRoleClaim(claim: unknown): ReadonlySet<string> {
+  const names = Array.isArray(claim) ? (claim as unknown[]) : [claim];
+  const sandbox = names.some((name) => isRole(name) && SANDBOX_ROLES.includes(name));
+  return new Set<string>([...scopesOfRoleClaim(claim), ...(sandbox ? [SANDBOX_SCOPE] : [])]);
+}
+
 /** Who a verified token speaks for, as far as its scopes go (machine-clients.ts says who is which). */
 export type TokenHolder =
   /** A client named as a machine client: it keeps the scopes its provider granted. */
@@ -58,12 +77,13 @@ export type TokenHolder =
 
 /**
  * The scopes a token holds (contract §20, §27): a machine client's as granted; a staff member's only
- * those of the roles their role claim names, so a staff token without one (a Cognito user in no
- * group, an identity provider that sends no role) holds none. It never adds a scope.
+ * those of the roles their role claim names (with `sandbox`: SANDBOX_ROLES), so a staff token
+ * without one (a Cognito user in no group, an identity provider that sends no role) holds none. It
+ * never adds a scope.
  */
 export function scopesHeld(granted: ReadonlySet<string>, holder: TokenHolder): ReadonlySet<string> {
   if (holder.kind === 'machine client') return granted;
-  const allowed: ReadonlySet<string> = scopesOfRoleClaim(holder.roleClaim);
+  const allowed = staffScopesOfRoleClaim(holder.roleClaim);
   return new Set([...granted].filter((scope) => allowed.has(scope)));
 }
 
@@ -71,9 +91,10 @@ export function scopesHeld(granted: ReadonlySet<string>, holder: TokenHolder): R
  * Of the scopes a staff member's sign-in would put into the access token (named `<prefix><scope>`,
  * as Cognito names a resource server's), the API scopes their role groups do not allow: the
  * token is issued without them, so it holds exactly its roles' scopes among those the client asked
- * for. Other scopes (`openid`, `email`) are left alone; no role group, no API scope.
+ * for (`sandbox` included, which every role may ask for). Other scopes (`openid`, `email`) are left
+ * alone; no role group, no API scope.
  */
 export function scopesBeyondRoles(requested: readonly string[], groups: readonly string[], prefix: string): string[] {
-  const allowed: ReadonlySet<string> = scopesOfRoleClaim(groups);
+  const allowed = staffScopesOfRoleClaim(groups);
   return requested.filter((scope) => scope.startsWith(prefix) && !allowed.has(scope.slice(prefix.length)));
 }

@@ -167,7 +167,7 @@ describe('cognito-pre-token-generation: staff roles from groups (contract §20)'
     expect(holding.response.claimsAndScopeOverrideDetails?.accessTokenGeneration?.scopesToAdd).toBeUndefined();
   });
 
-  it('takes sandbox out of a live machine client’s token, and out of every staff token', async () => {
+  it('takes sandbox out of a live machine client’s token, and out of a staff token of no role', async () => {
     documents.on(GetCommand).resolves({ Item: { orgId: 'globex' } });
 
     const machine = await handler(
@@ -180,10 +180,18 @@ describe('cognito-pre-token-generation: staff roles from groups (contract §20)'
     expect(machine.response.claimsAndScopeOverrideDetails?.accessTokenGeneration?.scopesToSuppress).toEqual([
       'onboarding-api/sandbox',
     ]);
-    expect(await grantedScopes(['admin'], prefixed(['reports:read', 'sandbox']))).toEqual([
-      'onboarding-api/reports:read',
-    ]);
+    expect(await grantedScopes(['everyone'], prefixed(['reports:read', 'sandbox']))).toEqual([]);
   });
+
+  it.each(ROLES)(
+    'keeps sandbox in the %s’s token when the dashboard’s sandbox switch asks for it, with the role’s scopes alone',
+    async (role) => {
+      const expected = prefixed([...ROLE_SCOPES[role].filter((s) => s !== 'onboarding:redeem'), 'sandbox']);
+      expect(await grantedScopes([role], [...dashboardAsks, `${COGNITO_SCOPE_PREFIX}sandbox`])).toEqual(
+        ['email', 'openid', ...expected].sort(),
+      );
+    },
+  );
 
   it('leaves a machine client’s scopes as its app client allows them', async () => {
     documents.on(GetCommand).resolves({ Item: { orgId: 'globex' } });

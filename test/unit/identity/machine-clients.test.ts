@@ -31,6 +31,12 @@ describe('scopesHeld', () => {
     }
   });
 
+  it('keeps the sandbox scope of a staff token whose role may use the sandbox, and of no other staff token', () => {
+    const asked = new Set(['sandbox', 'reports:read', 'users:erase']);
+    expect(scopesHeld(asked, { kind: 'staff', roleClaim: 'viewer' })).toEqual(new Set(['sandbox', 'reports:read']));
+    expect(scopesHeld(asked, { kind: 'staff', roleClaim: undefined }).size).toBe(0);
+  });
+
   it('gives a staff token its roles’ scopes among those granted, never more', () => {
     expect(scopesHeld(granted, { kind: 'staff', roleClaim: 'viewer' })).toEqual(new Set(ROLE_SCOPES.viewer));
     expect(scopesHeld(new Set(['reports:read', 'users:erase']), { kind: 'staff', roleClaim: 'operator' })).toEqual(
