@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Tracing, type Function as LambdaFunctionResource } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -119,6 +119,19 @@ export class SandboxWipeConstruct extends Construct {
       }),
     );
     fn.addEnvironment('REPORTS_BUCKET_NAME', props.reportsBucket.bucketName);
+    const bucketLogicalId = Stack.of(this).getLogicalId(props.reportsBucket.node.defaultChild as CfnElement);
+    NagSuppressions.addResourceSuppressions(
+      fn.role!,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            "Object keys are reports/{tenantKey}/{jobId}.pdf, created per job: DeleteObject is granted on the sandboxes' report folders (reports/*~sandbox/) and nothing wider.",
+          appliesTo: [`Resource::<${bucketLogicalId}.Arn>/${sandboxFolders}`],
+        },
+      ],
+      true,
+    );
     // As the erasure: users_eraser, SELECT and DELETE on the users tables.
     props.usersDatabase.grantEraseUsers(fn);
 

@@ -63,6 +63,8 @@ describe('cdk-nag AwsSolutions', () => {
     for (const suppression of iam5)
       expect([
         [`Resource::${bucketArn}/reports/*`],
+        // The sandbox wipe's DeleteObject on the sandboxes' report folders (lib/sandbox-wipe-construct.ts).
+        [`Resource::${bucketArn}/reports/*~sandbox/*`],
         ['Resource::*'],
         [`Resource::${migrationFunctionArn}:*`],
         [`Resource::${certificatePublisherArn}:*`],
@@ -125,6 +127,7 @@ describe('cdk-nag AwsSolutions', () => {
         idOf(stack.reports.deadLetterQueue),
         idOf(stack.webhooks.deadLetterQueue),
         idOf(stack.mail.eventDeadLetterQueue),
+        idOf(stack.sandboxWipes.deadLetterQueue),
       ].sort(),
     );
     expect(suppressedOn('AwsSolutions-S1')).toEqual([idOf(stack.reports.accessLogsBucket)]);

@@ -63,8 +63,8 @@ describe.each([
 
   it('give every function a route, an event source or a schedule invokes a live alias on its current version', () => {
     const functions = trafficFunctions(stack);
-    // Every route, the unmatched route, four queue consumers, two schedules, the SES counter, the Cognito trigger.
-    expect(functions).toHaveLength(apiRoutes.length + 1 + 4 + 2 + 1 + (stack.identity ? 1 : 0));
+    // Every route, the unmatched route, five queue consumers, two schedules, the SES counter, the Cognito trigger.
+    expect(functions).toHaveLength(apiRoutes.length + 1 + 5 + 2 + 1 + (stack.identity ? 1 : 0));
     for (const fn of functions) {
       const alias = resources[aliasIdOf(fn)]!;
       expect(alias.Properties.Name, fn.node.path).toBe(LIVE_ALIAS);
@@ -110,7 +110,7 @@ describe.each([
     for (const [id, integration] of integrations)
       expect(referencedAlias(integration.Properties.IntegrationUri, aliases), id).toBeDefined();
     const mappings = ofType(synthesized, 'AWS::Lambda::EventSourceMapping');
-    expect(mappings).toHaveLength(4);
+    expect(mappings).toHaveLength(5);
     for (const [id, mapping] of mappings)
       expect(referencedAlias(mapping.Properties.FunctionName, aliases), id).toBeDefined();
     const lambdaTargets = ofType(synthesized, 'AWS::Events::Rule').flatMap(([id, rule]) =>

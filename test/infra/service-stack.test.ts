@@ -79,7 +79,7 @@ const ofType = (type: string) => queries.ofType(type).filter(([logicalId]) => !i
 // API routes, the fallback, the report pipeline, the webhook delivery functions (one per lane), the republish of
 // pending webhook events, the users database migration and the report signing certificates' publisher.
 // Routes, the fallback, the report pipeline, both webhook lanes, the republish, the migration, the certificate
-// publisher and the SES event counter.
+// publisher, the SES event counter and the sandbox wipe's consumer.
 // ... and a pre-traffic hook per kind of synthetic request (lib/safe-deployments-construct.ts) but the Cognito
 // trigger's, which only identity=cognito has.
 const functionCount =
@@ -87,6 +87,7 @@ const functionCount =
   1 +
   Object.keys(reportPipelineFunctions).length +
   2 +
+  1 +
   1 +
   1 +
   1 +
@@ -141,6 +142,7 @@ describe('HTTP API', () => {
       'GET /v1/report-signing-certificates': logicalIdOf(routeFunction('ListReportSigningCertificates')),
       'POST /v1/user-status': logicalIdOf(routeFunction('QueryUserStatus')),
       'DELETE /v1/users/{id}': logicalIdOf(routeFunction('EraseUser')),
+      'DELETE /v1/sandbox': logicalIdOf(routeFunction('WipeSandbox')),
       'POST /v1/webhooks': logicalIdOf(routeFunction('CreateWebhookEndpoint')),
       'GET /v1/webhooks': logicalIdOf(routeFunction('ListWebhookEndpoints')),
       'DELETE /v1/webhooks/{id}': logicalIdOf(routeFunction('DeleteWebhookEndpoint')),
@@ -286,8 +288,9 @@ describe('functions', () => {
         expect(actionsOf(statement)).toEqual(['lambda:InvokeFunction']);
         continue;
       }
-      // Object keys are created per job: the one wildcard is a key prefix of the reports bucket, for object actions only.
-      expect(wildcards).toEqual([reportObjects]);
+      // Object keys are created per job: the one wildcard is a key prefix of the reports bucket (the sandbox wipe's: of
+      // the sandboxes' folders), for object actions only.
+      expect([[reportObjects], [`${reportObjects}~sandbox/*`]]).toContainEqual(wildcards);
       expect(actionsOf(statement).length).toBeGreaterThan(0);
       for (const action of actionsOf(statement))
         expect(['s3:GetObject', 's3:PutObject', 's3:DeleteObject']).toContain(action);
