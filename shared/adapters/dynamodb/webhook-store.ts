@@ -10,8 +10,10 @@ import { ConflictError } from '#shared/domain/errors.ts';
 import type {
   DeliveryAttemptUpdate,
   WebhookDeliveryLog,
+  ListenerMessagePage,
   WebhookDeliveryPage,
   WebhookEndpointStore,
+  WebhookListenerFeed,
 } from '#shared/domain/webhooks/ports.ts';
 import type { WebhookDelivery, WebhookEndpoint } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import { epochSeconds, organizationPartition } from './keys.ts';
@@ -23,6 +25,8 @@ const COUNT_SK = 'ENDPOINT_COUNT';
 const DELIVERY_PREFIX = 'DELIVERY#';
 /** The delivery log keeps a message this long after it was created. */
 const DELIVERY_RETENTION_SECONDS = 30 * 24 * 3600;
+/** A sandbox listener's message holds its body (personal data of test users): kept a week, like the sandbox's e-mails. */
+const LISTENER_MESSAGE_RETENTION_SECONDS = 7 * 24 * 3600;
 
 const endpointKey = (orgId: string, endpointId: string) => ({
   pk: organizationPartition(orgId),
@@ -46,6 +50,7 @@ function endpointFrom(item: Record<string, unknown>): WebhookEndpoint {
     ...(typeof item.disabledAt === 'string' ? { disabledAt: item.disabledAt } : {}),
     ...(typeof item.failingSince === 'string' ? { failingSince: item.failingSince } : {}),
     ...(typeof item.slowUntil === 'string' ? { slowUntil: item.slowUntil } : {}),
+    ...(item.kind === 'listener' ? { kind: 'listener' as const } : {}),
   };
 }
 
@@ -62,6 +67,7 @@ function deliveryFrom(item: Record<string, unknown>): WebhookDelivery {
     ...optional('lastResponseStatus'),
     ...optional('lastAttemptAt'),
     ...optional('nextAttemptAt'),
+    ...optional('body'),
   };
 }
 
@@ -224,7 +230,7 @@ export class DynamoDbWebhookEndpointStore implements WebhookEndpointStore {
   }
 }
 
-export class DynamoDbWebhookDeliveryLog implements WebhookDeliveryLog {
+export class DynamoDbWebhookDeliveryLog implements WebhookDeliveryLog, WebhookListenerFeed {
   constructor(
     private readonly documents: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -238,7 +244,9 @@ export class DynamoDbWebhookDeliveryLog implements WebhookDeliveryLog {
           Item: {
             ...deliveryKey(delivery),
             ...delivery,
-            ttl: epochSeconds(delivery.createdAt) + DELIVERY_RETENTION_SECONDS,
+            ttl:
+              epochSeconds(delivery.createdAt) +
+              (delivery.body === undefined ? DELIVERY_RETENTION_SECONDS : LISTENER_MESSAGE_RETENTION_SECONDS),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
@@ -308,5 +316,33 @@ export class DynamoDbWebhookDeliveryLog implements WebhookDeliveryLog {
       records: (result.Items ?? []).map(deliveryFrom),
       nextCursor: lastSk ? encodeCursor(lastSk) : undefined,
     };
+  }
+
+  /** The listener's partition read forwards from the cursor's sort key up to `settledBy`: one Query. */
+  async messagesAfter(
+    orgId: string,
+    endpointId: string,
+    read: { cursor: string | undefined; settledBy: string; limit: number },
+  ): Promise<ListenerMessagePage> {
+    const pk = `${organizationPartition(orgId)}#${ENDPOINT_PREFIX}${endpointId}`;
+    // Past every message logged at `settledBy` (`#` sorts before every id character, `~` after).
+    const upTo = `${DELIVERY_PREFIX}${read.settledBy}#~`;
+    if (read.cursor === undefined) return { records: [], cursor: encodeCursor(upTo) };
+    const after = decodeCursor(read.cursor, DELIVERY_PREFIX);
+    if (after >= upTo) return { records: [], cursor: read.cursor };
+    const result = await this.documents.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :after AND :upTo',
+        ExpressionAttributeValues: { ':pk': pk, ':after': after, ':upTo': upTo },
+        ConsistentRead: true,
+        Limit: read.limit + 1,
+      }),
+    );
+    const records = (result.Items ?? []).filter((item) => item.sk !== after).slice(0, read.limit);
+    const last = records.at(-1)?.sk as string | undefined;
+    // A full page continues after its last message; otherwise everything up to `settledBy` has been read.
+    const full = records.length === read.limit;
+    return { records: records.map(deliveryFrom), cursor: encodeCursor(full && last ? last : upTo) };
   }
 }

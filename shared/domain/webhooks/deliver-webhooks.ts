@@ -1,4 +1,3 @@
-import { Webhook } from 'standardwebhooks';
 import type { Clock } from '#shared/domain/clock.ts';
 import type {
   DeliveryMessage,
@@ -9,8 +8,10 @@ import type {
   WebhookQueue,
   WebhookSender,
 } from './ports.ts';
+import { signedMessageHeaders } from './signed-message.ts';
 import { retryDelaySeconds, MAX_QUEUE_DELAY_SECONDS, type RetrySchedule } from './retry-schedule.ts';
 import { startDeadline, UnsafeWebhookUrlError, vetWebhookUrl, type UrlPolicy } from './ssrf-guard.ts';
+import { listenerMessage } from './webhook-listener.ts';
 import { attemptBudgetMs, FAST_LANE_ATTEMPT_MS, laneFor, SLOW_LANE_HOLD_MS } from './webhook-lanes.ts';
 import {
   DISABLE_AFTER_FAILING_MS,
@@ -30,7 +31,8 @@ export interface DeliveryDeps {
 /**
  * Primary course: for each of the event's organization's endpoints that receives it, open a
  * pending delivery log entry (idempotent: the message id and creation time are derived from the
- * event) and queue the first attempt, in the endpoint's lane (webhook-lanes.ts). Only the
+ * event) and queue the first attempt, in the endpoint's lane (webhook-lanes.ts); a sandbox
+ * listener's entry holds the message instead, for its feed to read (webhook-listener.ts). Only the
  * event's own organization's endpoints are read, so an event can never reach another
  * organization's endpoint.
  */
@@ -40,6 +42,10 @@ export function fanOutWebhookEvent(deps: DeliveryDeps) {
     const now = deps.clock.now().toISOString();
     for (const endpoint of receivers) {
       const messageId = messageIdFor(event.eventId, endpoint.endpointId);
+      if (endpoint.kind === 'listener') {
+        await deps.deliveries.open(listenerMessage(endpoint, event, messageId, now));
+        continue;
+      }
       await deps.deliveries.open({
         orgId: event.orgId,
         endpointId: endpoint.endpointId,
@@ -132,15 +138,8 @@ export function attemptWebhookDelivery(
       const target = await vetWebhookUrl(endpoint.url, deps.policy, deps.resolver, { deadline });
       const secret = await deps.sealer.open(endpoint.sealedSecret, endpoint);
       const body = messageBody(message.event);
-      const sentAt = deps.clock.now();
-      const signature = new Webhook(secret).sign(message.messageId, sentAt, body);
       response = await deps.sender.send(target, {
-        headers: {
-          'content-type': 'application/json',
-          'webhook-id': message.messageId,
-          'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-          'webhook-signature': signature,
-        },
+        headers: signedMessageHeaders(secret, { messageId: message.messageId, body }, deps.clock.now()),
         body,
       });
     } catch (error) {

@@ -52,6 +52,26 @@ export interface WebhookDeliveryLog {
   ): Promise<WebhookDeliveryPage>;
 }
 
+/** One read of a listener's messages: oldest first, and where the next read starts. */
+export interface ListenerMessagePage {
+  records: WebhookDelivery[];
+  cursor: string;
+}
+
+/** The sandbox listener's messages, read in the order they were logged (webhook-listener.ts). */
+export interface WebhookListenerFeed {
+  /**
+   * Messages logged after `cursor` and at or before `settledBy`, oldest first, at most `limit`;
+   * without a cursor, none: the feed starts at `settledBy`. Throws `InvalidInputError` for a
+   * cursor it did not issue for this endpoint.
+   */
+  messagesAfter(
+    orgId: string,
+    endpointId: string,
+    read: { cursor: string | undefined; settledBy: string; limit: number },
+  ): Promise<ListenerMessagePage>;
+}
+
 /** Encrypts endpoint secrets at rest: KMS in AWS, a local AES-256-GCM key in the local stack. */
 export interface SecretSealer {
   seal(secret: string, context: { orgId: string; endpointId: string }): Promise<string>;

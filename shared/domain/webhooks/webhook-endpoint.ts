@@ -26,6 +26,11 @@ export interface WebhookEndpoint {
   failingSince?: string;
   /** Until this ISO time the endpoint's messages go to the slow lane (it left an attempt unanswered). */
   slowUntil?: string;
+  /**
+   * `listener`: the sandbox's feed for `onboarding listen` (webhook-listener.ts): its messages are
+   * logged with their bodies and read by the CLI; the service never POSTs them anywhere.
+   */
+  kind?: 'listener';
 }
 
 /** An event as it happened, before fan-out to the organization's endpoints. */
@@ -55,6 +60,8 @@ export interface WebhookDelivery {
   createdAt: string;
   lastAttemptAt?: string;
   nextAttemptAt?: string;
+  /** The message body exactly as a delivery carries it: logged for a listener's messages alone. */
+  body?: string;
 }
 
 /** `whsec_` + base64 of 32 random bytes, the Standard Webhooks secret format. */

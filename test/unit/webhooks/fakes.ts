@@ -74,6 +74,20 @@ export class InMemoryDeliveryLog implements WebhookDeliveryLog {
   list() {
     return Promise.resolve({ records: [...this.items.values()].reverse(), nextCursor: undefined });
   }
+  /** The feed over the same entries, ordered as the table orders them: `{createdAt}#{messageId}`. */
+  messagesAfter(_orgId: string, endpointId: string, read: { cursor?: string; settledBy: string; limit: number }) {
+    const upTo = `${read.settledBy}#~`;
+    if (read.cursor === undefined) return Promise.resolve({ records: [], cursor: upTo });
+    const after = read.cursor;
+    const records = [...this.items.values()]
+      .filter((d) => d.endpointId === endpointId)
+      .map((d) => ({ key: `${d.createdAt}#${d.messageId}`, d }))
+      .filter(({ key }) => key > after && key <= upTo)
+      .sort((a, b) => a.key.localeCompare(b.key))
+      .slice(0, read.limit);
+    const full = records.length === read.limit;
+    return Promise.resolve({ records: records.map(({ d }) => d), cursor: full ? records.at(-1)!.key : upTo });
+  }
 }
 
 export class RecordingQueue implements WebhookQueue {
