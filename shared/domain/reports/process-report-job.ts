@@ -165,9 +165,10 @@ export function processReportJob(deps: ProcessReportJobDeps) {
       templateVersion: deps.templateVersion,
     });
     if (completed) return { outcome: 'completed', job };
-    // Ended (FAILED) while the PDF was being stored: no orphan object. The lease outlives this
-    // invocation, so no other attempt can have completed the job and written the same key.
-    if ((await deps.jobs.get(job.jobId))?.status === 'FAILED') await deps.storage.remove(objectKey);
+    // Ended (FAILED) or deleted (a sandbox wipe) while the PDF was being stored: no orphan object. The
+    // lease outlives this invocation, so no other attempt can have completed the job and written the same key.
+    const current = await deps.jobs.get(job.jobId);
+    if (current === undefined || current.status === 'FAILED') await deps.storage.remove(objectKey);
     return { outcome: 'skipped', reason: 'lost-to-another-writer' };
   };
 }

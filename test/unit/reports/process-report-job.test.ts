@@ -94,6 +94,19 @@ describe('processReportJob', () => {
     expect(storage.objects.has(reportObjectKey(ORG_ID, job.jobId))).toBe(false);
   });
 
+  it('removes the PDF it stored when the job was deleted during the upload (a sandbox wipe), leaving no orphan object', async () => {
+    const save = storage.save.bind(storage);
+    vi.spyOn(storage, 'save').mockImplementation(async (key, pdf, sha256) => {
+      await save(key, pdf, sha256);
+      jobs.jobs.clear();
+    });
+
+    const result = await process(message(), firstAttempt);
+
+    expect(result).toEqual({ outcome: 'skipped', reason: 'lost-to-another-writer' });
+    expect(storage.objects.has(reportObjectKey(ORG_ID, job.jobId))).toBe(false);
+  });
+
   it('renders a PENDING job, signs it, stores the signed PDF and marks it COMPLETE with its size, SHA-256, duration and template version', async () => {
     const startedAt = clock.now();
 
