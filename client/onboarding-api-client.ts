@@ -11,6 +11,7 @@ import type {
   OnboardingTokenListRequest,
   OnboardingTokenPage,
   OnboardingTokenRequest,
+  OnboardingTokenSummary,
   RedeemedOnboardingToken,
   ReportDownload,
   ReportJob,
@@ -21,6 +22,8 @@ import type {
   ReportSigningCertificateList,
   SandboxEmailListRequest,
   SandboxEmailPage,
+  SandboxEvent,
+  SandboxEventType,
   SandboxScenarioList,
   SandboxWipe,
   UserStatusPage,
@@ -343,6 +346,40 @@ export class OnboardingApiClient {
       method: 'GET',
       path: '/v1/sandbox/emails',
       query: { to: request.to, limit: request.limit, cursor: request.cursor },
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  /**
+   * POST /v1/sandbox/events (a sandbox token alone; webhooks:manage and the scopes of the objects'
+   * routes): makes the objects behind `type` and answers their id; the message follows to the
+   * sandbox's endpoints as a live one would. A live token gets 404.
+   */
+  async triggerSandboxEvent(
+    type: SandboxEventType,
+    options: Pick<RequestOptions, 'signal'> = {},
+  ): Promise<SandboxEvent> {
+    const response = await this.http.send<SandboxEvent>({
+      method: 'POST',
+      path: '/v1/sandbox/events',
+      body: { type },
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  /**
+   * POST /v1/sandbox/onboarding-tokens/{tokenId}/expire (scope onboarding:write, a sandbox token
+   * alone): an Issued token becomes Expired now; answers its list row. A live token gets 404.
+   */
+  async expireSandboxOnboardingToken(
+    tokenId: string,
+    options: Pick<RequestOptions, 'signal'> = {},
+  ): Promise<OnboardingTokenSummary> {
+    const response = await this.http.send<OnboardingTokenSummary>({
+      method: 'POST',
+      path: `/v1/sandbox/onboarding-tokens/${encodeURIComponent(tokenId)}/expire`,
       signal: options.signal,
     });
     return response.body;

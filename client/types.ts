@@ -31,6 +31,7 @@ import type {
 import type { userStatusPageSchema, userStatusRecordSchema } from '#shared/schemas/user-status-responses.ts';
 import type { sandboxEmailPageSchema } from '#shared/schemas/sandbox-mailbox-responses.ts';
 import type { sandboxScenarioListSchema, sandboxUsersImportedSchema } from '#shared/schemas/sandbox-responses.ts';
+import type { sandboxEventSchema } from '#shared/schemas/sandbox-event-schemas.ts';
 import type { sandboxWipeSchema } from '#shared/schemas/sandbox-wipe-responses.ts';
 import type {
   webhookDeliveryPageSchema,
@@ -120,6 +121,10 @@ export type SandboxScenarioList = v.InferOutput<typeof sandboxScenarioListSchema
 export type SandboxScenario = SandboxScenarioList['results'][number];
 /** POST /v1/sandbox/users: how many records were stored. */
 export type SandboxUsersImported = v.InferOutput<typeof sandboxUsersImportedSchema>;
+/** 202 of POST /v1/sandbox/events: the event triggered and the object its message's `data` describes. */
+export type SandboxEvent = v.InferOutput<typeof sandboxEventSchema>;
+/** What POST /v1/sandbox/events triggers: a webhook event type, or `webhook.test`. */
+export type SandboxEventType = SandboxEvent['type'];
 /** 202 of DELETE /v1/sandbox: the wipe under way. */
 export type SandboxWipe = v.InferOutput<typeof sandboxWipeSchema>;
 

@@ -420,6 +420,40 @@ const operations: Record<string, OperationSpec> = {
       404: 'The token is not a sandbox token: the sandbox’s routes do not exist for it.',
     },
   },
+  TriggerSandboxEvent: {
+    operationId: 'triggerSandboxEvent',
+    tag: 'Sandbox',
+    summary: 'Trigger a webhook event in the sandbox',
+    description:
+      'Makes the real sandbox objects behind the event, through the live routes’ own steps, and answers with the object the message’s `data` describes: `report.completed` requests a report of `sbx-clear` (it completes), `report.failed` one of `sbx-fail` (it fails), `onboarding_token.used` and `onboarding_token.revoked` issue a token (its e-mail is kept by the sandbox’s mailbox, never sent) then redeem or revoke it, and `webhook.test` sends a test message to each of the sandbox’s endpoints. The message reaches the sandbox’s subscribed endpoints signed, logged in their deliveries and retried exactly like a live one. Besides `webhooks:manage`, the token needs the scopes of the objects’ own routes: `reports:write` for report events, `onboarding:write` for token events and `onboarding:redeem` for `onboarding_token.used`. Only a sandbox token reaches this route: any other gets 404.',
+    scope: 'webhooks:manage',
+    requestBody: 'SandboxEventRequest',
+    success: { 202: jsonResponse('The objects are made; the message follows.', 'SandboxEvent') },
+    errors: {
+      400: '`type` is not one of the webhook event types or `webhook.test`.',
+      ...AUTHENTICATED,
+      403: 'The token lacks `webhooks:manage` or a scope the event’s objects need (`message` names it).',
+      404: 'The token is not a sandbox token: the sandbox’s routes do not exist for it.',
+      409: '`webhook.test` and the sandbox has no webhook endpoint, or `sbx-clear` / `sbx-fail` still has an open report job (`jobId` names it).',
+      ...BODY_ERRORS,
+      429: `${EMAIL_QUOTA_REFUSAL} (token events: each issues a token and keeps its e-mail)`,
+    },
+  },
+  ExpireSandboxOnboardingToken: {
+    operationId: 'expireSandboxOnboardingToken',
+    tag: 'Sandbox',
+    summary: 'Expire a sandbox onboarding token now',
+    description:
+      'Issued -> Expired at once (its `expiresAt` becomes now) and its e-mail free for a new token, so an integration can meet an expired token without waiting 14 days. No webhook event: expiry has none. Only a sandbox token reaches this route: any other gets 404.',
+    scope: 'onboarding:write',
+    parameters: [{ $ref: '#/components/parameters/TokenId' }],
+    success: { 200: jsonResponse('The token as its list row shows it, now Expired.', 'OnboardingTokenSummary') },
+    errors: {
+      ...AUTHENTICATED,
+      404: 'The token is not a sandbox token, or no such token in the sandbox.',
+      409: 'The token is not Issued; `tokenStatus` says whether it is Used, Expired or Revoked.',
+    },
+  },
   GetOpenApiDocument: {
     operationId: 'getOpenApiDocument',
     tag: 'Documentation',

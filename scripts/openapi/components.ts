@@ -12,6 +12,7 @@ import { reportJobListQuerySchema, reportJobRequestSchema } from '#shared/schema
 import { auditEventListQuerySchema } from '#shared/schemas/audit-schemas.ts';
 import { userStatusRequestSchema } from '#shared/schemas/user-status-schemas.ts';
 import { sandboxEmailListQuerySchema } from '#shared/schemas/sandbox-mailbox-schemas.ts';
+import { sandboxEventRequestSchema } from '#shared/schemas/sandbox-event-schemas.ts';
 import { webhookDeliveryListQuerySchema, webhookEndpointRequestSchema } from '#shared/schemas/webhook-schemas.ts';
 import { WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import { DEFAULT_EMAIL_QUOTA, EMAIL_QUOTA_WINDOW_MS } from '#shared/domain/limits/email-quota.ts';
@@ -96,6 +97,9 @@ export function componentSchemas(): Record<string, SchemaObject> {
       userId: 'A user of the calling organization.',
     }),
     UserStatusRequest: userStatusRequest(),
+    SandboxEventRequest: describe(jsonSchemaOf(sandboxEventRequestSchema), 'Unknown members are ignored.', {
+      type: 'The event to trigger: a webhook event type, or `webhook.test`.',
+    }),
     ...componentSchemasOf(responseSchemas),
   };
 }

@@ -150,6 +150,20 @@ export const sandboxRoutes = [
     sandboxOnly: true,
   },
   {
+    method: 'POST',
+    path: '/v1/sandbox/events',
+    entry: 'functions/trigger-sandbox-event.ts',
+    name: 'TriggerSandboxEvent',
+    sandboxOnly: true,
+  },
+  {
+    method: 'POST',
+    path: '/v1/sandbox/onboarding-tokens/{tokenId}/expire',
+    entry: 'functions/expire-sandbox-onboarding-token.ts',
+    name: 'ExpireSandboxOnboardingToken',
+    sandboxOnly: true,
+  },
+  {
     method: 'DELETE',
     path: '/v1/sandbox',
     entry: 'functions/wipe-sandbox.ts',

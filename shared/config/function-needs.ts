@@ -143,6 +143,21 @@ export const apiFunctionNeeds = {
   ListSandboxScenarios: [],
   // The mailbox's items are in the OnboardingTokens table (docs/sandbox.md#the-mailbox); a listing never writes.
   ListSandboxEmails: ['onboardingTokens:read'],
+  // Makes the objects behind an event through the live use cases: a report job (as CreateReportJob), a token issued
+  // (its e-mail kept by the mailbox) then redeemed or revoked (their events published), or webhook.test messages.
+  TriggerSandboxEvent: [
+    'audit',
+    'reportJobs:readWrite',
+    'usersDatabase:read',
+    'reportRequests',
+    'onboardingTokens:readWrite',
+    'onboardingMail',
+    'emailQuotas',
+    'webhookPublishing',
+    'webhooks:read',
+  ],
+  // Issued -> Expired and the e-mail guard released, in one transaction; no event.
+  ExpireSandboxOnboardingToken: ['onboardingTokens:readWrite'],
   // Records the wipe (GetItem, conditional PutItem and UpdateItem on its own item) and queues it; deletes nothing itself.
   WipeSandbox: ['sandboxWipes'],
   // Serves the OpenAPI document bundled into it: no table, no bucket, no token settings.

@@ -23,6 +23,7 @@ import {
 } from '#shared/schemas/report-signing-certificate-responses.ts';
 import { userStatusPageSchema, userStatusRecordSchema } from '#shared/schemas/user-status-responses.ts';
 import { sandboxEmailPageSchema, sandboxEmailSchema } from '#shared/schemas/sandbox-mailbox-responses.ts';
+import { sandboxEventSchema } from '#shared/schemas/sandbox-event-schemas.ts';
 import { sandboxScenarioListSchema, sandboxScenarioSchema } from '#shared/schemas/sandbox-responses.ts';
 import { sandboxWipeSchema } from '#shared/schemas/sandbox-wipe-responses.ts';
 import {
@@ -57,6 +58,7 @@ export const responseSchemas = {
   UserStatusPage: userStatusPageSchema,
   SandboxEmail: sandboxEmailSchema,
   SandboxEmailPage: sandboxEmailPageSchema,
+  SandboxEvent: sandboxEventSchema,
   SandboxScenario: sandboxScenarioSchema,
   SandboxScenarioList: sandboxScenarioListSchema,
   SandboxWipe: sandboxWipeSchema,

@@ -150,6 +150,20 @@ export class DynamoDbOnboardingTokenStore implements OnboardingTokenStore {
     });
   }
 
+  async expire(record: OnboardingTokenRecord, now: Date): Promise<OnboardingTokenRecord | OnboardingTokenStatus> {
+    const expiresAt = now.toISOString();
+    return this.leaveIssued(
+      record,
+      now,
+      'SET expiresAt = :expiresAt',
+      { ':expiresAt': expiresAt },
+      {
+        ...record,
+        expiresAt,
+      },
+    );
+  }
+
   async replace(
     previous: OnboardingTokenRecord,
     next: OnboardingTokenRecord,

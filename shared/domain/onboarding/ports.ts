@@ -45,6 +45,11 @@ export interface OnboardingTokenStore {
     now: Date,
   ): Promise<OnboardingTokenRecord | OnboardingTokenStatus>;
   /**
+   * Sandbox: Issued -> Expired at `now` (its expiry moved to `now`) and the e-mail freed,
+   * atomically. Returns the record, or the status that kept it.
+   */
+  expire(record: OnboardingTokenRecord, now: Date): Promise<OnboardingTokenRecord | OnboardingTokenStatus>;
+  /**
    * Records `next` for the same person and, if `previous` is still Issued, revokes it, in one
    * transaction holding the e-mail guard. Throws `TokenNotIssuedError` when `previous` changed
    * status meanwhile, `ConflictError` when another live token holds the e-mail. `emailQuota` is

@@ -46,6 +46,21 @@ export function revokeOnboardingToken(deps: TokenLifecycleDeps) {
   };
 }
 
+/**
+ * Sandbox (POST /v1/sandbox/onboarding-tokens/{tokenId}/expire): Issued -> Expired now, the e-mail
+ * freed, so an integration can meet an expired token without waiting 14 days. Any other status is
+ * a conflict naming it. No webhook event: expiry has none.
+ */
+export function expireOnboardingToken(deps: Pick<TokenLifecycleDeps, 'tokens' | 'clock'>) {
+  return async (input: { orgId: string; tokenId: string }): Promise<OnboardingTokenRecord> => {
+    const record = await deps.tokens.findById(input.orgId, input.tokenId);
+    if (!record) throw notFound();
+    const outcome = await deps.tokens.expire(record, deps.clock.now());
+    if (typeof outcome === 'string') throw new TokenNotIssuedError(outcome);
+    return outcome;
+  };
+}
+
 export interface ResentOnboardingToken {
   onboardingToken: string;
   tokenId: string;

@@ -13,6 +13,7 @@ import {
 } from '#shared/domain/onboarding/onboarding-token.ts';
 import type { OnboardingMailer, OnboardingTokenStore } from '#shared/domain/onboarding/ports.ts';
 import {
+  expireOnboardingToken,
   redeemOnboardingToken,
   resendOnboardingToken,
   revokeOnboardingToken,
@@ -42,6 +43,7 @@ function storeAnswering(outcome: OnboardingTokenRecord | OnboardingTokenStatus, 
     findByHash: vi.fn((_orgId: string, hash: string) => Promise.resolve(hash === found.tokenHash ? found : undefined)),
     markUsed: vi.fn(() => Promise.resolve(outcome)),
     revoke: vi.fn(() => Promise.resolve(outcome)),
+    expire: vi.fn(() => Promise.resolve(outcome)),
     replace: vi.fn(() => Promise.resolve()),
     undoReplace: vi.fn(() => Promise.resolve()),
     confirm: vi.fn(() => Promise.resolve()),
@@ -113,6 +115,31 @@ describe('revokeOnboardingToken', () => {
     const run = revokeOnboardingToken({ tokens: storeAnswering('Used'), events: events(), clock });
     await expect(run({ orgId: 'acme', tokenId: issued.tokenId, revokedBy: undefined })).rejects.toMatchObject({
       details: { tokenStatus: 'Used' },
+    });
+  });
+});
+
+describe('expireOnboardingToken', () => {
+  it('expires the Issued token now and answers it as stored', async () => {
+    const expired = { ...issued, expiresAt: NOW.toISOString() };
+    const tokens = storeAnswering(expired);
+
+    const result = await expireOnboardingToken({ tokens, clock })({ orgId: 'acme', tokenId: issued.tokenId });
+
+    expect(result).toEqual(expired);
+    expect(tokens.expire).toHaveBeenCalledWith(issued, NOW);
+  });
+
+  it('answers not found for a token the organization does not hold', async () => {
+    const run = expireOnboardingToken({ tokens: storeAnswering('Issued'), clock });
+    await expect(run({ orgId: 'acme', tokenId: 'another' })).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it.each(['Used', 'Expired', 'Revoked'] as const)('refuses a %s token with its status', async (status) => {
+    const run = expireOnboardingToken({ tokens: storeAnswering(status), clock });
+    await expect(run({ orgId: 'acme', tokenId: issued.tokenId })).rejects.toMatchObject({
+      constructor: TokenNotIssuedError,
+      details: { tokenStatus: status },
     });
   });
 });
