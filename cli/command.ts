@@ -37,6 +37,8 @@ export interface Command {
   positionals?: { names: string[]; required: number };
   /** False when these options need no API call, so no token either (default: every command needs one). */
   needsToken?: (values: Values) => boolean;
+  /** Takes a command after `--` (e.g. `listen ... -- node receiver.mjs`), given to `run` as `trailing`. */
+  trailingCommand?: boolean;
   run(context: CommandContext): Promise<number>;
 }
 
@@ -49,6 +51,8 @@ export interface CommandGroup {
 export interface CommandContext {
   values: Values;
   positionals: string[];
+  /** The words after `--`, for a command that takes a command there; otherwise empty. */
+  trailing: string[];
   client: OnboardingApiClient;
   io: CliIo;
   out: (text: string) => void;

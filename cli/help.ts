@@ -9,7 +9,7 @@ export const EXIT_CODES_HELP = `Exit status:
   4    the report could not be downloaded, or its bytes did not match the job's size and
        SHA-256 (no file is kept)
   5    report verify: the report's signature is not valid, or not by a published certificate
-  130  interrupted (Ctrl-C); a report job keeps running on the server`;
+  130  interrupted (Ctrl-C, also how listen stops); a report job keeps running on the server`;
 
 const CONNECTION_HELP = `Connection (every command):
   --api-url <url>      base URL of the API; default $API_URL, else http://127.0.0.1:3000
@@ -40,6 +40,8 @@ Commands:
   webhook test         send a webhook.test message to an endpoint
   webhook deliveries   show an endpoint's delivery log
   audit list           show the organization's audit trail (who did what), newest first
+  trigger              sandbox: make the objects behind a webhook event and send its message
+  listen               sandbox: forward the sandbox's webhook messages to a local URL
 
 Run "onboarding <command> --help" for the options of a command.
 
@@ -307,3 +309,49 @@ Options:
   --json              the page as JSON
 
 ${CONNECTION_HELP}`;
+
+export const TRIGGER_HELP = `Usage: onboarding trigger <type> [--json]
+
+Sandbox only (a sandbox token: npm run -s token -- --org <org> --sandbox locally). Makes the
+real sandbox objects behind a webhook event and sends its message to the sandbox's endpoints
+(and its listener) signed and logged exactly like a live one (POST /v1/sandbox/events, scope
+webhooks:manage and the objects' own scopes). Prints the type and the id of the object the
+message's data describes.
+
+  report.completed           a report job of sbx-clear that completes
+  report.failed              a report job of sbx-fail that fails
+  onboarding_token.used      a token issued (its e-mail kept by the sandbox) then redeemed
+  onboarding_token.revoked   a token issued then revoked
+  webhook.test               a test message to each of the sandbox's endpoints
+
+Options:
+  --json    print the response body as JSON
+
+${CONNECTION_HELP}
+
+A live token: exit 1 with 404 (the sandbox routes exist for sandbox tokens alone).`;
+
+export const LISTEN_HELP = `Usage: onboarding listen --forward-to <url> [-- <command>...]
+       onboarding listen --print-secret
+
+Sandbox only. Forwards the sandbox's webhook messages to a URL on this machine, with no public
+tunnel: the CLI reads them from the sandbox's listener (POST /v1/sandbox/webhook-listener, then
+GET /v1/sandbox/webhook-messages, long polling; scope webhooks:manage) and POSTs each to the URL
+with the body and the Standard Webhooks headers a delivery carries, signed with the listener's
+secret. Messages from the moment it is ready on; one line per message with the receiver's HTTP
+status. Runs until interrupted (Ctrl-C, exit 130).
+
+The listener's signing secret is printed on stderr at the start, the same on every run until the
+listener is deleted or the sandbox wiped: verify forwarded messages with it (the client's
+verifyWebhook, any standardwebhooks library).
+
+Options:
+  --forward-to <url>   where to POST each message, e.g. http://localhost:4242/webhooks (any
+                       http(s) URL: this machine calls it, the service never does)
+  --print-secret       print the listener's secret alone and exit
+  -- <command>...      start this command (your receiver) with WEBHOOK_SECRET set to the
+                       secret; it is stopped with listen, and listen stops when it exits
+
+${CONNECTION_HELP}
+
+Example: onboarding listen --forward-to http://localhost:4242/webhooks -- node receiver.mjs`;

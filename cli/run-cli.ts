@@ -12,9 +12,10 @@ import {
   UnauthorizedError,
   ValidationError,
 } from '#client/index.ts';
-import { type CliIo, type CommandGroup, DEFAULT_API_URL, EXIT, type Values } from './command.ts';
+import { type CliIo, type Command, type CommandGroup, DEFAULT_API_URL, EXIT, type Values } from './command.ts';
 import { auditCommands } from './commands/audit-commands.ts';
 import { reportCommands } from './commands/report-commands.ts';
+import { listenCommand, triggerCommand } from './commands/sandbox-commands.ts';
 import { tokenCommands } from './commands/token-commands.ts';
 import { usersCommands } from './commands/users-commands.ts';
 import { webhookCommands } from './commands/webhook-commands.ts';
@@ -37,32 +38,42 @@ const commands: Record<string, CommandGroup> = {
   audit: auditCommands,
 };
 
-/** Every command as `group name`, e.g. `token redeem`: what the main help lists. */
+/** The sandbox's commands, of one word: `onboarding trigger`, `onboarding listen` (contract §23). */
+const singleCommands: Record<string, Command> = {
+  trigger: triggerCommand,
+  listen: listenCommand,
+};
+
+/** Every command as `group name`, e.g. `token redeem`, or one word (`listen`): what the main help lists. */
 export function commandNames(): string[] {
-  return Object.entries(commands).flatMap(([group, { commands: named }]) =>
-    Object.keys(named).map((name) => `${group} ${name}`),
-  );
+  return [
+    ...Object.entries(commands).flatMap(([group, { commands: named }]) =>
+      Object.keys(named).map((name) => `${group} ${name}`),
+    ),
+    ...Object.keys(singleCommands),
+  ];
 }
 
 /** Runs one CLI invocation and returns its exit status. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const out = (text: string): void => void io.stdout.write(`${text}\n`);
   const err = (text: string): void => void io.stderr.write(`${text}\n`);
-  const [group, name, ...rest] = argv;
+  const [group] = argv;
 
   if (group === undefined || group === '--help' || group === '-h' || group === 'help') {
     (group === undefined ? err : out)(help.MAIN_HELP);
     return group === undefined ? EXIT.usage : EXIT.ok;
   }
-  const commandGroup = commands[group];
-  if (!commandGroup) return usageError(err, `unknown command ${group}`, 'onboarding');
-  if (name === undefined || name === '--help' || name === '-h') {
-    (name === undefined ? err : out)(commandGroup.help);
-    return name === undefined ? EXIT.usage : EXIT.ok;
+  const found = findCommand(argv);
+  if ('unknown' in found) return usageError(err, `unknown command ${found.unknown}`, found.helpCommand);
+  if ('groupHelp' in found) {
+    (found.asked ? out : err)(found.groupHelp);
+    return found.asked ? EXIT.ok : EXIT.usage;
   }
-  const command = commandGroup.commands[name];
-  if (!command) return usageError(err, `unknown command ${group} ${name}`, `onboarding ${group}`);
-  const helpCommand = `onboarding ${group} ${name}`;
+  const { command, helpCommand } = found;
+  const dashes = command.trailingCommand ? found.rest.indexOf('--') : -1;
+  const rest = dashes < 0 ? found.rest : found.rest.slice(0, dashes);
+  const trailing = dashes < 0 ? [] : found.rest.slice(dashes + 1);
 
   let values: Values;
   let positionals: string[];
@@ -119,10 +130,29 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     ...(io.timers ? { timers: io.timers } : {}),
   });
   try {
-    return await command.run({ values, positionals, client, io, out, err });
+    return await command.run({ values, positionals, trailing, client, io, out, err });
   } catch (error) {
     return reportFailure(error, err, io, helpCommand);
   }
+}
+
+type Found =
+  | { command: Command; helpCommand: string; rest: string[] }
+  | { groupHelp: string; asked: boolean }
+  | { unknown: string; helpCommand: string };
+
+/** The command `argv` names (`token redeem ...` or `listen ...`), or why there is none. */
+function findCommand(argv: readonly string[]): Found {
+  const [group, name, ...rest] = argv as [string, ...string[]];
+  const single = Object.hasOwn(singleCommands, group) ? singleCommands[group] : undefined;
+  if (single) return { command: single, helpCommand: `onboarding ${group}`, rest: argv.slice(1) };
+  const commandGroup = commands[group];
+  if (!commandGroup) return { unknown: group, helpCommand: 'onboarding' };
+  if (name === undefined || name === '--help' || name === '-h')
+    return { groupHelp: commandGroup.help, asked: name !== undefined };
+  const command = commandGroup.commands[name];
+  if (!command) return { unknown: `${group} ${name}`, helpCommand: `onboarding ${group}` };
+  return { command, helpCommand: `onboarding ${group} ${name}`, rest };
 }
 
 function reportFailure(error: unknown, err: (text: string) => void, io: CliIo, helpCommand: string): number {

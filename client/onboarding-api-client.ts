@@ -22,6 +22,8 @@ import type {
   ReportSigningCertificateList,
   SandboxEmailListRequest,
   SandboxEmailPage,
+  SandboxWebhookListener,
+  SandboxWebhookMessages,
   SandboxEvent,
   SandboxEventType,
   SandboxScenarioList,
@@ -346,6 +348,37 @@ export class OnboardingApiClient {
       method: 'GET',
       path: '/v1/sandbox/emails',
       query: { to: request.to, limit: request.limit, cursor: request.cursor },
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  /**
+   * POST /v1/sandbox/webhook-listener (scope webhooks:manage, a sandbox token alone): the sandbox's
+   * listener, made on first use, and the secret its messages are signed with (the same on every call).
+   */
+  async openSandboxWebhookListener(options: Pick<RequestOptions, 'signal'> = {}): Promise<SandboxWebhookListener> {
+    const response = await this.http.send<SandboxWebhookListener>({
+      method: 'POST',
+      path: '/v1/sandbox/webhook-listener',
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  /**
+   * GET /v1/sandbox/webhook-messages (scope webhooks:manage, a sandbox token alone): the listener's
+   * messages after `after`, oldest first, each with the body and headers a delivery carries; with
+   * none yet the call waits up to `wait` seconds (0-20). Without `after`: none, and a cursor from now.
+   */
+  async listSandboxWebhookMessages(
+    request: { after?: string; wait?: number } = {},
+    options: Pick<RequestOptions, 'signal'> = {},
+  ): Promise<SandboxWebhookMessages> {
+    const response = await this.http.send<SandboxWebhookMessages>({
+      method: 'GET',
+      path: '/v1/sandbox/webhook-messages',
+      query: { after: request.after, wait: request.wait },
       signal: options.signal,
     });
     return response.body;

@@ -30,6 +30,10 @@ import type {
 } from '#shared/schemas/report-signing-certificate-responses.ts';
 import type { userStatusPageSchema, userStatusRecordSchema } from '#shared/schemas/user-status-responses.ts';
 import type { sandboxEmailPageSchema } from '#shared/schemas/sandbox-mailbox-responses.ts';
+import type {
+  sandboxWebhookListenerSchema,
+  sandboxWebhookMessagesSchema,
+} from '#shared/schemas/sandbox-webhook-listener-schemas.ts';
 import type { sandboxScenarioListSchema, sandboxUsersImportedSchema } from '#shared/schemas/sandbox-responses.ts';
 import type { sandboxEventSchema } from '#shared/schemas/sandbox-event-schemas.ts';
 import type { sandboxWipeSchema } from '#shared/schemas/sandbox-wipe-responses.ts';
@@ -71,6 +75,12 @@ export type RedeemedOnboardingToken = v.InferOutput<typeof redeemedOnboardingTok
 /** 200 of GET /v1/sandbox/emails: e-mails the sandbox kept instead of sending, newest first. */
 export type SandboxEmailPage = v.InferOutput<typeof sandboxEmailPageSchema>;
 export type SandboxEmail = SandboxEmailPage['results'][number];
+
+/** 200 of POST /v1/sandbox/webhook-listener: the sandbox's listener and the secret its messages are signed with. */
+export type SandboxWebhookListener = v.InferOutput<typeof sandboxWebhookListenerSchema>;
+/** 200 of GET /v1/sandbox/webhook-messages: the listener's messages after a cursor, signed as delivered. */
+export type SandboxWebhookMessages = v.InferOutput<typeof sandboxWebhookMessagesSchema>;
+export type SandboxWebhookMessage = SandboxWebhookMessages['results'][number];
 
 export interface SandboxEmailListRequest {
   /** Only e-mails to this address. */

@@ -70,6 +70,7 @@ const needGrants: Readonly<Record<Need, NeedGrant>> = {
   webhookPublishing: (fn, { webhooks }) => webhooks.grantPublish(fn),
   pendingWebhookEvents: (fn, { webhooks }) => webhooks.grantTakePending(fn),
   webhookSecrets: (fn, { webhooks }) => webhooks.grantSealSecrets(fn),
+  'webhookSecrets:open': (fn, { webhooks }) => webhooks.grantOpenSecrets(fn),
   'webhooks:read': (fn, { data }) => bindTable(fn, data.tables.Webhooks, 'read'),
   'webhooks:readWrite': (fn, { data }) => bindTable(fn, data.tables.Webhooks, 'readWrite'),
   'webhooks:append': (fn, { data }) => bindTable(fn, data.tables.Webhooks, 'append'),

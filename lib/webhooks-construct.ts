@@ -187,4 +187,10 @@ export class WebhooksConstruct extends Construct {
     fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Encrypt'], resources: [this.secretsKey.keyArn] }));
     fn.addEnvironment('WEBHOOK_SECRETS_KEY_ID', this.secretsKey.keyArn);
   }
+
+  /** Lets a function open endpoint secrets (KMS Decrypt alone): the sandbox listener's routes sign with its secret. */
+  grantOpenSecrets(fn: LambdaFunctionResource): void {
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Decrypt'], resources: [this.secretsKey.keyArn] }));
+    fn.addEnvironment('WEBHOOK_SECRETS_KEY_ID', this.secretsKey.keyArn);
+  }
 }

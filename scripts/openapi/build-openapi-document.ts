@@ -14,6 +14,7 @@ import {
   noContentHeaders,
   onboardingTokenListParameters,
   sandboxEmailListParameters,
+  sandboxWebhookMessagesParameters,
   reportJobListParameters,
   successHeaders,
   webhookDeliveryListParameters,
@@ -404,6 +405,35 @@ const operations: Record<string, OperationSpec> = {
     scope: 'users:erase',
     success: { 202: jsonResponse('The wipe under way.', 'SandboxWipe') },
     errors: { ...AUTHENTICATED, 404: 'The token is not a sandbox token: the sandbox’s routes do not exist for it.' },
+  },
+  OpenSandboxWebhookListener: {
+    operationId: 'openSandboxWebhookListener',
+    tag: 'Sandbox',
+    summary: 'Open the sandbox’s webhook listener',
+    description:
+      'The sandbox’s listener: a webhook endpoint subscribed to every event type whose messages are not POSTed anywhere but kept for `GET /v1/sandbox/webhook-messages`, which `onboarding listen` reads and forwards to a URL on the developer’s machine. Made on the first call (it is one of the sandbox’s at most 10 endpoints); every call answers it with its signing secret, the same until it is deleted (`DELETE /v1/webhooks/{id}`) or the sandbox wiped. Only a sandbox token reaches this route: any other gets 404.',
+    scope: 'webhooks:manage',
+    success: { 200: jsonResponse('The listener and its secret.', 'SandboxWebhookListener') },
+    errors: {
+      ...AUTHENTICATED,
+      404: 'The token is not a sandbox token: the sandbox’s routes do not exist for it.',
+      409: 'The sandbox already has 10 webhook endpoints.',
+    },
+  },
+  ListSandboxWebhookMessages: {
+    operationId: 'listSandboxWebhookMessages',
+    tag: 'Sandbox',
+    summary: 'Read the sandbox listener’s messages (long polling)',
+    description:
+      'The messages the sandbox’s listener received after `after`, oldest first, each with the exact body a delivery carries and its Standard Webhooks headers signed now with the listener’s secret, so a receiver verifies a forwarded message as a delivered one. With none yet, waits up to `wait` seconds for one. Without `after`, answers at once with no messages and a cursor that starts now. A message is read once it is 2 s old (so none logged late is ever behind a cursor); at least once: the same `webhook-id` may come twice. Only a sandbox token reaches this route: any other gets 404.',
+    scope: 'webhooks:manage',
+    parameters: sandboxWebhookMessagesParameters(),
+    success: { 200: jsonResponse('Messages after the cursor, and the next cursor.', 'SandboxWebhookMessages') },
+    errors: {
+      400: '`wait` is not an integer from 0 to 20, or `after` is not a cursor this route gave out.',
+      ...AUTHENTICATED,
+      404: 'The token is not a sandbox token, or the sandbox’s listener is not open (`POST /v1/sandbox/webhook-listener`).',
+    },
   },
   ListSandboxEmails: {
     operationId: 'listSandboxEmails',

@@ -12,6 +12,7 @@ import { reportJobListQuerySchema, reportJobRequestSchema } from '#shared/schema
 import { auditEventListQuerySchema } from '#shared/schemas/audit-schemas.ts';
 import { userStatusRequestSchema } from '#shared/schemas/user-status-schemas.ts';
 import { sandboxEmailListQuerySchema } from '#shared/schemas/sandbox-mailbox-schemas.ts';
+import { sandboxWebhookMessagesQuerySchema } from '#shared/schemas/sandbox-webhook-listener-schemas.ts';
 import { sandboxEventRequestSchema } from '#shared/schemas/sandbox-event-schemas.ts';
 import { webhookDeliveryListQuerySchema, webhookEndpointRequestSchema } from '#shared/schemas/webhook-schemas.ts';
 import { WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoint.ts';
@@ -110,6 +111,14 @@ export function sandboxEmailListParameters(): SchemaObject[] {
     to: 'Only e-mails to this address (compared lower-cased).',
     limit: 'Page size.',
     cursor: 'The `nextCursor` of the previous page (opaque).',
+  });
+}
+
+/** Query parameters of GET /v1/sandbox/webhook-messages (the sandbox listener's feed). */
+export function sandboxWebhookMessagesParameters(): SchemaObject[] {
+  return queryParameters(jsonSchemaOf(sandboxWebhookMessagesQuerySchema), {
+    after: 'The `cursor` of the previous answer (opaque). Without it: no messages, and a cursor that starts now.',
+    wait: 'Seconds to wait for a message when there is none yet (long polling), 0 to 20.',
   });
 }
 

@@ -170,6 +170,22 @@ export const sandboxRoutes = [
     name: 'WipeSandbox',
     sandboxOnly: true,
   },
+  {
+    method: 'POST',
+    path: '/v1/sandbox/webhook-listener',
+    entry: 'functions/open-sandbox-webhook-listener.ts',
+    name: 'OpenSandboxWebhookListener',
+    sandboxOnly: true,
+  },
+  {
+    method: 'GET',
+    path: '/v1/sandbox/webhook-messages',
+    entry: 'functions/list-sandbox-webhook-messages.ts',
+    name: 'ListSandboxWebhookMessages',
+    sandboxOnly: true,
+    // Long-polls up to LISTENER_MAX_WAIT_SECONDS (20) for a message.
+    timeoutSeconds: 29,
+  },
 ] as const satisfies readonly ApiRoute[];
 
 /** The OpenAPI document (generated into openapi.json by `npm run openapi`), served without a token. */

@@ -39,6 +39,8 @@ export type Need =
   | 'pendingWebhookEvents'
   /** Seals endpoint secrets (the KMS key). */
   | 'webhookSecrets'
+  /** Opens endpoint secrets (KMS Decrypt alone): the sandbox listener signs its feed's messages. */
+  | 'webhookSecrets:open'
   | 'webhooks:read'
   | 'webhooks:readWrite'
   /** PutItem alone on the Webhooks table (the test limit's items). */
@@ -160,6 +162,10 @@ export const apiFunctionNeeds = {
   ExpireSandboxOnboardingToken: ['onboardingTokens:readWrite'],
   // Records the wipe (GetItem, conditional PutItem and UpdateItem on its own item) and queues it; deletes nothing itself.
   WipeSandbox: ['sandboxWipes'],
+  // The listener is a webhook endpoint (created once, its secret sealed), answered with its secret opened.
+  OpenSandboxWebhookListener: ['audit', 'webhooks:readWrite', 'webhookSecrets', 'webhookSecrets:open'],
+  // Reads the listener's log entries (a Query of its partition) and signs them with its secret; never writes.
+  ListSandboxWebhookMessages: ['webhooks:read', 'webhookSecrets:open'],
   // Serves the OpenAPI document bundled into it: no table, no bucket, no token settings.
   GetOpenApiDocument: ['apiUrl'],
 } as const satisfies Record<ApiRouteName, readonly Need[]>;

@@ -27,6 +27,11 @@ import { sandboxEventSchema } from '#shared/schemas/sandbox-event-schemas.ts';
 import { sandboxScenarioListSchema, sandboxScenarioSchema } from '#shared/schemas/sandbox-responses.ts';
 import { sandboxWipeSchema } from '#shared/schemas/sandbox-wipe-responses.ts';
 import {
+  sandboxWebhookListenerSchema,
+  sandboxWebhookMessageSchema,
+  sandboxWebhookMessagesSchema,
+} from '#shared/schemas/sandbox-webhook-listener-schemas.ts';
+import {
   webhookDeliveryPageSchema,
   webhookDeliverySchema,
   webhookEndpointCreatedSchema,
@@ -62,6 +67,9 @@ export const responseSchemas = {
   SandboxScenario: sandboxScenarioSchema,
   SandboxScenarioList: sandboxScenarioListSchema,
   SandboxWipe: sandboxWipeSchema,
+  SandboxWebhookListener: sandboxWebhookListenerSchema,
+  SandboxWebhookMessage: sandboxWebhookMessageSchema,
+  SandboxWebhookMessages: sandboxWebhookMessagesSchema,
   WebhookEndpointCreated: webhookEndpointCreatedSchema,
   WebhookEndpoint: webhookEndpointSchema,
   WebhookEndpointList: webhookEndpointListSchema,

@@ -29,6 +29,11 @@ const reportsBucket = { REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME
 const reportJobsTable = { REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') };
 const onboardingTokensTable = { ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME') };
 const webhooksTable = { WEBHOOKS_TABLE_NAME: requiredString('WEBHOOKS_TABLE_NAME') };
+const webhookSecretsEnvironment = {
+  WEBHOOK_LOCAL_MODE: v.optional(v.picklist(['true', 'false']), 'false'),
+  WEBHOOK_SECRETS_KEY_ID: v.optional(v.pipe(v.string(), v.minLength(1))),
+  WEBHOOK_LOCAL_SECRET_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
+};
 
 /** The variables each need brings (CDK sets them with its grant, the local stack sets them all). */
 const needEnvironment = {
@@ -41,11 +46,8 @@ const needEnvironment = {
   emailQuotas: { ...emailQuotaEnvironment, ...emailReputationEnvironment },
   webhookPublishing: webhookPublishingEnvironment,
   pendingWebhookEvents: webhooksTable,
-  webhookSecrets: {
-    WEBHOOK_LOCAL_MODE: v.optional(v.picklist(['true', 'false']), 'false'),
-    WEBHOOK_SECRETS_KEY_ID: v.optional(v.pipe(v.string(), v.minLength(1))),
-    WEBHOOK_LOCAL_SECRET_KEY: v.optional(v.pipe(v.string(), v.minLength(1))),
-  },
+  webhookSecrets: webhookSecretsEnvironment,
+  'webhookSecrets:open': webhookSecretsEnvironment,
   'webhooks:read': webhooksTable,
   'webhooks:readWrite': webhooksTable,
   'webhooks:append': webhooksTable,

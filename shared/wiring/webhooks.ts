@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import { sealerSettingsFrom, type SealerSettings } from '#shared/config/webhook-config.ts';
 import type { SecretSealer } from '#shared/domain/webhooks/ports.ts';
 import { AWS_RETRY_DELAYS_SECONDS, LOCAL_RETRY_DELAYS_SECONDS } from '#shared/domain/webhooks/retry-schedule.ts';
@@ -148,4 +149,17 @@ export function webhookLanePortsFor(
     schedule: retryScheduleFor(config),
   };
   return { fanOut, attempt };
+}
+
+/** What the sandbox listener's routes need: its endpoint, its log as a feed, the secret opened (cached per container). */
+export function webhookListenerPortsFor(
+  config: Parameters<typeof secretSealerFor>[0] & { WEBHOOKS_TABLE_NAME: string },
+) {
+  return {
+    endpoints: webhookEndpointsFor(config),
+    feed: webhookDeliveryLogFor(config),
+    sealer: new CachedSecretSealer(secretSealerFor(config), systemClock),
+    clock: systemClock,
+    sleep: (ms: number) => setTimeout(ms),
+  };
 }

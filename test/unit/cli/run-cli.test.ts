@@ -99,7 +99,7 @@ describe('usage', () => {
     const main = (await run(['--help'], noFetch, {})).stdout;
     const listed = main
       .split('\n')
-      .map((line) => /^ {2}([a-z]+ [a-z]+) {2,}\S/.exec(line)?.[1])
+      .map((line) => /^ {2}([a-z]+(?: [a-z]+)?) {2,}\S/.exec(line)?.[1])
       .filter((name) => name !== undefined);
     expect(listed.sort()).toEqual([...names].sort());
     for (const group of new Set(names.map((name) => name.split(' ')[0]!))) {
