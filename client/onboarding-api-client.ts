@@ -27,6 +27,8 @@ import type {
   SandboxEvent,
   SandboxEventType,
   SandboxScenarioList,
+  SandboxUsersImported,
+  SandboxUsersRequest,
   SandboxWipe,
   UserStatusPage,
   UserStatusRecord,
@@ -413,6 +415,23 @@ export class OnboardingApiClient {
     const response = await this.http.send<OnboardingTokenSummary>({
       method: 'POST',
       path: `/v1/sandbox/onboarding-tokens/${encodeURIComponent(tokenId)}/expire`,
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
+  /**
+   * POST /v1/sandbox/users (scope users:erase, a sandbox token alone): stores up to 1,000 user
+   * records in the sandbox, all of them or, when one fails validation (an ApiError naming it), none.
+   */
+  async importSandboxUsers(
+    request: SandboxUsersRequest,
+    options: Pick<RequestOptions, 'signal'> = {},
+  ): Promise<SandboxUsersImported> {
+    const response = await this.http.send<SandboxUsersImported>({
+      method: 'POST',
+      path: '/v1/sandbox/users',
+      body: request,
       signal: options.signal,
     });
     return response.body;

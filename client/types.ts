@@ -35,6 +35,7 @@ import type {
   sandboxWebhookMessagesSchema,
 } from '#shared/schemas/sandbox-webhook-listener-schemas.ts';
 import type { sandboxScenarioListSchema, sandboxUsersImportedSchema } from '#shared/schemas/sandbox-responses.ts';
+import type { sandboxUsersRequestSchema } from '#shared/schemas/sandbox-schemas.ts';
 import type { sandboxEventSchema } from '#shared/schemas/sandbox-event-schemas.ts';
 import type { sandboxWipeSchema } from '#shared/schemas/sandbox-wipe-responses.ts';
 import type {
@@ -129,6 +130,8 @@ export type ReportSigningCertificateList = v.InferOutput<typeof reportSigningCer
 /** GET /v1/sandbox/scenarios: the scenario users every sandbox holds, with what each gives. */
 export type SandboxScenarioList = v.InferOutput<typeof sandboxScenarioListSchema>;
 export type SandboxScenario = SandboxScenarioList['results'][number];
+/** POST /v1/sandbox/users: the records, as the import takes them. */
+export type SandboxUsersRequest = v.InferInput<typeof sandboxUsersRequestSchema>;
 /** POST /v1/sandbox/users: how many records were stored. */
 export type SandboxUsersImported = v.InferOutput<typeof sandboxUsersImportedSchema>;
 /** 202 of POST /v1/sandbox/events: the event triggered and the object its message's `data` describes. */

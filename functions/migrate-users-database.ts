@@ -8,6 +8,7 @@ import {
   ensureRole,
   grantRoleToIamRoles,
   USERS_ERASER_ROLE,
+  USERS_SANDBOX_WRITER_ROLE,
   USERS_READER_ROLE,
 } from '#shared/adapters/postgres/users-schema.ts';
 import { migrateUsersDatabase } from '#shared/adapters/postgres/users-migrations.ts';
@@ -40,6 +41,8 @@ const migrationProperties = v.object({
   ReaderRoleArns: v.optional(v.array(v.string()), []),
   /** IAM roles of the functions that erase users (DELETE /v1/users/{id}); each is granted the eraser role. */
   EraserRoleArns: v.optional(v.array(v.string()), []),
+  /** IAM roles of the functions that import sandbox users (POST /v1/sandbox/users); each is granted the sandbox writer role. */
+  SandboxWriterRoleArns: v.optional(v.array(v.string()), []),
   /** Hash of the migration files: only there so that a new file updates the resource and runs this again. */
   MigrationsHash: v.string(),
   /** The cluster: only there so that a replaced cluster updates the resource and is migrated. */
@@ -62,7 +65,10 @@ export const handler = middy<CloudFormationCustomResourceEvent, MigrationRespons
   .handler(async (event, context) => {
     if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId, IsComplete: true };
     const PhysicalResourceId = event.RequestType === 'Update' ? event.PhysicalResourceId : MIGRATION_PHYSICAL_ID;
-    const { ReaderRoleArns, EraserRoleArns } = v.parse(migrationProperties, event.ResourceProperties);
+    const { ReaderRoleArns, EraserRoleArns, SandboxWriterRoleArns } = v.parse(
+      migrationProperties,
+      event.ResourceProperties,
+    );
     const deadline = Date.now() + context.getRemainingTimeInMillis() - usersDatabaseMigrationFunction.callReserveMs;
     const run = await runBeforeTimeout(context, BACKGROUND_RESERVE_MS, async () => {
       const migrated = await migrateUsersDatabase(database, { dialect: 'dsql', deadline });
@@ -71,6 +77,8 @@ export const handler = middy<CloudFormationCustomResourceEvent, MigrationRespons
       await grantRoleToIamRoles(database, USERS_READER_ROLE, ReaderRoleArns);
       await ensureRole(database, { dialect: 'dsql', role: USERS_ERASER_ROLE });
       await grantRoleToIamRoles(database, USERS_ERASER_ROLE, EraserRoleArns);
+      await ensureRole(database, { dialect: 'dsql', role: USERS_SANDBOX_WRITER_ROLE });
+      await grantRoleToIamRoles(database, USERS_SANDBOX_WRITER_ROLE, SandboxWriterRoleArns);
       return migrated;
     });
     const IsComplete = run.unfinished === undefined;
@@ -80,7 +88,7 @@ export const handler = middy<CloudFormationCustomResourceEvent, MigrationRespons
       adopted: run.adopted,
       ...(run.unfinished
         ? { unfinished: run.unfinished }
-        : { readerRoles: ReaderRoleArns, eraserRoles: EraserRoleArns }),
+        : { readerRoles: ReaderRoleArns, eraserRoles: EraserRoleArns, sandboxWriterRoles: SandboxWriterRoleArns }),
     });
     return { PhysicalResourceId, IsComplete };
   });

@@ -90,6 +90,7 @@ const needGrants: Readonly<Record<Need, NeedGrant>> = {
   reportSigningCertificates: (fn, { reportSigning }) => reportSigning.grantReadCertificates(fn),
   'usersDatabase:read': (fn, { usersDatabase }) => usersDatabase.grantReadUsers(fn),
   'usersDatabase:erase': (fn, { usersDatabase }) => usersDatabase.grantEraseUsers(fn),
+  'usersDatabase:writeSandbox': (fn, { usersDatabase }) => usersDatabase.grantWriteSandboxUsers(fn),
   // Its server is where this stage's clients call.
   apiUrl: (fn, { apiUrl }) => fn.addEnvironment('API_URL', apiUrl),
   sandboxWipes: (fn, { sandboxWipes }) => {

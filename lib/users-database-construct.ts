@@ -11,7 +11,11 @@ import { Provider } from 'aws-cdk-lib/custom-resources';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct, type IConstruct } from 'constructs';
 // Plain data (the role names, the migration files and their checksums): importing them does not pull pg into the CDK app.
-import { USERS_ERASER_ROLE, USERS_READER_ROLE } from '#shared/adapters/postgres/users-schema.ts';
+import {
+  USERS_ERASER_ROLE,
+  USERS_READER_ROLE,
+  USERS_SANDBOX_WRITER_ROLE,
+} from '#shared/adapters/postgres/users-schema.ts';
 import { USERS_MIGRATIONS_FOLDER, usersMigrationsHash } from '#shared/adapters/postgres/users-migrations.ts';
 import { usersDatabaseMigrationFunction } from '#shared/config/api-routes.ts';
 import { ServiceFunction } from './service-function.ts';
@@ -123,6 +127,7 @@ export class UsersDatabaseConstruct extends Construct {
   readonly backupRole: Role;
   private readonly readerRoles: IRole[] = [];
   private readonly eraserRoles: IRole[] = [];
+  private readonly sandboxWriterRoles: IRole[] = [];
 
   constructor(scope: Construct, id: string, props: UsersDatabaseProps) {
     super(scope, id);
@@ -198,6 +203,8 @@ export class UsersDatabaseConstruct extends Construct {
         ReaderRoleArns: Lazy.list({ produce: () => this.readerRoles.map((role) => role.roleArn) }),
         // The same for grantEraseUsers: mapped to users_eraser.
         EraserRoleArns: Lazy.list({ produce: () => this.eraserRoles.map((role) => role.roleArn) }),
+        // And for grantWriteSandboxUsers: mapped to users_sandbox_writer.
+        SandboxWriterRoleArns: Lazy.list({ produce: () => this.sandboxWriterRoles.map((role) => role.roleArn) }),
       },
     });
   }
@@ -238,6 +245,25 @@ export class UsersDatabaseConstruct extends Construct {
       fn.addEnvironment(name, value);
     }
     this.eraserRoles.push(role);
+    fn.node.addDependency(this.migration);
+  }
+
+  /**
+   * Lets `fn` (POST /v1/sandbox/users) connect as `users_sandbox_writer` (it writes users and their
+   * search words): `dsql:DbConnect` on this cluster only, its role mapped by the migration, its role
+   * name in USERS_SANDBOX_WRITER_DATABASE_USER for the reason grantEraseUsers gives.
+   */
+  grantWriteSandboxUsers(fn: LambdaFunction): void {
+    const role = fn.role;
+    if (!role) throw new Error(`${fn.node.path} has no role to grant users database access to`);
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['dsql:DbConnect'], resources: [this.clusterArn] }));
+    const { USERS_DATABASE_USER: _reader, ...connection } = usersDatabaseEnvironmentFor(
+      this.endpoint,
+      USERS_SANDBOX_WRITER_ROLE,
+    );
+    const environment = { ...connection, USERS_SANDBOX_WRITER_DATABASE_USER: USERS_SANDBOX_WRITER_ROLE };
+    for (const [name, value] of Object.entries(environment)) fn.addEnvironment(name, value);
+    this.sandboxWriterRoles.push(role);
     fn.node.addDependency(this.migration);
   }
 

@@ -309,7 +309,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
 export interface EnvironmentInput {
   endpoints: LocalEndpoints;
-  usersDatabase: Pick<LocalUsersDatabase, 'host' | 'port' | 'reader' | 'eraser'>;
+  usersDatabase: Pick<LocalUsersDatabase, 'host' | 'port' | 'reader' | 'eraser' | 'sandboxWriter'>;
   resources: LocalResources;
   keysDir: string;
   /** The local identity provider the functions trust. */
@@ -353,6 +353,9 @@ export function handlerEnvironment({
     // The erasure alone reads these in their place (CDK gives it its own role in AWS).
     USERS_ERASER_DATABASE_USER: usersDatabase.eraser.user,
     USERS_ERASER_DATABASE_PASSWORD: usersDatabase.eraser.password,
+    // And POST /v1/sandbox/users these (users_sandbox_writer).
+    USERS_SANDBOX_WRITER_DATABASE_USER: usersDatabase.sandboxWriter.user,
+    USERS_SANDBOX_WRITER_DATABASE_PASSWORD: usersDatabase.sandboxWriter.password,
     // One process serves every invocation here (one at a time per container in Lambda): one connection per simulated container.
     USERS_DATABASE_MAX_CONNECTIONS: String(LOCAL_CONTAINERS_PER_FUNCTION),
   };

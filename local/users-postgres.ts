@@ -3,7 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
-import { ensureRole, USERS_ERASER_ROLE, USERS_READER_ROLE } from '#shared/adapters/postgres/users-schema.ts';
+import {
+  ensureRole,
+  USERS_ERASER_ROLE,
+  USERS_READER_ROLE,
+  USERS_SANDBOX_WRITER_ROLE,
+} from '#shared/adapters/postgres/users-schema.ts';
 import { migrateUsersDatabase } from '#shared/adapters/postgres/users-migrations.ts';
 import { startPostgresServer } from './postgres-server.ts';
 
@@ -25,6 +30,8 @@ export interface LocalUsersDatabase {
   reader: { user: string; password: string };
   /** What the erasure (DELETE /v1/users/{id}) connects as: SELECT and DELETE on users, as in AWS. */
   eraser: { user: string; password: string };
+  /** What POST /v1/sandbox/users connects as: it writes users and their search words, as in AWS. */
+  sandboxWriter: { user: string; password: string };
   /** The postmaster; its children are the connections' backends (the fault tier pauses them all). */
   processId: number;
   stop(): Promise<void>;
@@ -36,6 +43,7 @@ export async function startUsersPostgres(port: number): Promise<LocalUsersDataba
   const admin = { user: ADMIN_USER, password: randomBytes(18).toString('base64url') };
   const reader = { user: USERS_READER_ROLE, password: randomBytes(18).toString('base64url') };
   const eraser = { user: USERS_ERASER_ROLE, password: randomBytes(18).toString('base64url') };
+  const sandboxWriter = { user: USERS_SANDBOX_WRITER_ROLE, password: randomBytes(18).toString('base64url') };
   const server = await startPostgresServer({
     port,
     superuser: admin.user,
@@ -65,6 +73,11 @@ export async function startUsersPostgres(port: number): Promise<LocalUsersDataba
     await migrateUsersDatabase(database, { dialect: 'postgres' });
     await ensureRole(database, { dialect: 'postgres', role: USERS_READER_ROLE, localPassword: reader.password });
     await ensureRole(database, { dialect: 'postgres', role: USERS_ERASER_ROLE, localPassword: eraser.password });
+    await ensureRole(database, {
+      dialect: 'postgres',
+      role: USERS_SANDBOX_WRITER_ROLE,
+      localPassword: sandboxWriter.password,
+    });
   } finally {
     await database.close();
   }
@@ -74,6 +87,7 @@ export async function startUsersPostgres(port: number): Promise<LocalUsersDataba
     admin,
     reader,
     eraser,
+    sandboxWriter,
     processId,
     stop: async () => {
       // A fault test may have left it paused: it would never act on SIGINT.

@@ -484,6 +484,22 @@ const operations: Record<string, OperationSpec> = {
       409: 'The token is not Issued; `tokenStatus` says whether it is Used, Expired or Revoked.',
     },
   },
+  ImportSandboxUsers: {
+    operationId: 'importSandboxUsers',
+    tag: 'Sandbox',
+    summary: 'Add users to the sandbox',
+    description:
+      'Stores up to 1,000 user records in the sandbox, each validated as the import validates it (a stored id is replaced). A record that fails is a 400 naming it (`users[3]: created_at is required`), and nothing of the call is stored. Ids starting `sbx-` are the scenario users’ and are refused. Only a sandbox token reaches this route: any other gets 404.',
+    scope: 'users:erase',
+    requestBody: 'SandboxUsersRequest',
+    success: { 201: jsonResponse('Every record stored.', 'SandboxUsersImported') },
+    errors: {
+      400: 'A record failed validation (each problem names `users[i]`), or more than 1,000 records: nothing was stored.',
+      ...AUTHENTICATED,
+      ...BODY_ERRORS,
+      404: 'The token is not a sandbox token: the sandbox’s routes do not exist for it.',
+    },
+  },
   GetOpenApiDocument: {
     operationId: 'getOpenApiDocument',
     tag: 'Documentation',

@@ -11,6 +11,7 @@ import {
 import { reportJobListQuerySchema, reportJobRequestSchema } from '#shared/schemas/report-job-schemas.ts';
 import { auditEventListQuerySchema } from '#shared/schemas/audit-schemas.ts';
 import { userStatusRequestSchema } from '#shared/schemas/user-status-schemas.ts';
+import { sandboxUsersRequestSchema } from '#shared/schemas/sandbox-schemas.ts';
 import { sandboxEmailListQuerySchema } from '#shared/schemas/sandbox-mailbox-schemas.ts';
 import { sandboxWebhookMessagesQuerySchema } from '#shared/schemas/sandbox-webhook-listener-schemas.ts';
 import { sandboxEventRequestSchema } from '#shared/schemas/sandbox-event-schemas.ts';
@@ -98,6 +99,11 @@ export function componentSchemas(): Record<string, SchemaObject> {
       userId: 'A user of the calling organization.',
     }),
     UserStatusRequest: userStatusRequest(),
+    SandboxUsersRequest: describe(
+      jsonSchemaOf(sandboxUsersRequestSchema),
+      'User records as the import takes them (JSON Lines records, one member each).',
+      { users: 'Up to 1,000 records, each with at least `id` (1 to 16 characters) and `created_at`.' },
+    ),
     SandboxEventRequest: describe(jsonSchemaOf(sandboxEventRequestSchema), 'Unknown members are ignored.', {
       type: 'The event to trigger: a webhook event type, or `webhook.test`.',
     }),

@@ -143,6 +143,14 @@ export const sandboxRoutes = [
     sandboxOnly: true,
   },
   {
+    method: 'POST',
+    path: '/v1/sandbox/users',
+    entry: 'functions/import-sandbox-users.ts',
+    name: 'ImportSandboxUsers',
+    sandboxOnly: true,
+    runsDatabaseStatements: true,
+  },
+  {
     method: 'GET',
     path: '/v1/sandbox/emails',
     entry: 'functions/list-sandbox-emails.ts',

@@ -59,6 +59,8 @@ export type Need =
   | 'usersDatabase:read'
   /** SELECT and DELETE on users as users_eraser. */
   | 'usersDatabase:erase'
+  /** Writes users and their search words as users_sandbox_writer (POST /v1/sandbox/users, under a sandbox key alone). */
+  | 'usersDatabase:writeSandbox'
   /** Where this stage's clients call the API (the OpenAPI document's server). */
   | 'apiUrl'
   /** The sandboxes' wipe records (their own partitions of the ReportJobs table) and the wipe queue. */
@@ -143,6 +145,8 @@ export const apiFunctionNeeds = {
   ListAuditEvents: ['auditEvents:read'],
   // The scenario definition is bundled into it: no table, no bucket.
   ListSandboxScenarios: [],
+  // Writes the sandbox's users (one INSERT under the token's sandbox key) and their search words.
+  ImportSandboxUsers: ['usersDatabase:writeSandbox'],
   // The mailbox's items are in the OnboardingTokens table (docs/sandbox.md#the-mailbox); a listing never writes.
   ListSandboxEmails: ['onboardingTokens:read'],
   // Makes the objects behind an event through the live use cases: a report job (as CreateReportJob), a token issued

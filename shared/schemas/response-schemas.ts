@@ -24,7 +24,11 @@ import {
 import { userStatusPageSchema, userStatusRecordSchema } from '#shared/schemas/user-status-responses.ts';
 import { sandboxEmailPageSchema, sandboxEmailSchema } from '#shared/schemas/sandbox-mailbox-responses.ts';
 import { sandboxEventSchema } from '#shared/schemas/sandbox-event-schemas.ts';
-import { sandboxScenarioListSchema, sandboxScenarioSchema } from '#shared/schemas/sandbox-responses.ts';
+import {
+  sandboxScenarioListSchema,
+  sandboxScenarioSchema,
+  sandboxUsersImportedSchema,
+} from '#shared/schemas/sandbox-responses.ts';
 import { sandboxWipeSchema } from '#shared/schemas/sandbox-wipe-responses.ts';
 import {
   sandboxWebhookListenerSchema,
@@ -66,6 +70,7 @@ export const responseSchemas = {
   SandboxEvent: sandboxEventSchema,
   SandboxScenario: sandboxScenarioSchema,
   SandboxScenarioList: sandboxScenarioListSchema,
+  SandboxUsersImported: sandboxUsersImportedSchema,
   SandboxWipe: sandboxWipeSchema,
   SandboxWebhookListener: sandboxWebhookListenerSchema,
   SandboxWebhookMessage: sandboxWebhookMessageSchema,

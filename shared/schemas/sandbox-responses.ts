@@ -3,7 +3,6 @@ import { SCENARIO_IDS } from '#shared/domain/sandbox/scenarios.ts';
 import { REPORT_ERROR_CODES } from '#shared/domain/reports/report-job.ts';
 import { userStatusRecordSchema } from './user-status-responses.ts';
 
-const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const bounded = (max: number) => v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(max));
 
 /** What a scenario user's report job does (shared/domain/sandbox/scenarios.ts). */
@@ -42,7 +41,10 @@ export const sandboxScenarioListSchema = v.object({
 
 /** 201 of POST /v1/sandbox/users. */
 export const sandboxUsersImportedSchema = v.object({
-  imported: v.pipe(count, v.description('Records stored (new or replacing the sandbox user with the same id).')),
+  imported: v.pipe(
+    bounded(1_000),
+    v.description('Records stored (new or replacing the sandbox user with the same id).'),
+  ),
 });
 
 export type SandboxScenarioListBody = v.InferOutput<typeof sandboxScenarioListSchema>;

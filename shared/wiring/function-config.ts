@@ -1,5 +1,9 @@
 import * as v from 'valibot';
-import { usersDatabaseEnvironment, usersEraserDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
+import {
+  usersDatabaseEnvironment,
+  usersEraserDatabaseEnvironment,
+  usersSandboxWriterDatabaseEnvironment,
+} from '#shared/adapters/postgres/users-database.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { apiUrlEnvironment } from '#shared/config/api-url.ts';
 import {
@@ -66,6 +70,7 @@ const needEnvironment = {
   reportSigningCertificates: reportsBucket,
   'usersDatabase:read': usersDatabaseEnvironment,
   'usersDatabase:erase': usersEraserDatabaseEnvironment,
+  'usersDatabase:writeSandbox': usersSandboxWriterDatabaseEnvironment,
   apiUrl: apiUrlEnvironment,
   sandboxWipes: { ...reportJobsTable, SANDBOX_WIPE_QUEUE_URL: requiredString('SANDBOX_WIPE_QUEUE_URL') },
   'reportJobs:sweep': reportJobsTable,

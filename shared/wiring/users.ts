@@ -1,8 +1,10 @@
 import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
 import { PostgresUserEraser } from '#shared/adapters/postgres/user-eraser.ts';
 import { PostgresUserStatusReader } from '#shared/adapters/postgres/user-status-reader.ts';
+import { PostgresSandboxUserStore } from '#shared/adapters/postgres/sandbox-user-store.ts';
 import {
   eraserDatabaseConfig,
+  sandboxWriterDatabaseConfig,
   PostgresUsersDatabase,
   type UsersDatabaseConfig,
 } from '#shared/adapters/postgres/users-database.ts';
@@ -30,4 +32,15 @@ export function userErasurePortsFor(config: Parameters<typeof eraserDatabaseConf
     onConflictRetry: recordUsersDatabaseConflictRetry,
   });
   return { users: new PostgresUserDirectory(database), eraser: new PostgresUserEraser(database) };
+}
+
+/** POST /v1/sandbox/users' store: one connection as users_sandbox_writer, never the reader or the eraser. */
+export function sandboxUserStoreFor(
+  config: Parameters<typeof sandboxWriterDatabaseConfig>[0],
+): PostgresSandboxUserStore {
+  return new PostgresSandboxUserStore(
+    new PostgresUsersDatabase(sandboxWriterDatabaseConfig(config), {
+      onConflictRetry: recordUsersDatabaseConflictRetry,
+    }),
+  );
 }

@@ -150,6 +150,7 @@ describe('HTTP API', () => {
       'GET /v1/webhooks/{id}/deliveries': logicalIdOf(routeFunction('ListWebhookDeliveries')),
       'GET /v1/audit-events': logicalIdOf(routeFunction('ListAuditEvents')),
       'GET /v1/sandbox/scenarios': logicalIdOf(routeFunction('ListSandboxScenarios')),
+      'POST /v1/sandbox/users': logicalIdOf(routeFunction('ImportSandboxUsers')),
       'POST /v1/sandbox/webhook-listener': logicalIdOf(routeFunction('OpenSandboxWebhookListener')),
       'GET /v1/sandbox/webhook-messages': logicalIdOf(routeFunction('ListSandboxWebhookMessages')),
       'GET /v1/openapi.json': logicalIdOf(routeFunction('GetOpenApiDocument')),

@@ -110,14 +110,19 @@ describe('the functions that read users', () => {
     }
   });
 
-  it('are, with the migration and the erasure (users_eraser, test/infra/erase-user.test.ts), the only functions given the users database', () => {
+  it('are, with the migration, the erasure (users_eraser, test/infra/erase-user.test.ts) and the sandbox import (users_sandbox_writer), the only functions given the users database', () => {
     const connecting = queries
       .ofType('AWS::Lambda::Function')
       .filter(([, fn]) => fn.Properties.Environment?.Variables?.USERS_DATABASE_HOST !== undefined)
       .map(([id]) => id)
       .sort();
     expect(connecting).toEqual(
-      [...readers(), stack.usersDatabase.migrationFunction, routeFunction('EraseUser')]
+      [
+        ...readers(),
+        stack.usersDatabase.migrationFunction,
+        routeFunction('EraseUser'),
+        routeFunction('ImportSandboxUsers'),
+      ]
         .map((fn) => logicalIdOf(fn))
         .sort(),
     );
@@ -135,6 +140,28 @@ describe('the functions that read users', () => {
         logicalIdOf(stack.usersDatabase.migration),
       );
     }
+  });
+});
+
+describe('the sandbox import (POST /v1/sandbox/users)', () => {
+  const importer = () => routeFunction('ImportSandboxUsers');
+
+  it('connects as users_sandbox_writer alone, mapped by the migration, with dsql:DbConnect on this cluster only', () => {
+    const variables = queries.environmentOf(importer());
+    expect(variables.USERS_SANDBOX_WRITER_DATABASE_USER).toBe('users_sandbox_writer');
+    expect(variables).not.toHaveProperty('USERS_DATABASE_USER');
+    expect(variables).not.toHaveProperty('USERS_ERASER_DATABASE_USER');
+    const dsql = queries.statementsFor(importer(), 'dsql:');
+    expect(dsql.flatMap((statement) => statement.Action)).toEqual(['dsql:DbConnect']);
+    const migration = queries.resources[logicalIdOf(stack.usersDatabase.migration)]!.Properties;
+    expect(JSON.stringify(migration.SandboxWriterRoleArns)).toContain(logicalIdOf(importer().role as never));
+    expect(JSON.stringify(migration.ReaderRoleArns)).not.toContain(logicalIdOf(importer().role as never));
+    expect(JSON.stringify(migration.EraserRoleArns)).not.toContain(logicalIdOf(importer().role as never));
+  });
+
+  it('is the one function mapped to users_sandbox_writer', () => {
+    const migration = queries.resources[logicalIdOf(stack.usersDatabase.migration)]!.Properties;
+    expect(migration.SandboxWriterRoleArns).toHaveLength(1);
   });
 });
 

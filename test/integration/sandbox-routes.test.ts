@@ -73,3 +73,62 @@ describe('GET /v1/sandbox/scenarios', () => {
     });
   });
 });
+
+describe('POST /v1/sandbox/users', () => {
+  const USERS_PATH = '/v1/sandbox/users';
+  const record = (id: string) => ({ id, name: `Added ${id}`, created_at: '2024-05-01T10:00:00Z' });
+
+  it('stores every record in the sandbox (201 {imported}), listed by user-status after the scenario users', async () => {
+    const token = await sandboxToken();
+    const response = await callApi('POST', USERS_PATH, { token, body: { users: [record('a-1'), record('a-2')] } });
+
+    expect(response.status).toBe(201);
+    expect(response.body).toEqual({ imported: 2 });
+    expect(validator.checkResponse({ method: 'POST', path: USERS_PATH }, response)).toEqual([]);
+    const listed = await callApi('POST', '/v1/user-status', {
+      token,
+      body: { result_keys: ['id'], pagination: { limit: 50 } },
+    });
+    expect(listed.body.results.map((user: { id: string }) => user.id)).toEqual([...SCENARIO_IDS, 'a-1', 'a-2']);
+    // Not in live.
+    const live = await callApi('POST', '/v1/user-status', {
+      token: await tokenFor(orgId),
+      body: { result_keys: ['id'], pagination: { limit: 50 } },
+    });
+    expect(live.body.results).toEqual([]);
+  });
+
+  it('is 400 naming a bad record, and stores nothing of the call', async () => {
+    const token = await sandboxToken();
+    const response = await callApi('POST', USERS_PATH, {
+      token,
+      body: { users: [record('b-1'), { id: 'b-2', created_at: 'yesterday' }] },
+    });
+
+    expect(response.status).toBe(400);
+    expect(validator.checkResponse({ method: 'POST', path: USERS_PATH }, response)).toEqual([]);
+    expect(response.body.errors).toEqual([
+      expect.objectContaining({ field: 'users[1]', hint: expect.stringContaining('created_at') }),
+    ]);
+    const found = await callApi('POST', '/v1/user-status', {
+      token,
+      body: { filters: { id: 'b-1' }, result_keys: ['id'] },
+    });
+    expect(found.body.results).toEqual([]);
+  });
+
+  it('is 404 for a live token, and refuses more than 1,000 records', async () => {
+    const live = await callApi('POST', USERS_PATH, { token: await tokenFor(orgId), body: { users: [record('c-1')] } });
+    expect(live.status).toBe(404);
+    const tooMany = await callApi('POST', USERS_PATH, {
+      token: await sandboxToken(),
+      body: { users: Array.from({ length: 1001 }, (_, i) => ({ id: `c-${i}` })) },
+    });
+    expect(tooMany.status).toBe(400);
+  });
+
+  it('is what the typed client sends', async () => {
+    const client = new OnboardingApiClient({ baseUrl: inject('baseUrl'), token: await sandboxToken() });
+    expect(await client.importSandboxUsers({ users: [record('d-1')] })).toEqual({ imported: 1 });
+  });
+});

@@ -92,7 +92,10 @@ describe('importing sandbox users', () => {
     const call = importUsers(tenant, [record('u-1'), record('u-2'), { id: 'u-3', age: 'old' }]);
 
     await expect(call).rejects.toBeInstanceOf(InvalidInputError);
-    const problems = await call.catch((error: InvalidInputError) => error.problems);
+    const problems = await call.then(
+      () => [],
+      (error: InvalidInputError) => error.problems,
+    );
     expect(problems.map((problem) => problem.field)).toEqual(['users[2]', 'users[2]']);
     expect(problems.map((problem) => problem.hint)).toEqual([
       'users[2]: age must be a number',

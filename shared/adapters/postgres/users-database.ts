@@ -75,6 +75,27 @@ export function eraserDatabaseConfig(
   };
 }
 
+/** POST /v1/sandbox/users' connection: as the erasure's, with a role of its own (users_sandbox_writer). */
+export const usersSandboxWriterDatabaseEnvironment = {
+  ...sharedConnection,
+  USERS_SANDBOX_WRITER_DATABASE_USER: requiredString('USERS_SANDBOX_WRITER_DATABASE_USER'),
+  USERS_SANDBOX_WRITER_DATABASE_PASSWORD: v.optional(v.string()),
+};
+
+/** The sandbox writer's settings as a `PostgresUsersDatabase` takes them. */
+export function sandboxWriterDatabaseConfig(
+  config: v.InferOutput<v.ObjectSchema<typeof usersSandboxWriterDatabaseEnvironment, undefined>>,
+): UsersDatabaseConfig {
+  const { USERS_SANDBOX_WRITER_DATABASE_USER, USERS_SANDBOX_WRITER_DATABASE_PASSWORD, ...connection } = config;
+  return {
+    ...connection,
+    USERS_DATABASE_USER: USERS_SANDBOX_WRITER_DATABASE_USER,
+    ...(USERS_SANDBOX_WRITER_DATABASE_PASSWORD === undefined
+      ? {}
+      : { USERS_DATABASE_PASSWORD: USERS_SANDBOX_WRITER_DATABASE_PASSWORD }),
+  };
+}
+
 export const loadUsersDatabaseConfig = (source: Record<string, string | undefined> = processEnvironment.variables()) =>
   loadConfig(v.object(usersDatabaseEnvironment), source);
 

@@ -29,13 +29,22 @@ export const USERS_READER_ROLE = 'users_reader';
 export const USERS_ERASER_ROLE = 'users_eraser';
 
 /**
- * What each role may do on users and their search words, and nothing else (no INSERT, no UPDATE,
- * no other table).
+ * The role POST /v1/sandbox/users connects as: it writes users and replaces their search words.
+ * Aurora DSQL has no row-level security, so what keeps it to sandboxes is its one writer
+ * (PostgresSandboxUserStore), which writes under the key of the verified sandbox token alone.
+ */
+export const USERS_SANDBOX_WRITER_ROLE = 'users_sandbox_writer';
+
+/**
+ * What each role may do on users and their search words, and nothing else (no other table; only
+ * the sandbox's writer inserts or updates).
  */
 export const USERS_ROLE_PRIVILEGES = {
   [USERS_READER_ROLE]: 'SELECT',
   // DELETE ... WHERE reads the columns it filters on, which takes SELECT too.
   [USERS_ERASER_ROLE]: 'SELECT, DELETE',
+  // INSERT ... ON CONFLICT DO UPDATE, and the words replaced (DELETE then INSERT) under a row lock (SELECT).
+  [USERS_SANDBOX_WRITER_ROLE]: 'SELECT, INSERT, UPDATE, DELETE',
 } as const;
 export type UsersRole = keyof typeof USERS_ROLE_PRIVILEGES;
 

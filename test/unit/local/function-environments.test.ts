@@ -20,6 +20,7 @@ const complete: Record<string, string> = {
   USERS_DATABASE_HOST: '127.0.0.1',
   USERS_DATABASE_USER: 'users_reader',
   USERS_ERASER_DATABASE_USER: 'users_eraser',
+  USERS_SANDBOX_WRITER_DATABASE_USER: 'users_sandbox_writer',
 };
 
 describe('the local stack’s environment against the functions’ declared needs', () => {

@@ -62,6 +62,7 @@ describe('the local stack’s handler environment', () => {
       port: 5433,
       reader: { user: 'users_reader', password: 'r' },
       eraser: { user: 'users_eraser', password: 'e' },
+      sandboxWriter: { user: 'users_sandbox_writer', password: 'w' },
     },
     resources: {
       tables: Object.fromEntries(allTables.map((table) => [table.envVar, table.id])),

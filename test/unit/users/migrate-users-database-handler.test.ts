@@ -270,6 +270,31 @@ describe('the users database migration custom resource', () => {
     expect(texts()).not.toContain('GRANT SELECT, DELETE ON users TO users_reader');
   });
 
+  it('creates the sandbox writer role (it writes users and their words) and maps it to the sandbox importers alone', async () => {
+    const writerRole = 'arn:aws:iam::123456789012:role/OnboardingReportsService-dev-ImportSandboxUsersRole-JKL';
+
+    await handler(
+      {
+        ...common,
+        RequestType: 'Create',
+        ResourceProperties: { ...properties(), SandboxWriterRoleArns: [writerRole] },
+      },
+      fullCall(),
+    );
+
+    const order = [
+      texts().indexOf('CREATE ROLE users_sandbox_writer WITH LOGIN'),
+      texts().indexOf('GRANT SELECT, INSERT, UPDATE, DELETE ON users, user_name_words TO users_sandbox_writer'),
+      texts().indexOf(`AWS IAM GRANT users_sandbox_writer TO '${writerRole}'`),
+    ];
+    expect(order.every((index) => index >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(texts().filter((text) => text.startsWith('AWS IAM GRANT'))).toEqual([
+      ...readerRoles.map((arn) => `AWS IAM GRANT users_reader TO '${arn}'`),
+      `AWS IAM GRANT users_sandbox_writer TO '${writerRole}'`,
+    ]);
+  });
+
   it('on Update applies only what is new, grants again, and keeps the resource’s id (no replacement)', async () => {
     database.applied = recordsOf();
 
