@@ -150,6 +150,8 @@ describe('HTTP API', () => {
       'GET /v1/webhooks/{id}/deliveries': logicalIdOf(routeFunction('ListWebhookDeliveries')),
       'GET /v1/audit-events': logicalIdOf(routeFunction('ListAuditEvents')),
       'GET /v1/sandbox/scenarios': logicalIdOf(routeFunction('ListSandboxScenarios')),
+      'POST /v1/sandbox/events': logicalIdOf(routeFunction('TriggerSandboxEvent')),
+      'POST /v1/sandbox/onboarding-tokens/{tokenId}/expire': logicalIdOf(routeFunction('ExpireSandboxOnboardingToken')),
       'POST /v1/sandbox/users': logicalIdOf(routeFunction('ImportSandboxUsers')),
       'POST /v1/sandbox/webhook-listener': logicalIdOf(routeFunction('OpenSandboxWebhookListener')),
       'GET /v1/sandbox/webhook-messages': logicalIdOf(routeFunction('ListSandboxWebhookMessages')),
