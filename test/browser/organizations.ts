@@ -23,6 +23,10 @@ export const BROWSER_ORGANIZATIONS = [
   'staff-roles',
   'staff-roles-cut-off-erasure',
   'verify-report-page',
+  'sandbox-mode',
+  'sandbox-mode-emails',
+  'sandbox-mode-events',
+  'sandbox-mode-wipe',
 ] as const;
 export type BrowserOrganization = (typeof BROWSER_ORGANIZATIONS)[number];
 

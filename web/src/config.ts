@@ -1,3 +1,5 @@
+import { SANDBOX_SCOPE } from '#shared/domain/identity/tenant.ts';
+
 /**
  * How this dashboard signs people in, read at start from `/dashboard-config.json` (same origin):
  * OpenID Connect everywhere. The local stack names its own identity provider
@@ -10,6 +12,11 @@ export interface DashboardConfig {
   clientId: string;
   /** Requested scopes, space-separated (the API's scopes and `openid`). */
   scope: string;
+  /**
+   * What the sandbox switch adds to `scope` (a token holding it speaks for the organization's
+   * sandbox): `sandbox` with the issuer's prefix, e.g. Cognito's `onboarding-api/sandbox`.
+   */
+  sandboxScope: string;
   /** Sent as `audience` when the provider needs it to mint an access token for this API. */
   audience?: string;
 }
@@ -24,6 +31,7 @@ export async function loadDashboardConfig(): Promise<DashboardConfig> {
       issuer: config.issuer,
       clientId: config.clientId,
       scope: typeof config.scope === 'string' ? config.scope : 'openid',
+      sandboxScope: typeof config.sandboxScope === 'string' ? config.sandboxScope : SANDBOX_SCOPE,
       ...(typeof config.audience === 'string' ? { audience: config.audience } : {}),
     };
   }

@@ -15,16 +15,17 @@ async function start(): Promise<void> {
     return;
   }
   let startupError: unknown;
+  let sandboxRefused = false;
   try {
     // Back from the provider with a code, or a reload of a signed-in tab (its refresh token).
-    if (isOidcCallback()) await completeOidcSignIn(config);
+    if (isOidcCallback()) ({ sandboxRefused } = await completeOidcSignIn(config));
     else await resumeOidcSession(config);
   } catch (error) {
     // A session the provider has ended just shows the sign-in page.
     if (!(error instanceof SessionEndedError)) startupError = error;
   }
   root.textContent = '';
-  render(<App config={config} startupError={startupError} />, root);
+  render(<App config={config} startupError={startupError} sandboxRefused={sandboxRefused} />, root);
 }
 
 void start();

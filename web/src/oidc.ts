@@ -25,6 +25,23 @@ interface PendingSignIn {
   codeVerifier: string;
   state: string;
   nonce: string;
+  /** The sandbox switch asked for the sandbox scope. */
+  sandbox?: boolean;
+  /** The page (`#/...`) to come back to. */
+  returnTo?: string;
+}
+
+export interface SignInRequest {
+  /** Ask for the sandbox scope too: the token then speaks for the organization's sandbox. */
+  sandbox?: boolean;
+  /** The page (`#/...`) to open once back. */
+  returnTo?: string;
+}
+
+/** The sign-in finished: the session, and whether the sandbox was asked for but not granted. */
+export interface CompletedSignIn {
+  session: Session;
+  sandboxRefused: boolean;
 }
 
 /** Plain http is accepted for a loopback issuer only: the local stack's identity provider, or a test's. */
@@ -52,19 +69,26 @@ function authorizationServer(config: DashboardConfig): Promise<oauth.Authorizati
 const redirectUri = (): string => `${window.location.origin}/`;
 const clientOf = (config: DashboardConfig): oauth.Client => ({ client_id: config.clientId });
 
-export async function startOidcSignIn(config: DashboardConfig): Promise<void> {
+/**
+ * Sends the browser to the provider's authorization endpoint. The sandbox switch comes here too:
+ * the same request with the sandbox scope added (or without it, back to live), so the provider
+ * decides whether this person may use the sandbox; while its session lasts it asks no password.
+ */
+export async function startOidcSignIn(config: DashboardConfig, request: SignInRequest = {}): Promise<void> {
   const as = await authorizationServer(config);
   if (!as.authorization_endpoint) throw new Error('the identity provider has no authorization endpoint');
   const pending: PendingSignIn = {
     codeVerifier: oauth.generateRandomCodeVerifier(),
     state: oauth.generateRandomState(),
     nonce: oauth.generateRandomNonce(),
+    ...(request.sandbox ? { sandbox: true } : {}),
+    ...(request.returnTo?.startsWith('#/') ? { returnTo: request.returnTo } : {}),
   };
   const url = new URL(as.authorization_endpoint);
   url.searchParams.set('client_id', config.clientId);
   url.searchParams.set('redirect_uri', redirectUri());
   url.searchParams.set('response_type', 'code');
-  url.searchParams.set('scope', config.scope);
+  url.searchParams.set('scope', request.sandbox ? `${config.scope} ${config.sandboxScope}` : config.scope);
   url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(pending.codeVerifier));
   url.searchParams.set('code_challenge_method', 'S256');
   url.searchParams.set('state', pending.state);
@@ -81,13 +105,13 @@ export function isOidcCallback(): boolean {
 }
 
 /** Exchanges the code for tokens and starts the session; the address bar is cleaned either way. */
-export async function completeOidcSignIn(config: DashboardConfig): Promise<Session> {
+export async function completeOidcSignIn(config: DashboardConfig): Promise<CompletedSignIn> {
   const stored = sessionStorage.getItem(PENDING_KEY);
   sessionStorage.removeItem(PENDING_KEY);
   const callbackUrl = new URL(window.location.href);
-  window.history.replaceState(null, '', '/');
-  if (!stored) throw new Error('no sign-in was in progress');
-  const pending = JSON.parse(stored) as PendingSignIn;
+  const pending = stored ? (JSON.parse(stored) as PendingSignIn) : undefined;
+  window.history.replaceState(null, '', `/${pending?.returnTo ?? ''}`);
+  if (!pending) throw new Error('no sign-in was in progress');
   const as = await authorizationServer(config);
   const client = clientOf(config);
   const params = oauth.validateAuthResponse(as, client, callbackUrl, pending.state);
@@ -101,7 +125,8 @@ export async function completeOidcSignIn(config: DashboardConfig): Promise<Sessi
     requestOptions(config),
   );
   const result = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: pending.nonce });
-  return beginSession(tokenSetOf(result), renewal(config));
+  const session = beginSession(tokenSetOf(result), renewal(config));
+  return { session, sandboxRefused: pending.sandbox === true && !session.sandbox };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Scope } from '#shared/domain/identity/staff-roles.ts';
+import { SANDBOX_SCOPE } from '#shared/domain/identity/tenant.ts';
 
 /**
  * The signed-in staff member's session. The access token lives in this module's memory only
@@ -14,6 +15,8 @@ export interface Session {
   orgName: string | undefined;
   subject: string | undefined;
   scopes: readonly string[];
+  /** The token holds `sandbox`: every call speaks for the organization's sandbox (contract §23), the pages show its data. */
+  sandbox: boolean;
   /** Epoch milliseconds. */
   expiresAt: number | undefined;
 }
@@ -163,6 +166,7 @@ export function sessionFromToken(accessToken: string): Session {
     orgName: typeof claims.org_name === 'string' ? claims.org_name : undefined,
     subject: typeof claims.sub === 'string' ? claims.sub : undefined,
     scopes,
+    sandbox: scopes.includes(SANDBOX_SCOPE),
     expiresAt: typeof claims.exp === 'number' ? claims.exp * 1000 : undefined,
   };
 }

@@ -16,4 +16,10 @@ describe('the dashboard’s session from an access token', () => {
   it('reads an scp array as it is', () => {
     expect(sessionFromToken(tokenWith({ org_id: 'acme', scp: ['reports:read', 7] })).scopes).toEqual(['reports:read']);
   });
+
+  it('is the sandbox’s when the token holds sandbox, prefixed or not, and live otherwise', () => {
+    expect(sessionFromToken(tokenWith({ org_id: 'acme', scope: 'users:read sandbox' })).sandbox).toBe(true);
+    expect(sessionFromToken(tokenWith({ org_id: 'acme', scope: 'onboarding-api/sandbox' })).sandbox).toBe(true);
+    expect(sessionFromToken(tokenWith({ org_id: 'acme', scope: 'users:read sandboxes' })).sandbox).toBe(false);
+  });
 });
