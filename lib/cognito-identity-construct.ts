@@ -126,7 +126,7 @@ export class CognitoIdentityConstruct extends Construct {
     this.resourceServer = this.userPool.addResourceServer('Api', {
       identifier: COGNITO_RESOURCE_SERVER_ID,
       userPoolResourceServerName: 'Onboarding and reports API',
-      // `sandbox` is granted to each organization's sandbox client alone (org:add), never to the dashboard's.
+      // `sandbox`: every token of an organization's sandbox client (org:add), and the dashboard's sandbox switch.
       scopes: [...SCOPES, SANDBOX_SCOPE].map(
         (scopeName) => new ResourceServerScope({ scopeName, scopeDescription: `API scope ${scopeName}` }),
       ),
@@ -160,7 +160,8 @@ export class CognitoIdentityConstruct extends Construct {
         scopes: [
           OAuthScope.OPENID,
           OAuthScope.EMAIL,
-          ...SCOPES.filter((scope) => scope !== 'onboarding:redeem').map((scope) =>
+          // `sandbox` only when the dashboard's sandbox switch asks for it; the trigger keeps it for role groups.
+          ...[...SCOPES.filter((scope) => scope !== 'onboarding:redeem'), SANDBOX_SCOPE].map((scope) =>
             OAuthScope.resourceServer(
               this.resourceServer,
               new ResourceServerScope({ scopeName: scope, scopeDescription: `API scope ${scope}` }),

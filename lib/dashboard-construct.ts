@@ -87,6 +87,8 @@ export interface DashboardConstructProps {
     issuer: string;
     clientId: string;
     scope: string;
+    /** What the sandbox switch adds to `scope` (docs/dashboard.md#the-sandbox-switch). */
+    sandboxScope: string;
     audience?: string | undefined;
     /** Where sign-out ends the provider's session when discovery does not say (Cognito's `/logout`). */
     endSessionEndpoint?: string | undefined;
@@ -215,6 +217,7 @@ export class DashboardConstruct extends Construct {
       issuer: props.oidc.issuer,
       clientId: props.oidc.clientId,
       scope: props.oidc.scope,
+      sandboxScope: props.oidc.sandboxScope,
       ...(props.oidc.audience ? { audience: props.oidc.audience } : {}),
       ...(props.oidc.endSessionEndpoint ? { endSessionEndpoint: props.oidc.endSessionEndpoint } : {}),
     };

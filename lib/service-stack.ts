@@ -331,7 +331,12 @@ export class ServiceStack extends Stack {
     this.dashboard = new DashboardConstruct(this, 'Dashboard', {
       httpApi: this.api.httpApi,
       accessLogsBucket: this.reports.accessLogsBucket,
-      oidc: { ...identity.dashboard, scope: config.dashboardScope, audience: config.dashboardAudience },
+      oidc: {
+        ...identity.dashboard,
+        scope: config.dashboardScope,
+        sandboxScope: config.dashboardSandboxScope,
+        audience: config.dashboardAudience,
+      },
       identityProviderOrigins: identity.connectOrigins,
       ...(config.apiDomainName ? { apiOriginDomainName: config.apiDomainName } : {}),
       ...(this.edge ? { apiOriginHeaders: this.edge.apiOriginHeaders, webAclArn: this.edge.webAclArn } : {}),

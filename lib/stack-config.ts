@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { COGNITO_SCOPE_PREFIX } from '#shared/config/cognito-identity.ts';
 import { DEFAULT_ROLE_CLAIM } from '#shared/config/auth-config.ts';
 import { SCOPES, type Scope } from '#shared/domain/identity/staff-roles.ts';
+import { SANDBOX_SCOPE } from '#shared/domain/identity/tenant.ts';
 import { MACHINE_CLIENT_NAME } from '#shared/domain/identity/machine-clients.ts';
 import { DEFAULT_REPORT_RATE_LIMIT, MAX_REPORT_RATE_LIMIT } from '#shared/config/limits/report-rate-limit.ts';
 import { MAX_REQUEST_BUDGET_BURST, MAX_REQUEST_BUDGET_RATE } from '#shared/config/limits/request-budget.ts';
@@ -308,6 +309,16 @@ export const stackConfigSchema = v.pipe(
     dashboardClientId: v.optional(required('dashboardClientId')),
     /** Scopes the dashboard asks the issuer for; default `openid` and every API scope the pages use (with `scopePrefix`). */
     dashboardScope: v.optional(v.pipe(v.string('dashboardScope must be a string'), v.trim(), v.minLength(1))),
+    /**
+     * The scope the dashboard's sandbox switch adds to its request (docs/dashboard.md#the-sandbox-switch); default
+     * `sandbox` with the issuer's prefix (`onboarding-api/sandbox` with identity=cognito).
+     */
+    dashboardSandboxScope: v.optional(
+      v.pipe(
+        v.string('dashboardSandboxScope must be a string'),
+        v.regex(/^\S{1,200}$/, 'dashboardSandboxScope must be one word'),
+      ),
+    ),
     /** Sent as `audience` on the authorization request, for issuers that need it to mint an access token for the API. */
     dashboardAudience: v.optional(v.pipe(v.string('dashboardAudience must be a string'), v.trim(), v.minLength(1))),
     /** Where alarms are e-mailed; no topic is created without it. */
@@ -457,15 +468,19 @@ export const stackConfigSchema = v.pipe(
     deployAllAtOnce: config.deployAllAtOnce ?? config.stage !== 'prod',
     senderIdentity: config.senderIdentity?.toLowerCase() ?? domainOf(config.senderEmail),
     // Cognito prefixes resource server scopes with the server's identifier; so must the dashboard's request.
-    dashboardScope:
-      config.dashboardScope ??
-      dashboardScopeWith(config.identity === 'cognito' ? COGNITO_SCOPE_PREFIX : (config.scopePrefix ?? '')),
+    dashboardScope: config.dashboardScope ?? dashboardScopeWith(issuerScopePrefix(config)),
+    dashboardSandboxScope: config.dashboardSandboxScope ?? `${issuerScopePrefix(config)}${SANDBOX_SCOPE}`,
   })),
 );
 
 /** `edgeProtection` as given, else on for `stage=prod` alone. */
 function edgeOn(config: { stage: string; edgeProtection?: boolean | undefined }): boolean {
   return config.edgeProtection ?? config.stage === 'prod';
+}
+
+/** What the issuer puts before every API scope: Cognito's resource server identifier, or `scopePrefix`. */
+function issuerScopePrefix(config: { identity: string; scopePrefix?: string | undefined }): string {
+  return config.identity === 'cognito' ? COGNITO_SCOPE_PREFIX : (config.scopePrefix ?? '');
 }
 
 /** What the pages use: every scope but `onboarding:redeem` (the onboarded user's, not staff's). */

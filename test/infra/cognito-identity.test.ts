@@ -106,8 +106,8 @@ describe('-c identity=cognito', () => {
     );
     expect(JSON.stringify(client.Properties?.AllowedOAuthScopes)).toContain('/reports:read');
     expect(JSON.stringify(client.Properties?.AllowedOAuthScopes)).not.toContain('onboarding:redeem');
-    // Staff reach the sandbox through the dashboard's switch, never through a scope of their sign-in.
-    expect(JSON.stringify(client.Properties?.AllowedOAuthScopes)).not.toContain('/sandbox');
+    // The dashboard's sandbox switch asks for `sandbox` (the pre-token trigger keeps it for staff in a role group).
+    expect(JSON.stringify(client.Properties?.AllowedOAuthScopes)).toContain('/sandbox');
   });
 
   it('has one group per staff role in the pool, and nothing else grouped', () => {
@@ -178,6 +178,7 @@ describe('-c identity=cognito', () => {
     });
     expect(stack.resolve(signIn.clientId)).toEqual({ Ref: logicalIdOf(stack.identity!.dashboardClient) });
     expect(signIn.scope?.split(' ')).toContain('onboarding-api/users:erase');
+    expect(signIn.sandboxScope).toBe('onboarding-api/sandbox');
     expect(JSON.stringify(stack.resolve(signIn.endSessionEndpoint))).toContain('/logout');
   });
 

@@ -95,6 +95,7 @@ describe('dashboard hosting', () => {
       clientId: 'onboarding-dashboard',
       scope:
         'openid onboarding:write onboarding:read reports:write reports:read users:read users:erase webhooks:manage audit:read',
+      sandboxScope: 'sandbox',
     });
   });
 

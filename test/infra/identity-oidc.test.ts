@@ -119,6 +119,11 @@ describe('API token settings with an external issuer', () => {
       'onboarding-api/webhooks:manage',
       'onboarding-api/audit:read',
     ]);
+    expect(config.dashboardSandboxScope).toBe('onboarding-api/sandbox');
+    expect(parseStackConfig(exampleContext).dashboardSandboxScope).toBe('sandbox');
+    expect(
+      parseStackConfig({ ...exampleContext, dashboardSandboxScope: 'api://x/sandbox' }).dashboardSandboxScope,
+    ).toBe('api://x/sandbox');
     expect(() => parseStackConfig({ ...rest, identity: 'okta' })).toThrow(/identity must be oidc or cognito/);
     expect(() => parseStackConfig({ ...rest, identity: 'cognito', cognitoDomainPrefix: 'my-cognito-login' })).toThrow(
       /must not contain aws, amazon or cognito/,
