@@ -1,9 +1,15 @@
 import type { SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
 import type { ReportJobMessage } from '#shared/domain/reports/ports.ts';
+import { isOrganizationId } from '#shared/domain/identity/organization-claim.ts';
+import { tenantOfKey } from '#shared/domain/identity/tenant.ts';
 
 const reportJobMessageSchema = v.object({
-  orgId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+  // A tenant's key: the organization id in live, longer by its suffix in the sandbox.
+  orgId: v.pipe(
+    v.string(),
+    v.check((key) => isOrganizationId(tenantOfKey(key).orgId)),
+  ),
   jobId: v.pipe(v.string(), v.uuid()),
 });
 
