@@ -5,6 +5,7 @@ import { onboardingTokenIdFrom } from '#shared/http/path-parameters.ts';
 import { ok } from '#shared/http/responses.ts';
 import { onboardingTokenSummaryBody } from '#shared/presenters/onboarding-token-bodies.ts';
 import { apiFunction } from '#shared/wiring/api.ts';
+import { auditTrailFor } from '#shared/wiring/audit.ts';
 import { onboardingTokensFor } from '#shared/wiring/onboarding.ts';
 
 const { config, guards } = apiFunction('ExpireSandboxOnboardingToken');
@@ -14,8 +15,10 @@ const expire = expireOnboardingToken({ tokens: onboardingTokensFor(config), cloc
 export const handler = createApiHandler({
   ...guards,
   requiredScope: 'onboarding:write',
-  handle: async ({ event, principal }) => {
+  audit: auditTrailFor(config),
+  handle: async ({ event, principal, audit }) => {
     const record = await expire({ orgId: principal.tenantKey, tokenId: onboardingTokenIdFrom(event) });
+    await audit('onboarding_token.expired', record.tokenId);
     return ok(onboardingTokenSummaryBody({ record, status: 'Expired' }));
   },
 });

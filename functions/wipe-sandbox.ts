@@ -3,6 +3,7 @@ import { createApiHandler } from '#shared/http/api-handler.ts';
 import { accepted } from '#shared/http/responses.ts';
 import { sandboxWipeBody } from '#shared/presenters/sandbox-wipe-bodies.ts';
 import { apiFunction } from '#shared/wiring/api.ts';
+import { auditTrailFor } from '#shared/wiring/audit.ts';
 import { sandboxWipeRequestPortsFor } from '#shared/wiring/sandbox-wipes.ts';
 
 const { config, guards } = apiFunction('WipeSandbox');
@@ -15,5 +16,10 @@ const requestWipe = requestSandboxWipe(sandboxWipeRequestPortsFor(config));
 export const handler = createApiHandler({
   ...guards,
   requiredScope: 'users:erase',
-  handle: async ({ principal }) => accepted(sandboxWipeBody(await requestWipe(principal.tenant))),
+  audit: auditTrailFor(config),
+  handle: async ({ principal, audit }) => {
+    const wipe = await requestWipe(principal.tenant);
+    await audit('sandbox.wipe_requested', wipe.wipeId);
+    return accepted(sandboxWipeBody(wipe));
+  },
 });

@@ -163,9 +163,9 @@ export const apiFunctionNeeds = {
     'webhooks:read',
   ],
   // Issued -> Expired and the e-mail guard released, in one transaction; no event.
-  ExpireSandboxOnboardingToken: ['onboardingTokens:readWrite'],
+  ExpireSandboxOnboardingToken: ['audit', 'onboardingTokens:readWrite'],
   // Records the wipe (GetItem, conditional PutItem and UpdateItem on its own item) and queues it; deletes nothing itself.
-  WipeSandbox: ['sandboxWipes'],
+  WipeSandbox: ['audit', 'sandboxWipes'],
   // The listener is a webhook endpoint (created once, its secret sealed), answered with its secret opened.
   OpenSandboxWebhookListener: ['audit', 'webhooks:readWrite', 'webhookSecrets', 'webhookSecrets:open'],
   // Reads the listener's log entries (a Query of its partition) and signs them with its secret; never writes.

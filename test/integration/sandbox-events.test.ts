@@ -214,6 +214,13 @@ describe('POST /v1/sandbox/onboarding-tokens/{tokenId}/expire', () => {
     });
     expect(redeemed.status).toBe(409);
     expect(redeemed.body.tokenStatus).toBe('Expired');
+    const audit = await callApi('GET', '/v1/audit-events?action=onboarding_token.expired', { token });
+    expect(audit.body.results).toEqual([
+      expect.objectContaining({
+        action: 'onboarding_token.expired',
+        target: { type: 'onboarding_token', id: issued.tokenId },
+      }),
+    ]);
   });
 
   it('is 409 naming tokenStatus for a token that is not Issued', async () => {

@@ -126,6 +126,12 @@ describe('DELETE /v1/sandbox', () => {
     expect(first.headers.get('sandbox')).toBe('true');
     expect(first.body).toEqual({ wipeId: expect.any(String), status: 'RUNNING', requestedAt: expect.any(String) });
     expect(second.body.wipeId).toBe(first.body.wipeId);
+    // Who asked is in the trail: one event per request, both naming the one wipe.
+    const audit = await callApi('GET', '/v1/audit-events?action=sandbox.wipe_requested', { token: sandbox });
+    expect(audit.body.results).toEqual([
+      expect.objectContaining({ target: { type: 'sandbox', id: first.body.wipeId } }),
+      expect.objectContaining({ target: { type: 'sandbox', id: first.body.wipeId } }),
+    ]);
 
     const wipes = new DynamoDbSandboxWipes(documentClient(), env().REPORT_JOBS_TABLE_NAME!);
     await expect

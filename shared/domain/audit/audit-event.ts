@@ -8,6 +8,7 @@ export const AUDIT_ACTIONS = [
   'onboarding_token.redeemed',
   'onboarding_token.revoked',
   'onboarding_token.resent',
+  'onboarding_token.expired',
   'report.requested',
   'report.download_url_issued',
   'webhook.created',
@@ -15,10 +16,11 @@ export const AUDIT_ACTIONS = [
   'webhook.tested',
   'user.erasure_started',
   'user.erased',
+  'sandbox.wipe_requested',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_TARGET_TYPES = ['onboarding_token', 'report', 'webhook', 'user'] as const;
+export const AUDIT_TARGET_TYPES = ['onboarding_token', 'report', 'webhook', 'user', 'sandbox'] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 /** Which kind of resource each action acts on. */
@@ -27,6 +29,7 @@ export const TARGET_TYPE_OF: Record<AuditAction, AuditTargetType> = {
   'onboarding_token.redeemed': 'onboarding_token',
   'onboarding_token.revoked': 'onboarding_token',
   'onboarding_token.resent': 'onboarding_token',
+  'onboarding_token.expired': 'onboarding_token',
   'report.requested': 'report',
   'report.download_url_issued': 'report',
   'webhook.created': 'webhook',
@@ -34,6 +37,8 @@ export const TARGET_TYPE_OF: Record<AuditAction, AuditTargetType> = {
   'webhook.tested': 'webhook',
   'user.erasure_started': 'user',
   'user.erased': 'user',
+  // The target's id is the wipe's id (DELETE /v1/sandbox answers it).
+  'sandbox.wipe_requested': 'sandbox',
 };
 
 /**

@@ -12,6 +12,7 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'onboarding_token.redeemed': 'Token redeemed',
   'onboarding_token.revoked': 'Token revoked',
   'onboarding_token.resent': 'Token resent',
+  'onboarding_token.expired': 'Token expired (sandbox)',
   'report.requested': 'Report requested',
   'report.download_url_issued': 'Download address issued',
   'webhook.created': 'Webhook created',
@@ -19,6 +20,7 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'webhook.tested': 'Webhook tested',
   'user.erasure_started': 'User erasure started',
   'user.erased': 'User erased',
+  'sandbox.wipe_requested': 'Sandbox wipe requested',
 };
 const ACTIONS = Object.keys(ACTION_LABELS) as AuditAction[];
 
@@ -27,6 +29,7 @@ const TARGET_LABELS: Record<AuditEvent['target']['type'], string> = {
   report: 'Report',
   webhook: 'Webhook',
   user: 'User',
+  sandbox: 'Sandbox',
 };
 
 const isAuditAction = (value: string | null): value is AuditAction =>
