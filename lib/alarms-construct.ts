@@ -15,7 +15,7 @@ import { SnsTopic } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -27,6 +27,11 @@ export interface AlarmsConstructProps {
   readonly alarmEmail?: string;
   /** Functions whose errors raise an alarm; more can be added with `addFunctionErrorsAlarm`. */
   readonly functions?: readonly IFunction[];
+  /**
+   * The topic another stack's alarms notify (a nested stack's alarms notify the parent's): none is created here,
+   * and `alarmEmail` is then ignored.
+   */
+  readonly notifiedTopic?: ITopic;
 }
 
 const period = Duration.minutes(5);
@@ -54,10 +59,12 @@ export class AlarmsConstruct extends Construct {
    * function rolls back when one fires (lib/safe-deployments-construct.ts).
    */
   readonly newVersionAlarms = new Map<ServiceFunction, Alarm[]>();
+  /** What every alarm notifies: `topic`, or the topic given. */
+  private readonly notifiedTopic?: ITopic;
 
   constructor(scope: Construct, id: string, props: AlarmsConstructProps = {}) {
     super(scope, id);
-    if (props.alarmEmail !== undefined) {
+    if (props.alarmEmail !== undefined && props.notifiedTopic === undefined) {
       // Encrypted with a customer-managed key: CloudWatch can only publish to an encrypted topic
       // if the key policy lets it, which the AWS-managed `alias/aws/sns` key does not.
       const key = new Key(this, 'AlarmTopicKey', {
@@ -80,6 +87,7 @@ export class AlarmsConstruct extends Construct {
       );
       this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
     }
+    this.notifiedTopic = props.notifiedTopic ?? this.topic;
     for (const fn of props.functions ?? []) this.addFunctionErrorsAlarm(fn);
   }
 
@@ -376,7 +384,7 @@ export class AlarmsConstruct extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
       alarmDescription: options.description,
     });
-    if (this.topic) alarm.addAlarmAction(new SnsAction(this.topic));
+    if (this.notifiedTopic) alarm.addAlarmAction(new SnsAction(this.notifiedTopic));
     this.alarms.push(alarm);
     return alarm;
   }

@@ -133,13 +133,21 @@ export class ApiConstruct extends Construct {
     this.origin = props.customDomain ? `https://${props.customDomain.domainName}` : this.httpApi.apiEndpoint;
   }
 
-  /** Routes `route.method route.path` to `fn`; the function itself authenticates the caller, unless the route is public. */
-  addRoute(route: ApiRoute, fn: IFunction): HttpRoute[] {
-    const routes = this.httpApi.addRoutes({
-      path: route.path,
-      methods: [HttpMethod[route.method]],
-      integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
-    });
+  /**
+   * Routes `route.method route.path` to `fn`; the function itself authenticates the caller, unless the route is public.
+   * The route and its integration are made in `scope` when given (a nested stack's routes stay in that stack).
+   */
+  addRoute(route: ApiRoute, fn: IFunction, scope?: Construct): HttpRoute[] {
+    const integration = new HttpLambdaIntegration(`${route.name}Integration`, fn);
+    const routes = scope
+      ? [
+          new HttpRoute(scope, `${route.name}Route`, {
+            httpApi: this.httpApi,
+            routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
+            integration,
+          }),
+        ]
+      : this.httpApi.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
     const suppressions = route.public ? publicRouteSuppressions : inLambdaAuthSuppressions;
     for (const httpRoute of routes) NagSuppressions.addResourceSuppressions(httpRoute, suppressions);
     return routes;

@@ -22,6 +22,8 @@ export interface SafeDeploymentsProps {
   readonly canaryMinutes: number;
   /** What an API function answers a request without a token: 401, or 403 behind the edge (its origin check first). */
   readonly expectedApiStatus: number;
+  /** Another stack's CodeDeploy application to deploy in (a nested stack's groups join the parent's). @default its own */
+  readonly application?: LambdaApplication;
 }
 
 /** How one function rolls out besides its kind. */
@@ -63,7 +65,7 @@ export class SafeDeploymentsConstruct extends Construct {
   constructor(scope: Construct, id: string, props: SafeDeploymentsProps) {
     super(scope, id);
     this.props = props;
-    this.application = new LambdaApplication(this, 'Application');
+    this.application = props.application ?? new LambdaApplication(this, 'Application');
   }
 
   /** Whether a new version shifts traffic over a while (canary or linear), during which its alarms can roll it back. */

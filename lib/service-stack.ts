@@ -13,7 +13,8 @@ import { EdgeConstruct } from './edge-construct.ts';
 import { MailConstruct } from './mail-construct.ts';
 import { ReportPipelineConstruct, workerTimeout } from './report-pipeline-construct.ts';
 import { ReportSigningConstruct } from './report-signing-construct.ts';
-import { SandboxWipeConstruct } from './sandbox-wipe-construct.ts';
+import { SandboxStack } from './sandbox-stack.ts';
+import type { SandboxWipeConstruct } from './sandbox-wipe-construct.ts';
 import { apiRoutes, fallbackRoute, type ApiRoute } from '#shared/config/api-routes.ts';
 import {
   apiFunctionNeeds,
@@ -172,7 +173,9 @@ export class ServiceStack extends Stack {
   /** The report signing key (KMS) and its published certificates. */
   readonly reportSigning: ReportSigningConstruct;
   readonly webhooks: WebhooksConstruct;
-  /** DELETE /v1/sandbox's queue and consumer. */
+  /** The sandbox's routes and wipe, in a nested stack (lib/sandbox-stack.ts). */
+  readonly sandbox: SandboxStack;
+  /** DELETE /v1/sandbox's queue and consumer (in `sandbox`). */
   readonly sandboxWipes: SandboxWipeConstruct;
   readonly api: ApiConstruct;
   readonly alarms: AlarmsConstruct;
@@ -237,14 +240,6 @@ export class ServiceStack extends Stack {
       webhooks: this.data.tables.Webhooks,
       reservedConcurrency: config.reservedConcurrency,
     });
-    this.sandboxWipes = new SandboxWipeConstruct(this, 'SandboxWipes', {
-      onboardingTokens: this.data.tables.OnboardingTokens,
-      reportJobs: this.data.tables.ReportJobs,
-      webhooks: this.data.tables.Webhooks,
-      reportsBucket: this.reports.bucket,
-      usersDatabase: this.usersDatabase,
-    });
-
     // Does no authentication and touches no data: it only answers 404/405.
     this.routeNotFound = new ServiceFunction(this, fallbackRoute.name, {
       entry: fallbackRoute.entry,
@@ -270,6 +265,41 @@ export class ServiceStack extends Stack {
           })
         : undefined;
     const identity = identitySettings(config, this.identity);
+
+    this.alarms = new AlarmsConstruct(this, 'Alarms', {
+      alarmEmail: config.alarmEmail,
+      // The functions outside the API. A route function's failure is a 5XX answer, which the API's alarm pages
+      // for: one alarm metric instead of one per route (docs/cost.md); the dashboard shows errors per route.
+      functions: [
+        this.reports.worker,
+        this.reports.deadLetterHandler,
+        this.reports.sweep,
+        this.webhooks.delivery,
+        this.webhooks.slowDelivery,
+        this.webhooks.republish,
+        // A failed migration fails the deploy too; the alarm tells whoever did not start it.
+        this.usersDatabase.migrationFunction,
+        // A failing trigger fails every sign-in and every machine token.
+        ...(this.identity ? [this.identity.preTokenGeneration] : []),
+      ],
+    });
+    const rollout = {
+      allAtOnce: config.deployAllAtOnce,
+      canaryPercent: config.canaryPercent,
+      canaryMinutes: config.canaryMinutes,
+      // Behind the edge every API function refuses a call that bypassed CloudFront first (403, the standard body).
+      expectedApiStatus: this.edge ? 403 : 401,
+    };
+    this.deployments = new SafeDeploymentsConstruct(this, 'Deployments', rollout);
+    this.sandbox = new SandboxStack(this, 'Sandbox', {
+      api: this.api,
+      data: this.data,
+      reportsBucket: this.reports.bucket,
+      usersDatabase: this.usersDatabase,
+      alarmTopic: this.alarms.topic,
+      rollout: { ...rollout, application: this.deployments.application },
+    });
+    this.sandboxWipes = this.sandbox.wipes;
 
     const resources: RouteResources = {
       data: this.data,
@@ -308,7 +338,8 @@ export class ServiceStack extends Stack {
     const routeFunctions = new Map<string, ServiceFunction>();
     for (const route of apiRoutes) {
       const needs = needsOf(route);
-      const fn = new ServiceFunction(this, route.name, {
+      // The sandbox's routes are in its nested stack: this one would hold more than 500 resources with them.
+      const fn = new ServiceFunction(route.sandboxOnly ? this.sandbox : this, route.name, {
         entry: route.entry,
         description: `${route.method} ${route.path}`,
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
@@ -323,7 +354,8 @@ export class ServiceStack extends Stack {
       for (const need of needs) needGrants[need](fn, resources);
       this.edge?.guard(fn);
       if (!route.public) this.grantRequestBudget(fn, config);
-      this.api.addRoute(route, fn.invokedAlias);
+      if (route.sandboxOnly) this.sandbox.addRoute(route, fn);
+      else this.api.addRoute(route, fn.invokedAlias);
       routeFunctions.set(route.name, fn);
     }
     this.routeFunctions = routeFunctions;
@@ -345,24 +377,6 @@ export class ServiceStack extends Stack {
     this.apiUrl = this.edge ? this.dashboard.origin : this.api.origin;
     DashboardConstruct.suppressNagFindings(this.dashboard);
 
-    this.alarms = new AlarmsConstruct(this, 'Alarms', {
-      alarmEmail: config.alarmEmail,
-      // The functions outside the API. A route function's failure is a 5XX answer, which the API's alarm pages
-      // for: one alarm metric instead of one per route (docs/cost.md); the dashboard shows errors per route.
-      functions: [
-        this.reports.worker,
-        this.reports.deadLetterHandler,
-        this.reports.sweep,
-        this.webhooks.delivery,
-        this.webhooks.slowDelivery,
-        this.webhooks.republish,
-        this.sandboxWipes.consumer,
-        // A failed migration fails the deploy too; the alarm tells whoever did not start it.
-        this.usersDatabase.migrationFunction,
-        // A failing trigger fails every sign-in and every machine token.
-        ...(this.identity ? [this.identity.preTokenGeneration] : []),
-      ],
-    });
     this.alarms.addHttpApiServerErrorsAlarm(this.api.httpApi);
     this.addOperatorOutputs();
     // Cost reports and access policies can tell the service and its stages apart.
@@ -375,8 +389,6 @@ export class ServiceStack extends Stack {
     this.alarms.addDeadLetterReceivesAlarm(this.reports.deadLetterQueue);
     // Nothing consumes the webhook DLQ: its depth is the failing-deliveries alarm.
     this.alarms.addDeadLetterQueueAlarm(this.webhooks.deadLetterQueue);
-    // A wipe whose runs kept failing: the sandbox's next DELETE /v1/sandbox sends it again, but nothing else will.
-    this.alarms.addDeadLetterQueueAlarm(this.sandboxWipes.deadLetterQueue);
     // The SES event counter's alarm: an event lands here only once EventBridge's and Lambda's retries are spent, so
     // it pages for a lasting failure and not for a retried blip (the counter's Errors would page for both).
     this.alarms.addDeadLetterQueueAlarm(
@@ -457,7 +469,7 @@ export class ServiceStack extends Stack {
         description: 'CloudWatch dashboard of this stage',
       });
     }
-    this.deployments = this.rollOutThroughCodeDeploy(config);
+    this.rollOutThroughCodeDeploy();
     // Every function's metrics carry this stage's dimension (shared/observability/metrics.ts).
     for (const fn of this.node.findAll().filter((node) => node instanceof ServiceFunction)) {
       fn.addEnvironment('STAGE', config.stage);
@@ -471,14 +483,7 @@ export class ServiceStack extends Stack {
    * and, when the rollout takes a while (canary, linear), errors and p99 duration for the rest. All at once, an alarm
    * could roll nothing back: the check alone guards, and the idle stage pays for no alarm it could not use.
    */
-  private rollOutThroughCodeDeploy(config: StackConfig): SafeDeploymentsConstruct {
-    const deployments = new SafeDeploymentsConstruct(this, 'Deployments', {
-      allAtOnce: config.deployAllAtOnce,
-      canaryPercent: config.canaryPercent,
-      canaryMinutes: config.canaryMinutes,
-      // Behind the edge every API function refuses a call that bypassed CloudFront first (403, the standard body).
-      expectedApiStatus: this.edge ? 403 : 401,
-    });
+  private rollOutThroughCodeDeploy(): void {
     const answersWithoutToken = (status: number) => (this.edge ? {} : { expectedApiStatus: status });
     const rolledOut: Array<[ServiceFunction, SyntheticRequestKind, RolloutOptions]> = [
       ...apiRoutes.map((route): [ServiceFunction, SyntheticRequestKind, RolloutOptions] => [
@@ -501,12 +506,13 @@ export class ServiceStack extends Stack {
     if (this.identity)
       rolledOut.push([this.identity.preTokenGeneration, 'pre-token-generation', { policyOfItsOwn: true }]);
     for (const [fn, kind, options] of rolledOut) {
+      // A nested stack's function is watched and rolled out by that stack's alarms and groups (lib/sandbox-stack.ts).
+      const { alarms: stackAlarms, deployments } = Stack.of(fn) === this.sandbox ? this.sandbox : this;
       const alarms = deployments.watchesRollout
-        ? this.alarms.addNewVersionAlarms(fn)
-        : (this.alarms.newVersionAlarms.get(fn) ?? []);
+        ? stackAlarms.addNewVersionAlarms(fn)
+        : (stackAlarms.newVersionAlarms.get(fn) ?? []);
       deployments.add(fn, kind, alarms, options);
     }
-    return deployments;
   }
 
   /**
