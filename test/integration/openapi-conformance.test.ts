@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { apiRoutes } from '#shared/config/api-routes.ts';
 import { compileRoutePath } from '#shared/http/route-matcher.ts';
-import { tokenFor, uniqueOrg } from '#test/support/api-client.ts';
+import { SANDBOX_SCOPE } from '#shared/domain/identity/tenant.ts';
+import { sandboxTokenFor, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 import { apiEvent } from '#test/support/api-event.ts';
 import { coldStart, lambdaContext } from '#test/support/report-support.ts';
 import { answerChecker, type Answer } from './openapi-conformance/answer-checker.ts';
@@ -105,7 +106,10 @@ describe('a burst past the request budget is answered as declared', () => {
         ONE_REQUEST_BUDGET,
       );
       const [request] = requestsOf(operation, document).hostileCases(SEED);
-      const token = await tokenFor(uniqueOrg('conformance-burst'), { scopes: [operation.scope!] });
+      // A sandbox-only route answers any other token 404 before its budget is spent.
+      const token = route!.sandboxOnly
+        ? await sandboxTokenFor(uniqueOrg('conformance-burst'), { scopes: [operation.scope!, SANDBOX_SCOPE] })
+        : await tokenFor(uniqueOrg('conformance-burst'), { scopes: [operation.scope!] });
       const [rawPath, rawQuery = ''] = request!.target.split('?');
       const event = () =>
         apiEvent({
