@@ -19,7 +19,8 @@ import {
  * render in a fresh process and prints `{"ms":..,"bytes":..}`. The worker reads no font at init:
  * the first render reads and parses the families its text needs, and that is in the time.
  */
-export type PdfSubject = 'empty' | 'report' | 'multi-script';
+/** `sandbox-report`: the typical report as a sandbox renders it, with its mark across every page and in its title. */
+export type PdfSubject = 'empty' | 'report' | 'sandbox-report' | 'multi-script';
 
 export function renderer(
   subject: PdfSubject,
@@ -37,6 +38,7 @@ export function renderer(
       jobId: JOB_ID,
       generatedAt: GENERATED_AT,
       fonts,
+      ...(subject === 'sandbox-report' && { sandbox: true }),
       ...(signaturePlaceholder && { signaturePlaceholder }),
     });
 }
