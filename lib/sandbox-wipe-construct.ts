@@ -34,6 +34,20 @@ const ANY_SANDBOX_KEY = tenantKey({ orgId: '*', mode: 'sandbox' });
 const SANDBOX_PARTITIONS = [organizationPartition(ANY_SANDBOX_KEY), `${organizationPartition(ANY_SANDBOX_KEY)}#*`];
 
 /**
+ * cdk-nag's IAM5 finding of DeleteObject on the sandboxes' report folders of `bucket`: the bucket's ARN reads
+ * `<{id}.Arn>` in the bucket's stack, and in a nested stack `<referenceto{stack}{id without its hash}{hash}Arn>` (a
+ * parameter, whose hash is the reference's, not the bucket's).
+ */
+export function sandboxFoldersFinding(bucket: IBucket): { regex: string } {
+  const bucketLogicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnElement);
+  const bucketPath = bucketLogicalId.slice(0, -8);
+  const folders = `${reportFolderOf(ANY_SANDBOX_KEY)}*`.replace(/\*/g, '\\*').replace(/\//g, '\\/');
+  return {
+    regex: `/^Resource::<(${bucketLogicalId}\\.Arn|referenceto\\w*${bucketPath}[0-9A-F]{8}Arn)>\\/${folders}$/`,
+  };
+}
+
+/**
  * DELETE /v1/sandbox (docs/sandbox.md "Wiping a sandbox"): the wipe queue, its dead-letter queue
  * and the consumer that empties a sandbox store by store. Wherever IAM can tell a sandbox's keys
  * from live ones it is held to them: its partitions of each table (`ORG#*~sandbox`), its report
@@ -119,7 +133,6 @@ export class SandboxWipeConstruct extends Construct {
       }),
     );
     fn.addEnvironment('REPORTS_BUCKET_NAME', props.reportsBucket.bucketName);
-    const bucketLogicalId = Stack.of(this).getLogicalId(props.reportsBucket.node.defaultChild as CfnElement);
     NagSuppressions.addResourceSuppressions(
       fn.role!,
       [
@@ -127,7 +140,7 @@ export class SandboxWipeConstruct extends Construct {
           id: 'AwsSolutions-IAM5',
           reason:
             "Object keys are reports/{tenantKey}/{jobId}.pdf, created per job: DeleteObject is granted on the sandboxes' report folders (reports/*~sandbox/) and nothing wider.",
-          appliesTo: [`Resource::<${bucketLogicalId}.Arn>/${sandboxFolders}`],
+          appliesTo: [sandboxFoldersFinding(props.reportsBucket)],
         },
       ],
       true,

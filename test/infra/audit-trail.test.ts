@@ -1,9 +1,8 @@
-import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '#lib/service-stack.ts';
 import { BusinessMetric } from '#shared/observability/metrics.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
-import { actionsOf, resourcesOf, templateQueries } from './template-queries.ts';
+import { actionsOf, resourcesOf, templateQueries, wholeTemplateOf } from './template-queries.ts';
 
 let stack: ServiceStack;
 let queries: ReturnType<typeof templateQueries>;
@@ -13,7 +12,7 @@ beforeAll(() => {
     bundle: false,
     context: { alarmEmail: 'ops@example.org', auditRetentionDays: 500 },
   }));
-  queries = templateQueries(Template.fromStack(stack));
+  queries = templateQueries(wholeTemplateOf(stack));
 });
 
 /** Routes whose requests change state or issue download addresses: each records an audit event. */

@@ -1,10 +1,9 @@
-import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '#lib/service-stack.ts';
 import { parseStackConfig } from '#lib/stack-config.ts';
 import { AWS_BACKUP_SERVICE_POLICIES, usersBackupVaultName } from '#lib/users-database-construct.ts';
 import { buildServiceStack, exampleContext, logicalIdOf } from './service-stack-fixture.ts';
-import { actionsOf, templateQueries, type Statement } from './template-queries.ts';
+import { actionsOf, templateQueries, type Statement, wholeTemplateOf } from './template-queries.ts';
 
 /**
  * Every store of the service can be restored: each DynamoDB table has point-in-time recovery, and
@@ -19,7 +18,7 @@ let queries: ReturnType<typeof templateQueries>;
 beforeAll(() => {
   // An alarm e-mail: the alarm topic exists, which failed backups are sent to.
   ({ stack } = buildServiceStack({ bundle: false, context: { alarmEmail: 'ops@example.org' } }));
-  queries = templateQueries(Template.fromStack(stack));
+  queries = templateQueries(wholeTemplateOf(stack));
 });
 
 const only = <T>(items: T[]): T => {
@@ -119,7 +118,7 @@ describe('the users database backup', () => {
       bundle: false,
       context: { usersBackupSchedule: 'cron(30 1 ? * SUN *)', usersBackupRetentionDays: '90' },
     });
-    const [, customPlan] = only(templateQueries(Template.fromStack(custom)).ofType('AWS::Backup::BackupPlan'));
+    const [, customPlan] = only(templateQueries(wholeTemplateOf(custom)).ofType('AWS::Backup::BackupPlan'));
     expect(customPlan.Properties.BackupPlan.BackupPlanRule).toEqual([
       expect.objectContaining({ ScheduleExpression: 'cron(30 1 ? * SUN *)', Lifecycle: { DeleteAfterDays: 90 } }),
     ]);

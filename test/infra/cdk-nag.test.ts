@@ -2,8 +2,10 @@ import { Aspects, type App, type CfnElement } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sandboxFoldersFinding } from '#lib/sandbox-wipe-construct.ts';
 import type { ServiceStack } from '#lib/service-stack.ts';
 import { buildServiceAppAsCdkSynth, buildServiceStack } from './service-stack-fixture.ts';
+import { separateTemplatesOf, wholeTemplateOf } from './template-queries.ts';
 
 type Finding = ReturnType<Annotations['findError']>[number];
 
@@ -31,7 +33,7 @@ describe('cdk-nag AwsSolutions', () => {
   });
 
   it('checked the stack: the alarm topic exists and every suppression carries a reason', () => {
-    const resources = Object.values(Template.fromStack(stack).toJSON().Resources as Record<string, any>);
+    const resources = Object.values(wholeTemplateOf(stack).toJSON().Resources as Record<string, any>);
     expect(resources.some((resource) => resource.Type === 'AWS::SNS::Topic')).toBe(true);
     const suppressions = resources.flatMap((resource) => resource.Metadata?.cdk_nag?.rules_to_suppress ?? []) as Array<{
       id: string;
@@ -43,7 +45,7 @@ describe('cdk-nag AwsSolutions', () => {
 
   it('suppresses IAM5 only for the reports/ object prefix of the reports bucket, X-Ray and the deploy-time functions’ versions, never for a whole policy', () => {
     // The CDK's own BucketDeployment handler (deploy time only) is checked in the next test.
-    const resources = Object.entries(Template.fromStack(stack).toJSON().Resources as Record<string, any>)
+    const resources = Object.entries(wholeTemplateOf(stack).toJSON().Resources as Record<string, any>)
       .filter(([logicalId]) => !logicalId.startsWith('CustomCDKBucketDeployment'))
       .map(([, resource]) => resource);
     const iam5 = resources
@@ -63,8 +65,9 @@ describe('cdk-nag AwsSolutions', () => {
     for (const suppression of iam5)
       expect([
         [`Resource::${bucketArn}/reports/*`],
-        // The sandbox wipe's DeleteObject on the sandboxes' report folders (lib/sandbox-wipe-construct.ts).
-        [`Resource::${bucketArn}/reports/*~sandbox/*`],
+        // The sandbox wipe's DeleteObject on the sandboxes' report folders (lib/sandbox-wipe-construct.ts), in the
+        // sandbox's nested stack, where the bucket's ARN is a parameter.
+        [sandboxFoldersFinding(stack.reports.bucket)],
         ['Resource::*'],
         [`Resource::${migrationFunctionArn}:*`],
         [`Resource::${certificatePublisherArn}:*`],
@@ -113,7 +116,7 @@ describe('cdk-nag AwsSolutions', () => {
   });
 
   it('suppresses SQS3 only on the dead-letter queues and S1 only on the access-log bucket', () => {
-    const template = Template.fromStack(stack).toJSON().Resources as Record<string, any>;
+    const template = wholeTemplateOf(stack).toJSON().Resources as Record<string, any>;
     const suppressedOn = (rule: string) =>
       Object.entries(template)
         .filter(([, resource]) =>
@@ -131,6 +134,25 @@ describe('cdk-nag AwsSolutions', () => {
       ].sort(),
     );
     expect(suppressedOn('AwsSolutions-S1')).toEqual([idOf(stack.reports.accessLogsBucket)]);
+  });
+
+  it('suppresses the sandbox wipe’s IAM5 for the sandboxes’ report folders of the reports bucket alone', () => {
+    const [, source] = /^\/(.*)\/(\w*)$/.exec(sandboxFoldersFinding(stack.reports.bucket).regex)!;
+    const finding = new RegExp(source!);
+    const bucketId = stack.getLogicalId(stack.reports.bucket.node.defaultChild as CfnElement);
+    const nested = Object.keys(separateTemplatesOf(stack).Sandbox!.toJSON().Parameters as Record<string, unknown>);
+    const bucketParameter = nested.find(
+      (name) => name.startsWith('referenceto') && name.includes(bucketId.slice(0, -8)) && name.endsWith('Arn'),
+    );
+    expect(bucketParameter).toBeDefined();
+    for (const arn of [`<${bucketParameter}>`, `<${bucketId}.Arn>`])
+      expect(finding.test(`Resource::${arn}/reports/*~sandbox/*`), arn).toBe(true);
+    for (const wider of [
+      `Resource::<${bucketParameter}>/reports/*`,
+      `Resource::<${bucketParameter}>/*`,
+      `Resource::<OtherBucket.Arn>/reports/*~sandbox/*`,
+    ])
+      expect(finding.test(wider), wider).toBe(false);
   });
 });
 

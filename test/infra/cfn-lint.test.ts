@@ -1,11 +1,14 @@
-import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { cfnLintFindings } from './cfn-lint-findings.ts';
 import { buildServiceStack } from './service-stack-fixture.ts';
+import { nestedStacksOf, separateTemplatesOf } from './template-queries.ts';
 
-describe('the synthesized template in cfn-lint (the image’s cfn-lint)', () => {
-  it('has no error and no warning', async () => {
+describe('the synthesized templates in cfn-lint (the image’s cfn-lint)', () => {
+  it('have no error and no warning, the nested stacks’ included', async () => {
     const { stack } = buildServiceStack({ bundle: false, context: { alarmEmail: 'ops@example.org' } });
-    expect(await cfnLintFindings({ template: Template.fromStack(stack) })).toEqual({ findings: [], stderr: '' });
+    const templates = separateTemplatesOf(stack);
+    expect(Object.keys(templates)).toHaveLength(1 + nestedStacksOf(stack).length);
+    expect(nestedStacksOf(stack).length).toBeGreaterThan(0);
+    expect(await cfnLintFindings(templates)).toEqual({ findings: [], stderr: '' });
   }, 120_000);
 });

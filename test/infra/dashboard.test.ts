@@ -2,13 +2,14 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '#lib/service-stack.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
+import { wholeTemplateOf } from './template-queries.ts';
 
 let stack: ServiceStack;
 let template: Template;
 
 beforeAll(() => {
   ({ stack } = buildServiceStack({ bundle: false }));
-  template = Template.fromStack(stack);
+  template = wholeTemplateOf(stack);
 });
 
 const resourcesOfType = (type: string) => Object.values(template.findResources(type)) as Array<{ Properties: any }>;

@@ -4,6 +4,7 @@ import { AlarmsConstruct } from '#lib/alarms-construct.ts';
 import { SERVICE_TAG, serviceStackName } from '#lib/service-stack.ts';
 import { buildServiceStack } from './service-stack-fixture.ts';
 import { App, Stack } from 'aws-cdk-lib';
+import { wholeTemplateOf } from './template-queries.ts';
 
 /** Physical names a template fixes (as opposed to names CloudFormation generates), by resource. */
 function fixedNames(template: Template): string[] {
@@ -26,8 +27,8 @@ describe('a deployment', () => {
   const env = { account: '123456789012', region: 'eu-west-1' };
   const dev = buildServiceStack({ bundle: false, env, context: { stage: 'dev' }, stackId: serviceStackName('dev') });
   const prod = buildServiceStack({ bundle: false, env, context: { stage: 'prod' }, stackId: serviceStackName('prod') });
-  const devTemplate = Template.fromStack(dev.stack);
-  const prodTemplate = Template.fromStack(prod.stack);
+  const devTemplate = wholeTemplateOf(dev.stack);
+  const prodTemplate = wholeTemplateOf(prod.stack);
 
   it('deploys two stages side by side in one account and region: no physical name in common', () => {
     const devNames = fixedNames(devTemplate);
@@ -91,7 +92,7 @@ describe('a deployment', () => {
   });
 
   it('reuses an existing SES identity when told to, instead of creating one', () => {
-    const reuse = Template.fromStack(
+    const reuse = wholeTemplateOf(
       buildServiceStack({ bundle: false, context: { senderIdentityExists: 'true' } }).stack,
     );
     reuse.resourceCountIs('AWS::SES::EmailIdentity', 0);
@@ -104,7 +105,7 @@ describe('the alarm topic', () => {
   it('lets CloudWatch alarms of this account publish, over TLS only', () => {
     const stack = new Stack(new App(), 'Alarms', { env: { account: '123456789012', region: 'eu-west-1' } });
     new AlarmsConstruct(stack, 'Alarms', { alarmEmail: 'ops@example.org' });
-    const policies = Object.values(Template.fromStack(stack).findResources('AWS::SNS::TopicPolicy')) as any[];
+    const policies = Object.values(wholeTemplateOf(stack).findResources('AWS::SNS::TopicPolicy')) as any[];
     const statements = policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement);
 
     expect(statements).toEqual(

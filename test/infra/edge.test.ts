@@ -9,6 +9,7 @@ import type { ServiceStack } from '#lib/service-stack.ts';
 import { ORIGIN_VERIFY_HEADER } from '#shared/config/origin-verify.ts';
 import { standardErrorSchema } from '#shared/schemas/error-responses.ts';
 import { buildServiceStack } from './service-stack-fixture.ts';
+import { separateTemplatesOf, wholeTemplateOf } from './template-queries.ts';
 
 const env = { account: '123456789012', region: 'eu-west-1' };
 const DOMAIN = 'api.example.org';
@@ -33,7 +34,8 @@ beforeAll(async () => {
   // One synth of the app (both stacks) serves every assertion below.
   const assembly = built.app.synth();
   await breathe();
-  prodTemplate = Template.fromJSON(assembly.getStackArtifact(prod.artifactId).template as Record<string, unknown>);
+  // With the sandbox's nested stack in it: "every API function" is the sandbox's too.
+  prodTemplate = wholeTemplateOf(prod);
   webAclTemplate = Template.fromJSON(
     assembly.getStackArtifact(webAclStack.artifactId).template as Record<string, unknown>,
   );
@@ -234,7 +236,7 @@ describe('stage=prod: the edge is on by default', () => {
       context: { stage: 'prod', originVerifySecretVersion: version },
       stackId: 'RotatedUnderTest',
     });
-    const template = Template.fromStack(stack);
+    const template = wholeTemplateOf(stack);
     expect(JSON.stringify(apiOrigin(template).OriginCustomHeaders)).toContain(`:SecretString:current::${version}}}`);
     const env0 = functionEnvironments(template).find((fn) => fn.Environment?.Variables?.ORIGIN_VERIFY_SECRETS);
     expect(JSON.stringify(env0?.Environment?.Variables?.ORIGIN_VERIFY_SECRETS)).toContain(
@@ -261,7 +263,7 @@ describe('stage=prod: the edge is on by default', () => {
 
   it('passes cfn-lint with no error and no warning, in both stacks', async () => {
     // Both templates in one run; each finding's line names its file.
-    expect(await cfnLintFindings({ service: prodTemplate, 'web-acl': webAclTemplate })).toEqual({
+    expect(await cfnLintFindings({ ...separateTemplatesOf(prod), 'web-acl': webAclTemplate })).toEqual({
       findings: [],
       stderr: '',
     });
@@ -271,7 +273,7 @@ describe('stage=prod: the edge is on by default', () => {
 describe('other stages: the edge is off unless asked for', () => {
   it('builds no web ACL stack, sends no header and gives no function the variable', () => {
     const { app, stack } = buildServiceStack({ bundle: false });
-    const template = Template.fromStack(stack);
+    const template = wholeTemplateOf(stack);
     expect(stack.edge).toBeUndefined();
     expect(app.node.children.filter((child) => child !== stack && (child as Stack).templateFile)).toEqual([]);
     expect(distributionConfig(template).WebACLId).toBeUndefined();
@@ -283,7 +285,7 @@ describe('other stages: the edge is off unless asked for', () => {
 
   it('outputs the execute-api address as ApiUrl and serves the OpenAPI document with it; no ApiOriginUrl', () => {
     const { stack } = buildServiceStack({ bundle: false });
-    const template = Template.fromStack(stack);
+    const template = wholeTemplateOf(stack);
     expect(rendered(outputOf(template, 'ApiUrl')?.Value)).toMatch(EXECUTE_API_URL);
     expect(outputOf(template, 'ApiOriginUrl')).toBeUndefined();
     expect(`${servedApiUrl(stack, template)}/`).toMatch(EXECUTE_API_URL);
@@ -311,7 +313,7 @@ describe('a custom domain (-c apiDomainName -c apiCertificateArn)', () => {
       context: { stage: 'prod', apiDomainName: DOMAIN, apiCertificateArn: CERTIFICATE },
       stackId: 'DomainUnderTest',
     });
-    const template = Template.fromStack(stack);
+    const template = wholeTemplateOf(stack);
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { DisableExecuteApiEndpoint: true });
     template.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
       DomainName: DOMAIN,
@@ -330,14 +332,14 @@ describe('a custom domain (-c apiDomainName -c apiCertificateArn)', () => {
       bundle: false,
       context: { apiDomainName: DOMAIN, apiCertificateArn: CERTIFICATE },
     });
-    const template = Template.fromStack(stack);
+    const template = wholeTemplateOf(stack);
     expect(outputOf(template, 'ApiUrl')?.Value).toBe(`https://${DOMAIN}/`);
     expect(outputOf(template, 'ApiOriginUrl')).toBeUndefined();
     expect(servedApiUrl(stack, template)).toBe(`https://${DOMAIN}`);
   });
 
   it('keeps the execute-api endpoint without a domain', () => {
-    const template = Template.fromStack(buildServiceStack({ bundle: false }).stack);
+    const template = wholeTemplateOf(buildServiceStack({ bundle: false }).stack);
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { DisableExecuteApiEndpoint: false });
     template.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0);
   });

@@ -1,17 +1,17 @@
 import { Aspects } from 'aws-cdk-lib';
-import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { COUNTER_RETRY_ATTEMPTS } from '#lib/mail-construct.ts';
 import { COUNTED_SES_EVENT_TYPES, emailEventsFunction } from '#shared/config/api-routes.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
-import { namesLiveAliasOf } from './template-queries.ts';
+import { namesLiveAliasOf, wholeTemplateOf } from './template-queries.ts';
 
 const { stack } = buildServiceStack({
   bundle: false,
   context: { emailReputationFailOpenSeconds: 120, alarmEmail: 'ops@example.org' },
 });
-const template = Template.fromStack(stack);
+const template = wholeTemplateOf(stack);
 const resources = template.toJSON().Resources as Record<string, any>;
 const counterId = logicalIdOf(stack.mail.eventCounter);
 const configurationSetRef = { Ref: logicalIdOf(stack.mail.configurationSet) };
@@ -153,7 +153,7 @@ describe('the SES configuration set’s event path (contract §19)', () => {
 
   it('without an alarm e-mail (no topic), still alarms on pauses in the console, and the counter publishes nowhere', () => {
     const { stack: quiet } = buildServiceStack({ bundle: false });
-    const quietTemplate = Template.fromStack(quiet);
+    const quietTemplate = wholeTemplateOf(quiet);
     const pauseAlarms = (Object.values(quietTemplate.findResources('AWS::CloudWatch::Alarm')) as any[]).filter(
       (alarm) => alarm.Properties.MetricName === 'EmailPauses',
     );

@@ -1,10 +1,9 @@
-import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '#lib/service-stack.ts';
 import { usersEraserDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
 import { USERS_ERASER_ROLE } from '#shared/adapters/postgres/users-schema.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
-import { actionsOf, resourcesOf, templateQueries, type Statement } from './template-queries.ts';
+import { actionsOf, resourcesOf, templateQueries, type Statement, wholeTemplateOf } from './template-queries.ts';
 
 /** DELETE /v1/users/{id}: what its function may do, and how it reaches the users database. */
 
@@ -13,7 +12,7 @@ let queries: ReturnType<typeof templateQueries>;
 
 beforeAll(() => {
   ({ stack } = buildServiceStack({ bundle: false, context: { alarmEmail: 'ops@example.org' } }));
-  queries = templateQueries(Template.fromStack(stack));
+  queries = templateQueries(wholeTemplateOf(stack));
 });
 
 const eraseFunction = () => stack.routeFunctions.get('EraseUser')!;
@@ -69,7 +68,13 @@ describe('the EraseUser function', () => {
 
   it('is mapped to users_eraser by the migration, and not to the reader; it is deployed after the migration', () => {
     const eraserArns = migration().Properties.EraserRoleArns as Array<{ 'Fn::GetAtt': [string, string] }>;
-    expect(eraserArns).toEqual([{ 'Fn::GetAtt': [logicalIdOf(eraseFunction().role!), 'Arn'] }]);
+    // And the sandbox wipe's consumer (test/infra/sandbox-wipe.test.ts), held to the sandboxes' users.
+    expect(eraserArns).toHaveLength(2);
+    expect(eraserArns).toEqual(
+      expect.arrayContaining(
+        [eraseFunction(), stack.sandboxWipes.consumer].map((fn) => ({ 'Fn::GetAtt': [logicalIdOf(fn.role!), 'Arn'] })),
+      ),
+    );
     const readerArns = JSON.stringify(migration().Properties.ReaderRoleArns);
     expect(readerArns).not.toContain(logicalIdOf(eraseFunction().role!));
     expect(queries.resources[logicalIdOf(eraseFunction())]!.DependsOn).toContain(
@@ -133,11 +138,11 @@ describe('the EraseUser function', () => {
     expect(queries.environmentOf(eraseFunction())).toMatchObject({ WEBHOOKS_TABLE_NAME: { Ref: webhooksTable } });
   });
 
-  it('is the only function besides the migration that may delete users', () => {
+  it('is the only function besides the migration and the sandbox wipe that may delete users', () => {
     const mapped = queries
       .ofType('AWS::Lambda::Function')
       .filter(([, fn]) => fn.Properties.Environment?.Variables?.USERS_ERASER_DATABASE_USER !== undefined)
       .map(([id]) => id);
-    expect(mapped).toEqual([logicalIdOf(eraseFunction())]);
+    expect(mapped.sort()).toEqual([logicalIdOf(eraseFunction()), logicalIdOf(stack.sandboxWipes.consumer)].sort());
   });
 });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { buildDashboard, dashboardInvalidationPaths } from '#lib/dashboard-construct.ts';
 import { serviceStackName } from '#lib/service-stack.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
-import type { Resource } from './template-queries.ts';
+import { type Resource, wholeTemplateOf } from './template-queries.ts';
 
 /**
  * What a first `cdk deploy` in a fresh account needs (docs/deploy.md): no reserved concurrency a new
@@ -21,7 +21,7 @@ const repoFile = (file: string) => new URL(`../../${file}`, import.meta.url);
 
 const synth = (context: Record<string, unknown> = {}, env?: { account: string; region: string }) => {
   const { stack } = buildServiceStack({ bundle: false, context, ...(env ? { env } : {}) });
-  const template = Template.fromStack(stack);
+  const template = wholeTemplateOf(stack);
   return { stack, template, resources: template.toJSON().Resources as Record<string, Resource> };
 };
 
@@ -73,6 +73,7 @@ describe('Lambda concurrency', () => {
     { fn: stack.reports.deadLetterHandler, maximum: 2 },
     { fn: stack.webhooks.delivery, maximum: 10 },
     { fn: stack.webhooks.slowDelivery, maximum: 5 },
+    { fn: stack.sandboxWipes.consumer, maximum: 2 },
   ];
 
   it('reserves the reservedConcurrency context value (given with -c, a string) for the report worker and both webhook delivery lanes, and for no other function', () => {
@@ -185,7 +186,7 @@ describe('CloudFront names (unique per account, not per region)', () => {
     const stage = 'a'.repeat(20);
     const inRegion = (region: string) =>
       cloudFrontNames(
-        Template.fromStack(
+        wholeTemplateOf(
           buildServiceStack({
             bundle: false,
             context: { stage },

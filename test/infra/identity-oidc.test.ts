@@ -1,13 +1,13 @@
-import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { identityProviderConnectSources } from '#lib/dashboard-security-headers.ts';
 import { parseStackConfig } from '#lib/stack-config.ts';
 import { buildServiceStack, exampleContext, logicalIdOf } from './service-stack-fixture.ts';
+import { wholeTemplateOf } from './template-queries.ts';
 
 /** An external OpenID Connect issuer (the default, `identity=oidc`): what the context values become. */
 const contentSecurityPolicyOf = (context: Record<string, unknown>): string => {
   const { stack } = buildServiceStack({ bundle: false, context });
-  const policy = Template.fromStack(stack).findResources('AWS::CloudFront::ResponseHeadersPolicy');
+  const policy = wholeTemplateOf(stack).findResources('AWS::CloudFront::ResponseHeadersPolicy');
   const [resource] = Object.values(policy) as Array<{ Properties: any }>;
   return flatten(
     resource!.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy,
@@ -73,7 +73,7 @@ describe('API token settings with an external issuer', () => {
         scopePrefix: 'onboarding-api/',
       },
     });
-    const resources = Template.fromStack(stack).toJSON().Resources as Record<string, any>;
+    const resources = wholeTemplateOf(stack).toJSON().Resources as Record<string, any>;
     const variables = resources[logicalIdOf(stack.routeFunctions.get('CreateReportJob')!)].Properties.Environment
       .Variables as Record<string, unknown>;
 
@@ -87,7 +87,7 @@ describe('API token settings with an external issuer', () => {
       ORG_CLAIM: 'org_id',
     });
     expect(variables.MACHINE_CLIENTS_TABLE_NAME).toBeUndefined();
-    expect(Object.keys(Template.fromStack(stack).findResources('AWS::Cognito::UserPool'))).toEqual([]);
+    expect(Object.keys(wholeTemplateOf(stack).findResources('AWS::Cognito::UserPool'))).toEqual([]);
   });
 
   it('refuses machineClientIds naming every client (a lone *) or with a * inside an id', () => {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match } from 'aws-cdk-lib/assertions';
 import { CURRENTLY_RECOMMENDED_FLAGS } from 'aws-cdk-lib/cx-api';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
@@ -9,13 +9,13 @@ import { readPriceTable } from '#scripts/cost/price-table.ts';
 import { synthesizeStage } from '#scripts/cost/stage-template.ts';
 import { apiRoutes } from '#shared/config/api-routes.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
-import { alarmedFunctionOf } from './template-queries.ts';
+import { alarmedFunctionOf, wholeTemplateOf } from './template-queries.ts';
 
 const { stack } = buildServiceStack({
   bundle: false,
   context: { alarmEmail: 'ops@example.org', operationsDashboard: 'true' },
 });
-const template = Template.fromStack(stack);
+const template = wholeTemplateOf(stack);
 const resources = template.toJSON().Resources as Record<string, any>;
 const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as any[];
 const topicRef = { Ref: logicalIdOf(stack.alarms.topic!) };
@@ -68,7 +68,7 @@ describe('SES', () => {
     const sendStatements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[])
       .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
       .filter((statement) => statement.Action === 'ses:SendEmail');
-    expect(sendStatements.length).toBe(2); // create and resend
+    expect(sendStatements.length).toBe(3); // create, resend and the sandbox's events (a token issued)
     for (const statement of sendStatements) expect(JSON.stringify(statement.Resource)).toContain(':configuration-set/');
   });
 
@@ -77,20 +77,20 @@ describe('SES', () => {
     expect(dkim).toHaveLength(3);
     for (const name of dkim) expect(JSON.stringify(template.findOutputs(name))).toContain('CNAME');
 
-    const reused = Template.fromStack(
+    const reused = wholeTemplateOf(
       buildServiceStack({ bundle: false, context: { senderIdentityExists: 'true' } }).stack,
     );
     expect(Object.keys(reused.findOutputs('*')).filter((name) => name.includes('DkimRecord'))).toEqual([]);
   });
 
   it('lets the functions send to the verified recipients named for the SES sandbox, and to no one else', () => {
-    const sandbox = Template.fromStack(
+    const sandbox = wholeTemplateOf(
       buildServiceStack({ bundle: false, context: { sesSandboxRecipients: 'qa@example.org, lead@example.org' } }).stack,
     );
     const statements = (Object.values(sandbox.findResources('AWS::IAM::Policy')) as any[])
       .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
       .filter((statement) => statement.Action === 'ses:SendEmail');
-    expect(statements.length).toBe(2);
+    expect(statements.length).toBe(3);
     for (const statement of statements) {
       const resourcesText = JSON.stringify(statement.Resource);
       expect(resourcesText).toContain(':identity/qa@example.org');
@@ -118,7 +118,11 @@ describe('alarms', () => {
     );
     // The report dead letters have a consumer that drains them within seconds: their receive count pages instead.
     expect(depthAlarmQueues.sort()).toEqual(
-      [logicalIdOf(stack.webhooks.deadLetterQueue), logicalIdOf(stack.mail.eventDeadLetterQueue)].sort(),
+      [
+        logicalIdOf(stack.webhooks.deadLetterQueue),
+        logicalIdOf(stack.mail.eventDeadLetterQueue),
+        logicalIdOf(stack.sandboxWipes.deadLetterQueue),
+      ].sort(),
     );
     expect(
       alarmOn('NumberOfMessagesReceived').map((alarm) => alarm.Properties.Dimensions[0].Value['Fn::GetAtt'][0]),
@@ -152,7 +156,9 @@ describe('alarms', () => {
     // cost a metric every month of the idle budget (docs/cost.md) for nothing.
     const certificatePublisher = logicalIdOf(stack.reportSigning.publisherFunction);
     // A pre-traffic hook that fails fails the deployment it checks, in front of whoever deploys.
-    const hooks = [...stack.deployments.hooks.values()].map((hook) => logicalIdOf(hook));
+    const hooks = [...stack.deployments.hooks.values(), ...stack.sandbox.deployments.hooks.values()].map((hook) =>
+      logicalIdOf(hook),
+    );
     const routes = new Set([...stack.routeFunctions.values(), stack.routeNotFound].map((fn) => logicalIdOf(fn)));
     const functions = Object.keys(template.findResources('AWS::Lambda::Function')).filter(
       // The CDK's own deploy-time handlers (BucketDeployment, the Provider framework that calls the
@@ -200,13 +206,13 @@ describe('alarms', () => {
     expect(alarmOn('WriteThrottleEvents')).toHaveLength(2);
   });
 
-  it('read at most 28 metrics: an idle stage with the default settings costs at most $8 a month (docs/cost.md)', () => {
+  it('read at most 30 metrics: an idle stage with the default settings costs at most $8 a month (docs/cost.md)', () => {
     const prices = readPriceTable();
     const alarmMetrics = (cost: IdleCost) => cost.items.find((item) => item.item === 'alarm metrics')!.quantity;
-    expect(alarmMetrics(idleCost(template.toJSON() as CloudFormationTemplate, prices))).toBeLessThanOrEqual(28);
+    expect(alarmMetrics(idleCost(template.toJSON() as CloudFormationTemplate, prices))).toBeLessThanOrEqual(30);
     // Without an alarm e-mail there is no topic, and no key to encrypt it ($1 a month).
     const quiet = idleCost(synthesizeStage({}), prices);
-    expect(alarmMetrics(quiet)).toBeLessThanOrEqual(28);
+    expect(alarmMetrics(quiet)).toBeLessThanOrEqual(30);
     expect(quiet.monthlyUsd).toBeLessThanOrEqual(8);
   });
 
@@ -261,8 +267,11 @@ describe('tracing', () => {
     const service = functions.filter(([, fn]) => fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME);
     // Route functions, the fallback, the report worker, dead-letter handler and sweep, the webhook delivery of
     // each lane, the republish of pending webhook events, the users database migration, the SES event counter,
-    // the certificate publisher, and the pre-traffic hook of each kind of synthetic request.
-    expect(service.length).toBe(stack.routeFunctions.size + 10 + stack.deployments.hooks.size);
+    // the certificate publisher, the sandbox wipe's consumer, and the pre-traffic hook of each kind of synthetic
+    // request, in the stack and in the sandbox's nested stack.
+    expect(service.length).toBe(
+      stack.routeFunctions.size + 11 + stack.deployments.hooks.size + stack.sandbox.deployments.hooks.size,
+    );
     for (const fn of [stack.webhooks.delivery, stack.webhooks.slowDelivery])
       expect(service.map(([id]) => id)).toContain(logicalIdOf(fn));
     // Nothing upstream of these passes a sampled trace header, so PassThrough records no trace for them: the
@@ -278,6 +287,8 @@ describe('tracing', () => {
         stack.webhooks.republish,
         stack.webhooks.delivery,
         stack.webhooks.slowDelivery,
+        // The sandbox wipe's consumer (lib/sandbox-wipe-construct.ts): a sandbox's test data, traced by nothing upstream.
+        stack.sandboxWipes.consumer,
         ...getRoutes.map((route) => stack.routeFunctions.get(route.name)!),
       ].map((fn) => logicalIdOf(fn)),
     );

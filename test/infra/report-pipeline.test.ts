@@ -5,7 +5,6 @@ import {
 } from '#shared/queue/report-pipeline-timing.ts';
 import { REPORT_DEADLINE_MS } from '#shared/domain/reports/report-job.ts';
 import { readFileSync } from 'node:fs';
-import { Template } from 'aws-cdk-lib/assertions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { copyReportFonts, reportObjectPrefix } from '#lib/report-pipeline-construct.ts';
@@ -22,6 +21,7 @@ import {
   resourcesOf,
   templateQueries,
   type Statement,
+  wholeTemplateOf,
 } from './template-queries.ts';
 
 let stack: ServiceStack;
@@ -30,7 +30,7 @@ let queries: ReturnType<typeof templateQueries>;
 beforeAll(() => {
   // The template is all these tests read: skip esbuild (the bundled worker is checked in service-stack.test.ts).
   ({ stack } = buildServiceStack({ bundle: false }));
-  queries = templateQueries(Template.fromStack(stack));
+  queries = templateQueries(wholeTemplateOf(stack));
 });
 
 const reports = () => stack.reports;
@@ -154,7 +154,7 @@ describe('reports bucket', () => {
 
   it('takes the expiry from the retentionDays context', () => {
     const { stack: shortLived } = buildServiceStack({ bundle: false, context: { retentionDays: 7 } });
-    const template = Template.fromStack(shortLived);
+    const template = wholeTemplateOf(shortLived);
     const rules =
       template.toJSON().Resources[logicalIdOf(shortLived.reports.bucket)].Properties.LifecycleConfiguration.Rules;
     expect(rules).toContainEqual(expect.objectContaining({ Prefix: 'reports/', ExpirationInDays: 7 }));
@@ -392,12 +392,13 @@ describe('report routes', () => {
     });
   });
 
-  it('CreateReportJob takes its rate limit from the reportRateLimit context value, alone among the functions', () => {
+  it('CreateReportJob (and the sandbox’s report events, which request jobs as it does) takes its rate limit from the reportRateLimit context value, alone among the functions', () => {
     const { stack: generous } = buildServiceStack({ bundle: false, context: { reportRateLimit: '50' } });
-    const template = templateQueries(Template.fromStack(generous));
-    const createReportJob = generous.routeFunctions.get('CreateReportJob')!;
-    expect(template.environmentOf(createReportJob)).toMatchObject({ REPORT_RATE_LIMIT: '50' });
-    const others = [...generous.routeFunctions.values()].filter((fn) => fn !== createReportJob);
+    const template = templateQueries(wholeTemplateOf(generous));
+    const requesting = ['CreateReportJob', 'TriggerSandboxEvent'].map((name) => generous.routeFunctions.get(name)!);
+    for (const fn of requesting)
+      expect(template.environmentOf(fn), fn.node.id).toMatchObject({ REPORT_RATE_LIMIT: '50' });
+    const others = [...generous.routeFunctions.values()].filter((fn) => !requesting.includes(fn));
     expect(others.filter((fn) => 'REPORT_RATE_LIMIT' in template.environmentOf(fn))).toEqual([]);
   });
 

@@ -1,5 +1,4 @@
 import { sign } from 'node:crypto';
-import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KEY_ADMINISTRATION_ACTIONS, REPORT_SIGNING_CERTIFICATES_TYPE } from '#lib/report-signing-construct.ts';
 import type { ServiceStack } from '#lib/service-stack.ts';
@@ -10,7 +9,7 @@ import {
 } from '#shared/adapters/signing/report-signer-name.ts';
 import { issueSigningCertificate } from '#shared/adapters/signing/issue-signing-certificate.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
-import { actionsOf, resourcesOf, templateQueries, type Statement } from './template-queries.ts';
+import { actionsOf, resourcesOf, templateQueries, type Statement, wholeTemplateOf } from './template-queries.ts';
 import { newReportSigningKeyPair } from '#shared/adapters/signing/report-signing-algorithm.ts';
 
 let stack: ServiceStack;
@@ -18,7 +17,7 @@ let queries: ReturnType<typeof templateQueries>;
 
 beforeAll(() => {
   ({ stack } = buildServiceStack({ bundle: false }));
-  queries = templateQueries(Template.fromStack(stack));
+  queries = templateQueries(wholeTemplateOf(stack));
 });
 
 /** The live key and the sandbox's: the same policy shape, each tested alike. */
@@ -211,7 +210,7 @@ describe('the certificate resource', () => {
       bundle: false,
       context: { reportSigningCertificates: pem.replaceAll('\n', '\\n') },
     });
-    const [resource, sandboxResource] = templateQueries(Template.fromStack(withOperator)).ofType(
+    const [resource, sandboxResource] = templateQueries(wholeTemplateOf(withOperator)).ofType(
       REPORT_SIGNING_CERTIFICATES_TYPE,
     );
     expect(resource![1].Properties.OperatorCertificates).toBe(pem);
@@ -224,7 +223,7 @@ describe('the certificate resource', () => {
 
 describe('the timestamp authority (context reportTimestampUrl, PAdES B-T)', () => {
   const workerVariables = (of: ServiceStack) =>
-    templateQueries(Template.fromStack(of)).resources[logicalIdOf(of.reports.worker)]!.Properties.Environment
+    templateQueries(wholeTemplateOf(of)).resources[logicalIdOf(of.reports.worker)]!.Properties.Environment
       .Variables as Record<string, unknown>;
 
   it('is given to the worker as REPORT_TIMESTAMP_URL, and to no other function', () => {
@@ -233,7 +232,7 @@ describe('the timestamp authority (context reportTimestampUrl, PAdES B-T)', () =
       context: { reportTimestampUrl: 'https://timestamp.example.com/tsa' },
     });
     expect(workerVariables(timestamped).REPORT_TIMESTAMP_URL).toBe('https://timestamp.example.com/tsa');
-    const others = templateQueries(Template.fromStack(timestamped))
+    const others = templateQueries(wholeTemplateOf(timestamped))
       .ofType('AWS::Lambda::Function')
       .filter(([id]) => id !== logicalIdOf(timestamped.reports.worker))
       .filter(([, fn]) => 'REPORT_TIMESTAMP_URL' in ((fn.Properties.Environment?.Variables ?? {}) as object));

@@ -5,7 +5,7 @@ import type { ServiceStack } from '#lib/service-stack.ts';
 import { apiRoutes } from '#shared/config/api-routes.ts';
 import { cfnLintFindings } from './cfn-lint-findings.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
-import type { Resource } from './template-queries.ts';
+import { type Resource, separateTemplatesOf, wholeTemplateOf } from './template-queries.ts';
 
 interface Synthesized {
   readonly context: Record<string, unknown>;
@@ -21,7 +21,7 @@ function synthesize(context: Record<string, unknown> = {}): Synthesized {
     env: { account: '123456789012', region: 'eu-west-1' },
     context: { alarmEmail: 'ops@example.org', ...context },
   });
-  const template = Template.fromStack(stack);
+  const template = wholeTemplateOf(stack);
   return { context, stack, template, resources: template.toJSON().Resources as Record<string, Resource> };
 }
 
@@ -39,6 +39,7 @@ function trafficFunctions(stack: ServiceStack): ServiceFunction[] {
     stack.usersDatabase.migrationFunction,
     stack.reportSigning.publisherFunction,
     ...stack.deployments.hooks.values(),
+    ...stack.sandbox.deployments.hooks.values(),
   ]);
   return stack.node
     .findAll()
@@ -390,6 +391,6 @@ describe.each([
 
 describe('the synthesized templates in cfn-lint', () => {
   it('find no error and no warning in stage=prod (the default settings: cfn-lint.test.ts)', async () => {
-    expect(await cfnLintFindings({ prod: prod.template })).toEqual({ findings: [], stderr: '' });
+    expect(await cfnLintFindings(separateTemplatesOf(prod.stack))).toEqual({ findings: [], stderr: '' });
   }, 120_000);
 });

@@ -1,10 +1,9 @@
-import { Template } from 'aws-cdk-lib/assertions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '#lib/service-stack.ts';
 import { SANDBOX_WIPE_MAX_RECEIVES, SANDBOX_WIPE_TIMEOUT_SECONDS } from '#shared/queue/sandbox-wipe-messages.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
-import { actionsOf, resourcesOf, templateQueries, type Statement } from './template-queries.ts';
+import { actionsOf, resourcesOf, templateQueries, type Statement, wholeTemplateOf } from './template-queries.ts';
 
 /** DELETE /v1/sandbox: the route's function, the wipe queue and its consumer, and what each may do. */
 
@@ -13,7 +12,7 @@ let queries: ReturnType<typeof templateQueries>;
 
 beforeAll(() => {
   ({ stack } = buildServiceStack({ bundle: false, context: { alarmEmail: 'ops@example.org' } }));
-  queries = templateQueries(Template.fromStack(stack));
+  queries = templateQueries(wholeTemplateOf(stack));
 });
 
 const arnOf = (construct: Parameters<typeof logicalIdOf>[0]) => `<${logicalIdOf(construct)}.Arn>`;
@@ -42,10 +41,11 @@ const SANDBOX_PARTITIONS = leadingKeys('ORG#*~sandbox', 'ORG#*~sandbox#*');
 const WIPE_RECORDS = leadingKeys('SANDBOX_WIPE#*');
 
 describe('the WipeSandbox route function', () => {
-  it('may read and write the wipe records alone (their own partitions), send to the wipe queue and spend its budget; nothing else', () => {
+  it('may read and write the wipe records alone (their own partitions), send to the wipe queue, append to the audit trail and spend its budget; nothing else', () => {
     const tables = stack.data.tables;
     expect(grants(routeFunction())).toEqual(
       [
+        `dynamodb:PutItem on ${arnOf(tables.AuditEvents)}`,
         `dynamodb:GetItem on ${arnOf(tables.ReportJobs)} if ${WIPE_RECORDS}`,
         `dynamodb:PutItem on ${arnOf(tables.ReportJobs)} if ${WIPE_RECORDS}`,
         `dynamodb:UpdateItem on ${arnOf(tables.ReportJobs)} if ${WIPE_RECORDS}`,

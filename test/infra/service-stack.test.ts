@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,7 @@ import {
   usersDatabaseMigrationFunction,
   reportSigningCertificatesFunction,
   emailEventsFunction,
+  sandboxWipeFunction,
   webhookDeliveryFunction,
   webhookRepublishFunction,
 } from '#shared/config/api-routes.ts';
@@ -36,6 +37,7 @@ import {
   templateQueries,
   type Resource,
   type Statement,
+  wholeTemplateOf,
 } from './template-queries.ts';
 
 const run = promisify(execFile);
@@ -53,7 +55,7 @@ let queries: ReturnType<typeof templateQueries>;
 beforeAll(() => {
   // The template's rules do not depend on the bundles: those are built once, below, in a process of their own.
   ({ stack } = buildServiceStack({ bundle: false }));
-  template = Template.fromStack(stack);
+  template = wholeTemplateOf(stack);
   queries = templateQueries(template);
   resources = queries.resources;
 });
@@ -81,7 +83,8 @@ const ofType = (type: string) => queries.ofType(type).filter(([logicalId]) => !i
 // Routes, the fallback, the report pipeline, both webhook lanes, the republish, the migration, the certificate
 // publisher, the SES event counter and the sandbox wipe's consumer.
 // ... and a pre-traffic hook per kind of synthetic request (lib/safe-deployments-construct.ts) but the Cognito
-// trigger's, which only identity=cognito has.
+// trigger's, which only identity=cognito has; and the sandbox's nested stack's own hooks (lib/sandbox-stack.ts), of
+// its API routes and its wipe queue's consumer.
 const functionCount =
   apiRoutes.length +
   1 +
@@ -92,7 +95,8 @@ const functionCount =
   1 +
   1 +
   1 +
-  SYNTHETIC_REQUEST_KINDS.filter((kind) => kind !== 'pre-token-generation').length;
+  SYNTHETIC_REQUEST_KINDS.filter((kind) => kind !== 'pre-token-generation').length +
+  2;
 /** The function whose `live` alias a reference names, by the alias's logical id. */
 const functionOfAlias = () =>
   new Map(
@@ -150,9 +154,10 @@ describe('HTTP API', () => {
       'GET /v1/webhooks/{id}/deliveries': logicalIdOf(routeFunction('ListWebhookDeliveries')),
       'GET /v1/audit-events': logicalIdOf(routeFunction('ListAuditEvents')),
       'GET /v1/sandbox/scenarios': logicalIdOf(routeFunction('ListSandboxScenarios')),
+      'POST /v1/sandbox/users': logicalIdOf(routeFunction('ImportSandboxUsers')),
+      'GET /v1/sandbox/emails': logicalIdOf(routeFunction('ListSandboxEmails')),
       'POST /v1/sandbox/events': logicalIdOf(routeFunction('TriggerSandboxEvent')),
       'POST /v1/sandbox/onboarding-tokens/{tokenId}/expire': logicalIdOf(routeFunction('ExpireSandboxOnboardingToken')),
-      'POST /v1/sandbox/users': logicalIdOf(routeFunction('ImportSandboxUsers')),
       'POST /v1/sandbox/webhook-listener': logicalIdOf(routeFunction('OpenSandboxWebhookListener')),
       'GET /v1/sandbox/webhook-messages': logicalIdOf(routeFunction('ListSandboxWebhookMessages')),
       'GET /v1/openapi.json': logicalIdOf(routeFunction('GetOpenApiDocument')),
@@ -186,7 +191,7 @@ describe('HTTP API', () => {
 
   it('takes the stage throttle from the apiThrottleRate context value, bursts of twice it', () => {
     const { stack: configured } = buildServiceStack({ bundle: false, context: { apiThrottleRate: '400' } });
-    const stages = Template.fromStack(configured).findResources('AWS::ApiGatewayV2::Stage');
+    const stages = wholeTemplateOf(configured).findResources('AWS::ApiGatewayV2::Stage');
     expect(Object.values(stages).map((stage) => stage.Properties.DefaultRouteSettings)).toEqual([
       expect.objectContaining({ ThrottlingRateLimit: 400, ThrottlingBurstLimit: 800 }),
     ]);
@@ -379,7 +384,7 @@ describe('the e-mail quotas and the webhook test limit', () => {
       bundle: false,
       context: { emailQuotaPerRecipientPerHour: '3', emailQuotaPerOrganizationPerHour: 250 },
     });
-    const configuredQueries = templateQueries(Template.fromStack(configured));
+    const configuredQueries = templateQueries(wholeTemplateOf(configured));
     for (const name of ['CreateOnboardingToken', 'ResendOnboardingToken']) {
       expect(configuredQueries.environmentOf(configured.routeFunctions.get(name)!), name).toMatchObject({
         EMAIL_QUOTA_PER_RECIPIENT_PER_HOUR: '3',
@@ -521,7 +526,11 @@ describe('mail and alarms', () => {
     // The certificate publisher runs during a deploy only, which fails visibly with it (operations.test.ts).
     const certificatePublisher = logicalIdOf(stack.reportSigning.publisherFunction);
     // A pre-traffic hook that fails fails the deployment it checks, in front of whoever deploys.
-    const hooks = new Set([...stack.deployments.hooks.values()].map((hook) => logicalIdOf(hook)));
+    const hooks = new Set(
+      [...stack.deployments.hooks.values(), ...stack.sandbox.deployments.hooks.values()].map((hook) =>
+        logicalIdOf(hook),
+      ),
+    );
     expect(watchedByDeadLetters).toEqual([logicalIdOf(stack.mail.eventCounter)]);
     expect(alarmedFunctions).toEqual(
       ofType('AWS::Lambda::Function')
@@ -545,8 +554,14 @@ describe('bundling', () => {
   beforeAll(async () => {
     assemblyDir = mkdtempSync(path.join(tmpdir(), 'service-assembly-'));
     await run(process.execPath, ['--import', 'tsx', SYNTHESIZE_BUNDLED_STACK, assemblyDir], { cwd: repoRoot });
-    const template = JSON.parse(readFileSync(path.join(assemblyDir, `${BUNDLED_STACK_ID}.template.json`), 'utf8'));
-    bundledResources = template.Resources;
+    // The stack's template and its nested stacks' (lib/sandbox-stack.ts), whose logical ids are apart.
+    bundledResources = Object.assign(
+      {},
+      ...[
+        `${BUNDLED_STACK_ID}.template.json`,
+        ...readdirSync(assemblyDir).filter((file) => file.endsWith('.nested.template.json')),
+      ].map((file) => JSON.parse(readFileSync(path.join(assemblyDir, file), 'utf8')).Resources),
+    );
     // About 40 bundles: 190 s on a loaded 2-core machine, past the tier's 180-second hook timeout.
   }, 360_000);
   afterAll(() => rmSync(assemblyDir, { recursive: true, force: true }));
@@ -570,7 +585,11 @@ describe('bundling', () => {
     { entry: usersDatabaseMigrationFunction.entry, fn: stack.usersDatabase.migrationFunction },
     { entry: reportSigningCertificatesFunction.entry, fn: stack.reportSigning.publisherFunction },
     { entry: emailEventsFunction.entry, fn: stack.mail.eventCounter },
-    ...[...stack.deployments.hooks.values()].map((fn) => ({ entry: HOOK_ENTRY, fn })),
+    { entry: sandboxWipeFunction.entry, fn: stack.sandboxWipes.consumer },
+    ...[...stack.deployments.hooks.values(), ...stack.sandbox.deployments.hooks.values()].map((fn) => ({
+      entry: HOOK_ENTRY,
+      fn,
+    })),
   ];
 
   it('builds with esbuildOptionsFor exactly the bundle CDK deploys, for every function', async () => {
@@ -936,7 +955,7 @@ describe('the request budget', () => {
       bundle: false,
       context: { requestBudgetRate: '20', requestBudgetBurst: 40 },
     });
-    const configuredQueries = templateQueries(Template.fromStack(configured));
+    const configuredQueries = templateQueries(wholeTemplateOf(configured));
     for (const route of apiRoutes.filter((candidate) => !candidate.public)) {
       expect(configuredQueries.environmentOf(configured.routeFunctions.get(route.name)!), route.name).toMatchObject({
         REQUEST_BUDGET_RATE: '20',
@@ -950,7 +969,7 @@ describe('the request budget', () => {
       bundle: false,
       context: { concurrencyPerOrganization: '12', databaseConcurrencyPerOrganization: 3 },
     });
-    const configuredQueries = templateQueries(Template.fromStack(configured));
+    const configuredQueries = templateQueries(wholeTemplateOf(configured));
     for (const route of apiRoutes.filter((candidate) => !candidate.public)) {
       expect(environmentOf(routeFunction(route.name)), route.name).toMatchObject({
         CONCURRENCY_PER_ORGANIZATION: '20',

@@ -1,4 +1,5 @@
-import type { Template } from 'aws-cdk-lib/assertions';
+import { NestedStack, type Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
 import type { ServiceFunction } from '#lib/service-function.ts';
@@ -34,6 +35,61 @@ export function readableResource(resource: unknown): string {
 }
 
 export const resourcesOf = (statement: Statement): string[] => [statement.Resource].flat().map(readableResource);
+
+/** The stack's nested stacks (lib/sandbox-stack.ts), which CloudFormation deploys as resources of the stack. */
+export const nestedStacksOf = (stack: Stack): NestedStack[] =>
+  stack.node
+    .findAll()
+    .filter((node): node is NestedStack => NestedStack.isNestedStack(node) && node.nestedStackParent === stack);
+
+/** The stack's template and each of its nested stacks', as the cloud assembly writes them, by construct id. */
+export const separateTemplatesOf = (stack: Stack): Record<string, Template> => ({
+  [stack.node.id]: Template.fromStack(stack),
+  ...Object.fromEntries(nestedStacksOf(stack).map((nested) => [nested.node.id, Template.fromStack(nested)])),
+});
+
+/**
+ * The stack's template with its nested stacks' resources in it, as if they were one stack: each nested parameter
+ * replaced by the value the stack passes, each of the stack's reads of a nested output by that output's value. So a
+ * nested function's grant on a table reads `Fn::GetAtt [table, Arn]` as in the stack, and "every function" assertions
+ * see every function the stage deploys. The nested stacks' resources (AWS::CloudFormation::Stack) stay.
+ */
+export function wholeTemplateOf(stack: Stack): Template {
+  const template = Template.fromStack(stack).toJSON() as { Resources: Record<string, Resource> };
+  const resources = { ...template.Resources };
+  const outputValues = new Map<string, unknown>();
+  const replaced = (value: unknown, replacementOf: (value: unknown) => unknown): unknown => {
+    const replacement = replacementOf(value);
+    if (replacement !== undefined) return replacement;
+    if (Array.isArray(value)) return value.map((item) => replaced(item, replacementOf));
+    if (value && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, replaced(item, replacementOf)]));
+    return value;
+  };
+  for (const nested of nestedStacksOf(stack)) {
+    const nestedResourceId = stack.getLogicalId(nested.nestedStackResource!);
+    const passed = (resources[nestedResourceId]!.Properties.Parameters ?? {}) as Record<string, unknown>;
+    const inStack = (value: unknown) =>
+      replaced(value, (item) => {
+        const ref = (item as { Ref?: unknown } | null)?.Ref;
+        return typeof ref === 'string' && ref in passed ? passed[ref] : undefined;
+      });
+    const nestedTemplate = Template.fromStack(nested).toJSON() as {
+      Resources: Record<string, Resource>;
+      Outputs?: Record<string, { Value: unknown }>;
+    };
+    for (const [id, resource] of Object.entries(nestedTemplate.Resources)) {
+      if (id in resources) throw new Error(`${id} is in both ${stack.node.path} and ${nested.node.path}`);
+      resources[id] = inStack(resource) as Resource;
+    }
+    for (const [name, output] of Object.entries(nestedTemplate.Outputs ?? {}))
+      outputValues.set(JSON.stringify({ 'Fn::GetAtt': [nestedResourceId, `Outputs.${name}`] }), inStack(output.Value));
+  }
+  const whole = replaced(resources, (item) =>
+    item && typeof item === 'object' ? outputValues.get(JSON.stringify(item)) : undefined,
+  );
+  return Template.fromJSON({ ...template, Resources: whole as Record<string, Resource> });
+}
 
 /** Lookups over one synthesized template, by resource type and by function. */
 export function templateQueries(template: Template) {
