@@ -1,27 +1,16 @@
-import { systemClock } from '#shared/domain/clock.ts';
 import { createOnboardingToken } from '#shared/domain/onboarding/create-onboarding-token.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { created, rateLimitHeaders } from '#shared/http/responses.ts';
-import { logger } from '#shared/observability/logger.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import type { OnboardingTokenBody } from '#shared/schemas/onboarding-token-responses.ts';
 import { onboardingTokenRequestSchema } from '#shared/schemas/onboarding-token-schemas.ts';
 import { apiFunction, idempotentRequestsFor } from '#shared/wiring/api.ts';
 import { auditTrailFor } from '#shared/wiring/audit.ts';
-import { onboardingMailFor, onboardingTokensFor } from '#shared/wiring/onboarding.ts';
+import { tokenIssuingPortsFor } from '#shared/wiring/onboarding.ts';
 
 const { config, guards } = apiFunction('CreateOnboardingToken');
 
-const createToken = createOnboardingToken({
-  tokens: onboardingTokensFor(config),
-  ...onboardingMailFor(config),
-  clock: systemClock,
-  onWithdrawFailed: (tokenId, error) =>
-    logger.warn('could not withdraw a token after a failed e-mail; it voids itself as provisional', {
-      tokenId,
-      error: error as Error,
-    }),
-});
+const createToken = createOnboardingToken(tokenIssuingPortsFor(config));
 
 export const handler = createApiHandler({
   ...guards,

@@ -1,30 +1,19 @@
-import { systemClock } from '#shared/domain/clock.ts';
 import { ForbiddenError } from '#shared/domain/errors.ts';
 import { SANDBOX_EVENT_SCOPES, triggerSandboxEvent } from '#shared/domain/sandbox/sandbox-events.ts';
 import { createApiHandler } from '#shared/http/api-handler.ts';
 import { accepted } from '#shared/http/responses.ts';
-import { logger } from '#shared/observability/logger.ts';
 import { sandboxEventBody } from '#shared/presenters/sandbox-event-bodies.ts';
 import { sandboxEventRequestSchema } from '#shared/schemas/sandbox-event-schemas.ts';
 import { apiFunction } from '#shared/wiring/api.ts';
 import { auditTrailFor } from '#shared/wiring/audit.ts';
-import { onboardingMailFor, tokenLifecyclePortsFor } from '#shared/wiring/onboarding.ts';
+import { tokenIssuingPortsFor, tokenLifecyclePortsFor } from '#shared/wiring/onboarding.ts';
 import { reportRequestPortsFor } from '#shared/wiring/reports.ts';
 import { webhookTestPortsFor } from '#shared/wiring/webhooks.ts';
 
 const { config, guards } = apiFunction('TriggerSandboxEvent');
 const trigger = triggerSandboxEvent({
   reports: reportRequestPortsFor(config),
-  tokens: {
-    ...tokenLifecyclePortsFor(config),
-    ...onboardingMailFor(config),
-    clock: systemClock,
-    onWithdrawFailed: (tokenId, error) =>
-      logger.warn('could not withdraw a token after a failed e-mail; it voids itself as provisional', {
-        tokenId,
-        error: error as Error,
-      }),
-  },
+  tokens: { ...tokenLifecyclePortsFor(config), ...tokenIssuingPortsFor(config) },
   webhooks: webhookTestPortsFor(config),
 });
 

@@ -164,25 +164,19 @@ async function signingRows(measurement: string, workDir: string): Promise<Row[]>
   const typical = await signingAdds('report');
   // The sandbox signs with a key of its own; its key is the same kind as live's, so one local key times both.
   const sandbox = await signingAdds('sandbox-report');
+  const signingAddsRow = (label: string, pairs: { unsignedSamples: number[]; added: number[] }): Row => ({
+    measurement,
+    subject: `${label}: what signing adds to a render (PAdES, local key), warm`,
+    unit: 'ms',
+    value: summarize(pairs.added),
+    baseline: { subject: 'the unsigned render, same run', value: summarize(pairs.unsignedSamples) },
+    budget: { on: 'median', max: SIGNING_MAX_MS },
+  });
   const multiScriptRender = await timeEach(renderer('multi-script', 0), WARM);
   const multiScriptRenderAndSign = await timeEach(signedRender('multi-script'), WARM);
   return [
-    {
-      measurement,
-      subject: 'typical report: what signing adds to a render (PAdES, local key), warm',
-      unit: 'ms',
-      value: summarize(typical.added),
-      baseline: { subject: 'the unsigned render, same run', value: summarize(typical.unsignedSamples) },
-      budget: { on: 'median', max: SIGNING_MAX_MS },
-    },
-    {
-      measurement,
-      subject: 'typical sandbox report: what signing adds to a render (PAdES, local key), warm',
-      unit: 'ms',
-      value: summarize(sandbox.added),
-      baseline: { subject: 'the unsigned render, same run', value: summarize(sandbox.unsignedSamples) },
-      budget: { on: 'median', max: SIGNING_MAX_MS },
-    },
+    signingAddsRow('typical report', typical),
+    signingAddsRow('typical sandbox report', sandbox),
     {
       measurement,
       subject: 'CJK + Arabic + Devanagari report: render + sign, warm',

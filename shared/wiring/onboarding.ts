@@ -154,6 +154,25 @@ export function onboardingMailFor(
   };
 }
 
+/**
+ * What issuing a token needs: the store, the e-mail and its limits, the clock, and a log line when
+ * a token whose e-mail failed cannot be withdrawn.
+ */
+export function tokenIssuingPortsFor(
+  config: OnboardingMailConfig & EmailQuotaConfig & EmailReputationConfig & OnboardingTokensTable,
+) {
+  return {
+    tokens: onboardingTokensFor(config),
+    ...onboardingMailFor(config),
+    clock: systemClock,
+    onWithdrawFailed: (tokenId: string, error: unknown) =>
+      logger.warn('could not withdraw a token after a failed e-mail; it voids itself as provisional', {
+        tokenId,
+        error: error as Error,
+      }),
+  };
+}
+
 /** What revoking or redeeming a token needs: the store, its events, the clock. */
 export function tokenLifecyclePortsFor(config: OnboardingTokensTable & WebhookPublishingConfig) {
   return { tokens: onboardingTokensFor(config), events: tokenEventsFor(config), clock: systemClock };
