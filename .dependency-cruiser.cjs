@@ -42,6 +42,13 @@ module.exports = {
           'domain and the adapters both use: it imports only itself and Node built-ins.',
       ],
       [
+        'shared-stands-below-its-users',
+        '^shared/',
+        '^(functions|lib|local|cli|client|web|scripts|bench|test|bin)/',
+        'shared/ is what the entry files, the CDK app, the local stack and the tools stand on: it imports none of ' +
+          'them (data both sides need, like the e-mail template, lives in shared/).',
+      ],
+      [
         'adapters-are-built-in-wiring',
         '^shared/(?!adapters/|wiring/)',
         '^shared/adapters/',

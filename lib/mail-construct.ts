@@ -20,7 +20,7 @@ import { COUNTED_SES_EVENT_TYPES, emailEventsFunction } from '#shared/config/api
 import { EMAIL_PAUSED_LOG_MESSAGE } from '#shared/adapters/email-pause-alerts.ts';
 import { BusinessMetric } from '#shared/observability/metrics.ts';
 import type { AlarmsConstruct } from './alarms-construct.ts';
-import { onboardingEmailTemplate } from './onboarding-email-template.ts';
+import { onboardingEmailTemplate } from '#shared/adapters/ses/onboarding-email-template.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { ServiceTable } from './service-table.ts';
 

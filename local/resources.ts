@@ -23,7 +23,7 @@ import {
   SetQueueAttributesCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { onboardingEmailTemplate } from '#lib/onboarding-email-template.ts';
+import { onboardingEmailTemplate } from '#shared/adapters/ses/onboarding-email-template.ts';
 import { allTables, type KeySchema, type TableDefinition } from '#shared/config/table-definitions.ts';
 import { MAX_RECEIVES } from '#shared/queue/report-job-messages.ts';
 import {

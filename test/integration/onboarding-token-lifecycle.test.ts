@@ -2,7 +2,7 @@ import { DeleteEmailTemplateCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
-import { onboardingEmailTemplate } from '#lib/onboarding-email-template.ts';
+import { onboardingEmailTemplate } from '#shared/adapters/ses/onboarding-email-template.ts';
 import { putEmailTemplate } from '#local/resources.ts';
 import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
 

@@ -53,7 +53,7 @@ export class SesOnboardingMailer implements OnboardingMailer {
 }
 
 /**
- * The template's variables (lib/onboarding-email-template.ts): each value as text for the subject
+ * The template's variables (shared/adapters/ses/onboarding-email-template.ts): each value as text for the subject
  * and the text part, and HTML-escaped (`…Html`) for the HTML part, which inserts it with `{{{…}}}`.
  * Escaping here rather than relying on `{{…}}` keeps a name text whether or not the renderer
  * escapes (the local SES emulator does not), and never escapes twice (contract §15).

@@ -1,4 +1,4 @@
-import { onboardingEmailTemplate } from '#lib/onboarding-email-template.ts';
+import { onboardingEmailTemplate } from '#shared/adapters/ses/onboarding-email-template.ts';
 import type { OnboardingEmail } from '#shared/domain/onboarding/ports.ts';
 import { onboardingTemplateData } from './onboarding-mailer.ts';
 

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { compileTemplateParts } from 'aws-ses-v2-local/dist/v2/renderTemplate.js';
 import { describe, expect, it } from 'vitest';
-import { onboardingEmailTemplate } from '#lib/onboarding-email-template.ts';
+import { onboardingEmailTemplate } from '#shared/adapters/ses/onboarding-email-template.ts';
 import { escapeHtml } from '#shared/adapters/html/escape-html.ts';
 import { onboardingTemplateData } from '#shared/adapters/ses/onboarding-mailer.ts';
 import { renderOnboardingTemplate } from '#shared/adapters/ses/render-onboarding-email.ts';
