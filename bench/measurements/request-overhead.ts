@@ -6,7 +6,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { KMSClient } from '@aws-sdk/client-kms';
+import { DecryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
 import pg from 'pg';
 import { generateDemoUsers } from '#local/demo-users.ts';
@@ -17,6 +17,7 @@ import { DEFAULT_RESULT_KEYS } from '#shared/domain/users/user-status-query.ts';
 import { apiEvent, lambdaContext, type ApiEventOptions } from '#test/support/api-event.ts';
 import { bearer, signToken, TEST_ORG_ID, validClaims } from '#test/support/jwt.ts';
 import { issuedTokenRecord, tokenItem } from '#test/support/fixtures/onboarding-tokens.ts';
+import { SANDBOX_SCOPE } from '#shared/domain/identity/tenant.ts';
 import { completeReportJob, reportJobItem } from '#test/support/fixtures/report-jobs.ts';
 import { webhookDelivery, webhookEndpoint, webhookEndpointItem } from '#test/support/fixtures/webhooks.ts';
 import { DynamoDbRequestBudgetBuckets } from '#shared/adapters/dynamodb/limits/request-budget-buckets.ts';
@@ -140,6 +141,15 @@ const scenarios: Record<string, Scenario> = {
     status: 201,
   },
   ListOnboardingTokens: { event: { query: { limit: '20' } }, status: 200 },
+  ImportSandboxUsers: {
+    event: { body: { users: [{ id: 'added-1', name: 'Added One', created_at: '2024-05-01T10:00:00Z' }] } },
+    status: 201,
+  },
+  TriggerSandboxEvent: { event: { body: { type: 'webhook.test' } }, status: 202 },
+  ExpireSandboxOnboardingToken: {
+    event: { path: `/v1/sandbox/onboarding-tokens/${TOKEN_ID}/expire`, pathParameters: { tokenId: TOKEN_ID } },
+    status: 200,
+  },
   CreateReportJob: { event: { body: { userId: users[0]!.id } }, status: 202 },
   GetReportJob: { event: { path: `/v1/document/api/${JOB_ID}`, pathParameters: { id: JOB_ID } }, status: 200 },
   GetReportDownloadUrl: {
@@ -220,6 +230,8 @@ function mockAwsClients(): Array<{ calls(): unknown[]; resetHistory(): void }> {
   ses.onAnyCommand().resolves({ MessageId: 'benchmark-message' });
   const kms = mockClient(KMSClient);
   kms.onAnyCommand().resolves({ CiphertextBlob: new Uint8Array(184) });
+  // The sandbox listener's secret is opened to be answered: a 32-byte data key.
+  kms.on(DecryptCommand).resolves({ Plaintext: new Uint8Array(32).fill(7) });
   return [documents, dynamoDb, sqs, s3, ses, kms];
 }
 
@@ -236,6 +248,10 @@ function fakeUsersDatabase(): void {
     if (text === 'BEGIN' || text === 'COMMIT' || text === 'ROLLBACK') return [];
     if (text === 'DELETE FROM users WHERE org_id = $1 AND id = $2') return [];
     if (text === 'DELETE FROM user_name_words WHERE org_id = $1 AND user_id = $2') return [];
+    // The sandbox's import writes its records and their name words in one transaction.
+    if (/^INSERT INTO (users|user_name_words) /.test(text)) return [];
+    if (/^SELECT id, created_at, name FROM users WHERE org_id = \$1 AND id IN \(.+\) FOR UPDATE$/.test(text)) return [];
+    if (/^DELETE FROM user_name_words WHERE org_id = \$1 AND user_id IN \(/.test(text)) return [];
     throw new Error(`the fake users database does not know this statement: ${text.slice(0, 200)}`);
   };
   const client = {
@@ -254,7 +270,15 @@ export default {
     Object.assign(process.env, env, { AWS_LAMBDA_LOG_LEVEL: 'WARN' });
     const mocks = mockAwsClients();
     fakeUsersDatabase();
-    const token = await signToken(validClaims({ exp: Math.floor(Date.now() / 1000) + 3600 }), { key: signingKey });
+    const exp = Math.floor(Date.now() / 1000) + 3600;
+    const token = await signToken(validClaims({ exp }), { key: signingKey });
+    // A sandbox-only route answers any other token 404; its rows are the sandbox's overhead.
+    const sandboxToken = await signToken(
+      validClaims({ exp, scope: `${String(validClaims().scope)} ${SANDBOX_SCOPE}` }),
+      {
+        key: signingKey,
+      },
+    );
 
     const trivial: Handler = async () => ({
       statusCode: 200,
@@ -275,7 +299,7 @@ export default {
           path: scenario.event.path ?? route.path,
           routeKey: route.name === fallbackRoute.name ? '$default' : `${route.method} ${route.path}`,
           headers: {
-            ...bearer(token),
+            ...bearer(route.sandboxOnly ? sandboxToken : token),
             ...(scenario.event.body === undefined ? {} : { 'content-type': 'application/json' }),
             ...scenario.event.headers,
           },

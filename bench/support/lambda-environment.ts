@@ -43,6 +43,7 @@ export async function lambdaEnvironment(): Promise<LambdaEnvironment> {
     REPORTS_BUCKET_NAME: 'benchmark-reports-bucket',
     WEBHOOK_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-deliveries',
     WEBHOOK_SLOW_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-deliveries-slow',
+    SANDBOX_WIPE_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/sandbox-wipes',
     WEBHOOK_SECRETS_KEY_ID: 'arn:aws:kms:eu-west-1:123456789012:key/00000000-0000-4000-8000-000000000000',
     // The worker and the certificate publisher sign with it (lib/report-signing-construct.ts).
     REPORT_SIGNING_KEY_ID: 'arn:aws:kms:eu-west-1:123456789012:key/11111111-1111-4111-8111-111111111111',
@@ -55,6 +56,7 @@ export async function lambdaEnvironment(): Promise<LambdaEnvironment> {
     USERS_DATABASE_AUTH: 'dsql',
     // The erasure function's own role (SELECT and DELETE on users).
     USERS_ERASER_DATABASE_USER: 'users_eraser',
+    USERS_SANDBOX_WRITER_DATABASE_USER: 'users_sandbox_writer',
   };
   for (const table of allTables) env[table.envVar] = `benchmark-${table.id}`;
   return { env, signingKey };
