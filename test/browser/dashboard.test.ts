@@ -5,7 +5,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, BrowserContextOptions, Page, Request } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Locator, Page, Request } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { FIELD_LABELS } from '#web/src/user-fields.ts';
@@ -78,13 +78,18 @@ async function issueAndRevokeThroughPage(page: Page, email: string): Promise<str
   await page.getByRole('button', { name: 'Issue and e-mail token' }).click();
   const row = page.locator('tr[data-token-id]', { hasText: email });
   await row.getByText('Issued').waitFor();
+  await revokeThroughDialog(page, row, email);
+  return (await row.getAttribute('data-token-id'))!;
+}
+
+/** Revoke on the token's row, confirmed in its dialog; resolves once the row says Revoked. */
+async function revokeThroughDialog(page: Page, row: Locator, email: string): Promise<void> {
   await row.getByRole('button', { name: `Revoke the token of ${email}` }).click();
   await page
     .getByRole('dialog', { name: `Revoke the token of ${email}?` })
     .getByRole('button', { name: 'Revoke', exact: true })
     .click();
   await row.getByText('Revoked').waitFor();
-  return (await row.getAttribute('data-token-id'))!;
 }
 
 /** Every visible control has an accessible name (label, aria-label or text). */
@@ -232,12 +237,7 @@ describe('the dashboard in Chromium', () => {
     expect(await unreachableByKeyboard(page)).toEqual([]);
     await screenshot(page, 'tokens');
 
-    await row.getByRole('button', { name: `Revoke the token of ${email}` }).click();
-    await page
-      .getByRole('dialog', { name: `Revoke the token of ${email}?` })
-      .getByRole('button', { name: 'Revoke', exact: true })
-      .click();
-    await row.getByText('Revoked').waitFor();
+    await revokeThroughDialog(page, row, email);
     expect(await row.getByRole('button', { name: /Revoke/ }).count()).toBe(0);
 
     await page.getByLabel('Status').selectOption('Revoked');
