@@ -1,10 +1,11 @@
+import { deadLetterQueue } from '#lib/dead-letter-queue.ts';
 import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
 import {
   CfnTemplate,
   CloudWatchDimensionSource,
@@ -14,7 +15,6 @@ import {
   EventDestination,
   Identity,
 } from 'aws-cdk-lib/aws-ses';
-import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { COUNTED_SES_EVENT_TYPES, emailEventsFunction } from '#shared/config/api-routes.ts';
 import { EMAIL_PAUSED_LOG_MESSAGE } from '#shared/adapters/email-pause-alerts.ts';
@@ -126,18 +126,11 @@ export class MailConstruct extends Construct {
         EmailSendingEvent.REJECT,
       ],
     });
-    this.eventDeadLetterQueue = new Queue(this, 'EmailEventDeadLetters', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    NagSuppressions.addResourceSuppressions(this.eventDeadLetterQueue, [
-      {
-        id: 'AwsSolutions-SQS3',
-        reason:
-          'This queue is the dead-letter queue of the SES event rule and of the counter function: it holds the events never counted, and is alarmed on.',
-      },
-    ]);
+    this.eventDeadLetterQueue = deadLetterQueue(
+      this,
+      'EmailEventDeadLetters',
+      'This queue is the dead-letter queue of the SES event rule and of the counter function: it holds the events never counted, and is alarmed on.',
+    );
     this.reputationTable = props.reputationTable;
     ({ counter: this.eventCounter, rule: this.eventRule } = this.countEventsPerOrganization(this.eventDeadLetterQueue));
     this.sandboxRecipientArns = (props.sandboxRecipients ?? []).map((address) =>

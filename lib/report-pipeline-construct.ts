@@ -1,3 +1,4 @@
+import { deadLetterQueue } from '#lib/dead-letter-queue.ts';
 import { Duration, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -139,20 +140,13 @@ export class ReportPipelineConstruct extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    const deadLetterQueue = new Queue(this, 'JobDeadLetters', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      visibilityTimeout: Duration.seconds(DEAD_LETTER_QUEUE_VISIBILITY_SECONDS),
-    });
-    NagSuppressions.addResourceSuppressions(deadLetterQueue, [
-      {
-        id: 'AwsSolutions-SQS3',
-        reason:
-          'This queue is the dead-letter queue of the report job queue; its own messages are handled by FailDeadLetteredReportJobs and alarmed on.',
-      },
-    ]);
-    this.deadLetterQueue = deadLetterQueue;
+    const jobDeadLetters = deadLetterQueue(
+      this,
+      'JobDeadLetters',
+      'This queue is the dead-letter queue of the report job queue; its own messages are handled by FailDeadLetteredReportJobs and alarmed on.',
+      { visibilityTimeout: Duration.seconds(DEAD_LETTER_QUEUE_VISIBILITY_SECONDS) },
+    );
+    this.deadLetterQueue = jobDeadLetters;
 
     this.queue = new Queue(this, 'JobQueue', {
       encryption: QueueEncryption.SQS_MANAGED,
@@ -162,7 +156,7 @@ export class ReportPipelineConstruct extends Construct {
       // MAX_RECEIVES receives this must stay inside REPORT_DEADLINE_MS (see workerTimeout).
       visibilityTimeout: Duration.seconds(REPORT_QUEUE_VISIBILITY_SECONDS),
       // The worker treats receive number MAX_RECEIVES as the final attempt: the two must agree.
-      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: MAX_RECEIVES },
+      deadLetterQueue: { queue: jobDeadLetters, maxReceiveCount: MAX_RECEIVES },
     });
 
     this.worker = new ServiceFunction(this, reportPipelineFunctions.worker.name, {
@@ -193,7 +187,7 @@ export class ReportPipelineConstruct extends Construct {
       timeout: deadLetterHandlerTimeout,
     });
     this.deadLetterHandler.invokedAlias.addEventSource(
-      new SqsEventSource(deadLetterQueue, { batchSize: 10, maxConcurrency: 2, reportBatchItemFailures: true }),
+      new SqsEventSource(jobDeadLetters, { batchSize: 10, maxConcurrency: 2, reportBatchItemFailures: true }),
     );
 
     this.sweep = new ServiceFunction(this, reportPipelineFunctions.sweep.name, {

@@ -1,3 +1,4 @@
+import { deadLetterQueue } from '#lib/dead-letter-queue.ts';
 import { CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Tracing, type Function as LambdaFunctionResource } from 'aws-cdk-lib/aws-lambda';
@@ -64,18 +65,11 @@ export class SandboxWipeConstruct extends Construct {
   constructor(scope: Construct, id: string, props: SandboxWipeConstructProps) {
     super(scope, id);
     this.reportJobs = props.reportJobs;
-    this.deadLetterQueue = new Queue(this, 'WipeDeadLetters', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    NagSuppressions.addResourceSuppressions(this.deadLetterQueue, [
-      {
-        id: 'AwsSolutions-SQS3',
-        reason:
-          'This queue is the dead-letter queue of the sandbox wipe queue: it holds wipes whose runs kept failing, and is alarmed on.',
-      },
-    ]);
+    this.deadLetterQueue = deadLetterQueue(
+      this,
+      'WipeDeadLetters',
+      'This queue is the dead-letter queue of the sandbox wipe queue: it holds wipes whose runs kept failing, and is alarmed on.',
+    );
     this.queue = new Queue(this, 'WipeQueue', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

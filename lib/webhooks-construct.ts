@@ -1,3 +1,4 @@
+import { deadLetterQueue } from '#lib/dead-letter-queue.ts';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -6,7 +7,6 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { VISIBILITY_TIMEOUT_PER_FUNCTION_TIMEOUT } from '#shared/queue/report-pipeline-timing.ts';
 import {
@@ -64,18 +64,11 @@ export class WebhooksConstruct extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    this.deadLetterQueue = new Queue(this, 'DeliveryDeadLetters', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    NagSuppressions.addResourceSuppressions(this.deadLetterQueue, [
-      {
-        id: 'AwsSolutions-SQS3',
-        reason:
-          'This queue is the dead-letter queue of the webhook queue: it holds records whose fan-out or log write kept failing, and is alarmed on.',
-      },
-    ]);
+    this.deadLetterQueue = deadLetterQueue(
+      this,
+      'DeliveryDeadLetters',
+      'This queue is the dead-letter queue of the webhook queue: it holds records whose fan-out or log write kept failing, and is alarmed on.',
+    );
 
     const laneQueue = (id: string) =>
       new Queue(this, id, {
