@@ -9,6 +9,7 @@ import { SANDBOX_SCOPE } from '#shared/domain/identity/tenant.ts';
 import { ALL_SCOPES } from '#local/dev-keys.ts';
 import { listScenarios } from '#shared/domain/sandbox/scenarios.ts';
 import { callApi, tokenFor, uniqueOrg } from '#test/support/api-client.ts';
+import { pdfsig } from '#test/support/pdf-signature.ts';
 import { waitForJob } from '#test/support/report-support.ts';
 import { pdfinfo, pdfText, squashed } from '#test/unit/reports/pdf/pdf-text.ts';
 
@@ -77,6 +78,12 @@ describe('sandbox reports', () => {
     expect(againstSandbox).toMatchObject({ valid: true, signer: { commonName: reportSignerName('local', 'sandbox') } });
     const againstLive = await verifyReportSignature(pdf, await certificatesFor(await liveToken()));
     expect(againstLive).toMatchObject({ valid: false, failure: 'UNKNOWN_SIGNER' });
+    // What an auditor's own tool says: poppler's pdfsig finds the signature intact and names the sandbox's signer.
+    const signature = pdfsig(pdf);
+    expect(signature).toContain('Signature Validation: Signature is Valid.');
+    const signer = /^\s*- Signer Certificate Common Name: (.*)$/m.exec(signature)?.[1];
+    expect(signer).toBe(reportSignerName('local', 'sandbox'));
+    expect(signer).not.toBe(reportSignerName('local'));
   });
 
   it('ends sbx-fail’s job FAILED with its scenario’s error code', async () => {
