@@ -6,14 +6,14 @@ import { sandboxEventBody } from '#shared/presenters/sandbox-event-bodies.ts';
 import { sandboxEventRequestSchema } from '#shared/schemas/sandbox-event-schemas.ts';
 import { apiFunction } from '#shared/wiring/api.ts';
 import { auditTrailFor } from '#shared/wiring/audit.ts';
-import { tokenIssuingPortsFor, tokenLifecyclePortsFor } from '#shared/wiring/onboarding.ts';
+import { tokenEventsFor, tokenIssuingPortsFor } from '#shared/wiring/onboarding.ts';
 import { reportRequestPortsFor } from '#shared/wiring/reports.ts';
 import { webhookTestPortsFor } from '#shared/wiring/webhooks.ts';
 
 const { config, guards } = apiFunction('TriggerSandboxEvent');
 const trigger = triggerSandboxEvent({
   reports: reportRequestPortsFor(config),
-  tokens: { ...tokenLifecyclePortsFor(config), ...tokenIssuingPortsFor(config) },
+  tokens: { ...tokenIssuingPortsFor(config), events: tokenEventsFor(config) },
   webhooks: webhookTestPortsFor(config),
 });
 
