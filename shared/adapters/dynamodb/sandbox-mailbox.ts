@@ -64,20 +64,13 @@ export class DynamoDbSandboxMailbox implements SandboxMailbox {
         ...(startAfter === undefined ? {} : { ExclusiveStartKey: { pk, sk: startAfter } }),
       }),
     );
-    const items = (result.Items ?? []) as Array<KeptEmail & { sk: string }>;
+    const items = (result.Items ?? []) as Array<KeptEmail & { pk: string; sk: string; ttl: number }>;
     const kept = items.slice(0, page.limit);
     const last = kept.at(-1);
     const readOn = result.LastEvaluatedKey?.sk as string | undefined;
     const nextSortKey = items.length > page.limit && last ? last.sk : readOn;
     return {
-      emails: kept.map(({ to, subject, text, html, tokenId, createdAt }) => ({
-        to,
-        subject,
-        text,
-        html,
-        tokenId,
-        createdAt,
-      })),
+      emails: kept.map(({ pk: _pk, sk: _sk, ttl: _ttl, ...email }) => email),
       nextCursor: nextSortKey === undefined ? undefined : encodeCursor(nextSortKey),
     };
   }

@@ -59,6 +59,13 @@ async function queryKeys(
   return keys;
 }
 
+/** Deletes the page of items a Query finds; how many it deleted (0: nothing of the query is left). */
+async function deleteFound(documents: DynamoDBDocumentClient, query: Parameters<typeof queryKeys>[1]): Promise<number> {
+  const keys = await queryKeys(documents, query);
+  if (keys.length > 0) await deleteKeys(documents, query.TableName, keys);
+  return keys.length;
+}
+
 /** The first string after every string that starts with `prefix`. */
 const pastPrefix = (prefix: string): string =>
   `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}`;
@@ -82,14 +89,12 @@ export function sandboxPartitionStore(
     name,
     async deletePage(key: SandboxKey) {
       for (const range of ranges) {
-        const keys = await queryKeys(documents, {
+        const deleted = await deleteFound(documents, {
           TableName: tableName,
           KeyConditionExpression: range.condition,
           values: { ':pk': organizationPartition(key), ':bound': range.bound },
         });
-        if (keys.length === 0) continue;
-        await deleteKeys(documents, tableName, keys);
-        return keys.length;
+        if (deleted > 0) return deleted;
       }
       return 0;
     },
@@ -104,16 +109,13 @@ export function sandboxPartitionStore(
 export function sandboxReportJobsStore(documents: DynamoDBDocumentClient, tableName: string): SandboxDataStore {
   return {
     name: 'reportJobs',
-    async deletePage(key: SandboxKey) {
-      const keys = await queryKeys(documents, {
+    deletePage: (key: SandboxKey) =>
+      deleteFound(documents, {
         TableName: tableName,
         IndexName: 'jobsByOrganization',
         KeyConditionExpression: 'orgJobsPk = :pk',
         values: { ':pk': organizationPartition(key) },
-      });
-      await deleteKeys(documents, tableName, keys);
-      return keys.length;
-    },
+      }),
   };
 }
 
@@ -133,13 +135,11 @@ export function sandboxWebhooksStore(documents: DynamoDBDocumentClient, tableNam
         values: { ':pk': partition(key), ':endpoint': 'ENDPOINT#' },
       });
       if (endpoints.length === 0) {
-        const count = await queryKeys(documents, {
+        return deleteFound(documents, {
           TableName: tableName,
           KeyConditionExpression: 'pk = :pk AND sk = :count',
           values: { ':pk': partition(key), ':count': 'ENDPOINT_COUNT' },
         });
-        await deleteKeys(documents, tableName, count);
-        return count.length;
       }
       const deliveries = (
         await Promise.all(

@@ -77,6 +77,13 @@ const noMatches = {
   },
 } as const satisfies Partial<ScenarioRecord>;
 
+/** A screening with matches: flagged, with what it matched on each kind of list. */
+const flagged = (matches: { pep_result: ScreeningEntry[]; sanction_result: ScreeningEntry[] }) =>
+  ({
+    idcheck_pep_sanction_status: 'MATCH',
+    idcheck_pep_sanction_result: { status: 'Flagged', timestamp: '2000-01-01T12:00:00.000Z', ...matches },
+  }) as const satisfies Partial<ScenarioRecord>;
+
 function screeningEntry(entry: ScreeningEntry & { firstName: string; lastName: string }): ScreeningEntry {
   return {
     notes: [],
@@ -185,10 +192,7 @@ const SCENARIOS: readonly ScenarioDefinition[] = [
       age: 57,
       city: 'Bristol',
       ...verifiedAdult,
-      idcheck_pep_sanction_status: 'MATCH',
-      idcheck_pep_sanction_result: {
-        status: 'Flagged',
-        timestamp: '2000-01-01T12:00:00.000Z',
+      ...flagged({
         pep_result: [
           screeningEntry({
             firstName: 'Paula',
@@ -202,7 +206,7 @@ const SCENARIOS: readonly ScenarioDefinition[] = [
           }),
         ],
         sanction_result: [],
-      },
+      }),
       created_at: createdAt(3),
     }),
   },
@@ -223,13 +227,10 @@ const SCENARIOS: readonly ScenarioDefinition[] = [
       ...verifiedAdult,
       high_level_result: 'REFER',
       registration_status: 'Referred',
-      idcheck_pep_sanction_status: 'MATCH',
-      idcheck_pep_sanction_result: {
-        status: 'Flagged',
-        timestamp: '2000-01-01T12:00:00.000Z',
+      ...flagged({
         pep_result: [],
         sanction_result: sanctionEntries,
-      },
+      }),
       created_at: createdAt(4),
     }),
   },
@@ -249,10 +250,7 @@ const SCENARIOS: readonly ScenarioDefinition[] = [
       city: 'دبي',
       ...verifiedAdult,
       country: 'United Arab Emirates',
-      idcheck_pep_sanction_status: 'MATCH',
-      idcheck_pep_sanction_result: {
-        status: 'Flagged',
-        timestamp: '2000-01-01T12:00:00.000Z',
+      ...flagged({
         pep_result: [
           screeningEntry({
             firstName: '丽丽',
@@ -277,7 +275,7 @@ const SCENARIOS: readonly ScenarioDefinition[] = [
             addresses: [{ city: 'नई दिल्ली', addressType: 'Residential', countryIsoCode: 'IN' }],
           }),
         ],
-      },
+      }),
       created_at: createdAt(5),
     }),
   },
