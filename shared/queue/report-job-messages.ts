@@ -1,5 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
+import { queueRecordBody } from '#shared/queue/queue-record-body.ts';
 import type { ReportJobMessage } from '#shared/domain/reports/ports.ts';
 import { isOrganizationId } from '#shared/domain/identity/organization-claim.ts';
 import { tenantOfKey } from '#shared/domain/identity/tenant.ts';
@@ -17,14 +18,8 @@ const reportJobMessageSchema = v.object({
 export const MAX_RECEIVES = 3;
 
 /** The job a queue record names, or undefined for a body that is not one of our messages. */
-export function reportJobMessageFrom(record: SQSRecord): ReportJobMessage | undefined {
-  try {
-    const parsed = v.safeParse(reportJobMessageSchema, JSON.parse(record.body));
-    return parsed.success ? parsed.output : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export const reportJobMessageFrom: (record: SQSRecord) => ReportJobMessage | undefined =
+  queueRecordBody(reportJobMessageSchema);
 
 const receiveCount = (record: SQSRecord): number => Number(record.attributes.ApproximateReceiveCount ?? '1');
 

@@ -1,5 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
+import { queueRecordBody } from '#shared/queue/queue-record-body.ts';
 import type { SandboxWipeMessage } from '#shared/domain/sandbox/sandbox-wipe.ts';
 
 /** The wipe consumer's Lambda timeout: a run sends its continuation WIPE_CONTINUE_RESERVE_MS before it. */
@@ -17,11 +18,5 @@ const sandboxWipeMessageSchema = v.object({
 });
 
 /** The wipe a queue record names, or undefined for a body that is not one of our messages. */
-export function sandboxWipeMessageFrom(record: SQSRecord): SandboxWipeMessage | undefined {
-  try {
-    const parsed = v.safeParse(sandboxWipeMessageSchema, JSON.parse(record.body));
-    return parsed.success ? parsed.output : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export const sandboxWipeMessageFrom: (record: SQSRecord) => SandboxWipeMessage | undefined =
+  queueRecordBody(sandboxWipeMessageSchema);

@@ -1,5 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
+import { queueRecordBody } from '#shared/queue/queue-record-body.ts';
 import type { DeliveryMessage } from '#shared/domain/webhooks/ports.ts';
 import type { WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '#shared/domain/webhooks/event-types.ts';
@@ -55,11 +56,5 @@ export const WEBHOOK_LANE_CONSUMERS = {
 } as const;
 
 /** The message a record carries, or undefined for a body that is not one of ours. */
-export function webhookQueueMessageFrom(record: SQSRecord): WebhookQueueMessage | undefined {
-  try {
-    const parsed = v.safeParse(messageSchema, JSON.parse(record.body));
-    return parsed.success ? parsed.output : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export const webhookQueueMessageFrom: (record: SQSRecord) => WebhookQueueMessage | undefined =
+  queueRecordBody(messageSchema);
