@@ -7,17 +7,19 @@ import {
   reportJobPageBody,
 } from '#shared/presenters/report-job-bodies.ts';
 import { T0 } from '#test/support/fixtures/defaults.ts';
-import { completeReportJob, failedReportJob, reportJob } from '#test/support/fixtures/report-jobs.ts';
+import { completedReport, completeReportJob, failedReportJob, reportJob } from '#test/support/fixtures/report-jobs.ts';
 
 const at = (msAfterT0: number) => new Date(T0.getTime() + msAfterT0);
 
-const completeJob = (): ReportJob =>
-  completeReportJob({
-    completedAt: '2026-03-01T12:00:03.000Z',
-    sizeBytes: 2048,
-    sha256: 'ab'.repeat(32),
-    durationMs: 2000,
-  });
+/** What the COMPLETE job's worker stored: every member a finished report carries, from the fixture. */
+const finishedReport = completedReport({
+  completedAt: '2026-03-01T12:00:03.000Z',
+  sizeBytes: 2048,
+  sha256: 'ab'.repeat(32),
+  durationMs: 2000,
+});
+
+const completeJob = (): ReportJob => completeReportJob(finishedReport);
 
 const failedJob = (): ReportJob => failedReportJob({ errorCode: 'RENDER_FAILED', durationMs: 1500 });
 
@@ -59,16 +61,10 @@ describe('reportJobBody', () => {
     },
   );
 
-  it('for COMPLETE adds sizeBytes, sha256, durationMs and completedAt, and no errorCode', () => {
+  it('for COMPLETE adds every member of the report its worker stored, and no errorCode', () => {
     const job = completeJob();
 
-    expect(reportJobBody(job)).toStrictEqual({
-      ...always(job),
-      sizeBytes: 2048,
-      sha256: 'ab'.repeat(32),
-      durationMs: 2000,
-      completedAt: '2026-03-01T12:00:03.000Z',
-    });
+    expect(reportJobBody(job)).toStrictEqual({ ...always(job), ...finishedReport });
   });
 
   it('for FAILED adds errorCode and durationMs, and none of the COMPLETE members', () => {
