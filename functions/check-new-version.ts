@@ -1,32 +1,16 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
-import * as v from 'valibot';
 import { createCodeDeployClient, createLambdaClient, newVersionCheckPorts } from '#shared/wiring/deployments.ts';
+import { loadDeploymentFunctionConfig } from '#shared/wiring/function-config.ts';
 import { COGNITO_SCOPE_PREFIX, ORGANIZATION_USER_ATTRIBUTE } from '#shared/config/cognito-identity.ts';
-import { loadConfig, positiveIntegerString } from '#shared/config/load-config.ts';
 import {
   checkNewVersion,
-  SYNTHETIC_REQUEST_KINDS,
   type CodeDeployHookEvent,
   type NewVersionCheckOutcome,
 } from '#shared/domain/deployments/new-version-check.ts';
 import { logger } from '#shared/observability/logger.ts';
 
-const config = loadConfig(
-  v.object({
-    SYNTHETIC_REQUEST: v.picklist(
-      SYNTHETIC_REQUEST_KINDS,
-      `SYNTHETIC_REQUEST must be one of ${SYNTHETIC_REQUEST_KINDS.join(', ')}`,
-    ),
-    EXPECTED_API_STATUS: positiveIntegerString('EXPECTED_API_STATUS', 401),
-    EXPECTED_API_STATUS_BY_FUNCTION: v.pipe(
-      v.optional(v.string(), '{}'),
-      v.parseJson(),
-      v.record(v.string(), v.number()),
-    ),
-    INVOCATION_TIMEOUT_MS: positiveIntegerString('INVOCATION_TIMEOUT_MS', 30_000),
-  }),
-);
+const config = loadDeploymentFunctionConfig('CheckNewVersion');
 
 const check = checkNewVersion(newVersionCheckPorts(createCodeDeployClient(), createLambdaClient()), {
   kind: config.SYNTHETIC_REQUEST,

@@ -1,21 +1,15 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { PreTokenGenerationV2TriggerEvent, PreTokenGenerationV3TriggerEvent } from 'aws-lambda';
-import * as v from 'valibot';
 import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbMachineClients } from '#shared/adapters/dynamodb/machine-client-directory.ts';
-import { authEnvironment } from '#shared/config/auth-config.ts';
-import {
-  COGNITO_SCOPE_PREFIX,
-  machineClientsTable,
-  ORGANIZATION_USER_ATTRIBUTE,
-} from '#shared/config/cognito-identity.ts';
-import { loadConfig, requiredString } from '#shared/config/load-config.ts';
+import { COGNITO_SCOPE_PREFIX, ORGANIZATION_USER_ATTRIBUTE } from '#shared/config/cognito-identity.ts';
 import { sandboxScopeChanges, tenantForToken } from '#shared/domain/identity/machine-clients.ts';
 import type { TokenRequest } from '#shared/domain/identity/organization-claim.ts';
 import { scopesBeyondRoles } from '#shared/domain/identity/staff-roles.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { traceInvocation } from '#shared/observability/tracer.ts';
+import { loadBackgroundFunctionConfig } from '#shared/wiring/function-config.ts';
 
 /**
  * Cognito's pre-token-generation trigger (event version 3: access tokens of sign-ins and of client
@@ -27,12 +21,7 @@ import { traceInvocation } from '#shared/observability/tracer.ts';
  */
 type PreTokenGenerationEvent = PreTokenGenerationV2TriggerEvent | PreTokenGenerationV3TriggerEvent;
 
-const config = loadConfig(
-  v.object({
-    ORG_CLAIM: authEnvironment.ORG_CLAIM,
-    MACHINE_CLIENTS_TABLE_NAME: requiredString(machineClientsTable.envVar),
-  }),
-);
+const config = loadBackgroundFunctionConfig('PreTokenGeneration');
 const machineClients = new DynamoDbMachineClients(
   containerDynamoDbClients().documents,
   config.MACHINE_CLIENTS_TABLE_NAME,

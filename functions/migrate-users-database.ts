@@ -3,7 +3,7 @@ import middy from '@middy/core';
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/support/request-deadline.ts';
-import { PostgresUsersDatabase, usersDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
+import { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
 import {
   ensureRole,
   grantRoleToIamRoles,
@@ -13,7 +13,7 @@ import {
 } from '#shared/adapters/postgres/users-schema.ts';
 import { migrateUsersDatabase } from '#shared/adapters/postgres/users-migrations.ts';
 import { usersDatabaseMigrationFunction } from '#shared/config/api-routes.ts';
-import { loadConfig } from '#shared/config/load-config.ts';
+import { loadDeploymentFunctionConfig } from '#shared/wiring/function-config.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { traceInvocation } from '#shared/observability/tracer.ts';
 import { publishRecordedMetrics, recordUsersDatabaseConflictRetry } from '#shared/observability/metrics.ts';
@@ -32,7 +32,7 @@ import { publishRecordedMetrics, recordUsersDatabaseConflictRetry } from '#share
  * (IsComplete false); the next poll waits for the same job (users-migrations.ts).
  */
 
-const config = loadConfig(v.object(usersDatabaseEnvironment));
+const config = loadDeploymentFunctionConfig('MigrateUsersDatabase');
 const database = new PostgresUsersDatabase(config, { onConflictRetry: recordUsersDatabaseConflictRetry });
 
 /** The custom resource's properties (CloudFormation passes every scalar as a string). */

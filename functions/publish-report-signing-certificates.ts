@@ -8,7 +8,7 @@ import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/support/request
 import { s3SigningCertificateStore } from '#shared/adapters/s3/published-signing-certificates.ts';
 import { signingCertificatesObjectKey } from '#shared/adapters/signing/report-signer-name.ts';
 import { publishSigningCertificates } from '#shared/adapters/signing/publish-signing-certificates.ts';
-import { loadConfig, requiredString } from '#shared/config/load-config.ts';
+import { loadDeploymentFunctionConfig } from '#shared/wiring/function-config.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { traceInvocation } from '#shared/observability/tracer.ts';
 
@@ -22,13 +22,7 @@ import { traceInvocation } from '#shared/observability/tracer.ts';
  * sandbox's key, into the sandbox's bundle.
  */
 
-const config = loadConfig(
-  v.object({
-    REPORT_SIGNING_KEY_ID: requiredString('REPORT_SIGNING_KEY_ID'),
-    REPORT_SANDBOX_SIGNING_KEY_ID: requiredString('REPORT_SANDBOX_SIGNING_KEY_ID'),
-    REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME'),
-  }),
-);
+const config = loadDeploymentFunctionConfig('PublishReportSigningCertificates');
 const kms = createKmsClient();
 const s3 = createS3Client();
 const publicationTargets = {

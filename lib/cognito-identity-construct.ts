@@ -23,6 +23,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
+import { preTokenGenerationFunction } from '#shared/config/api-routes.ts';
 import {
   COGNITO_RESOURCE_SERVER_ID,
   COGNITO_SCOPE_PREFIX,
@@ -37,8 +38,6 @@ import { ServiceTable } from './service-table.ts';
 
 export interface CognitoIdentityConstructProps {
   readonly stage: string;
-  /** The claim the trigger writes the organization into (context `orgClaim`, the API's ORG_CLAIM). */
-  readonly orgClaim: string;
   /** Managed login domain prefix; default `onboarding-{stage}-{account}` (unique per account, stage and region). */
   readonly domainPrefix?: string | undefined;
   /** Threat protection (the Plus feature plan) instead of the Essentials plan. */
@@ -73,14 +72,13 @@ export class CognitoIdentityConstruct extends Construct {
     super(scope, id);
 
     this.machineClients = new ServiceTable(this, machineClientsTable);
-    this.preTokenGeneration = new ServiceFunction(this, 'PreTokenGeneration', {
-      entry: 'functions/cognito-pre-token-generation.ts',
+    // What it reaches and the claim it writes are its declared needs (`machineClients:lookup`, `organizationClaim`).
+    this.preTokenGeneration = new ServiceFunction(this, preTokenGenerationFunction.name, {
+      entry: preTokenGenerationFunction.entry,
       description: 'Cognito pre-token-generation: puts the organization claim into access tokens',
       // Cognito waits at most 5 s for a trigger.
       timeout: Duration.seconds(5),
-      environment: { ORG_CLAIM: props.orgClaim },
     });
-    this.grantClientLookup(this.preTokenGeneration);
 
     this.userPool = new UserPool(this, 'UserPool', {
       selfSignUpEnabled: false,
@@ -236,7 +234,8 @@ export class CognitoIdentityConstruct extends Construct {
 
   /**
    * Lets a function tell which organization a machine client acts for: GetItem on the MachineClients
-   * table alone, and its name in MACHINE_CLIENTS_TABLE_NAME.
+   * table alone, and its name in MACHINE_CLIENTS_TABLE_NAME (the trigger's `machineClients:lookup` need, and every
+   * authenticated route's).
    */
   grantClientLookup(fn: LambdaFunction): void {
     fn.addToRolePolicy(

@@ -84,21 +84,22 @@ export class ReportSigningConstruct extends Construct {
   readonly sandboxCertificates: CustomResource;
   private readonly timestampUrl: string | undefined;
   private readonly bucket: Bucket;
+  private readonly certificatesObjectKeys = [SIGNING_CERTIFICATES_OBJECT_KEY, SANDBOX_SIGNING_CERTIFICATES_OBJECT_KEY];
   private readonly certificatesObjectArns: string[];
 
   constructor(scope: Construct, id: string, props: ReportSigningConstructProps) {
     super(scope, id);
     const workerRole = props.worker.role;
     if (!workerRole) throw new Error(`${props.worker.node.path} has no role to let sign reports`);
-    const certificatesObjectKeys = [SIGNING_CERTIFICATES_OBJECT_KEY, SANDBOX_SIGNING_CERTIFICATES_OBJECT_KEY];
     this.bucket = props.bucket;
-    this.certificatesObjectArns = certificatesObjectKeys.map((key) => props.bucket.arnForObjects(key));
+    this.certificatesObjectArns = this.certificatesObjectKeys.map((key) => props.bucket.arnForObjects(key));
 
     this.publisherFunction = new ServiceFunction(this, reportSigningCertificatesFunction.name, {
       entry: reportSigningCertificatesFunction.entry,
       description: 'Deploy time: publishes the certificates of the report signing key to the reports bucket',
       timeout: Duration.minutes(1),
-      // Run by CloudFormation during the deploy (its custom resource), never by traffic.
+      // Run by CloudFormation during the deploy (its custom resource), never by traffic. What it reaches besides the
+      // keys' policies below is its declared need (`reportSigningCertificates:publish`, grantPublishCertificates).
       liveAlias: false,
     });
     const publisherRole = this.publisherFunction.role!;
@@ -140,21 +141,6 @@ export class ReportSigningConstruct extends Construct {
       });
     this.key = signingKey('Key', 'reports');
     this.sandboxKey = signingKey('SandboxKey', 'sandbox reports (never a screening result)');
-
-    this.publisherFunction.addEnvironment('REPORT_SIGNING_KEY_ID', this.key.keyArn);
-    this.publisherFunction.addEnvironment('REPORT_SANDBOX_SIGNING_KEY_ID', this.sandboxKey.keyArn);
-    this.publisherFunction.addEnvironment('REPORTS_BUCKET_NAME', props.bucket.bucketName);
-    this.publisherFunction.addToRolePolicy(
-      new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: this.certificatesObjectArns }),
-    );
-    // Without ListBucket a missing object is AccessDenied, not NoSuchKey: the first publication could not tell.
-    this.publisherFunction.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['s3:ListBucket'],
-        resources: [props.bucket.bucketArn],
-        conditions: { StringEquals: { 's3:prefix': certificatesObjectKeys } },
-      }),
-    );
 
     const providerLogs = new LogGroup(this, 'PublisherProviderLogs', {
       retention: RetentionDays.ONE_MONTH,
@@ -222,6 +208,27 @@ export class ReportSigningConstruct extends Construct {
     fn.addEnvironment('REPORT_SANDBOX_SIGNING_KEY_ID', this.sandboxKey.keyArn);
     if (this.timestampUrl) fn.addEnvironment('REPORT_TIMESTAMP_URL', this.timestampUrl);
     this.grantReadCertificates(fn);
+  }
+
+  /**
+   * Lets the publisher (its `reportSigningCertificates:publish` need) read and write the two bundles and tells it the
+   * keys and the bucket. Signing the keys' certificates is allowed by the keys' policies, which name its role above.
+   */
+  grantPublishCertificates(fn: LambdaFunction): void {
+    fn.addEnvironment('REPORT_SIGNING_KEY_ID', this.key.keyArn);
+    fn.addEnvironment('REPORT_SANDBOX_SIGNING_KEY_ID', this.sandboxKey.keyArn);
+    fn.addEnvironment('REPORTS_BUCKET_NAME', this.bucket.bucketName);
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: this.certificatesObjectArns }),
+    );
+    // Without ListBucket a missing object is AccessDenied, not NoSuchKey: the first publication could not tell.
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [this.bucket.bucketArn],
+        conditions: { StringEquals: { 's3:prefix': this.certificatesObjectKeys } },
+      }),
+    );
   }
 
   /**

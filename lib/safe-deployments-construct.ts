@@ -10,6 +10,7 @@ import {
 import { Policy, PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct, type IConstruct } from 'constructs';
+import { newVersionCheckFunction } from '#shared/config/api-routes.ts';
 import type { SyntheticRequestKind } from '#shared/domain/deployments/new-version-check.ts';
 import { ServiceFunction } from './service-function.ts';
 
@@ -37,7 +38,7 @@ export interface RolloutOptions {
   readonly policyOfItsOwn?: boolean;
 }
 
-export const HOOK_ENTRY = 'functions/check-new-version.ts';
+export const HOOK_ENTRY = newVersionCheckFunction.entry;
 
 /**
  * Contract §24: `cdk deploy` moves each function's `live` alias to its new version through CodeDeploy.
@@ -50,7 +51,8 @@ export const HOOK_ENTRY = 'functions/check-new-version.ts';
  *
  * Before any traffic moves, a hook of the group's kind invokes the new version with a synthetic request and fails
  * the deployment on a wrong answer; while traffic moves, the new version's alarms (its errors, its p99 duration)
- * roll it back. One hook function per kind of request, each allowed to report to its own groups only.
+ * roll it back. One hook function per kind of request, each allowed to check its own groups' versions only: its
+ * declared need (`newVersionChecks`), granted through grantNewVersionChecks once every function is added.
  */
 export class SafeDeploymentsConstruct extends Construct {
   readonly application: LambdaApplication;
@@ -58,6 +60,18 @@ export class SafeDeploymentsConstruct extends Construct {
   readonly groups = new Map<ServiceFunction, LambdaDeploymentGroup>();
   /** The pre-traffic hook of each kind of synthetic request. */
   readonly hooks = new Map<SyntheticRequestKind, ServiceFunction>();
+  /**
+   * What each hook checks: its kind, each function it checks with that function's group in the order added, and
+   * whether it was granted them (a function added after that would have a check its hook may not run).
+   */
+  private readonly checks = new Map<
+    ServiceFunction,
+    {
+      kind: SyntheticRequestKind;
+      checked: Array<{ fn: ServiceFunction; group: LambdaDeploymentGroup }>;
+      granted: boolean;
+    }
+  >();
   private readonly props: SafeDeploymentsProps;
   /** API functions that answer a request without a token otherwise (the public document, the unmatched route). */
   private readonly apiStatusByFunction: Record<string, number> = {};
@@ -84,6 +98,11 @@ export class SafeDeploymentsConstruct extends Construct {
     options: RolloutOptions = {},
   ): LambdaDeploymentGroup {
     const hook = this.hookFor(kind);
+    const checks = this.checks.get(hook)!;
+    if (checks.granted)
+      throw new Error(
+        `${fn.node.path} is added after ${hook.node.path} was granted its checks (grantNewVersionChecks)`,
+      );
     if (options.expectedApiStatus !== undefined) this.apiStatusByFunction[fn.functionName] = options.expectedApiStatus;
     const grants = options.policyOfItsOwn
       ? this.allowDeploymentsApartOf(fn, hook)
@@ -99,20 +118,43 @@ export class SafeDeploymentsConstruct extends Construct {
       role: this.immutableRole,
     });
     group.addPreHook(hook);
-    // The hook reads the deployment's target version and invokes exactly that version.
-    hook.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget'],
-        resources: [group.deploymentGroupArn],
-      }),
-    );
-    fn.currentVersion.grantInvoke(hook);
+    checks.checked.push({ fn, group });
     // The alarms move to the new version's dimension first: a deployment never starts watching the old one.
     for (const alarm of alarms) fn.invokedAlias.node.addDependency(alarm);
     // And the hook may invoke the new version, and CodeDeploy the hook, before a deployment starts.
     fn.invokedAlias.node.addDependency(hook, ...grants);
     this.groups.set(fn, group);
     return group;
+  }
+
+  /**
+   * Lets `hook` (its `newVersionChecks` need) check the new versions of the functions added with it: read each
+   * deployment's target in their groups alone and invoke exactly the version it deploys. Tells it its kind of
+   * request, how long to wait for an answer and, for API functions, the status they answer without a token.
+   */
+  grantNewVersionChecks(hook: ServiceFunction): void {
+    const checks = this.checks.get(hook);
+    if (!checks) throw new Error(`${hook.node.path} is no pre-traffic hook of ${this.node.path}`);
+    checks.granted = true;
+    hook.addEnvironment('SYNTHETIC_REQUEST', checks.kind);
+    hook.addEnvironment('INVOCATION_TIMEOUT_MS', String(30_000));
+    if (checks.kind === 'api') {
+      hook.addEnvironment('EXPECTED_API_STATUS', String(this.props.expectedApiStatus));
+      // Function names are known at deploy: the JSON is rendered with them in place.
+      hook.addEnvironment(
+        'EXPECTED_API_STATUS_BY_FUNCTION',
+        Lazy.string({ produce: () => Stack.of(this).toJsonString(this.apiStatusByFunction) }),
+      );
+    }
+    for (const { fn, group } of checks.checked) {
+      hook.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget'],
+          resources: [group.deploymentGroupArn],
+        }),
+      );
+      fn.currentVersion.grantInvoke(hook);
+    }
   }
 
   /**
@@ -188,7 +230,7 @@ export class SafeDeploymentsConstruct extends Construct {
   private hookFor(kind: SyntheticRequestKind): ServiceFunction {
     const existing = this.hooks.get(kind);
     if (existing) return existing;
-    const id = `CheckNewVersion${kind
+    const id = `${newVersionCheckFunction.name}${kind
       .split('-')
       .map((word) => word[0]!.toUpperCase() + word.slice(1))
       .join('')}`;
@@ -198,17 +240,9 @@ export class SafeDeploymentsConstruct extends Construct {
       timeout: Duration.minutes(1),
       // A hook is run by CodeDeploy for the deployments of others; its own change needs no rollout.
       liveAlias: false,
-      environment: { SYNTHETIC_REQUEST: kind, INVOCATION_TIMEOUT_MS: String(30_000) },
     });
-    if (kind === 'api') {
-      hook.addEnvironment('EXPECTED_API_STATUS', String(this.props.expectedApiStatus));
-      // Function names are known at deploy: the JSON is rendered with them in place.
-      hook.addEnvironment(
-        'EXPECTED_API_STATUS_BY_FUNCTION',
-        Lazy.string({ produce: () => Stack.of(this).toJsonString(this.apiStatusByFunction) }),
-      );
-    }
     this.hooks.set(kind, hook);
+    this.checks.set(hook, { kind, checked: [], granted: false });
     return hook;
   }
 

@@ -19,7 +19,9 @@ import { apiRoutes, fallbackRoute, type ApiRoute } from '#shared/config/api-rout
 import {
   apiFunctionNeeds,
   backgroundFunctionNeeds,
+  deploymentFunctionNeeds,
   type BackgroundFunctionName,
+  type DeploymentFunctionName,
   type Need,
 } from '#shared/config/function-needs.ts';
 import { BusinessMetric, METRICS_NAMESPACE } from '#shared/observability/metrics.ts';
@@ -35,7 +37,7 @@ export interface ServiceStackProps extends StackProps {
   readonly config: StackConfig;
 }
 
-/** What a route's function may be granted access to. */
+/** What a function may be granted access to through its declared needs. */
 interface RouteResources {
   readonly data: DataConstruct;
   readonly mail: MailConstruct;
@@ -52,6 +54,12 @@ interface RouteResources {
   readonly recordAudit: (fn: ServiceFunction) => void;
   /** Where clients call the API (the stack's `apiUrl`), known once the dashboard's distribution is built. */
   readonly apiUrl: string;
+  /** The Cognito user pool of `-c identity=cognito`, whose trigger alone needs it; none with another issuer. */
+  readonly identity: CognitoIdentityConstruct | undefined;
+  /** The claim the API reads the organization from (context `orgClaim`). */
+  readonly orgClaim: string;
+  /** The deployments (the parent's or the sandbox's) a pre-traffic hook belongs to. */
+  readonly deploymentsOf: (hook: ServiceFunction) => SafeDeploymentsConstruct;
 }
 
 type NeedGrant = (fn: ServiceFunction, resources: RouteResources) => void;
@@ -108,6 +116,14 @@ const needGrants: Readonly<Record<Need, NeedGrant>> = {
   emailReputation: (fn, { mail }) => mail.grantCountEmailEvents(fn),
   // Granted by its construct for now (lib/sandbox-wipe-construct.ts): the sandboxes' partitions and folders alone.
   sandboxStores: () => undefined,
+  'machineClients:lookup': (fn, { identity }) => {
+    if (!identity) throw new Error(`${fn.node.path} looks machine clients up, which only identity=cognito has`);
+    identity.grantClientLookup(fn);
+  },
+  organizationClaim: (fn, { orgClaim }) => fn.addEnvironment('ORG_CLAIM', orgClaim),
+  'usersDatabase:migrate': (fn, { usersDatabase }) => usersDatabase.grantMigrate(fn),
+  'reportSigningCertificates:publish': (fn, { reportSigning }) => reportSigning.grantPublishCertificates(fn),
+  newVersionChecks: (fn, { deploymentsOf }) => deploymentsOf(fn).grantNewVersionChecks(fn),
 };
 
 /** A route's needs; a route in `apiRoutes` without a declaration stops the synth. */
@@ -257,7 +273,6 @@ export class ServiceStack extends Stack {
       config.identity === 'cognito'
         ? new CognitoIdentityConstruct(this, 'Identity', {
             stage: config.stage,
-            orgClaim: config.orgClaim,
             domainPrefix: config.cognitoDomainPrefix,
             advancedSecurity: config.cognitoAdvancedSecurity,
             // The distribution is built below; its CSP names the pool's domain, so the pool cannot wait for it.
@@ -320,6 +335,9 @@ export class ServiceStack extends Stack {
         fn.addEnvironment('AUDIT_RETENTION_DAYS', String(config.auditRetentionDays));
       },
       apiUrl: Lazy.string({ produce: () => this.apiUrl }),
+      identity: this.identity,
+      orgClaim: config.orgClaim,
+      deploymentsOf: (hook) => (Stack.of(hook) === this.sandbox ? this.sandbox.deployments : this.deployments),
     };
     // The functions a queue, a schedule or an event invokes get the grants of their declared needs, in their order.
     const backgroundFunctions: Record<BackgroundFunctionName, readonly ServiceFunction[]> = {
@@ -332,6 +350,7 @@ export class ServiceStack extends Stack {
       // Granted in lib/sandbox-wipe-construct.ts for now: its statements are narrower than any need's (the sandboxes'
       // partitions and folders alone), so granting its needs here as well would widen it.
       ProcessSandboxWipes: [],
+      PreTokenGeneration: this.identity ? [this.identity.preTokenGeneration] : [],
     };
     for (const [name, fns] of Object.entries(backgroundFunctions) as Array<[BackgroundFunctionName, ServiceFunction[]]>)
       for (const fn of fns) for (const need of backgroundFunctionNeeds[name]) needGrants[need](fn, resources);
@@ -470,6 +489,14 @@ export class ServiceStack extends Stack {
       });
     }
     this.rollOutThroughCodeDeploy();
+    // The functions a deploy runs get the grants of their declared needs too; the hooks once every function is added.
+    const deploymentFunctions: Record<DeploymentFunctionName, readonly ServiceFunction[]> = {
+      MigrateUsersDatabase: [this.usersDatabase.migrationFunction],
+      PublishReportSigningCertificates: [this.reportSigning.publisherFunction],
+      CheckNewVersion: [...this.deployments.hooks.values(), ...this.sandbox.deployments.hooks.values()],
+    };
+    for (const [name, fns] of Object.entries(deploymentFunctions) as Array<[DeploymentFunctionName, ServiceFunction[]]>)
+      for (const fn of fns) for (const need of deploymentFunctionNeeds[name]) needGrants[need](fn, resources);
     // Every function's metrics carry this stage's dimension (shared/observability/metrics.ts).
     for (const fn of this.node.findAll().filter((node) => node instanceof ServiceFunction)) {
       fn.addEnvironment('STAGE', config.stage);

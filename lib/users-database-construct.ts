@@ -146,13 +146,10 @@ export class UsersDatabaseConstruct extends Construct {
       // Each call waits for the index it builds up to its timeout, then leaves the rest to the next poll.
       timeout: Duration.seconds(usersDatabaseMigrationFunction.timeoutSeconds),
       commandHooks: copyUsersMigrations,
-      environment: usersDatabaseEnvironmentFor(this.endpoint, DSQL_ADMIN_USER),
-      // Run by CloudFormation during the deploy (its custom resource), never by traffic.
+      // Run by CloudFormation during the deploy (its custom resource), never by traffic. Its grant and connection
+      // settings are its declared need (`usersDatabase:migrate`, grantMigrate).
       liveAlias: false,
     });
-    this.migrationFunction.addToRolePolicy(
-      new PolicyStatement({ actions: ['dsql:DbConnectAdmin'], resources: [this.clusterArn] }),
-    );
 
     // The framework functions get what every function of the service gets: a log group with a
     // retention and a role that may write to it, instead of AWSLambdaBasicExecutionRole.
@@ -207,6 +204,17 @@ export class UsersDatabaseConstruct extends Construct {
         SandboxWriterRoleArns: Lazy.list({ produce: () => this.sandboxWriterRoles.map((role) => role.roleArn) }),
       },
     });
+  }
+
+  /**
+   * Lets `fn` (the migration, its `usersDatabase:migrate` need) connect as DSQL's `admin`: `dsql:DbConnectAdmin` on
+   * this cluster only, the one function given it, and the connection settings in its environment.
+   */
+  grantMigrate(fn: LambdaFunction): void {
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['dsql:DbConnectAdmin'], resources: [this.clusterArn] }));
+    for (const [name, value] of Object.entries(usersDatabaseEnvironmentFor(this.endpoint, DSQL_ADMIN_USER))) {
+      fn.addEnvironment(name, value);
+    }
   }
 
   /**

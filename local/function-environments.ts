@@ -45,7 +45,11 @@ interface LocalFunction {
   authenticated: boolean;
 }
 
-/** Every function the local stack runs, by entry file (both webhook lanes run the one delivery function). */
+/**
+ * Every function the local stack runs, by entry file (both webhook lanes run the one delivery function). Not the
+ * deploy-time ones (it migrates its PostgreSQL itself, users-postgres.ts, signs with key files and rolls nothing out)
+ * nor the Cognito trigger (its identity provider is oidc-provider): their needs are not checked here.
+ */
 const localFunctions: readonly LocalFunction[] = [
   ...apiRoutes.map((route) => ({
     name: route.name as FunctionName,
@@ -70,12 +74,13 @@ export function functionVariableNames(fn: LocalFunction): ReadonlySet<string> {
 
 /**
  * One process hosts every function here; the local stack still sets the union of their variables.
- * It reads each function's declared needs and refuses to start when the union misses a variable
- * one of them requires: the same declaration CDK grants from.
+ * It reads the declared needs of each function it runs and refuses to start when the union misses a
+ * variable one of them requires: the same declaration CDK grants from.
  */
 export function checkFunctionEnvironments(env: Readonly<Record<string, string>>): void {
   const problems: string[] = [];
-  for (const name of Object.keys(functionNeeds) as FunctionName[]) {
+  const declared = localFunctions.map((fn) => fn.name).filter((name): name is FunctionName => name in functionNeeds);
+  for (const name of declared) {
     const result = v.safeParse(v.object(functionEnvironment(name) as v.ObjectEntries), env, { abortEarly: false });
     if (result.success) continue;
     for (const issue of result.issues) problems.push(`${name}: ${v.getDotPath(issue) ?? '(environment)'}`);

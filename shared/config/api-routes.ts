@@ -254,6 +254,21 @@ export const reportSigningCertificatesFunction = {
   name: 'PublishReportSigningCertificates',
 } as const;
 
+/**
+ * CodeDeploy's pre-traffic hooks (lib/safe-deployments-construct.ts): one function of this entry per kind of
+ * synthetic request (`CheckNewVersionApi`, `CheckNewVersionQueue`…), each checking the new versions of its groups.
+ */
+export const newVersionCheckFunction = {
+  entry: 'functions/check-new-version.ts',
+  name: 'CheckNewVersion',
+} as const;
+
+/** Cognito's pre-token-generation trigger of `-c identity=cognito` (lib/cognito-identity-construct.ts). */
+export const preTokenGenerationFunction = {
+  entry: 'functions/cognito-pre-token-generation.ts',
+  name: 'PreTokenGeneration',
+} as const;
+
 /** Answers every path or method no route matches, with the contract's 404/405 body. */
 export const fallbackRoute = {
   entry: 'functions/route-not-found.ts',

@@ -2,13 +2,17 @@ import type {
   auditRoutes,
   emailEventsFunction,
   documentationRoutes,
+  newVersionCheckFunction,
   onboardingRoutes,
+  preTokenGenerationFunction,
   reportPipelineFunctions,
   reportRoutes,
+  reportSigningCertificatesFunction,
   sandboxRoutes,
   sandboxWipeFunction,
   userRoutes,
   userStatusRoutes,
+  usersDatabaseMigrationFunction,
   webhookDeliveryFunction,
   webhookRepublishFunction,
   webhookRoutes,
@@ -80,7 +84,20 @@ export type Need =
   /** The e-mail reputation partitions of the OnboardingTokens table, read and replaced whole. */
   | 'emailReputation'
   /** Deletes a sandbox's items, PDFs and users, in the sandboxes' partitions and folders alone. */
-  | 'sandboxStores';
+  | 'sandboxStores'
+  /** Tells which organization a machine client acts for: GetItem on the MachineClients table alone. */
+  | 'machineClients:lookup'
+  /** The claim the API reads the organization from (ORG_CLAIM), which the Cognito trigger writes. */
+  | 'organizationClaim'
+  /** Connects as DSQL's `admin` (DbConnectAdmin): runs the migrations and maps the database roles to IAM roles. */
+  | 'usersDatabase:migrate'
+  /** Both signing keys' certificates published: reads and writes the two bundles (and lists them alone), knows the keys. */
+  | 'reportSigningCertificates:publish'
+  /**
+   * A pre-traffic hook's: reads the targets of the deployment groups it checks and invokes the version each deploys;
+   * knows its kind of synthetic request and the answers it expects.
+   */
+  | 'newVersionChecks';
 
 type RouteName<TRoutes extends readonly { name: string }[]> = TRoutes[number]['name'];
 type ApiRouteName =
@@ -181,7 +198,8 @@ export type BackgroundFunctionName =
   | (typeof webhookDeliveryFunction)['name']
   | (typeof webhookRepublishFunction)['name']
   | (typeof emailEventsFunction)['name']
-  | (typeof sandboxWipeFunction)['name'];
+  | (typeof sandboxWipeFunction)['name']
+  | (typeof preTokenGenerationFunction)['name'];
 
 /**
  * The needs of the functions a queue, a schedule or an event invokes, in the same vocabulary and
@@ -211,9 +229,32 @@ export const backgroundFunctionNeeds = {
   CountEmailEvents: ['emailReputation'],
   // Finishes the wipe record, continues itself through its own queue, and deletes the sandbox's data as the erasure.
   ProcessSandboxWipes: ['sandboxWipes', 'sandboxStores', 'usersDatabase:erase'],
+  // Cognito's, at every token it issues (with identity=cognito alone): the organization of a machine client, put
+  // into the access token under the API's claim.
+  PreTokenGeneration: ['machineClients:lookup', 'organizationClaim'],
 } as const satisfies Record<BackgroundFunctionName, readonly Need[]>;
 
-/** Every function's needs, API and background alike. */
-export const functionNeeds = { ...apiFunctionNeeds, ...backgroundFunctionNeeds } as const;
+export type DeploymentFunctionName =
+  | (typeof usersDatabaseMigrationFunction)['name']
+  | (typeof reportSigningCertificatesFunction)['name']
+  | (typeof newVersionCheckFunction)['name'];
+
+/**
+ * The needs of the functions a deploy runs, never traffic: CloudFormation's custom resources and CodeDeploy's
+ * pre-traffic hooks. They have no `live` alias, and the local stack runs none of them (it migrates its own
+ * PostgreSQL, signs with key files and rolls nothing out). The signing keys' policies naming the publisher's role
+ * stay in its construct, as the worker's do.
+ */
+export const deploymentFunctionNeeds = {
+  // The one holder of DbConnectAdmin: migrates the schema and maps the reader, eraser and sandbox writer roles.
+  MigrateUsersDatabase: ['usersDatabase:migrate'],
+  // Signs each key's self-issued certificate (the keys' policies allow it) and publishes both bundles.
+  PublishReportSigningCertificates: ['reportSigningCertificates:publish'],
+  // Every hook, one per kind of synthetic request, in the parent stack and in the sandbox's.
+  CheckNewVersion: ['newVersionChecks'],
+} as const satisfies Record<DeploymentFunctionName, readonly Need[]>;
+
+/** Every function's needs: API, background and deploy time alike. */
+export const functionNeeds = { ...apiFunctionNeeds, ...backgroundFunctionNeeds, ...deploymentFunctionNeeds } as const;
 
 export type FunctionName = keyof typeof functionNeeds;

@@ -6,10 +6,12 @@ import {
 } from '#shared/adapters/postgres/users-database.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { apiUrlEnvironment } from '#shared/config/api-url.ts';
+import { authEnvironment } from '#shared/config/auth-config.ts';
 import {
   functionNeeds,
   type ApiFunctionName,
   type BackgroundFunctionName,
+  type DeploymentFunctionName,
   type FunctionName,
   type Need,
 } from '#shared/config/function-needs.ts';
@@ -20,6 +22,7 @@ import {
   emailReputationEnvironment,
   onboardingMailEnvironment,
 } from '#shared/config/mail-config.ts';
+import { newVersionCheckEnvironment } from '#shared/config/new-version-check-config.ts';
 import { reportSigningEnvironment } from '#shared/config/report-signing-config.ts';
 import {
   webhookEnvironment,
@@ -85,6 +88,16 @@ const needEnvironment = {
     EMAIL_PAUSE_TOPIC_ARN: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1))),
   },
   sandboxStores: { ...onboardingTokensTable, ...reportJobsTable, ...webhooksTable, ...reportsBucket },
+  'machineClients:lookup': { MACHINE_CLIENTS_TABLE_NAME: requiredString('MACHINE_CLIENTS_TABLE_NAME') },
+  organizationClaim: { ORG_CLAIM: authEnvironment.ORG_CLAIM },
+  // As DSQL's `admin`: the same connection settings as the reader's, another user.
+  'usersDatabase:migrate': usersDatabaseEnvironment,
+  'reportSigningCertificates:publish': {
+    ...reportsBucket,
+    REPORT_SIGNING_KEY_ID: requiredString('REPORT_SIGNING_KEY_ID'),
+    REPORT_SANDBOX_SIGNING_KEY_ID: requiredString('REPORT_SANDBOX_SIGNING_KEY_ID'),
+  },
+  newVersionChecks: newVersionCheckEnvironment,
 } as const satisfies Record<Need, v.ObjectEntries>;
 
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void
@@ -114,9 +127,21 @@ export function loadFunctionConfig<TName extends ApiFunctionName>(
   return loadApiConfig(functionEnvironment(name) as v.ObjectEntries) as TokenConfig & ConfigOf<EnvironmentOf<TName>>;
 }
 
+/** A function's configuration from its needs' variables alone (no token settings), checked at cold start. */
+function loadNeedsConfig<TName extends FunctionName>(name: TName): ConfigOf<EnvironmentOf<TName>> {
+  return loadConfig(v.object(functionEnvironment(name) as v.ObjectEntries)) as ConfigOf<EnvironmentOf<TName>>;
+}
+
 /** A background function's configuration: its needs' variables alone (no token settings), checked at cold start. */
 export function loadBackgroundFunctionConfig<TName extends BackgroundFunctionName>(
   name: TName,
 ): ConfigOf<EnvironmentOf<TName>> {
-  return loadConfig(v.object(functionEnvironment(name) as v.ObjectEntries)) as ConfigOf<EnvironmentOf<TName>>;
+  return loadNeedsConfig(name);
+}
+
+/** A deploy-time function's configuration (a custom resource's, a pre-traffic hook's): its needs' variables alone. */
+export function loadDeploymentFunctionConfig<TName extends DeploymentFunctionName>(
+  name: TName,
+): ConfigOf<EnvironmentOf<TName>> {
+  return loadNeedsConfig(name);
 }
