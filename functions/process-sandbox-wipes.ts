@@ -1,6 +1,6 @@
 import type { Context, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
-import { usersEraserDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
+import { usersEraserDatabaseEnvironment } from '#shared/config/users-database-config.ts';
 import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { runSandboxWipe } from '#shared/domain/sandbox/wipe-sandbox.ts';
 import { logger } from '#shared/observability/logger.ts';

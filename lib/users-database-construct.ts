@@ -55,7 +55,7 @@ export const MIGRATION_QUERY_INTERVAL = Duration.seconds(30);
 export const USERS_DATABASE_MIGRATION_TYPE = 'Custom::UsersDatabaseMigration';
 
 /**
- * Variables of shared/adapters/postgres/users-database.ts `usersDatabaseEnvironment`, spelled out
+ * Variables of shared/config/users-database-config.ts `usersDatabaseEnvironment`, spelled out
  * here so the CDK app does not load pg and the DSQL signer (test/infra checks the names agree).
  * Port (5432), database (`postgres`) and pool size (1) keep their defaults.
  */

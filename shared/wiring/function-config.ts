@@ -3,7 +3,7 @@ import {
   usersDatabaseEnvironment,
   usersEraserDatabaseEnvironment,
   usersSandboxWriterDatabaseEnvironment,
-} from '#shared/adapters/postgres/users-database.ts';
+} from '#shared/config/users-database-config.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { apiUrlEnvironment } from '#shared/config/api-url.ts';
 import { authEnvironment } from '#shared/config/auth-config.ts';

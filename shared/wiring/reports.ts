@@ -8,7 +8,7 @@ import {
 } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportRateLimiter } from '#shared/adapters/dynamodb/limits/report-rate-limiter.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
-import type { UsersDatabaseConfig } from '#shared/adapters/postgres/users-database.ts';
+import type { UsersDatabaseConfig } from '#shared/config/users-database-config.ts';
 import { S3ReportDownloadLinks } from '#shared/adapters/s3/report-download-links.ts';
 import { S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
 import { SqsReportQueue } from '#shared/adapters/sqs/report-queue.ts';

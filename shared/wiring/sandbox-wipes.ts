@@ -7,7 +7,8 @@ import {
   sandboxWebhooksStore,
 } from '#shared/adapters/dynamodb/sandbox-wipe-stores.ts';
 import { sandboxUsersStore } from '#shared/adapters/postgres/sandbox-users.ts';
-import { eraserDatabaseConfig, PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
+import { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
+import { eraserDatabaseConfig } from '#shared/config/users-database-config.ts';
 import { sandboxReportObjectsStore } from '#shared/adapters/s3/sandbox-report-objects.ts';
 import { SqsSandboxWipeQueue } from '#shared/adapters/sqs/sandbox-wipe-queue.ts';
 import { systemClock } from '#shared/domain/clock.ts';

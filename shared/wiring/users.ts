@@ -2,12 +2,12 @@ import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.
 import { PostgresUserEraser } from '#shared/adapters/postgres/user-eraser.ts';
 import { PostgresUserStatusReader } from '#shared/adapters/postgres/user-status-reader.ts';
 import { PostgresSandboxUserStore } from '#shared/adapters/postgres/sandbox-user-store.ts';
+import { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
 import {
   eraserDatabaseConfig,
   sandboxWriterDatabaseConfig,
-  PostgresUsersDatabase,
   type UsersDatabaseConfig,
-} from '#shared/adapters/postgres/users-database.ts';
+} from '#shared/config/users-database-config.ts';
 import { recordUsersDatabaseConflictRetry } from '#shared/observability/metrics.ts';
 
 /** The users database as the reader role (users_reader), its conflict retries counted. */

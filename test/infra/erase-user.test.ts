@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '#lib/service-stack.ts';
-import { usersEraserDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
+import { usersEraserDatabaseEnvironment } from '#shared/config/users-database-config.ts';
 import { USERS_ERASER_ROLE } from '#shared/adapters/postgres/users-schema.ts';
 import { buildServiceStack, logicalIdOf } from './service-stack-fixture.ts';
 import { actionsOf, resourcesOf, templateQueries, type Statement, wholeTemplateOf } from './template-queries.ts';

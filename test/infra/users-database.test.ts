@@ -18,7 +18,7 @@ import {
 } from '#lib/users-database-construct.ts';
 import { usersDatabaseMigrationFunction } from '#shared/config/api-routes.ts';
 import { repoRoot } from '#lib/repo-root.ts';
-import { usersDatabaseEnvironment } from '#shared/adapters/postgres/users-database.ts';
+import { usersDatabaseEnvironment } from '#shared/config/users-database-config.ts';
 import { USERS_READER_ROLE } from '#shared/adapters/postgres/users-schema.ts';
 import {
   readMigrations,

@@ -2,11 +2,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runWithDeadline } from '#shared/support/request-deadline.ts';
 import { databaseTimeMeter, measuringDatabaseTime } from '#shared/support/database-time.ts';
-import {
-  loadUsersDatabaseConfig,
-  PostgresUsersDatabase,
-  type UsersDatabaseOptions,
-} from '#shared/adapters/postgres/users-database.ts';
+import { PostgresUsersDatabase, type UsersDatabaseOptions } from '#shared/adapters/postgres/users-database.ts';
+import { loadUsersDatabaseConfig } from '#shared/config/users-database-config.ts';
 import { DependencyUnavailableError, RequestBudgetSpentError } from '#shared/domain/errors.ts';
 
 /** A TCP port nothing listens on: one the system just handed out, closed again. */
