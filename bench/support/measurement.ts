@@ -7,6 +7,7 @@ import type { HandlerLoader } from '#local/handler-modules.ts';
 import type { LocalStack } from '#local/local-stack.ts';
 import type { Row } from '#bench/report.ts';
 import { FaultProxy } from '#test/support/fault-proxy.ts';
+import { warmDynamoDbLocal } from '#bench/support/warm-dynamodb-local.ts';
 
 /** One file under bench/measurements/ default-exports one of these. */
 export interface Measurement {
@@ -85,6 +86,9 @@ export async function createContext(
           : {}),
       });
       log(`local stack up in ${started.startupMs} ms at ${started.baseUrl}`);
+      const warmingSince = Date.now();
+      await warmDynamoDbLocal(started.endpoints.dynamodb, started.env);
+      log(`DynamoDB Local warmed in ${Date.now() - warmingSince} ms`);
       return started;
     })();
     return stack;
