@@ -1,13 +1,14 @@
 import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
 import type { Context, SQSRecord } from 'aws-lambda';
-import { reportJobsFor, reportWorkerPortsFor } from '#shared/wiring/reports.ts';
+import { reportWorkerPortsFor } from '#shared/wiring/report-worker.ts';
+import { reportJobsFor } from '#shared/wiring/reports.ts';
 import { loadBackgroundFunctionConfig } from '#shared/wiring/function-config.ts';
 import { processReportJob } from '#shared/domain/reports/process-report-job.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { BusinessMetric, metrics, MetricUnit, recordReportFailed } from '#shared/observability/metrics.ts';
 import { logReportJobOutcome } from '#shared/observability/report-job-outcome-log.ts';
 import { isFinalReceive, reportJobMessageFrom } from '#shared/queue/report-job-messages.ts';
-import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
+import { webhookEventPublishing } from '#shared/wiring/webhook-events.ts';
 import { reportFinishedEvent } from '#shared/domain/webhooks/webhook-events.ts';
 import type { WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
 

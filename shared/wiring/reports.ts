@@ -1,11 +1,4 @@
-import type { S3Client } from '@aws-sdk/client-s3';
-import { reportSigningSettingsFrom } from '#shared/config/report-signing-config.ts';
-import {
-  containerDynamoDbClients,
-  createKmsClient,
-  createS3Client,
-  createSqsClient,
-} from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportRateLimiter } from '#shared/adapters/dynamodb/limits/report-rate-limiter.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
 import type { UsersDatabaseConfig } from '#shared/config/users-database-config.ts';
@@ -14,44 +7,16 @@ import { S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
 import { SqsReportQueue } from '#shared/adapters/sqs/report-queue.ts';
 import { reportRateLimitPolicy } from '#shared/config/limits/report-rate-limit.ts';
 import { systemClock } from '#shared/domain/clock.ts';
-import type { ReportJobStore, ReportRedelivery, ReportSigner } from '#shared/domain/reports/ports.ts';
+import type { ReportJobStore } from '#shared/domain/reports/ports.ts';
 import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
 import { emittingReportEvents, type EventPublishing } from '#shared/domain/webhooks/webhook-events.ts';
 import { limitRate } from '#shared/http/limits/rate-limit.ts';
 import type { ApiMiddleware } from '#shared/http/middlewares.ts';
 import { userDirectoryFor } from './users.ts';
-import { webhookEventPublishing, type WebhookPublishingConfig } from './webhooks.ts';
-import { KmsReportSigningKey } from '#shared/adapters/kms/kms-report-signing-key.ts';
+import { webhookEventPublishing, type WebhookPublishingConfig } from '#shared/wiring/webhook-events.ts';
 import { publishedSigningCertificates } from '#shared/adapters/s3/published-signing-certificates.ts';
-import { LocalReportSigningKey } from '#shared/adapters/signing/local-report-signing-key.ts';
-import type { ReportSigningKey } from '#shared/adapters/signing/report-signing-key.ts';
 import { signingCertificatesObjectKey } from '#shared/adapters/signing/report-signer-name.ts';
 import type { Mode } from '#shared/domain/identity/tenant.ts';
-import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
-import { pdfReportRenderer } from '#shared/adapters/pdf/render-user-report.ts';
-import { padesReportSigner, reportSignaturePlaceholder } from '#shared/adapters/signing/pades-report-signer.ts';
-import { rfc3161Timestamper } from '#shared/adapters/signing/rfc3161-timestamper.ts';
-
-/**
- * The signing key the configuration names for a mode: the stage's KMS key in AWS, the local stack's
- * key file locally; the sandbox's own key for `sandbox` (docs/sandbox.md "Sandbox reports").
- */
-export function reportSigningKeyFor(
-  config: Parameters<typeof reportSigningSettingsFrom>[0],
-  reportsBucket: { s3: S3Client; bucketName: string },
-  mode: Mode = 'live',
-): ReportSigningKey {
-  const settings = reportSigningSettingsFrom(config, mode);
-  return 'kmsKeyId' in settings
-    ? new KmsReportSigningKey(
-        createKmsClient(),
-        settings.kmsKeyId,
-        publishedSigningCertificates(reportsBucket.s3, reportsBucket.bucketName, {
-          objectKey: signingCertificatesObjectKey(mode),
-        }),
-      )
-    : new LocalReportSigningKey(settings.keyFile);
-}
 
 type ReportJobsTable = { REPORT_JOBS_TABLE_NAME: string };
 
@@ -131,43 +96,4 @@ export function reportDownloadPortsFor(
   config: ReportJobsTable & WebhookPublishingConfig & { REPORTS_BUCKET_NAME: string },
 ) {
   return { jobs: reportJobsFor(config), storage: reportDownloadLinksFor(config), clock: systemClock };
-}
-
-/**
- * What the worker needs besides its job store: the user directory, the bucket, the renderer (a
- * character no shipped font has goes to `onMissingGlyph`), a signer per mode (the sandbox's key for
- * a sandbox job; PAdES B-T when a timestamp authority is configured) and its own queue, where a
- * job put off goes back with a delay.
- */
-export function reportWorkerPortsFor(
-  config: UsersDatabaseConfig &
-    Parameters<typeof reportSigningSettingsFrom>[0] & {
-      REPORTS_BUCKET_NAME: string;
-      REPORT_QUEUE_URL: string;
-      REPORT_TIMESTAMP_URL?: string | undefined;
-    },
-  onMissingGlyph: (codePoint: number) => void,
-) {
-  const s3 = createS3Client();
-  const reportsBucket = { s3, bucketName: config.REPORTS_BUCKET_NAME };
-  const timestamp = config.REPORT_TIMESTAMP_URL ? rfc3161Timestamper({ url: config.REPORT_TIMESTAMP_URL }) : undefined;
-  const signers = {
-    live: padesReportSigner(reportSigningKeyFor(config, reportsBucket), timestamp),
-    sandbox: padesReportSigner(reportSigningKeyFor(config, reportsBucket, 'sandbox'), timestamp),
-  };
-  const reportQueue = new SqsReportQueue(createSqsClient(), config.REPORT_QUEUE_URL);
-  return {
-    users: userDirectoryFor(config),
-    storage: new S3ReportStorage(s3, config.REPORTS_BUCKET_NAME),
-    render: pdfReportRenderer(
-      loadReportFonts(),
-      onMissingGlyph,
-      reportSignaturePlaceholder({ timestamped: timestamp !== undefined }),
-    ),
-    sign: ((pdf, signedAt, mode = 'live') => signers[mode](pdf, signedAt)) satisfies ReportSigner,
-    clock: systemClock,
-    templateVersion: REPORT_TEMPLATE_VERSION,
-    redeliverLater: ((message, delaySeconds) =>
-      reportQueue.enqueue(message, { delaySeconds })) satisfies ReportRedelivery,
-  };
 }
