@@ -1,6 +1,6 @@
 import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
 import type { SQSRecord } from 'aws-lambda';
-import { webhookLanePortsFor } from '#shared/wiring/webhooks.ts';
+import { webhookLanePortsFor } from '#shared/wiring/webhook-delivery.ts';
 import { loadBackgroundFunctionConfig } from '#shared/wiring/function-config.ts';
 import { attemptWebhookDelivery, fanOutWebhookEvent } from '#shared/domain/webhooks/deliver-webhooks.ts';
 import { logger } from '#shared/observability/logger.ts';

@@ -9,7 +9,7 @@ import { auditTrailFor } from '#shared/wiring/audit.ts';
 import { onboardingTokensFor } from '#shared/wiring/onboarding.ts';
 import { reportJobsFor, reportStorageFor } from '#shared/wiring/reports.ts';
 import { userErasurePortsFor } from '#shared/wiring/users.ts';
-import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
+import { webhookEventPublishing } from '#shared/wiring/webhook-events.ts';
 
 const { config, guards } = apiFunction('EraseUser');
 const publishing = webhookEventPublishing(config);

@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { ScheduledEvent } from 'aws-lambda';
 import { BACKGROUND_RESERVE_MS, runBeforeTimeout } from '#shared/support/request-deadline.ts';
-import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
+import { webhookEventPublishing } from '#shared/wiring/webhook-events.ts';
 import { loadBackgroundFunctionConfig } from '#shared/wiring/function-config.ts';
 import { republishPendingEvents } from '#shared/domain/webhooks/republish-pending-events.ts';
 import { logger } from '#shared/observability/logger.ts';

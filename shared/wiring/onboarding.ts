@@ -10,7 +10,7 @@ import type { OnboardingMailConfig } from '#shared/config/mail-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { emittingTokenEvents } from '#shared/domain/webhooks/webhook-events.ts';
 import { tokenEventMetrics } from '#shared/observability/token-event-metrics.ts';
-import { webhookEventPublishing, type WebhookPublishingConfig } from './webhooks.ts';
+import { webhookEventPublishing, type WebhookPublishingConfig } from '#shared/wiring/webhook-events.ts';
 import type { EmailQuotaConfig, EmailReputationConfig } from '#shared/config/mail-config.ts';
 import { BoundedMap } from '#shared/support/bounded-map.ts';
 import { DependencyUnavailableError } from '#shared/domain/errors.ts';

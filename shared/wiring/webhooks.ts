@@ -3,24 +3,19 @@ import { sealerSettingsFrom, type SealerSettings } from '#shared/config/webhook-
 import type { SecretSealer } from '#shared/domain/webhooks/ports.ts';
 import { AWS_RETRY_DELAYS_SECONDS, LOCAL_RETRY_DELAYS_SECONDS } from '#shared/domain/webhooks/retry-schedule.ts';
 import type { UrlPolicy } from '#shared/domain/webhooks/ssrf-guard.ts';
-import { WEBHOOK_TEST_RATE_LIMIT, type WebhookEvent } from '#shared/domain/webhooks/webhook-endpoint.ts';
-import type { EventPublishing } from '#shared/domain/webhooks/webhook-events.ts';
+import { WEBHOOK_TEST_RATE_LIMIT } from '#shared/domain/webhooks/webhook-endpoint.ts';
+import { dnsHostResolver } from '#shared/adapters/http/dns-host-resolver.ts';
+import type { WebhookPublishingConfig } from '#shared/wiring/webhook-events.ts';
 import { systemClock } from '#shared/domain/clock.ts';
-import { reportJobBody } from '#shared/presenters/report-job-bodies.ts';
-import { logger } from '#shared/observability/logger.ts';
-import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import { containerDynamoDbClients, createKmsClient, createSqsClient } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbOrganizationRateLimiter } from '#shared/adapters/dynamodb/limits/organization-rate-limiter.ts';
-import { DynamoDbPendingWebhookEvents } from '#shared/adapters/dynamodb/pending-webhook-events.ts';
 import { DynamoDbWebhookDeliveryLog, DynamoDbWebhookEndpointStore } from '#shared/adapters/dynamodb/webhook-store.ts';
 import { limitRate } from '#shared/http/limits/rate-limit.ts';
 import type { ApiMiddleware } from '#shared/http/middlewares.ts';
-import { dnsHostResolver } from '#shared/adapters/http/dns-host-resolver.ts';
 import { LocalSecretSealer } from '#shared/adapters/crypto/local-secret-sealer.ts';
 import { KmsSecretSealer } from '#shared/adapters/kms/kms-secret-sealer.ts';
 import { SqsWebhookQueue } from '#shared/adapters/sqs/webhook-queue.ts';
 import { CachedSecretSealer } from '#shared/adapters/crypto/cached-secret-sealer.ts';
-import { createWebhookSender } from '#shared/adapters/http/webhook-sender.ts';
 
 /** The sealer the configuration names: KMS in AWS, the local key in the local stack. */
 export function secretSealerFor(config: Parameters<typeof sealerSettingsFrom>[0]): SecretSealer {
@@ -37,40 +32,6 @@ export function urlPolicyFor(config: { WEBHOOK_LOCAL_MODE: 'true' | 'false' }): 
 export function retryScheduleFor(config: { WEBHOOK_LOCAL_MODE: 'true' | 'false' }): readonly number[] {
   return config.WEBHOOK_LOCAL_MODE === 'true' ? LOCAL_RETRY_DELAYS_SECONDS : AWS_RETRY_DELAYS_SECONDS;
 }
-
-/**
- * Where the functions whose state changes are events publish them: the webhook queue, or, while
- * it refuses them, the pending events the republish schedule hands over later. Only an event
- * neither took is lost (logged, counted and alarmed on).
- */
-export function webhookEventPublishing(config: WebhookPublishingConfig): EventPublishing {
-  return {
-    queue: new SqsWebhookQueue(createSqsClient(), config.WEBHOOK_QUEUE_URL),
-    pending: new DynamoDbPendingWebhookEvents(containerDynamoDbClients().documents, config.WEBHOOKS_TABLE_NAME),
-    clock: systemClock,
-    reportJobPayload: reportJobBody,
-    onKept: (event: WebhookEvent, error: unknown) => {
-      logger.warn('webhook queue unreachable: event kept for the republish schedule', {
-        eventId: event.eventId,
-        type: event.type,
-        orgId: event.orgId,
-        error: error as Error,
-      });
-      metrics.addMetric(BusinessMetric.WebhookEventsKept, MetricUnit.Count, 1);
-    },
-    onLost: (event: WebhookEvent, error: unknown) => {
-      logger.error('webhook event could not be published', {
-        eventId: event.eventId,
-        type: event.type,
-        orgId: event.orgId,
-        error: error as Error,
-      });
-      metrics.addMetric(BusinessMetric.WebhookEventsLost, MetricUnit.Count, 1);
-    },
-  };
-}
-
-export type WebhookPublishingConfig = { WEBHOOK_QUEUE_URL: string; WEBHOOKS_TABLE_NAME: string };
 
 export function webhookEndpointsFor(config: { WEBHOOKS_TABLE_NAME: string }): DynamoDbWebhookEndpointStore {
   return new DynamoDbWebhookEndpointStore(containerDynamoDbClients().documents, config.WEBHOOKS_TABLE_NAME);
@@ -118,37 +79,6 @@ export function webhookDeliveryPortsFor(config: { WEBHOOKS_TABLE_NAME: string })
 /** What a test delivery needs: the endpoint store, the webhook queue, the clock. */
 export function webhookTestPortsFor(config: WebhookPublishingConfig) {
   return { endpoints: webhookEndpointsFor(config), queue: webhookQueueFor(config), clock: systemClock };
-}
-
-/**
- * What the delivery function needs on either lane: to fan an event out, the endpoints, the delivery
- * log and both queues; to attempt a delivery, also the sealer (each endpoint's secret opened once
- * per container and 5 minutes, not per delivery), DNS for the SSRF guard, the sender, the policy and
- * the retry schedule.
- */
-export function webhookLanePortsFor(
-  config: Parameters<typeof secretSealerFor>[0] & {
-    WEBHOOKS_TABLE_NAME: string;
-    WEBHOOK_QUEUE_URL: string;
-    WEBHOOK_SLOW_QUEUE_URL: string;
-    WEBHOOK_LOCAL_MODE: 'true' | 'false';
-  },
-) {
-  const fanOut = {
-    endpoints: webhookEndpointsFor(config),
-    deliveries: webhookDeliveryLogFor(config),
-    queue: new SqsWebhookQueue(createSqsClient(), config.WEBHOOK_QUEUE_URL, config.WEBHOOK_SLOW_QUEUE_URL),
-    clock: systemClock,
-  };
-  const attempt = {
-    ...fanOut,
-    sealer: new CachedSecretSealer(secretSealerFor(config), systemClock),
-    resolver: dnsHostResolver,
-    sender: createWebhookSender(),
-    policy: urlPolicyFor(config),
-    schedule: retryScheduleFor(config),
-  };
-  return { fanOut, attempt };
 }
 
 /** What the sandbox listener's routes need: its endpoint, its log as a feed, the secret opened (cached per container). */
