@@ -4,7 +4,8 @@ import { created, rateLimitHeaders } from '#shared/http/responses.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import type { OnboardingTokenBody } from '#shared/schemas/onboarding-token-responses.ts';
 import { onboardingTokenRequestSchema } from '#shared/schemas/onboarding-token-schemas.ts';
-import { apiFunction, idempotentRequestsFor } from '#shared/wiring/api.ts';
+import { apiFunction } from '#shared/wiring/api.ts';
+import { idempotentRequestsFor } from '#shared/wiring/idempotency.ts';
 import { auditTrailFor } from '#shared/wiring/audit.ts';
 import { tokenIssuingPortsFor } from '#shared/wiring/onboarding.ts';
 

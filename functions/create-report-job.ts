@@ -4,7 +4,8 @@ import { accepted } from '#shared/http/responses.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import { reportJobCreatedBody } from '#shared/presenters/report-job-bodies.ts';
 import { reportJobRequestSchema } from '#shared/schemas/report-job-schemas.ts';
-import { apiFunction, idempotentRequestsFor } from '#shared/wiring/api.ts';
+import { apiFunction } from '#shared/wiring/api.ts';
+import { idempotentRequestsFor } from '#shared/wiring/idempotency.ts';
 import { auditTrailFor } from '#shared/wiring/audit.ts';
 import { reportRateLimitFor, reportRequestPortsFor } from '#shared/wiring/reports.ts';
 

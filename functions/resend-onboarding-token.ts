@@ -5,7 +5,8 @@ import { onboardingTokenIdFrom } from '#shared/http/path-parameters.ts';
 import { created, rateLimitHeaders } from '#shared/http/responses.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import type { OnboardingTokenBody } from '#shared/schemas/onboarding-token-responses.ts';
-import { apiFunction, idempotentRequestsFor } from '#shared/wiring/api.ts';
+import { apiFunction } from '#shared/wiring/api.ts';
+import { idempotentRequestsFor } from '#shared/wiring/idempotency.ts';
 import { auditTrailFor } from '#shared/wiring/audit.ts';
 import { onboardingMailFor, onboardingTokensFor, tokenEventsFor } from '#shared/wiring/onboarding.ts';
 

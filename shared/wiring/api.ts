@@ -1,7 +1,5 @@
-import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
 import { originVerifySecretsFrom } from '#shared/config/origin-verify.ts';
 import type { ApiHandlerOptions } from '#shared/http/api-handler.ts';
-import { createIdempotentRequests, type IdempotentRequests } from '#shared/http/idempotent-requests.ts';
 import type { ApiFunctionName } from '#shared/config/function-needs.ts';
 import { apiRoutes } from '#shared/config/api-routes.ts';
 import { loadFunctionConfig } from './function-config.ts';
@@ -26,15 +24,6 @@ export function apiGuards(config: Parameters<typeof tokenVerifierFrom>[0]): ApiG
     concurrency: organizationConcurrencyFromEnvironment(),
     originVerifySecrets: originVerifySecretsFrom(),
   };
-}
-
-/** `Idempotency-Key` records of one route (`POST /v1/document/api`), in the Idempotency table. */
-export function idempotentRequestsFor(route: string, config: { IDEMPOTENCY_TABLE_NAME: string }): IdempotentRequests {
-  return createIdempotentRequests({
-    route,
-    tableName: config.IDEMPOTENCY_TABLE_NAME,
-    dynamoDbClient: containerDynamoDbClients().client,
-  });
 }
 
 /** An authenticated API function's configuration (from its declared needs) and its guards, built once per cold start. */
