@@ -1,18 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { containerDynamoDbClients } from '#shared/adapters/aws-clients.ts';
-import { positiveIntegerString, requiredString } from '#shared/config/load-config.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { recordAuditEvent, type AuditRecorder } from '#shared/domain/audit/record-audit-event.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { BusinessMetric, metrics, MetricUnit } from '#shared/observability/metrics.ts';
 import { DynamoDbAuditTrail } from '#shared/adapters/dynamodb/audit-trail-store.ts';
-
-/** What a function that records audit events reads from its environment. */
-export const auditEnvironment = {
-  AUDIT_EVENTS_TABLE_NAME: requiredString('AUDIT_EVENTS_TABLE_NAME'),
-  AUDIT_RETENTION_DAYS: positiveIntegerString('AUDIT_RETENTION_DAYS', 400),
-};
 
 /** The audit trail of a function's requests; a lost event is logged (ids only) and counted (alarmed). */
 export function auditRecorderFor(

@@ -6,6 +6,7 @@ import {
 } from '#shared/config/users-database-config.ts';
 import { loadApiConfig } from '#shared/config/api-config.ts';
 import { apiUrlEnvironment } from '#shared/config/api-url.ts';
+import { auditEnvironment } from '#shared/config/audit-config.ts';
 import { authEnvironment } from '#shared/config/auth-config.ts';
 import {
   functionNeeds,
@@ -30,7 +31,6 @@ import {
   webhookQueueEnvironment,
   webhookSlowQueueEnvironment,
 } from '#shared/config/webhook-config.ts';
-import { auditEnvironment } from './audit.ts';
 
 const reportsBucket = { REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME') };
 const reportJobsTable = { REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME') };
