@@ -15,7 +15,7 @@ const WARM_ROUNDS = 2_000;
  * Warms DynamoDB Local before the bench times anything: WARM_ROUNDS rounds of the item shapes the
  * functions send most (a conditional string-set ADD and its DELETE, as the concurrency limiter's take
  * and release; a Query; a GetItem) on a scratch table of its own, dropped afterwards, so nothing the
- * measurements read or count is touched. About 19 s on this machine.
+ * measurements read or count is touched. 19-39 s on this machine, whose speed varied twofold between runs.
  */
 export async function warmDynamoDbLocal(endpoint: string, env: Readonly<Record<string, string>>): Promise<void> {
   const client = new DynamoDBClient({
