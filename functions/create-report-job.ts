@@ -7,7 +7,8 @@ import { reportJobRequestSchema } from '#shared/schemas/report-job-schemas.ts';
 import { apiFunction } from '#shared/wiring/api.ts';
 import { idempotentRequestsFor } from '#shared/wiring/idempotency.ts';
 import { auditTrailFor } from '#shared/wiring/audit.ts';
-import { reportRateLimitFor, reportRequestPortsFor } from '#shared/wiring/reports.ts';
+import { reportRequestPortsFor } from '#shared/wiring/report-requests.ts';
+import { reportRateLimitFor } from '#shared/wiring/reports.ts';
 
 const { config, guards } = apiFunction('CreateReportJob');
 const requestReportJob = requestReport(reportRequestPortsFor(config));

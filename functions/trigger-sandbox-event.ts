@@ -7,7 +7,7 @@ import { sandboxEventRequestSchema } from '#shared/schemas/sandbox-event-schemas
 import { apiFunction } from '#shared/wiring/api.ts';
 import { auditTrailFor } from '#shared/wiring/audit.ts';
 import { tokenEventsFor, tokenIssuingPortsFor } from '#shared/wiring/onboarding.ts';
-import { reportRequestPortsFor } from '#shared/wiring/reports.ts';
+import { reportRequestPortsFor } from '#shared/wiring/report-requests.ts';
 import { webhookTestPortsFor } from '#shared/wiring/webhooks.ts';
 
 const { config, guards } = apiFunction('TriggerSandboxEvent');

@@ -1,18 +1,14 @@
-import { containerDynamoDbClients, createS3Client, createSqsClient } from '#shared/adapters/aws-clients.ts';
+import { containerDynamoDbClients, createS3Client } from '#shared/adapters/aws-clients.ts';
 import { DynamoDbReportRateLimiter } from '#shared/adapters/dynamodb/limits/report-rate-limiter.ts';
 import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-store.ts';
-import type { UsersDatabaseConfig } from '#shared/config/users-database-config.ts';
 import { S3ReportDownloadLinks } from '#shared/adapters/s3/report-download-links.ts';
 import { S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
-import { SqsReportQueue } from '#shared/adapters/sqs/report-queue.ts';
 import { reportRateLimitPolicy } from '#shared/config/limits/report-rate-limit.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import type { ReportJobStore } from '#shared/domain/reports/ports.ts';
-import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-version.ts';
 import { emittingReportEvents, type EventPublishing } from '#shared/domain/webhooks/webhook-events.ts';
 import { limitRate } from '#shared/http/limits/rate-limit.ts';
 import type { ApiMiddleware } from '#shared/http/middlewares.ts';
-import { userDirectoryFor } from './users.ts';
 import { webhookEventPublishing, type WebhookPublishingConfig } from '#shared/wiring/webhook-events.ts';
 import { publishedSigningCertificates } from '#shared/adapters/s3/published-signing-certificates.ts';
 import { signingCertificatesObjectKey } from '#shared/adapters/signing/report-signer-name.ts';
@@ -38,27 +34,6 @@ export function reportJobsFor(
 /** The listing's store: a listing never finishes a job (a late one is only shown TIMED_OUT), so it has no events to emit. */
 export function reportJobListingFor(config: ReportJobsTable): ReportJobStore {
   return new DynamoDbReportJobStore(containerDynamoDbClients().documents, config.REPORT_JOBS_TABLE_NAME);
-}
-
-/**
- * What a report request needs: the job store (jobs kept for the retention), the user directory and
- * the queue. Its function may not publish webhook events (test/infra pins its grants), so its store
- * is the plain one.
- */
-export function reportRequestPortsFor(
-  config: ReportJobsTable & UsersDatabaseConfig & { REPORT_QUEUE_URL: string; REPORT_RETENTION_DAYS: number },
-) {
-  return {
-    jobs: new DynamoDbReportJobStore(
-      containerDynamoDbClients().documents,
-      config.REPORT_JOBS_TABLE_NAME,
-      config.REPORT_RETENTION_DAYS,
-    ),
-    users: userDirectoryFor(config),
-    queue: new SqsReportQueue(createSqsClient(), config.REPORT_QUEUE_URL),
-    clock: systemClock,
-    templateVersion: REPORT_TEMPLATE_VERSION,
-  };
 }
 
 /** The organization's report rate limit (its item in the ReportJobs table), spent before the body is read. */
