@@ -8,7 +8,7 @@ import { DynamoDbReportJobStore } from '#shared/adapters/dynamodb/report-job-sto
 import { PostgresUserDirectory } from '#shared/adapters/postgres/user-directory.ts';
 import { PostgresUsersDatabase } from '#shared/adapters/postgres/users-database.ts';
 import { S3ReportStorage } from '#shared/adapters/s3/report-storage.ts';
-import { webhookEventPublishing } from '#shared/wiring/webhooks.ts';
+import { webhookEventPublishing } from '#shared/wiring/webhook-events.ts';
 import { systemClock } from '#shared/domain/clock.ts';
 import { loadReportFonts } from '#shared/adapters/pdf/report-fonts.ts';
 import { pdfReportRenderer } from '#shared/adapters/pdf/render-user-report.ts';

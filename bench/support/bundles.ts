@@ -8,6 +8,7 @@ import {
   reportPipelineFunctions,
   webhookDeliveryFunction,
 } from '#shared/config/api-routes.ts';
+import { functionNeeds, type Need } from '#shared/config/function-needs.ts';
 import { allReportFontFiles, installedPath, REPORT_FONTS_DIR_ENV } from '#shared/adapters/pdf/report-fonts.ts';
 
 /** Every Lambda of the service, built the way CDK builds it (lib/bundling.ts), into a temporary folder. */
@@ -24,7 +25,11 @@ export interface LambdaBundle {
   bytes: number;
   /** AWS SDK clients in the bundle, e.g. `dynamodb`, `s3`. */
   awsClients: string[];
-  /** Carries `pg` (and the DSQL signer): the function reads or erases users in SQL. */
+  /**
+   * The function declares a users-database need (shared/config/function-needs.ts): it may carry `pg`
+   * and the DSQL signer. Read from the declaration, not the bundle, so a function that bundles `pg`
+   * by mistake is held to the tighter budget and its row shows the mistake.
+   */
   usersDatabase: boolean;
   /** What CDK adds to the function's environment for this bundle (the worker's font folder). */
   environment: Record<string, string>;
@@ -41,6 +46,11 @@ export const lambdaEntries: ReadonlyArray<{ name: string; entry: string; kind: L
   })),
   { name: webhookDeliveryFunction.name, entry: webhookDeliveryFunction.entry, kind: 'pipeline' },
 ];
+
+const declaresUsersDatabase = (name: string): boolean =>
+  ((functionNeeds as Readonly<Record<string, readonly Need[]>>)[name] ?? []).some((need) =>
+    need.startsWith('usersDatabase:'),
+  );
 
 export async function buildLambdaBundles(outDir: string): Promise<LambdaBundle[]> {
   const bundles: LambdaBundle[] = [];
@@ -68,7 +78,7 @@ export async function buildLambdaBundles(outDir: string): Promise<LambdaBundle[]
       file,
       bytes: output[1].bytes,
       awsClients: awsClients.sort(),
-      usersDatabase: inputs.some((input) => input.includes('node_modules/pg/')),
+      usersDatabase: declaresUsersDatabase(name),
       environment,
       metafile,
     });
