@@ -63,6 +63,16 @@ module.exports = {
       to: { path: imported },
     })),
     {
+      name: 'only-the-worker-bundles-the-renderer',
+      severity: 'error',
+      comment:
+        'A function bundles every module it reaches, whether it calls it or not (esbuild keeps imports). The report ' +
+        'renderer (pdf-lib and fontkit, about 500 KB) is reached by the worker alone: wire what ' +
+        'only some functions of an area run in a module of its own (docs/architecture.md).',
+      from: { path: '^functions/(?!process-report-jobs\\.ts$)' },
+      to: { path: '^shared/adapters/pdf/', reachable: true },
+    },
+    {
       name: 'schemas-are-shapes-only',
       severity: 'error',
       comment:
