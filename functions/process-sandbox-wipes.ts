@@ -1,24 +1,14 @@
 import type { Context, SQSRecord } from 'aws-lambda';
-import * as v from 'valibot';
-import { usersEraserDatabaseEnvironment } from '#shared/config/users-database-config.ts';
-import { loadConfig, requiredString } from '#shared/config/load-config.ts';
 import { runSandboxWipe } from '#shared/domain/sandbox/wipe-sandbox.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { sandboxWipeMessageFrom, WIPE_CONTINUE_RESERVE_MS } from '#shared/queue/sandbox-wipe-messages.ts';
 import { createSqsBatchHandler } from '#shared/queue/sqs-batch-handler.ts';
+import { loadBackgroundFunctionConfig } from '#shared/wiring/function-config.ts';
 import { sandboxDataStoresFor, sandboxWipeRequestPortsFor } from '#shared/wiring/sandbox-wipes.ts';
 
-const config = loadConfig(
-  v.object({
-    ...usersEraserDatabaseEnvironment,
-    ONBOARDING_TOKENS_TABLE_NAME: requiredString('ONBOARDING_TOKENS_TABLE_NAME'),
-    REPORT_JOBS_TABLE_NAME: requiredString('REPORT_JOBS_TABLE_NAME'),
-    WEBHOOKS_TABLE_NAME: requiredString('WEBHOOKS_TABLE_NAME'),
-    REPORTS_BUCKET_NAME: requiredString('REPORTS_BUCKET_NAME'),
-    // Its own queue: a run whose time runs out sends the wipe's continuation there.
-    SANDBOX_WIPE_QUEUE_URL: requiredString('SANDBOX_WIPE_QUEUE_URL'),
-  }),
-);
+// Its needs' variables: the stores it empties, the eraser's connection, and its own queue, where a run whose time
+// runs out sends the wipe's continuation.
+const config = loadBackgroundFunctionConfig('ProcessSandboxWipes');
 const { wipes, queue, clock } = sandboxWipeRequestPortsFor(config);
 const wipe = runSandboxWipe({ wipes, queue, clock, stores: sandboxDataStoresFor(config) });
 
