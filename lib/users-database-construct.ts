@@ -18,6 +18,7 @@ import {
 } from '#shared/adapters/postgres/users-schema.ts';
 import { USERS_MIGRATIONS_FOLDER, usersMigrationsHash } from '#shared/adapters/postgres/users-migrations.ts';
 import { usersDatabaseMigrationFunction } from '#shared/config/api-routes.ts';
+import type { usersDatabaseEnvironment } from '#shared/config/users-database-config.ts';
 import { ServiceFunction } from './service-function.ts';
 
 /** The migration files, from the repository root, where CDK bundles from. */
@@ -55,12 +56,16 @@ export const MIGRATION_QUERY_INTERVAL = Duration.seconds(30);
 export const USERS_DATABASE_MIGRATION_TYPE = 'Custom::UsersDatabaseMigration';
 
 /**
- * Variables of shared/config/users-database-config.ts `usersDatabaseEnvironment`, spelled out
- * here so the CDK app does not load pg and the DSQL signer (test/infra checks the names agree).
- * Port (5432), database (`postgres`) and pool size (1) keep their defaults.
+ * The values of shared/config/users-database-config.ts `usersDatabaseEnvironment` a deployed function
+ * is given (the names checked by the compiler). Port (5432), database (`postgres`) and pool size (1)
+ * keep their defaults.
  */
-export function usersDatabaseEnvironmentFor(endpoint: string, user: string): Record<string, string> {
-  return { USERS_DATABASE_HOST: endpoint, USERS_DATABASE_USER: user, USERS_DATABASE_AUTH: 'dsql' };
+export function usersDatabaseEnvironmentFor(endpoint: string, user: string) {
+  return {
+    USERS_DATABASE_HOST: endpoint,
+    USERS_DATABASE_USER: user,
+    USERS_DATABASE_AUTH: 'dsql',
+  } satisfies Partial<Record<keyof typeof usersDatabaseEnvironment, string>>;
 }
 
 export interface UsersDatabaseProps {
@@ -237,7 +242,7 @@ export class UsersDatabaseConstruct extends Construct {
   /**
    * Lets `fn` (the erasure) connect as `users_eraser` (SELECT and DELETE on users): `dsql:DbConnect`
    * on this cluster only, its role mapped by the migration. Its role name comes in
-   * USERS_ERASER_DATABASE_USER, not USERS_DATABASE_USER (shared/adapters/postgres/users-database.ts
+   * USERS_ERASER_DATABASE_USER, not USERS_DATABASE_USER (shared/config/users-database-config.ts
    * `usersEraserDatabaseEnvironment`), so that locally, where every function shares one
    * environment, it still logs in as the eraser and the others as the reader.
    */

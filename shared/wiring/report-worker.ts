@@ -20,7 +20,7 @@ import { REPORT_TEMPLATE_VERSION } from '#shared/domain/reports/report-template-
 import { userDirectoryFor } from '#shared/wiring/users.ts';
 
 // The worker's wiring, apart from shared/wiring/reports.ts: the renderer (pdf-lib, fontkit) and the
-// signer (pkijs) are bundled only into the function that renders, not into every report route.
+// PAdES signer are bundled only into the function that renders, not into every report route.
 
 /**
  * The signing key the configuration names for a mode: the stage's KMS key in AWS, the local stack's

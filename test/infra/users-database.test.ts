@@ -137,7 +137,7 @@ describe('the functions that read users', () => {
     );
   });
 
-  it('are given variables the functions’ configuration schema knows (shared/adapters/postgres/users-database.ts)', () => {
+  it('are given variables the functions’ configuration schema knows (shared/config/users-database-config.ts)', () => {
     for (const name of Object.keys(usersDatabaseEnvironmentFor('host', 'user'))) {
       expect(Object.keys(usersDatabaseEnvironment)).toContain(name);
     }
